@@ -1,0 +1,171 @@
+// Package abi is the contract between the mcpwasm host and a WebAssembly guest: export and
+// import names, status codes, and the JSON shapes that cross linear memory. ABI.md beside this
+// file is the normative text; this package mirrors it for Go code on both sides.
+//
+// Package abi imports nothing but the standard library, so guest code (built for wasip1) and
+// the host share it without pulling in a WebAssembly runtime.
+package abi
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Version is the ABI major version this package describes. A guest reports it from
+// ExportABIVersion; the import module name carries it too (ImportModule).
+const Version = 1
+
+// Guest export names (ABI.md §2). Every name starts with "mcpwasm_" so it never collides
+// with a language runtime's own exports.
+const (
+	ExportMemory     = "memory"
+	ExportABIVersion = "mcpwasm_abi_version" // () -> i32
+	ExportAlloc      = "mcpwasm_alloc"       // (size i32) -> i32 ptr
+	ExportDescribe   = "mcpwasm_describe"    // () -> i64 packed manifest
+	ExportCall       = "mcpwasm_call"        // (name_ptr, name_len, args_ptr, args_len i32) -> i64 packed result
+	ExportInitialize = "_initialize"         // optional WASI reactor initialiser
+)
+
+// ImportModule is the module name of every host import (ABI.md §6).
+const ImportModule = "mcpwasm_v1"
+
+// Host import names within ImportModule (ABI.md §6).
+const (
+	ImportLog       = "log"       // (level, msg_ptr, msg_len i32) -> i32 status
+	ImportProgress  = "progress"  // (progress, total f64, msg_ptr, msg_len i32) -> i32 status
+	ImportCancelled = "cancelled" // () -> i32 (1 cancelled, 0 not)
+	ImportRequest   = "request"   // (kind_ptr, kind_len, req_ptr, req_len i32) -> i64 (status<<32 | len)
+	ImportResponse  = "response"  // (buf_ptr, buf_len i32) -> i32 bytes copied or -status
+)
+
+// Status is the i32 every host import returns (ABI.md §6.2). A refused capability is a
+// status, never a trap.
+type Status int32
+
+// Status values (ABI.md §6.2).
+const (
+	StatusOK          Status = 0
+	StatusDenied      Status = 1
+	StatusNotFound    Status = 2
+	StatusInvalid     Status = 3
+	StatusTooLarge    Status = 4
+	StatusTimeout     Status = 5
+	StatusFailed      Status = 6
+	StatusCancelled   Status = 7
+	StatusUnavailable Status = 8
+)
+
+var statusNames = [...]string{"OK", "DENIED", "NOT_FOUND", "INVALID", "TOO_LARGE", "TIMEOUT", "FAILED", "CANCELLED", "UNAVAILABLE"}
+
+// String returns the ABI.md name of s, or "STATUS(n)" for an unknown value.
+func (s Status) String() string {
+	if s >= 0 && int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "STATUS(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Level is a log level of the log import: the RFC 5424 severities in MCP's LoggingLevel
+// order, 0 (debug) to 7 (emergency).
+type Level int32
+
+// Level values (RFC 5424 §6.2.1, as named by MCP "Logging").
+const (
+	LevelDebug Level = iota
+	LevelInfo
+	LevelNotice
+	LevelWarning
+	LevelError
+	LevelCritical
+	LevelAlert
+	LevelEmergency
+)
+
+var levelNames = [...]string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// String returns the MCP LoggingLevel name of l ("debug" … "emergency"), or "" if l is out of
+// range.
+func (l Level) String() string {
+	if l >= 0 && int(l) < len(levelNames) {
+		return levelNames[l]
+	}
+	return ""
+}
+
+// Pack combines a pointer and a length into the i64 that region-returning exports return:
+// high 32 bits pointer, low 32 bits length (ABI.md §3).
+func Pack(ptr, length uint32) uint64 { return uint64(ptr)<<32 | uint64(length) }
+
+// Unpack splits a packed region into pointer and length (ABI.md §3).
+func Unpack(v uint64) (ptr, length uint32) { return uint32(v >> 32), uint32(v) }
+
+// Manifest is what a guest's mcpwasm_describe returns (ABI.md §4).
+type Manifest struct {
+	Name        string   `json:"name"`
+	Version     string   `json:"version,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Tools       []Tool   `json:"tools"`
+	Requests    Requests `json:"requests,omitzero"`
+}
+
+// Tool describes one MCP tool of a guest (ABI.md §4). Schemas are raw JSON Schema objects
+// (draft 2020-12); Annotations is an MCP ToolAnnotations object.
+type Tool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Requests     Requests        `json:"requests,omitzero"`
+}
+
+// Requests lists the capabilities a guest or tool asks for. Requests are advisory: the
+// operator's grants decide what a guest gets.
+type Requests struct {
+	Net    []string    `json:"net,omitempty"`  // host[:port] patterns, "*." wildcards
+	Exec   []string    `json:"exec,omitempty"` // absolute program paths
+	FS     []FSRequest `json:"fs,omitempty"`   // guest paths
+	Env    []string    `json:"env,omitempty"`  // variable names
+	Clock  bool        `json:"clock,omitempty"`
+	Random bool        `json:"random,omitempty"`
+	MCP    []string    `json:"mcp,omitempty"` // upstream server names
+}
+
+// FSRequest asks for a directory at Path in the guest's file system, writable if RW.
+type FSRequest struct {
+	Path string `json:"path"`
+	RW   bool   `json:"rw,omitempty"`
+}
+
+// Result is an MCP CallToolResult as a guest returns it from mcpwasm_call (ABI.md §5).
+type Result struct {
+	Content           []Content       `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError,omitempty"`
+}
+
+// Content is one MCP content block. Only the fields of its Type are set.
+type Content struct {
+	Type     string `json:"type"` // "text", "image", "audio", "resource_link", "resource"
+	Text     string `json:"text,omitempty"`
+	Data     []byte `json:"data,omitempty"` // base64 on the wire (image, audio)
+	MIMEType string `json:"mimeType,omitempty"`
+	URI      string `json:"uri,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// TextResult returns a Result holding one text block.
+func TextResult(text string) *Result {
+	return &Result{Content: []Content{{Type: "text", Text: text}}}
+}
+
+// ErrorResult returns a tool error (IsError) holding one text block.
+func ErrorResult(text string) *Result {
+	return &Result{Content: []Content{{Type: "text", Text: text}}, IsError: true}
+}
+
+// ErrorBody is the JSON body of a non-OK response to the request import (ABI.md §6.1).
+type ErrorBody struct {
+	Error string `json:"error"`
+}

@@ -1,0 +1,205 @@
+// Package guest is the Go SDK for writing mcpwasm guests: register tools in init, build with
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o tool.wasm .
+//
+// and the resulting module implements the ABI in ../ABI.md (exports mcpwasm_*, imports
+// mcpwasm_v1.*). Like the MCP Go SDK, it offers two levels: AddTool infers the input (and
+// output) JSON Schema from Go types with github.com/google/jsonschema-go and turns a returned
+// error into a tool error; AddRawTool takes a hand-written schema and raw JSON arguments.
+//
+// Registration functions must be called from init (a c-shared module never runs main) and
+// are not safe for concurrent use; the host never runs two calls in one instance at once.
+//
+// Built for any other GOOS, the package still compiles so handlers can be unit-tested
+// natively: the host imports then behave as if no host were present (Log writes to stderr,
+// Request returns StatusUnavailable).
+package guest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpwasm/mcpwasm/abi"
+)
+
+// ToolHandler handles one call of a tool registered with AddRawTool. args is the JSON object
+// the host validated against the tool's input schema. A returned error becomes a tool error
+// (abi.ErrorResult) whose text is err.Error().
+type ToolHandler func(ctx context.Context, args json.RawMessage) (*abi.Result, error)
+
+// ToolHandlerFor handles one call of a tool registered with AddTool. The arguments arrive
+// decoded into In. A string Out becomes one text block; any other Out becomes the result's
+// structuredContent plus a text block holding the same JSON (for clients that predate
+// structured output). A returned error becomes a tool error whose text is err.Error().
+type ToolHandlerFor[In, Out any] func(ctx context.Context, in In) (Out, error)
+
+var reg = struct {
+	manifest abi.Manifest
+	handlers map[string]ToolHandler
+}{handlers: map[string]ToolHandler{}}
+
+// SetInfo sets the guest's name (^[a-zA-Z0-9_-]{1,64}$), version and description as the
+// manifest reports them (ABI.md §4).
+func SetInfo(name, version, description string) {
+	reg.manifest.Name, reg.manifest.Version, reg.manifest.Description = name, version, description
+}
+
+// SetRequests sets the capabilities the whole guest asks for (ABI.md §4). Requests are
+// advisory: the operator's grants decide.
+func SetRequests(r abi.Requests) { reg.manifest.Requests = r }
+
+// AddRawTool registers t with handler h. t.InputSchema must be a JSON Schema object whose
+// type is "object". It panics if t.Name is already registered, since that is a programming
+// error found at the first describe.
+func AddRawTool(t abi.Tool, h ToolHandler) {
+	if _, dup := reg.handlers[t.Name]; dup {
+		panic(fmt.Sprintf("guest: tool %q registered twice", t.Name))
+	}
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	reg.manifest.Tools = append(reg.manifest.Tools, t)
+	reg.handlers[t.Name] = h
+}
+
+// AddTool registers t with a typed handler. If t.InputSchema is empty it is inferred from In
+// (which must be a struct or map type); if t.OutputSchema is empty and Out is not string, it
+// is inferred from Out. Inference follows jsonschema.For: exported fields, json tags, fields
+// without omitempty are required, `jsonschema:"…"` tags give descriptions. It panics if a
+// schema cannot be inferred.
+func AddTool[In, Out any](t abi.Tool, h ToolHandlerFor[In, Out]) {
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = mustSchema[In]()
+	}
+	textOut := reflect.TypeFor[Out]().Kind() == reflect.String
+	if len(t.OutputSchema) == 0 && !textOut {
+		t.OutputSchema = mustSchema[Out]()
+	}
+	AddRawTool(t, func(ctx context.Context, args json.RawMessage) (*abi.Result, error) {
+		var in In
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, fmt.Errorf("invalid arguments: %w", err)
+		}
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		if textOut {
+			return abi.TextResult(reflect.ValueOf(out).String()), nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("encoding result: %w", err)
+		}
+		return &abi.Result{Content: []abi.Content{{Type: "text", Text: string(b)}}, StructuredContent: b}, nil
+	})
+}
+
+func mustSchema[T any]() json.RawMessage {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("guest: inferring schema for %v: %v", reflect.TypeFor[T](), err))
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("guest: encoding schema for %v: %v", reflect.TypeFor[T](), err))
+	}
+	return b
+}
+
+type toolKey struct{}
+
+// ToolName returns the name of the tool being called, as carried by a handler's ctx.
+func ToolName(ctx context.Context) string {
+	s, _ := ctx.Value(toolKey{}).(string)
+	return s
+}
+
+// describe returns the manifest JSON (the body of mcpwasm_describe).
+func describe() []byte {
+	m := reg.manifest
+	if m.Tools == nil {
+		m.Tools = []abi.Tool{}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		// Only a schema holding invalid raw JSON can get here; report it through the manifest
+		// so the host's load error names the cause.
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	return b
+}
+
+// call runs tool name with args and returns the result JSON (the body of mcpwasm_call).
+// It never panics: a handler panic becomes a tool error.
+func call(name string, args []byte) (out []byte) {
+	h, ok := reg.handlers[name]
+	if !ok {
+		return encodeResult(abi.ErrorResult(fmt.Sprintf("unknown tool %q", name)))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out = encodeResult(abi.ErrorResult(fmt.Sprintf("tool %q panicked: %v", name, p)))
+		}
+	}()
+	ctx := context.WithValue(context.Background(), toolKey{}, name)
+	res, err := h(ctx, args)
+	if err != nil {
+		return encodeResult(abi.ErrorResult(err.Error()))
+	}
+	if res == nil {
+		res = &abi.Result{}
+	}
+	return encodeResult(res)
+}
+
+func encodeResult(r *abi.Result) []byte {
+	if r.Content == nil {
+		r.Content = []abi.Content{}
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		b, _ = json.Marshal(abi.ErrorResult("encoding result: " + err.Error()))
+	}
+	return b
+}
+
+// RequestError is returned by Request when the host answers with a non-OK status.
+type RequestError struct {
+	Kind    string
+	Status  abi.Status
+	Message string // the host's one-line reason, e.g. `net: host "x" is not granted to guest "web"`
+}
+
+func (e *RequestError) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Kind, e.Status, e.Message)
+}
+
+// Request performs one capability request of the given kind (ABI.md §6.1) and returns the
+// host's JSON response. A refused or failed request returns a *RequestError.
+func Request(kind string, req []byte) ([]byte, error) {
+	st, body := request(kind, req)
+	if st != abi.StatusOK {
+		var eb abi.ErrorBody
+		if json.Unmarshal(body, &eb) != nil || eb.Error == "" {
+			eb.Error = string(body)
+		}
+		return nil, &RequestError{Kind: kind, Status: st, Message: eb.Error}
+	}
+	return body, nil
+}
+
+// Log sends msg to the host's log at level (and, when the client asked for logs, to the
+// client as notifications/message).
+func Log(level abi.Level, msg string) { hostLog(level, msg) }
+
+// Progress reports progress of the current call; total <= 0 means unknown. The host forwards
+// it as notifications/progress when the client sent a progress token.
+func Progress(progress, total float64, msg string) { hostProgress(progress, total, msg) }
+
+// Cancelled reports whether the current call was cancelled; long-running handlers should poll
+// it and return early.
+func Cancelled() bool { return hostCancelled() }

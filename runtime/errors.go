@@ -1,0 +1,29 @@
+package runtime
+
+import "errors"
+
+// Errors a caller can branch on with errors.Is. Errors returned by Guest.Call wrap one of these
+// with the guest and tool names: `guest "calc" tool "calc": time limit exceeded (500ms)`.
+var (
+	// ErrUnknownTool: the guest has no tool of that name.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrInvalidArguments: the arguments do not match the tool's input schema; the guest was
+	// not entered. The message names the offending field.
+	ErrInvalidArguments = errors.New("invalid arguments")
+	// ErrTimeLimit: the call ran past its time limit; the instance was discarded.
+	ErrTimeLimit = errors.New("time limit exceeded")
+	// ErrMemoryLimit: the guest trapped after its linear memory reached the limit; the
+	// instance was discarded.
+	ErrMemoryLimit = errors.New("memory limit reached")
+	// ErrOutputLimit: the result exceeded the output limit; the instance was discarded.
+	ErrOutputLimit = errors.New("output limit exceeded")
+	// ErrTrap: the guest trapped (unreachable, out-of-bounds access, stack overflow, …) or
+	// exited; the instance was discarded.
+	ErrTrap = errors.New("guest trapped")
+	// ErrABI: the guest broke the ABI contract (bad region, malformed result or manifest).
+	ErrABI = errors.New("ABI violation")
+	// ErrCancelled: the caller's context was cancelled while the guest ran.
+	ErrCancelled = errors.New("call cancelled")
+	// ErrClosed: the guest or host was closed.
+	ErrClosed = errors.New("closed")
+)

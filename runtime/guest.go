@@ -1,0 +1,393 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// nameRE is the rule for guest and tool names (ABI.md §4).
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// GuestConfig configures one guest at load. The zero value (or nil) is valid.
+type GuestConfig struct {
+	// Name overrides the guest name from its manifest.
+	Name string
+	// Source names where the module came from (a path, "bundled:calc"), for messages.
+	Source string
+	// Limits for every call of the guest; zero fields take DefaultLimits.
+	Limits Limits
+	// ToolLimits narrow Limits for single tools; zero fields take the guest's limits.
+	// Instances is a guest-wide setting and is ignored here.
+	ToolLimits map[string]Limits
+}
+
+// Guest is one loaded guest module: its manifest, compiled code, and instance pool.
+// Its methods are safe for concurrent use.
+type Guest struct {
+	host     *Host
+	name     string
+	source   string
+	manifest abi.Manifest
+	tools    map[string]*tool
+	compiled wazero.CompiledModule
+	limits   Limits
+	pool     *pool
+
+	closeOnce sync.Once
+}
+
+type tool struct {
+	def    abi.Tool
+	input  *jsonschema.Resolved
+	output *jsonschema.Resolved // nil when the tool declares no output schema
+	limits Limits
+}
+
+// Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
+// validates its manifest, and returns a Guest ready to call. Errors name the guest source and
+// the first problem found: a missing export, an import the host lacks, a bad tool name or
+// schema, a tool name another loaded guest already has. A panic inside wazero is returned as
+// an error.
+func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Guest, err error) {
+	var c GuestConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	src := c.Source
+	if src == "" {
+		src = "guest module"
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: panic while loading: %v", src, p)
+		}
+		if err != nil && g != nil {
+			_ = g.Close(ctx)
+			g = nil
+		}
+	}()
+	limits := c.Limits.Merge(DefaultLimits)
+	if err := limits.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	compiled, err := h.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: compiling: %w", src, err)
+	}
+	if err := checkModule(compiled, limits); err != nil {
+		_ = compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits}
+	g.pool = newPool(g, limits.Instances)
+
+	m, err := g.describe(ctx)
+	if err != nil {
+		return g, fmt.Errorf("%s: %w", src, err)
+	}
+	if g.name == "" {
+		g.name = m.Name
+	}
+	if !nameRE.MatchString(g.name) {
+		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, nameRE)
+	}
+	g.manifest = *m
+	g.tools = make(map[string]*tool, len(m.Tools))
+	for _, td := range m.Tools {
+		t, err := newTool(td, limits, c.ToolLimits[td.Name])
+		if err != nil {
+			return g, fmt.Errorf("guest %q: %w", g.name, err)
+		}
+		if _, dup := g.tools[td.Name]; dup {
+			return g, fmt.Errorf("guest %q: tool %q is declared twice", g.name, td.Name)
+		}
+		g.tools[td.Name] = t
+	}
+	for name := range c.ToolLimits {
+		if _, ok := g.tools[name]; !ok {
+			return g, fmt.Errorf("guest %q: limits given for unknown tool %q", g.name, name)
+		}
+	}
+	if err := h.register(g); err != nil {
+		return g, err
+	}
+	h.logger.Debug("guest loaded", "guest", g.name, "source", src, "tools", len(g.tools))
+	return g, nil
+}
+
+// checkModule verifies the exports and imports the ABI requires before anything runs.
+func checkModule(cm wazero.CompiledModule, limits Limits) error {
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	want := []struct {
+		name           string
+		params, result []api.ValueType
+	}{
+		{abi.ExportABIVersion, nil, []api.ValueType{i32}},
+		{abi.ExportAlloc, []api.ValueType{i32}, []api.ValueType{i32}},
+		{abi.ExportDescribe, nil, []api.ValueType{i64}},
+		{abi.ExportCall, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}},
+	}
+	exports := cm.ExportedFunctions()
+	for _, w := range want {
+		def, ok := exports[w.name]
+		if !ok {
+			return fmt.Errorf("%w: missing export %s (not an mcpwasm guest? see abi/ABI.md)", ErrABI, w.name)
+		}
+		if !equalTypes(def.ParamTypes(), w.params) || !equalTypes(def.ResultTypes(), w.result) {
+			return fmt.Errorf("%w: export %s has signature %s, want %s", ErrABI, w.name,
+				signature(def.ParamTypes(), def.ResultTypes()), signature(w.params, w.result))
+		}
+	}
+	if _, ok := exports["_start"]; ok {
+		return fmt.Errorf("%w: module exports _start (a WASI command); build a reactor (Go: -buildmode=c-shared)", ErrABI)
+	}
+	mems := cm.ExportedMemories()
+	mem, ok := mems[abi.ExportMemory]
+	if !ok {
+		return fmt.Errorf("%w: missing memory export %q", ErrABI, abi.ExportMemory)
+	}
+	if minBytes := uint64(mem.Min()) * pageSize; minBytes > limits.MemoryBytes {
+		return fmt.Errorf("minimum linear memory %s exceeds the memory limit %s", formatBytes(minBytes), formatBytes(limits.MemoryBytes))
+	}
+	for _, imp := range cm.ImportedFunctions() {
+		mod, name, _ := imp.Import()
+		switch mod {
+		case abi.ImportModule:
+			switch name {
+			case abi.ImportLog, abi.ImportProgress, abi.ImportCancelled, abi.ImportRequest, abi.ImportResponse:
+				continue
+			}
+		case "wasi_snapshot_preview1":
+			continue
+		}
+		return fmt.Errorf("%w: module imports %s.%s, which this host does not provide", ErrABI, mod, name)
+	}
+	if len(cm.ImportedMemories()) > 0 {
+		return fmt.Errorf("%w: module imports a memory; it must define and export its own", ErrABI)
+	}
+	return nil
+}
+
+func equalTypes(a, b []api.ValueType) bool {
+	return bytes.Equal(a, b)
+}
+
+func signature(params, results []api.ValueType) string {
+	names := func(ts []api.ValueType) string {
+		s := make([]string, len(ts))
+		for i, t := range ts {
+			s[i] = api.ValueTypeName(t)
+		}
+		return strings.Join(s, ", ")
+	}
+	return "(" + names(params) + ") -> (" + names(results) + ")"
+}
+
+// describe reads the manifest in a fresh instance under the guest's limits. The instance joins
+// the pool afterwards, so a guest's first call does not pay for a second instantiation.
+func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
+	defer cancel()
+	inst, err := g.pool.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() { g.pool.release(inst, ok) }()
+	if err := inst.fn(abi.ExportABIVersion).CallWithStack(ctx, inst.stack[:1]); err != nil {
+		return nil, fmt.Errorf("%s: %w", abi.ExportABIVersion, inst.classify(ctx, err, g.limits.Timeout))
+	}
+	if v := int32(inst.stack[0]); v != abi.Version {
+		return nil, fmt.Errorf("%w: guest ABI %d, host supports %d", ErrABI, v, abi.Version)
+	}
+	if err := inst.fn(abi.ExportDescribe).CallWithStack(ctx, inst.stack[:1]); err != nil {
+		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, inst.classify(ctx, err, g.limits.Timeout))
+	}
+	raw, err := inst.region(inst.stack[0], uint32(g.limits.OutputBytes))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, err)
+	}
+	var m abi.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%w: manifest is not valid JSON: %v", ErrABI, err)
+	}
+	if m.Tools == nil {
+		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", ErrABI)
+	}
+	ok = true
+	return &m, nil
+}
+
+func newTool(td abi.Tool, guestLimits, toolLimits Limits) (*tool, error) {
+	if !nameRE.MatchString(td.Name) {
+		return nil, fmt.Errorf("tool name %q does not match %s", td.Name, nameRE)
+	}
+	t := &tool{def: td, limits: toolLimits.Merge(guestLimits)}
+	t.limits.Instances = guestLimits.Instances
+	if err := t.limits.validate(); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", td.Name, err)
+	}
+	var err error
+	if t.input, err = resolveSchema(td.InputSchema); err != nil {
+		return nil, fmt.Errorf("tool %q: inputSchema: %w", td.Name, err)
+	}
+	if t.input.Schema().Type != "object" {
+		return nil, fmt.Errorf(`tool %q: inputSchema: type must be "object", got %q`, td.Name, t.input.Schema().Type)
+	}
+	if len(td.OutputSchema) > 0 {
+		if t.output, err = resolveSchema(td.OutputSchema); err != nil {
+			return nil, fmt.Errorf("tool %q: outputSchema: %w", td.Name, err)
+		}
+	}
+	return t, nil
+}
+
+func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("missing")
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
+}
+
+// Name returns the guest's name (from config, else from its manifest).
+func (g *Guest) Name() string { return g.name }
+
+// Source returns where the module came from, as given in GuestConfig.Source.
+func (g *Guest) Source() string { return g.source }
+
+// Manifest returns the manifest the guest described at load. The caller must not modify it.
+func (g *Guest) Manifest() *abi.Manifest { return &g.manifest }
+
+// Tool returns the declaration of the named tool, and whether it exists.
+func (g *Guest) Tool(name string) (abi.Tool, bool) {
+	t, ok := g.tools[name]
+	if !ok {
+		return abi.Tool{}, false
+	}
+	return t.def, true
+}
+
+// Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and
+// returns the guest's result JSON (an MCP CallToolResult, ABI.md §5), owned by the caller.
+//
+// Before the guest is entered, args are validated against the tool's input schema
+// (ErrInvalidArguments, naming the field). A trap, the time limit, the memory limit, an
+// oversized or malformed result each discard the instance and return an error wrapping
+// ErrTrap, ErrTimeLimit, ErrMemoryLimit, ErrOutputLimit or ErrABI. If ctx is cancelled the
+// guest is stopped and the error wraps ErrCancelled and ctx.Err().
+func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte, error) {
+	t, ok := g.tools[toolName]
+	if !ok {
+		return nil, fmt.Errorf("guest %q: %w %q", g.name, ErrUnknownTool, toolName)
+	}
+	if len(args) == 0 {
+		args = emptyObject
+	}
+	if err := validateArgs(t.input, args); err != nil {
+		return nil, fmt.Errorf("guest %q tool %q: %w: %s", g.name, toolName, ErrInvalidArguments, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.limits.Timeout)
+	defer cancel()
+	inst, err := g.pool.acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("guest %q tool %q: %w", g.name, toolName, err)
+	}
+	out, err := inst.call(ctx, toolName, args, t.limits)
+	g.pool.release(inst, err == nil)
+	g.logStdio(ctx, inst, toolName)
+	if err != nil {
+		return nil, fmt.Errorf("guest %q tool %q: %w", g.name, toolName, err)
+	}
+	return out, nil
+}
+
+var emptyObject = []byte("{}")
+
+func validateArgs(s *jsonschema.Resolved, args []byte) error {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(args))
+	if err := d.Decode(&v); err != nil {
+		return fmt.Errorf("arguments are not valid JSON: %v", err)
+	}
+	if d.More() {
+		return errors.New("arguments are not a single JSON value")
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("arguments must be a JSON object, got %s", jsonKind(v))
+	}
+	if err := s.Validate(v); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "validating root: "))
+	}
+	return nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+func (g *Guest) logStdio(ctx context.Context, inst *instance, toolName string) {
+	for _, s := range [...]struct {
+		name string
+		buf  *capBuffer
+	}{{"stdout", &inst.stdout}, {"stderr", &inst.stderr}} {
+		if s.buf.Len() == 0 {
+			continue
+		}
+		g.host.logger.LogAttrs(ctx, slog.LevelInfo, "guest output", slog.String("guest", g.name),
+			slog.String("tool", toolName), slog.String("stream", s.name), slog.String("text", s.buf.String()),
+			slog.Bool("truncated", s.buf.truncated))
+		s.buf.Reset()
+	}
+}
+
+// Close stops the guest: idle instances are closed at once, running calls are stopped, and
+// later calls fail with ErrClosed. Close is idempotent.
+func (g *Guest) Close(ctx context.Context) error {
+	var err error
+	g.closeOnce.Do(func() {
+		g.host.unregister(g)
+		g.pool.close(ctx)
+		err = g.compiled.Close(ctx)
+	})
+	return err
+}
+
+func slogLevel(l abi.Level) slog.Level {
+	switch {
+	case l <= abi.LevelDebug:
+		return slog.LevelDebug
+	case l <= abi.LevelNotice:
+		return slog.LevelInfo
+	case l == abi.LevelWarning:
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}

@@ -1,0 +1,178 @@
+// Package runtime is the mcpwasm host: it loads WebAssembly guest modules that implement the
+// ABI in ../abi/ABI.md, compiles each once (with an on-disk compilation cache), keeps a bounded
+// pool of instances per guest, enforces limits, and calls tools. It knows nothing of MCP; see
+// package mcpserver for the MCP binding.
+//
+// A Host is safe for concurrent use. An instance never runs two calls at once.
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Options configure a Host. The zero value (or nil) is valid.
+type Options struct {
+	// CacheDir is the directory of wazero's compilation cache. Empty means
+	// $XDG_CACHE_HOME/mcpwasm/compile (os.UserCacheDir); it is created with mode 0700.
+	// If no user cache directory exists, compiled code is cached in memory only.
+	CacheDir string
+	// NoDiskCache keeps compiled code in memory only.
+	NoDiskCache bool
+	// Logger receives load, call and guest stdout/stderr logs. Nil discards them.
+	Logger *slog.Logger
+}
+
+// Host owns a wazero runtime shared by every guest it loads.
+type Host struct {
+	rt     wazero.Runtime
+	cache  wazero.CompilationCache
+	logger *slog.Logger
+
+	mu     sync.Mutex
+	guests map[*Guest]struct{}
+	tools  map[string]string // tool name → guest name, across all guests
+	closed bool
+
+	instances sync.Map // api.Module → *instance, for host functions
+}
+
+// NewHost creates a Host. Close it to release compiled code and instances.
+func NewHost(ctx context.Context, opts *Options) (*Host, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	cache, err := newCache(o, logger)
+	if err != nil {
+		return nil, err
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true).
+		WithCompilationCache(cache))
+	h := &Host{rt: rt, cache: cache, logger: logger, guests: map[*Guest]struct{}{}, tools: map[string]string{}}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		_ = h.Close(ctx)
+		return nil, fmt.Errorf("instantiating WASI: %w", err)
+	}
+	if err := h.instantiateImports(ctx); err != nil {
+		_ = h.Close(ctx)
+		return nil, fmt.Errorf("instantiating %s imports: %w", abi.ImportModule, err)
+	}
+	return h, nil
+}
+
+func newCache(o Options, logger *slog.Logger) (wazero.CompilationCache, error) {
+	if o.NoDiskCache {
+		return wazero.NewCompilationCache(), nil
+	}
+	dir := o.CacheDir
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			logger.Debug("no user cache directory; compiled code is cached in memory only", "err", err)
+			return wazero.NewCompilationCache(), nil
+		}
+		dir = filepath.Join(base, "mcpwasm", "compile")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("compilation cache: %w", err)
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("compilation cache %s: %w", dir, err)
+	}
+	return cache, nil
+}
+
+// Close closes every guest, then the runtime and the compilation cache. Calls still running
+// are stopped (they return ErrClosed or ErrCancelled). Close is idempotent.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	guests := make([]*Guest, 0, len(h.guests))
+	for g := range h.guests {
+		guests = append(guests, g)
+	}
+	h.mu.Unlock()
+	var errs []error
+	for _, g := range guests {
+		errs = append(errs, g.Close(ctx))
+	}
+	errs = append(errs, h.rt.Close(ctx), h.cache.Close(ctx))
+	return errors.Join(errs...)
+}
+
+// register claims the guest's tool names; a name another guest has is an error naming both.
+func (h *Host) register(g *Guest) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return ErrClosed
+	}
+	for _, t := range g.manifest.Tools {
+		if other, ok := h.tools[t.Name]; ok {
+			return fmt.Errorf("tool %q of guest %q is already provided by guest %q", t.Name, g.name, other)
+		}
+	}
+	for _, t := range g.manifest.Tools {
+		h.tools[t.Name] = g.name
+	}
+	h.guests[g] = struct{}{}
+	return nil
+}
+
+func (h *Host) unregister(g *Guest) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.guests[g]; !ok {
+		return
+	}
+	delete(h.guests, g)
+	for _, t := range g.manifest.Tools {
+		if h.tools[t.Name] == g.name {
+			delete(h.tools, t.Name)
+		}
+	}
+}
+
+// instantiateImports defines the mcpwasm_v1 host module (ABI.md §6).
+func (h *Host) instantiateImports(ctx context.Context) error {
+	i32, i64, f64 := api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeF64
+	b := h.rt.NewHostModuleBuilder(abi.ImportModule)
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostLog),
+		[]api.ValueType{i32, i32, i32}, []api.ValueType{i32}).
+		WithParameterNames("level", "msg_ptr", "msg_len").Export(abi.ImportLog)
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostProgress),
+		[]api.ValueType{f64, f64, i32, i32}, []api.ValueType{i32}).
+		WithParameterNames("progress", "total", "msg_ptr", "msg_len").Export(abi.ImportProgress)
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostCancelled),
+		nil, []api.ValueType{i32}).Export(abi.ImportCancelled)
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostRequest),
+		[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}).
+		WithParameterNames("kind_ptr", "kind_len", "req_ptr", "req_len").Export(abi.ImportRequest)
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostResponse),
+		[]api.ValueType{i32, i32}, []api.ValueType{i32}).
+		WithParameterNames("buf_ptr", "buf_len").Export(abi.ImportResponse)
+	_, err := b.Instantiate(ctx)
+	return err
+}

@@ -1,0 +1,152 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// CallHooks receive what a running guest reports through its host imports. Any field may be
+// nil. Hooks run synchronously on the calling goroutine while the guest waits, so they must
+// return quickly; they may be called concurrently for different calls.
+type CallHooks struct {
+	// Log receives a log line (level RFC 5424, 0 debug … 7 emergency).
+	Log func(level abi.Level, msg string)
+	// Progress receives a progress report; total <= 0 means unknown.
+	Progress func(progress, total float64, msg string)
+}
+
+type hooksKey struct{}
+
+// WithCallHooks returns a context that makes Guest.Call deliver the guest's log and progress
+// reports to hooks.
+func WithCallHooks(ctx context.Context, hooks *CallHooks) context.Context {
+	return context.WithValue(ctx, hooksKey{}, hooks)
+}
+
+func hooksFrom(ctx context.Context) *CallHooks {
+	h, _ := ctx.Value(hooksKey{}).(*CallHooks)
+	return h
+}
+
+// maxImportMessage caps a log or progress message copied out of the guest, in bytes.
+const maxImportMessage = 64 << 10
+
+func (h *Host) instanceOf(mod api.Module) *instance {
+	v, ok := h.instances.Load(mod)
+	if !ok {
+		return nil
+	}
+	return v.(*instance)
+}
+
+func (h *Host) hostLog(ctx context.Context, mod api.Module, stack []uint64) {
+	level, ptr, n := abi.Level(int32(stack[0])), uint32(stack[1]), uint32(stack[2])
+	if level.String() == "" {
+		stack[0] = statusResult(abi.StatusInvalid)
+		return
+	}
+	msg, ok := readString(mod, ptr, min(n, maxImportMessage))
+	if !ok {
+		stack[0] = statusResult(abi.StatusInvalid)
+		return
+	}
+	inst := h.instanceOf(mod)
+	if inst != nil {
+		h.logger.Log(ctx, slogLevel(level), "guest log", "guest", inst.g.name, "tool", inst.tool, "level", level.String(), "msg", msg)
+	}
+	if hk := hooksFrom(ctx); hk != nil && hk.Log != nil {
+		hk.Log(level, msg)
+	}
+	stack[0] = statusResult(abi.StatusOK)
+}
+
+func (h *Host) hostProgress(ctx context.Context, mod api.Module, stack []uint64) {
+	progress, total := api.DecodeF64(stack[0]), api.DecodeF64(stack[1])
+	ptr, n := uint32(stack[2]), uint32(stack[3])
+	msg, ok := readString(mod, ptr, min(n, maxImportMessage))
+	if !ok || math.IsNaN(progress) || math.IsInf(progress, 0) || math.IsNaN(total) || math.IsInf(total, 0) {
+		stack[0] = statusResult(abi.StatusInvalid)
+		return
+	}
+	if hk := hooksFrom(ctx); hk != nil && hk.Progress != nil {
+		hk.Progress(progress, total, msg)
+	}
+	stack[0] = statusResult(abi.StatusOK)
+}
+
+func (h *Host) hostCancelled(ctx context.Context, mod api.Module, stack []uint64) {
+	if ctx.Err() != nil {
+		stack[0] = 1
+	} else {
+		stack[0] = 0
+	}
+}
+
+func (h *Host) hostRequest(ctx context.Context, mod api.Module, stack []uint64) {
+	kindPtr, kindLen, reqPtr, reqLen := uint32(stack[0]), uint32(stack[1]), uint32(stack[2]), uint32(stack[3])
+	inst := h.instanceOf(mod)
+	if inst == nil {
+		stack[0] = abi.Pack(uint32(abi.StatusUnavailable), 0)
+		return
+	}
+	kind, ok1 := readString(mod, kindPtr, kindLen)
+	req, ok2 := mod.Memory().Read(reqPtr, reqLen)
+	var st abi.Status
+	var body []byte
+	switch {
+	case !ok1 || !ok2:
+		st, body = abi.StatusInvalid, errorBody("request: pointer/length outside linear memory")
+	default:
+		st, body = inst.g.request(ctx, inst.tool, kind, req)
+	}
+	inst.pending = body
+	stack[0] = abi.Pack(uint32(st), uint32(len(body)))
+}
+
+func (h *Host) hostResponse(ctx context.Context, mod api.Module, stack []uint64) {
+	ptr, n := uint32(stack[0]), uint32(stack[1])
+	inst := h.instanceOf(mod)
+	if inst == nil || inst.pending == nil {
+		stack[0] = statusResult(-abi.StatusUnavailable)
+		return
+	}
+	if int(n) < len(inst.pending) {
+		stack[0] = statusResult(-abi.StatusTooLarge)
+		return
+	}
+	if !mod.Memory().Write(ptr, inst.pending) {
+		stack[0] = statusResult(-abi.StatusInvalid)
+		return
+	}
+	stack[0] = uint64(uint32(int32(len(inst.pending))))
+	inst.pending = nil
+}
+
+// request dispatches a capability request. No request kinds are granted yet, so every kind
+// is unknown; the grant model (RATIONALE.md) adds them.
+func (g *Guest) request(ctx context.Context, tool, kind string, req []byte) (abi.Status, []byte) {
+	return abi.StatusNotFound, errorBody(fmt.Sprintf("unknown request kind %q", kind))
+}
+
+func errorBody(msg string) []byte {
+	b, _ := json.Marshal(abi.ErrorBody{Error: msg})
+	return b
+}
+
+func statusResult(s abi.Status) uint64 { return uint64(uint32(int32(s))) }
+
+func readString(mod api.Module, ptr, n uint32) (string, bool) {
+	if n == 0 {
+		return "", true
+	}
+	b, ok := mod.Memory().Read(ptr, n)
+	if !ok {
+		return "", false
+	}
+	return string(b), true
+}

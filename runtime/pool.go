@@ -1,0 +1,286 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// pool holds a guest's instances. tokens bounds the instances in existence (idle or busy);
+// idle holds the ones ready for a call. Both are channels so waiting honours ctx, and an
+// instance is never handed to two callers. sync.Pool is unsuitable: it drops objects without
+// closing them.
+type pool struct {
+	g      *Guest
+	tokens chan struct{}
+	idle   chan *instance
+
+	mu     sync.Mutex
+	closed bool
+	busy   map[*instance]struct{}
+}
+
+func newPool(g *Guest, size int) *pool {
+	return &pool{g: g, tokens: make(chan struct{}, size), idle: make(chan *instance, size), busy: map[*instance]struct{}{}}
+}
+
+// acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
+// waits for one to be released.
+func (p *pool) acquire(ctx context.Context) (*instance, error) {
+	if p.isClosed() {
+		return nil, ErrClosed
+	}
+	var inst *instance
+	select {
+	case inst = <-p.idle:
+	default:
+		select {
+		case inst = <-p.idle:
+		case p.tokens <- struct{}{}:
+			var err error
+			if inst, err = p.g.instantiate(ctx); err != nil {
+				<-p.tokens
+				return nil, err
+			}
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for a free instance: %w: %w", ErrCancelled, ctx.Err())
+		}
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		inst.close(ctx)
+		<-p.tokens
+		return nil, ErrClosed
+	}
+	p.busy[inst] = struct{}{}
+	p.mu.Unlock()
+	return inst, nil
+}
+
+func (p *pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// release returns inst to the pool if healthy, else closes it and frees its slot.
+func (p *pool) release(inst *instance, healthy bool) {
+	p.mu.Lock()
+	delete(p.busy, inst)
+	closed := p.closed
+	p.mu.Unlock()
+	if healthy && !closed && !inst.mod.IsClosed() {
+		p.idle <- inst // never blocks: idle's capacity equals the token count
+		return
+	}
+	inst.close(context.Background())
+	<-p.tokens
+}
+
+func (p *pool) close(ctx context.Context) {
+	p.mu.Lock()
+	p.closed = true
+	busy := make([]*instance, 0, len(p.busy))
+	for inst := range p.busy {
+		busy = append(busy, inst)
+	}
+	p.mu.Unlock()
+	// Busy instances are stopped; their callers see the module closed and release them.
+	for _, inst := range busy {
+		_ = inst.mod.CloseWithExitCode(ctx, exitCodeClosed)
+	}
+	for {
+		select {
+		case inst := <-p.idle:
+			inst.close(ctx)
+			<-p.tokens
+		default:
+			return
+		}
+	}
+}
+
+// exitCodeClosed marks an instance closed by Guest.Close while a call ran.
+const exitCodeClosed = 0xdead
+
+// instance is one instantiation of a guest module with its exports looked up once:
+// wazero's Module.ExportedFunction builds a new call engine on every lookup, so the hot path
+// must never call it.
+type instance struct {
+	g     *Guest
+	mod   api.Module
+	mem   api.Memory
+	fns   [4]api.Function // ExportABIVersion, ExportDescribe, ExportAlloc, ExportCall
+	stack []uint64        // reused for CallWithStack; 4 params is the widest export
+
+	inPtr, inCap uint32 // the input region the guest gave us (ABI.md §2.1)
+	memory       *limitedMemory
+
+	tool    string // the tool running now, for host-function logs
+	pending []byte // response of the last request import (ABI.md §6.1)
+
+	stdout, stderr capBuffer
+}
+
+var exportOrder = [...]string{abi.ExportABIVersion, abi.ExportDescribe, abi.ExportAlloc, abi.ExportCall}
+
+func (inst *instance) fn(name string) api.Function {
+	for i, n := range exportOrder {
+		if n == name {
+			return inst.fns[i]
+		}
+	}
+	panic("runtime: unknown export " + name)
+}
+
+func (g *Guest) instantiate(ctx context.Context) (inst *instance, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic while instantiating: %v", p)
+		}
+	}()
+	inst = &instance{g: g, stack: make([]uint64, 4)}
+	inst.stdout.limit, inst.stderr.limit = stdioCaptureBytes, stdioCaptureBytes
+	ctx = experimental.WithMemoryAllocator(ctx, newMemoryAllocator(g.limits.MemoryBytes, func(m *limitedMemory) { inst.memory = m }))
+	cfg := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions(abi.ExportInitialize).
+		WithStdin(bytes.NewReader(nil)).
+		WithStdout(&inst.stdout).
+		WithStderr(&inst.stderr)
+	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
+	}
+	inst.mod, inst.mem = mod, mod.Memory()
+	for i, name := range exportOrder {
+		inst.fns[i] = mod.ExportedFunction(name)
+	}
+	g.host.instances.Store(mod, inst)
+	return inst, nil
+}
+
+func (inst *instance) close(ctx context.Context) {
+	if inst.mod == nil {
+		return
+	}
+	inst.g.host.instances.Delete(inst.mod)
+	_ = inst.mod.Close(ctx)
+}
+
+// call runs one tool call. On error the instance must be discarded.
+func (inst *instance) call(ctx context.Context, toolName string, args []byte, limits Limits) ([]byte, error) {
+	need := uint64(len(toolName)) + uint64(len(args))
+	if need > 1<<31 {
+		return nil, fmt.Errorf("%w: input of %d bytes is too large", ErrABI, need)
+	}
+	if uint32(need) > inst.inCap {
+		inst.stack[0] = need
+		if err := inst.fns[2].CallWithStack(ctx, inst.stack[:1]); err != nil {
+			return nil, fmt.Errorf("%s: %w", abi.ExportAlloc, inst.classify(ctx, err, limits.Timeout))
+		}
+		ptr := uint32(inst.stack[0])
+		if ptr == 0 || uint64(ptr)+need > uint64(inst.mem.Size()) {
+			return nil, fmt.Errorf("%w: %s(%d) returned %#x, not a region in linear memory", ErrABI, abi.ExportAlloc, need, ptr)
+		}
+		inst.inPtr, inst.inCap = ptr, uint32(need)
+	}
+	buf, ok := inst.mem.Read(inst.inPtr, uint32(need))
+	if !ok {
+		return nil, fmt.Errorf("%w: input region %#x+%d left linear memory", ErrABI, inst.inPtr, need)
+	}
+	n := copy(buf, toolName)
+	copy(buf[n:], args)
+
+	inst.tool, inst.pending = toolName, nil
+	if inst.memory != nil {
+		inst.memory.hit = false
+	}
+	s := inst.stack[:4]
+	s[0], s[1], s[2], s[3] = uint64(inst.inPtr), uint64(len(toolName)), uint64(inst.inPtr)+uint64(len(toolName)), uint64(len(args))
+	err := inst.fns[3].CallWithStack(ctx, s)
+	inst.tool, inst.pending = "", nil
+	if err != nil {
+		return nil, inst.classify(ctx, err, limits.Timeout)
+	}
+	res, err := inst.region(s[0], uint32(limits.OutputBytes))
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(res), nil
+}
+
+// region resolves a packed (ptr, len) result into a view of linear memory.
+func (inst *instance) region(packed uint64, maxLen uint32) ([]byte, error) {
+	ptr, n := abi.Unpack(packed)
+	if n > maxLen {
+		return nil, fmt.Errorf("%w: result of %s is over %s", ErrOutputLimit, formatBytes(uint64(n)), formatBytes(uint64(maxLen)))
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: guest returned an empty region", ErrABI)
+	}
+	b, ok := inst.mem.Read(ptr, n)
+	if !ok {
+		return nil, fmt.Errorf("%w: guest returned region %#x+%d outside linear memory (%d bytes)", ErrABI, ptr, n, inst.mem.Size())
+	}
+	return b, nil
+}
+
+// classify turns a wazero call error into one of the package's sentinel errors.
+// timeout is the limit in force, for the message.
+func (inst *instance) classify(ctx context.Context, err error, timeout time.Duration) error {
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		switch exit.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded:
+			return fmt.Errorf("%w (%v)", ErrTimeLimit, timeout)
+		case sys.ExitCodeContextCanceled:
+			return fmt.Errorf("%w: %w", ErrCancelled, context.Canceled)
+		case exitCodeClosed:
+			return ErrClosed
+		}
+		return fmt.Errorf("%w: guest exited with code %d", ErrTrap, exit.ExitCode())
+	}
+	msg := firstLine(err.Error())
+	if inst.memory != nil && inst.memory.hit {
+		return fmt.Errorf("%w (%s): %s", ErrMemoryLimit, formatBytes(inst.memory.limit), msg)
+	}
+	return fmt.Errorf("%w: %s", ErrTrap, msg)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return strings.TrimSpace(s)
+}
+
+// capBuffer keeps the first limit bytes written to it and counts the rest as truncated.
+// Writes never fail, so a chatty guest cannot make its own stdout writes error.
+type capBuffer struct {
+	bytes.Buffer
+	limit     int
+	truncated bool
+}
+
+func (b *capBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.Buffer.Len(); room < len(p) {
+		b.truncated = true
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+func (b *capBuffer) Reset() { b.Buffer.Reset(); b.truncated = false }

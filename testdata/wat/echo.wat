@@ -1,0 +1,39 @@
+;; echo.wat — the smallest complete mcpwasm guest (ABI v1, abi/ABI.md §10).
+;; One tool, "echo", whose result carries its arguments as structured content.
+;; Rebuild: wat2wasm testdata/wat/echo.wat -o testdata/wat/echo.wasm
+(module
+  (memory (export "memory") 1)
+  ;; The manifest (ABI.md §4), 169 bytes at offset 16.
+  (data (i32.const 16) "{\"name\":\"echo\",\"version\":\"1.0.0\",\"tools\":[{\"name\":\"echo\",\"description\":\"Returns its arguments\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}}]}")
+  ;; The result prefix, 34 bytes at offset 512.
+  (data (i32.const 512) "{\"content\":[],\"structuredContent\":")
+
+  (func (export "mcpwasm_abi_version") (result i32) (i32.const 1))
+
+  ;; One input region at 1024; the output region follows it. Grow memory to fit both.
+  (func (export "mcpwasm_alloc") (param $n i32) (result i32)
+    (local $need i32)
+    (local.set $need (i32.add (i32.const 2048) (i32.mul (local.get $n) (i32.const 2))))
+    (if (i32.gt_u (local.get $need) (i32.mul (memory.size) (i32.const 65536)))
+      (then
+        (if (i32.eq (memory.grow (i32.div_u (i32.sub (i32.add (local.get $need) (i32.const 65535))
+                                                     (i32.mul (memory.size) (i32.const 65536)))
+                                            (i32.const 65536)))
+                    (i32.const -1))
+          (then (return (i32.const 0))))))
+    (i32.const 1024))
+
+  ;; (ptr << 32) | len
+  (func (export "mcpwasm_describe") (result i64)
+    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 169)))
+
+  ;; Only one tool, so the name is not inspected. Output: prefix + args + "}" after the input.
+  (func (export "mcpwasm_call") (param $name i32) (param $nlen i32) (param $args i32) (param $alen i32) (result i64)
+    (local $out i32)
+    (local.set $out (i32.add (local.get $args) (local.get $alen)))
+    (memory.copy (local.get $out) (i32.const 512) (i32.const 34))
+    (memory.copy (i32.add (local.get $out) (i32.const 34)) (local.get $args) (local.get $alen))
+    (i32.store8 (i32.add (local.get $out) (i32.add (i32.const 34) (local.get $alen))) (i32.const 125))
+    (i64.or (i64.shl (i64.extend_i32_u (local.get $out)) (i64.const 32))
+            (i64.extend_i32_u (i32.add (local.get $alen) (i32.const 35)))))
+)

@@ -1,0 +1,24 @@
+// Package wat holds hand-written WebAssembly guests used as test fixtures and as the ABI's
+// reference example. Each .wasm is built from the .wat beside it:
+//
+//	wat2wasm testdata/wat/echo.wat -o testdata/wat/echo.wasm
+//	wat2wasm testdata/wat/fixture.wat -o testdata/wat/fixture.wasm
+//
+// (Debian package wabt). TestCurrent checks the committed .wasm files match their sources.
+package wat
+
+import _ "embed"
+
+// Echo is echo.wasm, the smallest complete guest (abi/ABI.md §10).
+//
+// Rebuild: wat2wasm testdata/wat/echo.wat -o testdata/wat/echo.wasm
+//
+//go:embed echo.wasm
+var Echo []byte
+
+// Fixture is fixture.wasm: tools echo, add, spin, tree, trap, grow, oom, print, read, fail.
+//
+// Rebuild: wat2wasm testdata/wat/fixture.wat -o testdata/wat/fixture.wasm
+//
+//go:embed fixture.wasm
+var Fixture []byte

@@ -1,0 +1,39 @@
+package wat
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestCurrent rebuilds every .wat and compares it with the committed .wasm.
+func TestCurrent(t *testing.T) {
+	wat2wasm, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("wat2wasm not found; CI must install Debian package wabt")
+		}
+		t.Skip("wat2wasm not installed (Debian package wabt)")
+	}
+	for _, name := range []string{"echo", "fixture"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), name+".wasm")
+			if b, err := exec.Command(wat2wasm, name+".wat", "-o", out).CombinedOutput(); err != nil {
+				t.Fatalf("wat2wasm %s.wat: %v\n%s", name, err, b)
+			}
+			want, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(name + ".wasm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("testdata/wat/%s.wasm is stale: run wat2wasm testdata/wat/%s.wat -o testdata/wat/%s.wasm", name, name, name)
+			}
+		})
+	}
+}
