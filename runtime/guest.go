@@ -82,9 +82,9 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	if err := limits.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	compiled, err := h.rt.CompileModule(ctx, wasm)
+	compiled, err := h.compile(ctx, wasm)
 	if err != nil {
-		return nil, fmt.Errorf("%s: compiling: %w", src, err)
+		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	if err := checkModule(compiled, limits); err != nil {
 		_ = compiled.Close(ctx)
@@ -125,6 +125,25 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	}
 	h.logger.Debug("guest loaded", "guest", g.name, "source", src, "tools", len(g.tools))
 	return g, nil
+}
+
+// compile instruments wasm so every function entry observes the time limit, then compiles
+// it. A module our parser rejects is compiled as given so the error is wazero's precise one.
+func (h *Host) compile(ctx context.Context, wasm []byte) (wazero.CompiledModule, error) {
+	inst, ierr := instrumentCalls(wasm)
+	if ierr != nil {
+		cm, err := h.rt.CompileModule(ctx, wasm)
+		if err != nil {
+			return nil, fmt.Errorf("compiling: %w", err)
+		}
+		_ = cm.Close(ctx)
+		return nil, fmt.Errorf("compiling: %w", ierr)
+	}
+	cm, err := h.rt.CompileModule(ctx, inst)
+	if err != nil {
+		return nil, fmt.Errorf("compiling: %w", err)
+	}
+	return cm, nil
 }
 
 // checkModule verifies the exports and imports the ABI requires before anything runs.

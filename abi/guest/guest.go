@@ -16,6 +16,7 @@
 package guest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,12 +91,24 @@ func AddTool[In, Out any](t abi.Tool, h ToolHandlerFor[In, Out]) {
 		if textOut {
 			return abi.TextResult(reflect.ValueOf(out).String()), nil
 		}
-		b, err := json.Marshal(out)
+		b, err := marshal(out)
 		if err != nil {
 			return nil, fmt.Errorf("encoding result: %w", err)
 		}
 		return &abi.Result{Content: []abi.Content{{Type: "text", Text: string(b)}}, StructuredContent: b}, nil
 	})
+}
+
+// marshal is json.Marshal without HTML escaping: results are read by models and people, to
+// whom `\u003e` is noise.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func mustSchema[T any]() json.RawMessage {
@@ -160,9 +173,9 @@ func encodeResult(r *abi.Result) []byte {
 	if r.Content == nil {
 		r.Content = []abi.Content{}
 	}
-	b, err := json.Marshal(r)
+	b, err := marshal(r)
 	if err != nil {
-		b, _ = json.Marshal(abi.ErrorResult("encoding result: " + err.Error()))
+		b, _ = marshal(abi.ErrorResult("encoding result: " + err.Error()))
 	}
 	return b
 }

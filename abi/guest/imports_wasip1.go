@@ -58,7 +58,10 @@ func exportABIVersion() int32 { return abi.Version }
 
 //go:wasmexport mcpwasm_alloc
 func exportAlloc(size int32) uint32 {
-	if size < 1 {
+	if size < 0 {
+		return 0 // over 2 GiB: cannot be satisfied (ABI.md §2.1)
+	}
+	if size == 0 {
 		size = 1
 	}
 	inBuf = make([]byte, size)

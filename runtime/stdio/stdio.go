@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -106,8 +107,10 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		max:      t.opts.MaxLineBytes,
 		log:      t.opts.Logger,
 		incoming: make(chan jsonrpc.Message),
-		done:     make(chan struct{}),
-		closed:   make(chan struct{}),
+
+		drainTimeout: eofDrainTimeout,
+		done:         make(chan struct{}),
+		closed:       make(chan struct{}),
 	}
 	go c.readLoop()
 	return c, nil
@@ -147,8 +150,18 @@ type conn struct {
 	byLiteral map[string]string // original id literal -> latest surrogate
 
 	// dropped counts non-blank lines that were consumed without producing a
-	// message or an error reply (see handleResponse). Used by tests.
+	// message or an error reply (see decodeResponse). Used by tests.
 	dropped atomic.Int64
+
+	// pending counts requests handed to the SDK that it has not answered
+	// yet; answered is closed whenever pending drops to zero and replaced
+	// when it rises again. Together they let Read delay io.EOF briefly so
+	// that requests read just before the end of input still get their
+	// responses written (the SDK refuses all writes once Read fails).
+	pendingMu    sync.Mutex
+	pending      int
+	answered     chan struct{}
+	drainTimeout time.Duration // eofDrainTimeout; only read by Read
 }
 
 // SessionID implements mcp.Connection. The stdio transport has no session id
@@ -161,6 +174,10 @@ func (c *conn) SessionID() string { return "" }
 // the final line, even without a trailing newline, has been processed) or the
 // connection is closed, the underlying read error if reading fails, and
 // ctx.Err() if ctx is done first.
+//
+// At the end of input, before returning io.EOF, Read waits up to 2 seconds
+// for responses to requests it has already returned, because the SDK stops
+// writing anything once Read fails; Close or ctx cancellation end the wait.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -169,6 +186,9 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case msg := <-c.incoming:
 		return msg, nil
 	case <-c.done:
+		if c.readErr == io.EOF {
+			c.drain(ctx)
+		}
 		return nil, c.readErr
 	case <-c.closed:
 		return nil, io.EOF
@@ -204,7 +224,43 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("stdio: encoding message: %w", err)
 	}
 	data = append(data, '\n')
-	return c.writeLine(data)
+	err = c.writeLine(data)
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		c.pendingMu.Lock()
+		if c.pending > 0 {
+			c.pending--
+			if c.pending == 0 {
+				close(c.answered)
+			}
+		}
+		c.pendingMu.Unlock()
+	}
+	return err
+}
+
+// eofDrainTimeout bounds how long Read, having reached the end of input,
+// waits for the SDK to answer requests it has already received before it
+// reports io.EOF.
+const eofDrainTimeout = 2 * time.Second
+
+// drain waits until every request delivered by Read has been answered, the
+// connection is closed, ctx is done, or eofDrainTimeout elapses.
+func (c *conn) drain(ctx context.Context) {
+	c.pendingMu.Lock()
+	pending, answered := c.pending, c.answered
+	c.pendingMu.Unlock()
+	if pending == 0 || c.drainTimeout <= 0 {
+		return
+	}
+	timer := time.NewTimer(c.drainTimeout)
+	defer timer.Stop()
+	select {
+	case <-answered:
+	case <-timer.C:
+		c.log.Warn("stdio: input ended with unanswered requests", "pending", pending)
+	case <-c.closed:
+	case <-ctx.Done():
+	}
 }
 
 // Close implements mcp.Connection. It unblocks any pending Read, makes later
@@ -360,6 +416,14 @@ func (c *conn) handleLine(b []byte) bool {
 	if msg == nil {
 		c.dropped.Add(1)
 		return true
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+		c.pendingMu.Lock()
+		if c.pending == 0 {
+			c.answered = make(chan struct{})
+		}
+		c.pending++
+		c.pendingMu.Unlock()
 	}
 	return c.deliver(msg)
 }

@@ -1,0 +1,185 @@
+// Package mcpserver binds loaded guests to the MCP Go SDK: each guest tool becomes an MCP
+// tool on an *mcp.Server whose handler validates arguments (via runtime.Guest.Call), runs the
+// guest, and maps every failure to the answer MCP prescribes — a tool error (result.isError)
+// the model can read, or a JSON-RPC error for malformed requests.
+//
+// Use NewServer for a server of guests only, or AddGuest to put guests on a server you own.
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure NewServer. Nil means defaults.
+type Options struct {
+	// Name and Version identify the server in initialize; defaults "mcpwasm" and "dev".
+	Name, Version string
+	// ServerOptions are passed to mcp.NewServer; nil means the SDK's defaults.
+	ServerOptions *mcp.ServerOptions
+}
+
+// NewServer returns an MCP server serving the tools of guests. It fails if a guest's tool
+// cannot be registered (see AddGuest).
+func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = "mcpwasm"
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
+	for _, g := range guests {
+		if err := AddGuest(s, g); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// AddGuest registers every tool of g on s (replacing tools of the same name, as
+// mcp.Server.AddTool does). Tool name, title, description, schemas and annotations come from
+// the guest's manifest. It returns an error, and registers nothing, if an annotation object is
+// not a valid MCP ToolAnnotations.
+func AddGuest(s *mcp.Server, g *runtime.Guest) error {
+	m := g.Manifest()
+	tools := make([]*mcp.Tool, 0, len(m.Tools))
+	for _, td := range m.Tools {
+		t, err := mcpTool(td)
+		if err != nil {
+			return fmt.Errorf("guest %q tool %q: %w", g.Name(), td.Name, err)
+		}
+		tools = append(tools, t)
+	}
+	for _, t := range tools {
+		s.AddTool(t, toolHandler(g, t.Name))
+	}
+	return nil
+}
+
+func mcpTool(td abi.Tool) (*mcp.Tool, error) {
+	t := &mcp.Tool{
+		Name:        td.Name,
+		Title:       td.Title,
+		Description: td.Description,
+		InputSchema: td.InputSchema,
+	}
+	if len(td.OutputSchema) > 0 {
+		t.OutputSchema = td.OutputSchema
+	}
+	if len(td.Annotations) > 0 {
+		t.Annotations = new(mcp.ToolAnnotations)
+		if err := json.Unmarshal(td.Annotations, t.Annotations); err != nil {
+			return nil, fmt.Errorf("annotations: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// toolHandler returns the tools/call handler of one guest tool.
+func toolHandler(g *runtime.Guest, tool string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := objectArguments(req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		ctx = runtime.WithCallHooks(ctx, callHooks(ctx, req))
+		out, err := g.Call(ctx, tool, args)
+		if err != nil {
+			return toolError(err), nil
+		}
+		return decodeResult(out)
+	}
+}
+
+// objectArguments applies MCP "Tools › Calling Tools": arguments is an object. Absent and
+// null mean no arguments ({}); any other non-object is invalid params (-32602), a protocol
+// error rather than a tool error because the request itself is malformed.
+func objectArguments(raw json.RawMessage) ([]byte, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return []byte("{}"), nil
+	}
+	if raw[0] != '{' {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("invalid params: arguments must be an object, got %s", jsonType(raw[0]))}
+	}
+	return raw, nil
+}
+
+func jsonType(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// toolError turns a runtime error into a tool error the model can read: one line naming
+// the guest, the tool and the reason. Invalid arguments drop the guest prefix, since the
+// message is about the caller's input.
+func toolError(err error) *mcp.CallToolResult {
+	msg := err.Error()
+	if errors.Is(err, runtime.ErrInvalidArguments) {
+		if _, rest, ok := strings.Cut(msg, ": "+runtime.ErrInvalidArguments.Error()); ok {
+			msg = runtime.ErrInvalidArguments.Error() + rest
+		}
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// decodeResult parses a guest's CallToolResult JSON (ABI.md §5). A result with structured
+// content but no content blocks gets a text block holding the same JSON, as MCP 2025-06-18
+// recommends for clients that predate structuredContent.
+func decodeResult(out []byte) (*mcp.CallToolResult, error) {
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return toolError(fmt.Errorf("%w: guest returned a malformed result: %v", runtime.ErrABI, err)), nil
+	}
+	if len(res.Content) == 0 && res.StructuredContent != nil {
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return toolError(fmt.Errorf("%w: structured content: %v", runtime.ErrABI, err)), nil
+		}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+	}
+	return &res, nil
+}
+
+// callHooks forwards a guest's log lines and progress to the client (MCP "Utilities ›
+// Logging" and "Utilities › Progress"). Progress is sent only when the request carried a
+// progress token; log lines go through the session, which filters by the client's level.
+func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks {
+	ss := req.Session
+	token := req.Params.GetProgressToken()
+	h := &runtime.CallHooks{
+		Log: func(level abi.Level, msg string) {
+			if ss != nil {
+				_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level.String()), Data: msg})
+			}
+		},
+	}
+	if token != nil && ss != nil {
+		h.Progress = func(progress, total float64, msg string) {
+			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: max(total, 0), Message: msg})
+		}
+	}
+	return h
+}
