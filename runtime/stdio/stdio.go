@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -84,6 +85,8 @@ func NewTransport(r io.Reader, w io.Writer, opts *Options) *Transport {
 	if t.opts.MaxLineBytes <= 0 {
 		t.opts.MaxLineBytes = DefaultMaxLineBytes
 	}
+	t.opts.MaxLineBytes = min(t.opts.MaxLineBytes, math.MaxInt-1) // room for a '\r'
+
 	if t.opts.Logger == nil {
 		t.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -102,15 +105,14 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, ErrAlreadyConnected
 	}
 	c := &conn{
-		r:        t.r,
-		w:        t.w,
-		max:      t.opts.MaxLineBytes,
-		log:      t.opts.Logger,
-		incoming: make(chan jsonrpc.Message),
-
-		drainTimeout: eofDrainTimeout,
+		r:            t.r,
+		w:            t.w,
+		max:          t.opts.MaxLineBytes,
+		log:          t.opts.Logger,
+		incoming:     make(chan jsonrpc.Message),
 		done:         make(chan struct{}),
 		closed:       make(chan struct{}),
+		drainTimeout: eofDrainTimeout,
 	}
 	go c.readLoop()
 	return c, nil
@@ -140,9 +142,9 @@ type conn struct {
 	closed    chan struct{}
 	closeErr  error
 
-	writeMu      sync.Mutex // serializes writes to w; guards isClosed.
-	isClosed     bool
-	writeScratch []byte // reused buffer for error replies, guarded by writeMu.
+	isClosed     atomic.Bool // set by Close; later writes fail
+	writeMu      sync.Mutex  // serializes writes to w
+	writeScratch []byte      // reused buffer for error replies, guarded by writeMu
 
 	idMu      sync.Mutex
 	nextID    uint64
@@ -271,10 +273,10 @@ func (c *conn) drain(ctx context.Context) {
 // to call concurrently; every call returns the result of the first.
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() {
+		// Do not take writeMu here: a Write blocked on a stalled writer must
+		// not block Close, and closing w below is what unblocks it.
+		c.isClosed.Store(true)
 		close(c.closed)
-		c.writeMu.Lock()
-		c.isClosed = true
-		c.writeMu.Unlock()
 		var errs []error
 		if rc, ok := c.r.(io.Closer); ok {
 			errs = append(errs, rc.Close())
@@ -291,7 +293,7 @@ func (c *conn) Close() error {
 func (c *conn) writeLine(line []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if c.isClosed {
+	if c.isClosed.Load() {
 		return ErrClosed
 	}
 	_, err := c.w.Write(line)
@@ -434,7 +436,7 @@ func (c *conn) handleLine(b []byte) bool {
 func (c *conn) replyError(id []byte, code int, text string) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if c.isClosed {
+	if c.isClosed.Load() {
 		return
 	}
 	buf := append(c.writeScratch[:0], `{"jsonrpc":"2.0","id":`...)

@@ -686,6 +686,28 @@ func TestCloseAndLifecycle(t *testing.T) {
 	}
 }
 
+func TestCloseUnblocksStalledWrite(t *testing.T) {
+	pr, pw := io.Pipe() // nobody reads pr: writes block
+	defer pr.Close()
+	mc, err := NewTransport(strings.NewReader(""), pw, nil).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeErr := make(chan error, 1)
+	go func() { writeErr <- mc.Write(context.Background(), &jsonrpc.Request{Method: "x"}) }()
+	time.Sleep(20 * time.Millisecond)
+	closed := make(chan struct{})
+	go func() { mc.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(waitTimeout):
+		t.Fatal("Close blocked behind a stalled Write")
+	}
+	if err := <-writeErr; err == nil {
+		t.Error("stalled Write succeeded after Close")
+	}
+}
+
 // patternReader produces n bytes of 'x' followed by tail, without holding
 // them in memory.
 type patternReader struct {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// inspectorCLI returns the MCP Inspector CLI entry point installed by
+// `npm ci --prefix testdata/interop` (done by .ci/run). Outside CI a missing install skips.
+func inspectorCLI(t *testing.T) string {
+	t.Helper()
+	index, err := filepath.Abs("../../testdata/interop/node_modules/@modelcontextprotocol/inspector-cli/build/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, statErr := os.Stat(index)
+	_, nodeErr := exec.LookPath("node")
+	if statErr != nil || nodeErr != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("MCP Inspector CLI not installed (run: npm ci --prefix testdata/interop): %v %v", statErr, nodeErr)
+		}
+		t.Skip("MCP Inspector CLI not installed; run: npm ci --prefix testdata/interop")
+	}
+	return index
+}
+
+// runInspector runs the Inspector CLI against `mcpwasm serve` over stdio and decodes its JSON.
+// It runs in the CLI's build directory: inspector-cli 1.0.3 resolves its own package.json
+// relative to the working directory.
+func runInspector(t *testing.T, out any, args ...string) {
+	t.Helper()
+	index := inspectorCLI(t)
+	cmd := exec.Command("node", append([]string{index, binPath, "serve", "--cache-dir", cacheDir}, args...)...)
+	cmd.Dir = filepath.Dir(index)
+	b, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("inspector %v: %v\n%s\n%s", args, err, b, stderr)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("inspector output is not JSON: %v\n%s", err, b)
+	}
+}
+
+func TestInspectorListsAndCallsTools(t *testing.T) {
+	var list struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			InputSchema map[string]any `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	runInspector(t, &list, "--method", "tools/list")
+	var names []string
+	for _, tl := range list.Tools {
+		names = append(names, tl.Name)
+	}
+	want := []string{"base64_decode", "base64_encode", "calc", "count", "echo", "json_query", "regex_match", "sha256"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+
+	var res struct {
+		Content []struct {
+			Type, Text string
+		} `json:"content"`
+		StructuredContent map[string]float64 `json:"structuredContent"`
+		IsError           bool               `json:"isError"`
+	}
+	runInspector(t, &res, "--method", "tools/call", "--tool-name", "calc", "--tool-arg", "expression=2*(3+4)^2")
+	if res.IsError || res.StructuredContent["value"] != 98 || len(res.Content) != 1 || res.Content[0].Text != `{"value":98}` {
+		t.Errorf("calc via Inspector: %+v", res)
+	}
+
+	var sha struct {
+		StructuredContent map[string]string `json:"structuredContent"`
+	}
+	runInspector(t, &sha, "--method", "tools/call", "--tool-name", "sha256", "--tool-arg", "text=abc")
+	if got, want := sha.StructuredContent["hex"], "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; got != want {
+		t.Errorf("sha256 via Inspector = %q, want %q", got, want)
+	}
+}
