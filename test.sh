@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# The test command of the README: every test, then again under the race detector.
+set -euo pipefail
+cd "$(dirname "$0")"
+go test ./...
+go test -race ./...
