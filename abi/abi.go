@@ -155,6 +155,19 @@ type Content struct {
 	Name     string `json:"name,omitempty"`
 }
 
+// MarshalJSON encodes only the fields of c.Type; a text block always carries "text", even
+// when empty (MCP TextContent requires it).
+func (c Content) MarshalJSON() ([]byte, error) {
+	if c.Type == "text" {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{c.Type, c.Text})
+	}
+	type plain Content // no methods: avoids recursion
+	return json.Marshal(plain(c))
+}
+
 // TextResult returns a Result holding one text block.
 func TextResult(text string) *Result {
 	return &Result{Content: []Content{{Type: "text", Text: text}}}
@@ -168,4 +181,48 @@ func ErrorResult(text string) *Result {
 // ErrorBody is the JSON body of a non-OK response to the request import (ABI.md §6.1).
 type ErrorBody struct {
 	Error string `json:"error"`
+}
+
+// Request kinds of the request import (ABI.md §6.1).
+const (
+	KindHTTP = "http" // body HTTPRequest → HTTPResponse; needs a net grant
+	KindExec = "exec" // body ExecRequest → ExecResponse; needs an exec grant
+)
+
+// HTTPRequest is the body of a KindHTTP request. Only http and https URLs are allowed; the
+// host must be granted (ABI.md §6.3).
+type HTTPRequest struct {
+	Method  string              `json:"method,omitempty"` // default GET
+	URL     string              `json:"url"`
+	Headers map[string][]string `json:"headers,omitempty"`
+	Body    string              `json:"body,omitempty"`
+}
+
+// HTTPResponse is the body of an OK answer to a KindHTTP request. Body holds the response
+// body if it is valid UTF-8, else BodyBase64 holds it base64-encoded (RFC 4648 §4).
+type HTTPResponse struct {
+	Status     int                 `json:"status"`
+	Headers    map[string][]string `json:"headers,omitempty"`
+	Body       string              `json:"body,omitempty"`
+	BodyBase64 string              `json:"body_base64,omitempty"`
+	URL        string              `json:"url"` // the final URL after redirects
+}
+
+// ExecRequest is the body of a KindExec request: run a granted program with the grant's
+// fixed arguments followed by Args, and Stdin on its standard input. Program names the grant:
+// its name, or its absolute path when one grant has that path. There is no PATH lookup and no
+// shell (ABI.md §6.4).
+type ExecRequest struct {
+	Program string   `json:"program"`
+	Args    []string `json:"args,omitempty"`
+	Stdin   string   `json:"stdin,omitempty"`
+}
+
+// ExecResponse is the body of an OK answer to a KindExec request. A non-zero exit code is
+// still OK: the program ran. Output beyond the grant's cap is dropped and flagged.
+type ExecResponse struct {
+	ExitCode  int    `json:"exit_code"`
+	Stdout    string `json:"stdout"`
+	Stderr    string `json:"stderr"`
+	Truncated bool   `json:"truncated,omitempty"`
 }

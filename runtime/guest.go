@@ -3,11 +3,14 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,6 +34,13 @@ type GuestConfig struct {
 	// ToolLimits narrow Limits for single tools; zero fields take the guest's limits.
 	// Instances is a guest-wide setting and is ignored here.
 	ToolLimits map[string]Limits
+	// Grants are the operator's grants to the guest. Nothing is granted when empty.
+	Grants Grants
+	// ToolGrants, when non-nil, narrows Grants per tool: a tool gets what both its entry and
+	// Grants give, and a tool without an entry gets nothing.
+	ToolGrants map[string]Grants
+	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
+	SHA256 string
 }
 
 // Guest is one loaded guest module: its manifest, compiled code, and instance pool.
@@ -43,7 +53,7 @@ type Guest struct {
 	tools    map[string]*tool
 	compiled wazero.CompiledModule
 	limits   Limits
-	pool     *pool
+	pools    []*pool // pools[0] has no grants and the guest's memory limit: describe runs there
 
 	closeOnce sync.Once
 }
@@ -53,6 +63,8 @@ type tool struct {
 	input  *jsonschema.Resolved
 	output *jsonschema.Resolved // nil when the tool declares no output schema
 	limits Limits
+	caps   *capCheck
+	pool   *pool
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -82,6 +94,17 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	if err := limits.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
+	if err := checkSHA256(wasm, c.SHA256); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	if err := c.Grants.validate(); err != nil {
+		return nil, fmt.Errorf("%s: grants: %w", src, err)
+	}
+	for name, tg := range c.ToolGrants {
+		if err := tg.validate(); err != nil {
+			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
+		}
+	}
 	compiled, err := h.compile(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
@@ -91,7 +114,11 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits}
-	g.pool = newPool(g, limits.Instances)
+	base, err := newPool(g, profile{memory: limits.MemoryBytes}, limits.Instances)
+	if err != nil {
+		return g, fmt.Errorf("%s: %w", src, err)
+	}
+	g.pools = []*pool{base}
 
 	m, err := g.describe(ctx)
 	if err != nil {
@@ -113,11 +140,19 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 		if _, dup := g.tools[td.Name]; dup {
 			return g, fmt.Errorf("guest %q: tool %q is declared twice", g.name, td.Name)
 		}
+		if err := g.grantTool(t, &c); err != nil {
+			return g, fmt.Errorf("guest %q tool %q: %w", g.name, td.Name, err)
+		}
 		g.tools[td.Name] = t
 	}
 	for name := range c.ToolLimits {
 		if _, ok := g.tools[name]; !ok {
 			return g, fmt.Errorf("guest %q: limits given for unknown tool %q", g.name, name)
+		}
+	}
+	for name := range c.ToolGrants {
+		if _, ok := g.tools[name]; !ok {
+			return g, fmt.Errorf("guest %q: grants given for unknown tool %q", g.name, name)
 		}
 	}
 	if err := h.register(g); err != nil {
@@ -144,6 +179,63 @@ func (h *Host) compile(ctx context.Context, wasm []byte) (wazero.CompiledModule,
 		return nil, fmt.Errorf("compiling: %w", err)
 	}
 	return cm, nil
+}
+
+// grantTool computes what tool t may use and gives it a pool of instances built for that.
+func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
+	granted := c.Grants
+	if c.ToolGrants != nil {
+		granted = narrow(c.Grants, c.ToolGrants[t.def.Name])
+	}
+	requested := mergeRequests(g.manifest.Requests, t.def.Requests)
+	eff := Effective(granted, requested)
+	t.caps = &capCheck{guest: g.name, tool: t.def.Name, perTool: c.ToolGrants != nil,
+		granted: granted, effective: eff, net: g.host.net}
+	for _, e := range eff.Exec {
+		p, err := resolveExec(e)
+		if err != nil {
+			return err
+		}
+		t.caps.exec = append(t.caps.exec, p)
+	}
+	prof := profileOf(eff, t.limits.MemoryBytes)
+	for _, p := range g.pools {
+		if p.profile.equal(prof) {
+			t.pool = p
+			return nil
+		}
+	}
+	p, err := newPool(g, prof, g.limits.Instances)
+	if err != nil {
+		return err
+	}
+	g.pools = append(g.pools, p)
+	t.pool = p
+	return nil
+}
+
+// mergeRequests is a tool's requests: the guest-wide ones plus its own.
+func mergeRequests(guest, tool abi.Requests) abi.Requests {
+	return abi.Requests{
+		Net:    append(slices.Clone(guest.Net), tool.Net...),
+		Exec:   append(slices.Clone(guest.Exec), tool.Exec...),
+		FS:     append(slices.Clone(guest.FS), tool.FS...),
+		Env:    append(slices.Clone(guest.Env), tool.Env...),
+		Clock:  guest.Clock || tool.Clock,
+		Random: guest.Random || tool.Random,
+		MCP:    append(slices.Clone(guest.MCP), tool.MCP...),
+	}
+}
+
+func checkSHA256(wasm []byte, want string) error {
+	if want == "" {
+		return nil
+	}
+	sum := sha256.Sum256(wasm)
+	if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, want) {
+		return fmt.Errorf("sha256 is %s, config pins %s", got, want)
+	}
+	return nil
 }
 
 // checkModule verifies the exports and imports the ABI requires before anything runs.
@@ -219,12 +311,12 @@ func signature(params, results []api.ValueType) string {
 func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
 	defer cancel()
-	inst, err := g.pool.acquire(ctx)
+	inst, err := g.pools[0].acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	ok := false
-	defer func() { g.pool.release(inst, ok) }()
+	defer func() { g.pools[0].release(inst, ok) }()
 	if err := inst.fn(abi.ExportABIVersion).CallWithStack(ctx, inst.stack[:1]); err != nil {
 		return nil, fmt.Errorf("%s: %w", abi.ExportABIVersion, inst.classify(ctx, err, g.limits.Timeout))
 	}
@@ -323,12 +415,12 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.limits.Timeout)
 	defer cancel()
-	inst, err := g.pool.acquire(ctx)
+	inst, err := t.pool.acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("guest %q tool %q: %w", g.name, toolName, err)
 	}
 	out, err := inst.call(ctx, toolName, args, t.limits)
-	g.pool.release(inst, err == nil)
+	t.pool.release(inst, err == nil)
 	g.logStdio(ctx, inst, toolName)
 	if err != nil {
 		return nil, fmt.Errorf("guest %q tool %q: %w", g.name, toolName, err)
@@ -393,7 +485,9 @@ func (g *Guest) Close(ctx context.Context) error {
 	var err error
 	g.closeOnce.Do(func() {
 		g.host.unregister(g)
-		g.pool.close(ctx)
+		for _, p := range g.pools {
+			p.close(ctx)
+		}
 		err = g.compiled.Close(ctx)
 	})
 	return err

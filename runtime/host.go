@@ -32,6 +32,8 @@ type Options struct {
 	NoDiskCache bool
 	// Logger receives load, call and guest stdout/stderr logs. Nil discards them.
 	Logger *slog.Logger
+	// Net configures how net grants reach the network (resolver, dialer, caps).
+	Net NetOptions
 }
 
 // Host owns a wazero runtime shared by every guest it loads.
@@ -39,6 +41,7 @@ type Host struct {
 	rt     wazero.Runtime
 	cache  wazero.CompilationCache
 	logger *slog.Logger
+	net    NetOptions
 
 	mu     sync.Mutex
 	guests map[*Guest]struct{}
@@ -65,7 +68,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, logger: logger, guests: map[*Guest]struct{}{}, tools: map[string]string{}}
+	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.withDefaults(), guests: map[*Guest]struct{}{}, tools: map[string]string{}}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)

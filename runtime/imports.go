@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -125,12 +124,6 @@ func (h *Host) hostResponse(ctx context.Context, mod api.Module, stack []uint64)
 	}
 	stack[0] = uint64(uint32(int32(len(inst.pending))))
 	inst.pending = nil
-}
-
-// request dispatches a capability request. No request kinds are granted yet, so every kind
-// is unknown; the grant model (RATIONALE.md) adds them.
-func (g *Guest) request(ctx context.Context, tool, kind string, req []byte) (abi.Status, []byte) {
-	return abi.StatusNotFound, errorBody(fmt.Sprintf("unknown request kind %q", kind))
 }
 
 func errorBody(msg string) []byte {

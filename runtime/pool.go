@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -21,17 +22,29 @@ import (
 // instance is never handed to two callers. sync.Pool is unsuitable: it drops objects without
 // closing them.
 type pool struct {
-	g      *Guest
-	tokens chan struct{}
-	idle   chan *instance
+	g       *Guest
+	profile profile
+	config  wazero.ModuleConfig // built once from profile
+	roots   []*os.Root          // fs grants, open while the pool lives
+	tokens  chan struct{}
+	idle    chan *instance
 
 	mu     sync.Mutex
 	closed bool
 	busy   map[*instance]struct{}
 }
 
-func newPool(g *Guest, size int) *pool {
-	return &pool{g: g, tokens: make(chan struct{}, size), idle: make(chan *instance, size), busy: map[*instance]struct{}{}}
+func newPool(g *Guest, prof profile, size int) (*pool, error) {
+	roots, fsCfg, err := prof.mounts()
+	if err != nil {
+		return nil, err
+	}
+	p := &pool{g: g, profile: prof, roots: roots, tokens: make(chan struct{}, size), idle: make(chan *instance, size), busy: map[*instance]struct{}{}}
+	p.config = prof.moduleConfig(wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions(abi.ExportInitialize).
+		WithStdin(bytes.NewReader(nil)), fsCfg)
+	return p, nil
 }
 
 // acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
@@ -48,7 +61,7 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 		case inst = <-p.idle:
 		case p.tokens <- struct{}{}:
 			var err error
-			if inst, err = p.g.instantiate(ctx); err != nil {
+			if inst, err = p.instantiate(ctx); err != nil {
 				<-p.tokens
 				return nil, err
 			}
@@ -106,6 +119,9 @@ func (p *pool) close(ctx context.Context) {
 			inst.close(ctx)
 			<-p.tokens
 		default:
+			for _, r := range p.roots {
+				r.Close()
+			}
 			return
 		}
 	}
@@ -144,7 +160,8 @@ func (inst *instance) fn(name string) api.Function {
 	panic("runtime: unknown export " + name)
 }
 
-func (g *Guest) instantiate(ctx context.Context) (inst *instance, err error) {
+func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
+	g := p.g
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic while instantiating: %v", p)
@@ -152,13 +169,8 @@ func (g *Guest) instantiate(ctx context.Context) (inst *instance, err error) {
 	}()
 	inst = &instance{g: g, stack: make([]uint64, 4)}
 	inst.stdout.limit, inst.stderr.limit = stdioCaptureBytes, stdioCaptureBytes
-	ctx = experimental.WithMemoryAllocator(ctx, newMemoryAllocator(g.limits.MemoryBytes, func(m *limitedMemory) { inst.memory = m }))
-	cfg := wazero.NewModuleConfig().
-		WithName("").
-		WithStartFunctions(abi.ExportInitialize).
-		WithStdin(bytes.NewReader(nil)).
-		WithStdout(&inst.stdout).
-		WithStderr(&inst.stderr)
+	ctx = experimental.WithMemoryAllocator(ctx, newMemoryAllocator(p.profile.memory, func(m *limitedMemory) { inst.memory = m }))
+	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))

@@ -216,3 +216,38 @@ func Progress(progress, total float64, msg string) { hostProgress(progress, tota
 // Cancelled reports whether the current call was cancelled; long-running handlers should poll
 // it and return early.
 func Cancelled() bool { return hostCancelled() }
+
+// HTTP performs an HTTP request through the host's net grant (ABI.md §6.3). A host that is
+// not granted, a refused address or a response over the cap returns a *RequestError.
+func HTTP(req abi.HTTPRequest) (*abi.HTTPResponse, error) {
+	var resp abi.HTTPResponse
+	if err := requestJSON(abi.KindHTTP, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// Exec runs a granted program through the host's exec grant (ABI.md §6.4). A program or
+// argument the grant does not allow returns a *RequestError; a non-zero exit code does not.
+func Exec(req abi.ExecRequest) (*abi.ExecResponse, error) {
+	var resp abi.ExecResponse
+	if err := requestJSON(abi.KindExec, req, &resp); err != nil {
+		return nil, err
+	}
+	return &resp, nil
+}
+
+func requestJSON(kind string, req, resp any) error {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("%s: encoding request: %w", kind, err)
+	}
+	out, err := Request(kind, b)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(out, resp); err != nil {
+		return fmt.Errorf("%s: decoding response: %w", kind, err)
+	}
+	return nil
+}

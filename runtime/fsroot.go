@@ -1,0 +1,198 @@
+package runtime
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// rootFS is a WASI file system confined to one host directory by *os.Root: every path is
+// resolved by the kernel relative to an open directory, and ".." or a symlink that would
+// leave it fails (B20). wazero's own directory mount resolves paths as strings and is not a
+// sandbox against symlinks; see RATIONALE.md, "Why build fs grants on os.Root?".
+//
+// A read-only rootFS answers every mutation with EROFS.
+type rootFS struct {
+	experimentalsys.UnimplementedFS
+	root *os.Root
+	rw   bool
+}
+
+var _ experimentalsys.FS = (*rootFS)(nil)
+
+func (r *rootFS) String() string { return r.root.Name() }
+
+const writeFlags = experimentalsys.O_RDWR | experimentalsys.O_WRONLY | experimentalsys.O_APPEND |
+	experimentalsys.O_CREAT | experimentalsys.O_TRUNC | experimentalsys.O_EXCL
+
+func (r *rootFS) OpenFile(path string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	if flag&writeFlags != 0 && !r.rw {
+		return nil, experimentalsys.EROFS
+	}
+	if flag&experimentalsys.O_NOFOLLOW != 0 {
+		if fi, err := r.root.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, experimentalsys.ELOOP
+		}
+	}
+	osFlag := 0
+	switch {
+	case flag&experimentalsys.O_RDWR != 0:
+		osFlag = os.O_RDWR
+	case flag&experimentalsys.O_WRONLY != 0:
+		osFlag = os.O_WRONLY
+	}
+	for _, m := range [...]struct {
+		sys experimentalsys.Oflag
+		os  int
+	}{
+		{experimentalsys.O_APPEND, os.O_APPEND}, {experimentalsys.O_CREAT, os.O_CREATE},
+		{experimentalsys.O_EXCL, os.O_EXCL}, {experimentalsys.O_TRUNC, os.O_TRUNC},
+		{experimentalsys.O_SYNC, os.O_SYNC},
+	} {
+		if flag&m.sys != 0 {
+			osFlag |= m.os
+		}
+	}
+	f, err := r.root.OpenFile(path, osFlag, perm)
+	if err != nil {
+		return nil, errnoOf(err)
+	}
+	if flag&experimentalsys.O_DIRECTORY != 0 {
+		if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+			f.Close()
+			return nil, experimentalsys.ENOTDIR
+		}
+	}
+	// wazero's fs.File adapter supplies Read/Pread/Seek/Readdir/Write/Pwrite/Stat over the
+	// *os.File; reopening a directory to rewind it goes back through the root.
+	return (&sysfs.AdaptFS{FS: &rootOpener{root: r.root, first: f}}).OpenFile(path, flag&^writeFlags, perm)
+}
+
+// rootOpener hands out an already opened file once, then opens read-only through the root.
+type rootOpener struct {
+	root  *os.Root
+	first *os.File
+}
+
+func (o *rootOpener) Open(name string) (fs.File, error) {
+	if f := o.first; f != nil {
+		o.first = nil
+		return f, nil
+	}
+	return o.root.Open(name)
+}
+
+func (r *rootFS) Lstat(path string) (sys.Stat_t, experimentalsys.Errno) {
+	fi, err := r.root.Lstat(path)
+	if err != nil {
+		return sys.Stat_t{}, errnoOf(err)
+	}
+	return sys.NewStat_t(fi), 0
+}
+
+func (r *rootFS) Stat(path string) (sys.Stat_t, experimentalsys.Errno) {
+	fi, err := r.root.Stat(path)
+	if err != nil {
+		return sys.Stat_t{}, errnoOf(err)
+	}
+	return sys.NewStat_t(fi), 0
+}
+
+func (r *rootFS) Readlink(path string) (string, experimentalsys.Errno) {
+	s, err := r.root.Readlink(path)
+	return s, errnoOf(err)
+}
+
+func (r *rootFS) Mkdir(path string, perm fs.FileMode) experimentalsys.Errno {
+	return r.mutate(func() error { return r.root.Mkdir(path, perm) })
+}
+
+func (r *rootFS) Chmod(path string, perm fs.FileMode) experimentalsys.Errno {
+	return r.mutate(func() error { return r.root.Chmod(path, perm) })
+}
+
+func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
+	return r.mutate(func() error { return r.root.Rename(from, to) })
+}
+
+func (r *rootFS) Rmdir(path string) experimentalsys.Errno {
+	return r.mutate(func() error {
+		if fi, err := r.root.Lstat(path); err == nil && !fi.IsDir() {
+			return errNotDir
+		}
+		return r.root.Remove(path)
+	})
+}
+
+func (r *rootFS) Unlink(path string) experimentalsys.Errno {
+	return r.mutate(func() error {
+		if fi, err := r.root.Lstat(path); err == nil && fi.IsDir() {
+			return errIsDir
+		}
+		return r.root.Remove(path)
+	})
+}
+
+func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
+	return r.mutate(func() error { return r.root.Link(oldPath, newPath) })
+}
+
+// Symlink creates a link whatever its target says; following it later is still confined
+// by the root, so a link pointing outside simply cannot be opened.
+func (r *rootFS) Symlink(oldPath, linkName string) experimentalsys.Errno {
+	return r.mutate(func() error { return r.root.Symlink(oldPath, linkName) })
+}
+
+func (r *rootFS) Utimens(path string, atim, mtim int64) experimentalsys.Errno {
+	return r.mutate(func() error {
+		fi, err := r.root.Stat(path)
+		if err != nil {
+			return err
+		}
+		st := sys.NewStat_t(fi)
+		a, m := time.Unix(0, st.Atim), time.Unix(0, st.Mtim)
+		if atim != experimentalsys.UTIME_OMIT {
+			a = time.Unix(0, atim)
+		}
+		if mtim != experimentalsys.UTIME_OMIT {
+			m = time.Unix(0, mtim)
+		}
+		return r.root.Chtimes(path, a, m)
+	})
+}
+
+func (r *rootFS) mutate(f func() error) experimentalsys.Errno {
+	if !r.rw {
+		return experimentalsys.EROFS
+	}
+	return errnoOf(f())
+}
+
+var (
+	errNotDir = errors.New("not a directory")
+	errIsDir  = errors.New("is a directory")
+)
+
+func errnoOf(err error) experimentalsys.Errno {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errNotDir):
+		return experimentalsys.ENOTDIR
+	case errors.Is(err, errIsDir):
+		return experimentalsys.EISDIR
+	}
+	var sysErr syscall.Errno
+	if !errors.As(err, &sysErr) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {
+		// os.Root reports a path leaving the root ("path escapes from parent") without an
+		// errno; to the guest it is a permission error.
+		return experimentalsys.EPERM
+	}
+	return experimentalsys.UnwrapOSError(err)
+}

@@ -1,0 +1,337 @@
+package runtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+)
+
+// Resolver looks up a host name's addresses; *net.Resolver implements it.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// NetOptions configure how net grants reach the network. The zero value is valid.
+type NetOptions struct {
+	// Resolver resolves host names; nil means net.DefaultResolver. Tests and special networks
+	// substitute their own.
+	Resolver Resolver
+	// DialContext opens a connection to an already checked "ip:port"; nil means a net.Dialer.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// MaxResponseBytes caps a response body; zero means 10 MiB.
+	MaxResponseBytes int
+	// Timeout caps one request including redirects; zero means 30 s. The call's own time
+	// limit applies too.
+	Timeout time.Duration
+	// MaxRedirects caps redirect hops; zero means 5.
+	MaxRedirects int
+}
+
+func (o NetOptions) withDefaults() NetOptions {
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
+	}
+	if o.DialContext == nil {
+		o.DialContext = (&net.Dialer{Timeout: 10 * time.Second}).DialContext
+	}
+	if o.MaxResponseBytes == 0 {
+		o.MaxResponseBytes = 10 << 20
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxRedirects == 0 {
+		o.MaxRedirects = 5
+	}
+	return o
+}
+
+// denial is a refused capability: its message goes to the guest (status DENIED) and, through
+// the guest's tool error, to the model.
+type denial struct{ msg string }
+
+func (d *denial) Error() string { return d.msg }
+
+func deny(format string, args ...any) error { return &denial{fmt.Sprintf(format, args...)} }
+
+// netTarget is a URL host that passed the grant check, with the pattern that admitted it.
+type netTarget struct {
+	host    string // lowercase, no trailing dot, no brackets
+	port    int
+	pattern hostPattern
+}
+
+// checkURL applies the net grant to one URL (the first request or a redirect hop).
+func (c *capCheck) checkURL(u *url.URL) (netTarget, error) {
+	var t netTarget
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return t, deny("net: scheme %q is not allowed (http and https only)", u.Scheme)
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" {
+		return t, deny("net: URL %q has no host", u.Redacted())
+	}
+	if isNumericHost(host) {
+		if _, err := netip.ParseAddr(host); err != nil {
+			return t, deny("net: host %q is an ambiguous numeric address; use a dotted-quad IPv4 or a name", host)
+		}
+	}
+	port := 80
+	if u.Scheme == "https" {
+		port = 443
+	}
+	defaultPort := port
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return t, deny("net: bad port %q", p)
+		}
+		port = n
+	}
+	match := func(list []string) (hostPattern, bool) {
+		for _, s := range list {
+			p, err := parseHostPattern(s)
+			if err != nil || !p.matchesHost(host) {
+				continue
+			}
+			if p.port == port || p.port == anyPort || p.port == 0 && port == defaultPort {
+				return p, true
+			}
+		}
+		return hostPattern{}, false
+	}
+	hostPort := host
+	if port != defaultPort {
+		hostPort = net.JoinHostPort(host, strconv.Itoa(port))
+	}
+	if _, ok := match(c.granted.Net); !ok {
+		return t, deny("net: host %q is not granted to %s", hostPort, c.subject())
+	}
+	p, ok := match(c.effective.Net)
+	if !ok {
+		return t, deny("net: host %q is granted but not requested by guest %q (its manifest must list it)", hostPort, c.guest)
+	}
+	return netTarget{host: host, port: port, pattern: p}, nil
+}
+
+// isNumericHost reports whether a URL host would be read as an IPv4 address by a WHATWG URL
+// parser: its last label is a decimal, octal or hex number ("127.1", "2130706433",
+// "0x7f000001"). Such forms are ambiguous across parsers, so only canonical ones pass.
+func isNumericHost(host string) bool {
+	if strings.Contains(host, ":") {
+		return true // IPv6
+	}
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if strings.HasPrefix(last, "0x") {
+		last = last[2:]
+		return strings.Trim(last, "0123456789abcdef") == ""
+	}
+	return strings.Trim(last, "0123456789") == ""
+}
+
+// forbiddenAddr names why addr may not be reached without an explicit grant of it, or "".
+func forbiddenAddr(addr netip.Addr) string {
+	addr = addr.Unmap()
+	if addr.Is6() {
+		b := addr.As16()
+		switch {
+		case netip.MustParsePrefix("64:ff9b::/96").Contains(addr), netip.MustParsePrefix("64:ff9b:1::/48").Contains(addr):
+			if why := forbiddenAddr(netip.AddrFrom4([4]byte(b[12:16]))); why != "" {
+				return why + " (NAT64)"
+			}
+			return "a NAT64 address"
+		case netip.MustParsePrefix("2002::/16").Contains(addr):
+			if why := forbiddenAddr(netip.AddrFrom4([4]byte(b[2:6]))); why != "" {
+				return why + " (6to4)"
+			}
+		case netip.MustParsePrefix("fec0::/10").Contains(addr):
+			return "a site-local address"
+		}
+	}
+	switch {
+	case addr.IsLoopback():
+		return "a loopback address"
+	case addr.IsUnspecified(), addr.Is4() && addr.As4()[0] == 0:
+		return "an unspecified address"
+	case addr.IsPrivate():
+		return "a private address"
+	case addr.IsLinkLocalUnicast():
+		return "a link-local address"
+	case addr.IsMulticast(), addr.IsLinkLocalMulticast(), addr.IsInterfaceLocalMulticast():
+		return "a multicast address"
+	}
+	if addr.Is4() {
+		for _, r := range forbidden4 {
+			if r.prefix.Contains(addr) {
+				return r.why
+			}
+		}
+	}
+	return ""
+}
+
+var forbidden4 = []struct {
+	prefix netip.Prefix
+	why    string
+}{
+	{netip.MustParsePrefix("100.64.0.0/10"), "a CGNAT address"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "an IETF protocol address"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking address"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
+}
+
+// dialPinned resolves target's host, checks every address, and connects to the first one —
+// the same address that was checked, so DNS cannot answer differently in between (no
+// rebinding window).
+func (c *capCheck) dialPinned(ctx context.Context, network string, target netTarget) (net.Conn, error) {
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(target.host); err == nil {
+		addrs = []netip.Addr{a}
+	} else {
+		addrs, err = c.net.Resolver.LookupNetIP(ctx, "ip", target.host)
+		if err != nil {
+			return nil, fmt.Errorf("net: resolving %q: %w", target.host, err)
+		}
+		if len(addrs) == 0 {
+			return nil, fmt.Errorf("net: %q has no addresses", target.host)
+		}
+	}
+	for _, a := range addrs {
+		why := forbiddenAddr(a)
+		if why == "" || explicitlyGranted(target.pattern, a) {
+			continue
+		}
+		return nil, deny("net: %q resolves to %s, %s; not allowed unless granted by that IP", target.host, a.Unmap(), why)
+	}
+	return c.net.DialContext(ctx, network, net.JoinHostPort(addrs[0].Unmap().String(), strconv.Itoa(target.port)))
+}
+
+// explicitlyGranted: a pattern that names the IP itself, or "localhost" for loopback.
+func explicitlyGranted(p hostPattern, a netip.Addr) bool {
+	if p.wildcard || p.any {
+		return false
+	}
+	if p.host == "localhost" {
+		return a.Unmap().IsLoopback()
+	}
+	g, err := netip.ParseAddr(p.host)
+	return err == nil && g.Unmap() == a.Unmap()
+}
+
+// httpRequest serves abi.KindHTTP.
+func (c *capCheck) httpRequest(ctx context.Context, body []byte) (abi.Status, []byte) {
+	var req abi.HTTPRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return abi.StatusInvalid, errorBody("http: request is not valid JSON: " + err.Error())
+	}
+	if len(c.granted.Net) == 0 {
+		return abi.StatusDenied, errorBody(fmt.Sprintf("net: no hosts are granted to %s", c.subject()))
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return abi.StatusInvalid, errorBody("http: bad URL: " + err.Error())
+	}
+	first, err := c.checkURL(u)
+	if err != nil {
+		return statusOf(err)
+	}
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.net.Timeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(req.Body))
+	if err != nil {
+		return abi.StatusInvalid, errorBody("http: " + err.Error())
+	}
+	for k, vs := range req.Headers {
+		for _, v := range vs {
+			hreq.Header.Add(k, v)
+		}
+	}
+	targets := map[string]netTarget{net.JoinHostPort(first.host, strconv.Itoa(first.port)): first}
+	transport := &http.Transport{
+		Proxy:             nil, // never an environment proxy: the check must see the real destination
+		DisableKeepAlives: true,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			t, ok := targets[addr]
+			if !ok {
+				return nil, deny("net: %q was not checked against the grant", addr)
+			}
+			return c.dialPinned(ctx, network, t)
+		},
+		ResponseHeaderTimeout: c.net.Timeout,
+	}
+	client := &http.Client{
+		Transport: transport,
+		CheckRedirect: func(r *http.Request, via []*http.Request) error {
+			if len(via) > c.net.MaxRedirects {
+				return deny("net: more than %d redirects", c.net.MaxRedirects)
+			}
+			t, err := c.checkURL(r.URL)
+			if err != nil {
+				return err
+			}
+			targets[net.JoinHostPort(t.host, strconv.Itoa(t.port))] = t
+			return nil
+		},
+	}
+	resp, err := client.Do(hreq)
+	if err != nil {
+		return statusOf(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.net.MaxResponseBytes)+1))
+	if err != nil {
+		return statusOf(err)
+	}
+	if len(data) > c.net.MaxResponseBytes {
+		return abi.StatusTooLarge, errorBody(fmt.Sprintf("net: response body exceeds %s", formatBytes(uint64(c.net.MaxResponseBytes))))
+	}
+	out := abi.HTTPResponse{Status: resp.StatusCode, Headers: resp.Header, URL: resp.Request.URL.String()}
+	if utf8.Valid(data) {
+		out.Body = string(data)
+	} else {
+		out.BodyBase64 = base64.StdEncoding.EncodeToString(data)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return abi.StatusFailed, errorBody("http: encoding response: " + err.Error())
+	}
+	return abi.StatusOK, b
+}
+
+// statusOf maps an error to a status and the one-line reason the guest sees.
+func statusOf(err error) (abi.Status, []byte) {
+	var d *denial
+	switch {
+	case errors.As(err, &d):
+		return abi.StatusDenied, errorBody(d.msg)
+	case errors.Is(err, context.DeadlineExceeded):
+		return abi.StatusTimeout, errorBody("time limit exceeded: " + err.Error())
+	case errors.Is(err, context.Canceled):
+		return abi.StatusCancelled, errorBody("cancelled")
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return abi.StatusFailed, errorBody(err.Error())
+}
