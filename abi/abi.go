@@ -38,11 +38,11 @@ const (
 	ImportResponse  = "response"  // (buf_ptr, buf_len i32) -> i32 bytes copied or -status
 )
 
-// Status is the i32 every host import returns (ABI.md §6.2). A refused capability is a
+// Status is the i32 every host import returns (ABI.md §6.4). A refused capability is a
 // status, never a trap.
 type Status int32
 
-// Status values (ABI.md §6.2).
+// Status values (ABI.md §6.4).
 const (
 	StatusOK          Status = 0
 	StatusDenied      Status = 1
@@ -190,7 +190,7 @@ const (
 )
 
 // HTTPRequest is the body of a KindHTTP request. Only http and https URLs are allowed; the
-// host must be granted (ABI.md §6.3).
+// host must be granted (ABI.md §6.2).
 type HTTPRequest struct {
 	Method  string              `json:"method,omitempty"` // default GET
 	URL     string              `json:"url"`
@@ -211,7 +211,7 @@ type HTTPResponse struct {
 // ExecRequest is the body of a KindExec request: run a granted program with the grant's
 // fixed arguments followed by Args, and Stdin on its standard input. Program names the grant:
 // its name, or its absolute path when one grant has that path. There is no PATH lookup and no
-// shell (ABI.md §6.4).
+// shell (ABI.md §6.3).
 type ExecRequest struct {
 	Program string   `json:"program"`
 	Args    []string `json:"args,omitempty"`

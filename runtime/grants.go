@@ -319,3 +319,62 @@ func intersectHostPatterns(a, b string) (string, bool) {
 	}
 	return "", false
 }
+
+// ToolGrants returns what the operator granted tool (after per-tool narrowing) and what it
+// effectively has (granted ∩ requested). ok is false for an unknown tool.
+func (g *Guest) ToolGrants(tool string) (granted, effective Grants, ok bool) {
+	t, found := g.tools[tool]
+	if !found {
+		return Grants{}, Grants{}, false
+	}
+	return t.caps.granted, t.caps.effective, true
+}
+
+// Ungranted lists, once each, the capabilities some tool of g requested but does not have,
+// e.g. `net "*"`, `exec "/usr/bin/git"`, `clock`. Serving logs them, so an operator sees
+// what a guest expected and was not given.
+func (g *Guest) Ungranted() []string {
+	var out []string
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, td := range g.manifest.Tools {
+		t := g.tools[td.Name]
+		req := mergeRequests(g.manifest.Requests, td.Requests)
+		eff := t.caps.effective
+		for _, r := range req.Net {
+			if !slices.ContainsFunc(eff.Net, func(p string) bool { _, ok := intersectHostPatterns(p, r); return ok }) {
+				add(fmt.Sprintf("net %q", r))
+			}
+		}
+		for _, r := range req.Exec {
+			if !slices.ContainsFunc(eff.Exec, func(e ExecGrant) bool { return e.Path == r }) {
+				add(fmt.Sprintf("exec %q", r))
+			}
+		}
+		for _, r := range req.FS {
+			if !slices.ContainsFunc(eff.FS, func(f FSGrant) bool { return f.Guest == r.Path }) {
+				add(fmt.Sprintf("fs %q", r.Path))
+			}
+		}
+		for _, r := range req.Env {
+			if !slices.ContainsFunc(eff.Env, func(e string) bool { n, _, _ := strings.Cut(e, "="); return n == r }) {
+				add(fmt.Sprintf("env %q", r))
+			}
+		}
+		if req.Clock && !eff.Clock {
+			add("clock")
+		}
+		if req.Random && !eff.Random {
+			add("random")
+		}
+		for _, r := range req.MCP {
+			if !slices.Contains(eff.MCP, r) {
+				add(fmt.Sprintf("mcp %q", r))
+			}
+		}
+	}
+	return out
+}

@@ -217,7 +217,7 @@ func Progress(progress, total float64, msg string) { hostProgress(progress, tota
 // it and return early.
 func Cancelled() bool { return hostCancelled() }
 
-// HTTP performs an HTTP request through the host's net grant (ABI.md §6.3). A host that is
+// HTTP performs an HTTP request through the host's net grant (ABI.md §6.2). A host that is
 // not granted, a refused address or a response over the cap returns a *RequestError.
 func HTTP(req abi.HTTPRequest) (*abi.HTTPResponse, error) {
 	var resp abi.HTTPResponse
@@ -227,7 +227,7 @@ func HTTP(req abi.HTTPRequest) (*abi.HTTPResponse, error) {
 	return &resp, nil
 }
 
-// Exec runs a granted program through the host's exec grant (ABI.md §6.4). A program or
+// Exec runs a granted program through the host's exec grant (ABI.md §6.3). A program or
 // argument the grant does not allow returns a *RequestError; a non-zero exit code does not.
 func Exec(req abi.ExecRequest) (*abi.ExecResponse, error) {
 	var resp abi.ExecResponse

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/config"
 	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +35,7 @@ const (
 
 const usage = `usage:
   mcpwasm serve [flags] [GUEST.wasm ...]   serve guests over MCP stdio (no guests: the bundled ones)
-  mcpwasm inspect [--json] GUEST.wasm      show a guest's manifest, tools, schemas and requests
+  mcpwasm inspect [--config F] [--json] GUEST.wasm  show a guest's manifest, tools, schemas and requests
   mcpwasm version                          print versions
 Run 'mcpwasm serve -h' for serve's flags.
 `
@@ -68,6 +69,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // hostFlags are the flags of every command that loads guests.
 type hostFlags struct {
+	config    string
 	timeout   time.Duration
 	memoryMB  uint64
 	instances int
@@ -77,6 +79,7 @@ type hostFlags struct {
 }
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "configuration file: guests, grants, limits (see runtime/config/schema.json)")
 	fs.DurationVar(&f.timeout, "timeout", runtime.DefaultLimits.Timeout, "time limit of one tool call")
 	fs.Uint64Var(&f.memoryMB, "memory-mb", runtime.DefaultLimits.MemoryBytes>>20, "linear memory limit of one guest instance, in MiB")
 	fs.IntVar(&f.instances, "instances", runtime.DefaultLimits.Instances, "instances per guest (concurrent calls into one guest)")
@@ -118,35 +121,53 @@ func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
-// module is a guest module to load: a file, or a bundled default.
-type module struct {
-	source string
-	wasm   []byte
+// guestSpec is a guest module to load and how.
+type guestSpec struct {
+	wasm []byte
+	cfg  *runtime.GuestConfig
 }
 
-func readModules(paths []string) ([]module, error) {
-	if len(paths) == 0 {
-		var mods []module
-		for _, b := range guests.Default() {
-			mods = append(mods, module{source: "bundled:" + b.Name, wasm: b.Wasm})
+// guestSpecs gathers the guests to load: those of the config file (with their grants), then
+// the module paths given as arguments (no grants). With neither, the bundled default guests.
+// Limits from flags fill what the config leaves unset.
+func guestSpecs(configPath string, paths []string, limits runtime.Limits) ([]guestSpec, *config.Config, error) {
+	var specs []guestSpec
+	var cfg *config.Config
+	if configPath != "" {
+		var err error
+		if cfg, err = config.Load(configPath); err != nil {
+			return nil, nil, err
 		}
-		return mods, nil
+		for _, g := range cfg.Guests {
+			p := cfg.ModulePath(g)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			gc := cfg.GuestConfig(g, p)
+			gc.Limits = gc.Limits.Merge(limits)
+			specs = append(specs, guestSpec{wasm: b, cfg: gc})
+		}
 	}
-	mods := make([]module, 0, len(paths))
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		mods = append(mods, module{source: p, wasm: b})
+		specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits}})
 	}
-	return mods, nil
+	if configPath == "" && len(paths) == 0 {
+		for _, b := range guests.Default() {
+			specs = append(specs, guestSpec{wasm: b.Wasm, cfg: &runtime.GuestConfig{Source: "bundled:" + b.Name, Limits: limits}})
+		}
+	}
+	return specs, cfg, nil
 }
 
-func loadAll(ctx context.Context, h *runtime.Host, mods []module, limits runtime.Limits) ([]*runtime.Guest, error) {
-	gs := make([]*runtime.Guest, 0, len(mods))
-	for _, m := range mods {
-		g, err := h.Load(ctx, m.wasm, &runtime.GuestConfig{Source: m.source, Limits: limits})
+func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec) ([]*runtime.Guest, error) {
+	gs := make([]*runtime.Guest, 0, len(specs))
+	for _, s := range specs {
+		g, err := h.Load(ctx, s.wasm, s.cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +194,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return ExitUsage, err
 	}
-	mods, err := readModules(fs.Args())
+	specs, cfg, err := guestSpecs(hf.config, fs.Args(), hf.limits())
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -182,9 +203,17 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitError, err
 	}
 	defer h.Close(context.Background())
-	gs, err := loadAll(ctx, h, mods, hf.limits())
+	gs, err := loadAll(ctx, h, specs)
 	if err != nil {
 		return ExitLoad, err
+	}
+	for _, g := range gs {
+		if missing := g.Ungranted(); len(missing) > 0 {
+			logger.Warn("requested capabilities not granted", "guest", g.Name(), "missing", strings.Join(missing, "; "))
+		}
+	}
+	if cfg != nil && len(cfg.Upstreams) > 0 {
+		logger.Warn("upstream MCP servers are configured but not supported by this version; ignoring them", "upstreams", len(cfg.Upstreams))
 	}
 	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
 		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}})
@@ -243,6 +272,10 @@ type inspectOutput struct {
 	SHA256 string `json:"sha256"`
 	Bytes  int    `json:"bytes"`
 	abi.Manifest
+	// With --config: per tool, what is granted and what is effective (granted ∩ requested),
+	// and the requested capabilities that are not granted.
+	Grants     map[string]toolGrants `json:"grants,omitempty"`
+	NotGranted []string              `json:"not_granted,omitempty"`
 }
 
 func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -255,28 +288,52 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return ExitUsage, nil
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprint(stderr, "usage: mcpwasm inspect [--json] GUEST.wasm\n")
+		fmt.Fprint(stderr, "usage: mcpwasm inspect [--config FILE] [--json] GUEST.wasm\n")
 		return ExitUsage, nil
 	}
 	logger, err := hf.logger(stderr)
 	if err != nil {
 		return ExitUsage, err
 	}
-	mods, err := readModules(fs.Args())
+	path := fs.Arg(0)
+	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return ExitLoad, err
+	}
+	gc := &runtime.GuestConfig{Source: path, Limits: hf.limits()}
+	if hf.config != "" {
+		cfg, err := config.Load(hf.config)
+		if err != nil {
+			return ExitLoad, err
+		}
+		// The config's entry for this module, if any, says what is granted.
+		for _, g := range cfg.Guests {
+			if sameFile(cfg.ModulePath(g), path) {
+				gc = cfg.GuestConfig(g, path)
+				gc.Limits = gc.Limits.Merge(hf.limits())
+				break
+			}
+		}
 	}
 	h, err := hf.host(ctx, logger)
 	if err != nil {
 		return ExitError, err
 	}
 	defer h.Close(context.Background())
-	gs, err := loadAll(ctx, h, mods, hf.limits())
+	g, err := h.Load(ctx, wasm, gc)
 	if err != nil {
 		return ExitLoad, err
 	}
-	sum := sha256.Sum256(mods[0].wasm)
-	out := inspectOutput{Source: mods[0].source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(mods[0].wasm), Manifest: *gs[0].Manifest()}
+	sum := sha256.Sum256(wasm)
+	out := inspectOutput{Source: path, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm), Manifest: *g.Manifest()}
+	if hf.config != "" {
+		out.Grants = map[string]toolGrants{}
+		for _, t := range g.Manifest().Tools {
+			granted, eff, _ := g.ToolGrants(t.Name)
+			out.Grants[t.Name] = toolGrants{Granted: describeGrants(granted), Effective: describeGrants(eff)}
+		}
+		out.NotGranted = g.Ungranted()
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -286,6 +343,18 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	return ExitOK, nil
 }
 
+// toolGrants is what inspect --config shows per tool.
+type toolGrants struct {
+	Granted   string `json:"granted"`
+	Effective string `json:"effective"`
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
 func writeInspect(w io.Writer, o *inspectOutput) {
 	fmt.Fprintf(w, "guest %s %s\n", o.Name, o.Version)
 	if o.Description != "" {
@@ -293,6 +362,9 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 	}
 	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", o.Source, o.Bytes, o.SHA256)
 	fmt.Fprintf(w, "requests: %s\n", describeRequests(o.Requests))
+	if o.Grants != nil {
+		fmt.Fprintf(w, "not granted: %s\n", orNone(strings.Join(o.NotGranted, "; ")))
+	}
 	fmt.Fprintf(w, "tools (%d):\n", len(o.Tools))
 	for _, t := range o.Tools {
 		fmt.Fprintf(w, "\n  %s", t.Name)
@@ -310,8 +382,59 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 		if len(t.Annotations) > 0 {
 			fmt.Fprintf(w, "    annotations: %s\n", t.Annotations)
 		}
-		fmt.Fprintf(w, "    requests: %s\n", describeRequests(t.Requests))
+		fmt.Fprintf(w, "    requests:  %s\n", describeRequests(t.Requests))
+		if tg, ok := o.Grants[t.Name]; ok {
+			fmt.Fprintf(w, "    granted:   %s\n", tg.Granted)
+			fmt.Fprintf(w, "    effective: %s\n", tg.Effective)
+		}
 	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func describeGrants(g runtime.Grants) string {
+	var parts []string
+	add := func(kind string, vals []string) {
+		if len(vals) > 0 {
+			parts = append(parts, kind+" "+strings.Join(vals, ", "))
+		}
+	}
+	add("net", g.Net)
+	var ex []string
+	for _, e := range g.Exec {
+		s := e.Path
+		if e.Name != "" {
+			s = e.Name + "=" + s
+		}
+		if len(e.Args) > 0 {
+			s += " " + strings.Join(e.Args, " ")
+		}
+		ex = append(ex, s)
+	}
+	add("exec", ex)
+	var fsv []string
+	for _, f := range g.FS {
+		s := f.Guest + "=" + f.Host
+		if f.RW {
+			s += " (rw)"
+		}
+		fsv = append(fsv, s)
+	}
+	add("fs", fsv)
+	add("env", g.Env)
+	if g.Clock {
+		parts = append(parts, "clock")
+	}
+	if g.Random {
+		parts = append(parts, "random")
+	}
+	add("mcp", g.MCP)
+	return orNone(strings.Join(parts, "; "))
 }
 
 func describeRequests(r abi.Requests) string {
@@ -339,10 +462,7 @@ func describeRequests(r abi.Requests) string {
 		parts = append(parts, "random")
 	}
 	add("mcp", r.MCP)
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, "; ")
+	return orNone(strings.Join(parts, "; "))
 }
 
 // version returns the main module's version, or "dev" for a source build.

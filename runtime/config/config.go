@@ -1,0 +1,334 @@
+// Package config reads mcpwasm's configuration file: strict JSON, validated against the JSON
+// Schema in schema.json (draft 2020-12, checked with github.com/google/jsonschema-go), then
+// decoded with unknown fields rejected. Errors name the line and column, or the JSON pointer
+// of the offending value.
+//
+// The shape (see schema.json for every field):
+//
+//	{"guests": [{"name": "web", "path": "fetch.wasm", "sha256": "…",
+//	             "grants": {"net": ["example.com"], "clock": true},
+//	             "limits": {"memory_mb": 64, "timeout_ms": 10000, "instances": 4},
+//	             "tools": {"fetch": {"grants": {"net": ["example.com"]}}}}],
+//	 "upstreams": {"docs": {"command": ["docs-server", "--stdio"]}}}
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpwasm/mcpwasm/runtime"
+)
+
+// Schema is the JSON Schema every configuration file must satisfy.
+//
+//go:embed schema.json
+var Schema []byte
+
+// Config is a parsed configuration file.
+type Config struct {
+	Guests    []Guest             `json:"guests"`
+	Upstreams map[string]Upstream `json:"upstreams,omitempty"`
+
+	dir string // the file's directory: relative paths are resolved against it
+}
+
+// Guest is one guest to load and what the operator grants it.
+type Guest struct {
+	Name   string          `json:"name,omitempty"`
+	Path   string          `json:"path"`
+	SHA256 string          `json:"sha256,omitempty"`
+	Grants Grants          `json:"grants,omitzero"`
+	Limits Limits          `json:"limits,omitzero"`
+	Tools  map[string]Tool `json:"tools,omitempty"`
+}
+
+// Tool narrows grants and limits for one tool.
+type Tool struct {
+	Grants *Grants `json:"grants,omitempty"`
+	Limits Limits  `json:"limits,omitzero"`
+}
+
+// Grants mirrors runtime.Grants in the file's vocabulary.
+type Grants struct {
+	Net    []string `json:"net,omitempty"`
+	Exec   []Exec   `json:"exec,omitempty"`
+	FS     []FS     `json:"fs,omitempty"`
+	Env    []string `json:"env,omitempty"`
+	Clock  bool     `json:"clock,omitempty"`
+	Random bool     `json:"random,omitempty"`
+	MCP    []string `json:"mcp,omitempty"`
+}
+
+// Exec mirrors runtime.ExecGrant.
+type Exec struct {
+	Name        string   `json:"name,omitempty"`
+	Path        string   `json:"path"`
+	Args        []string `json:"args,omitempty"`
+	Options     bool     `json:"options,omitempty"`
+	Env         []string `json:"env,omitempty"`
+	Dir         string   `json:"dir,omitempty"`
+	TimeoutMS   int      `json:"timeout_ms,omitempty"`
+	OutputBytes int      `json:"output_bytes,omitempty"`
+}
+
+// FS mounts host directory Host at guest path Guest, read-only unless RW.
+type FS struct {
+	Guest string `json:"guest"`
+	Host  string `json:"host"`
+	RW    bool   `json:"rw,omitempty"`
+}
+
+// Limits mirrors runtime.Limits in the file's units (MiB, milliseconds, bytes).
+type Limits struct {
+	MemoryMB    int `json:"memory_mb,omitempty"`
+	TimeoutMS   int `json:"timeout_ms,omitempty"`
+	Instances   int `json:"instances,omitempty"`
+	OutputBytes int `json:"output_bytes,omitempty"`
+}
+
+// Upstream is an MCP server the host can connect to as a client: a command to spawn (stdio)
+// or a Streamable HTTP URL with headers.
+type Upstream struct {
+	Command []string          `json:"command,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Expose  bool              `json:"expose,omitempty"`
+}
+
+var resolvedSchema = func() *jsonschema.Resolved {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(Schema, &s); err != nil {
+		panic("config: schema.json: " + err.Error())
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		panic("config: schema.json: " + err.Error())
+	}
+	return r
+}()
+
+// Load reads and validates the configuration file at path.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.dir = filepath.Dir(path)
+	return c, nil
+}
+
+// Parse validates and decodes a configuration. Relative paths in it are relative to the
+// current directory (Load makes them relative to the file).
+func Parse(data []byte) (*Config, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, syntaxError(data, err)
+	}
+	if err := resolvedSchema.Validate(v); err != nil {
+		return nil, schemaError(data, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, syntaxError(data, err)
+	}
+	for name, u := range c.Upstreams {
+		if (len(u.Command) > 0) == (u.URL != "") {
+			return nil, fmt.Errorf("upstream %q: give exactly one of \"command\" or \"url\"", name)
+		}
+	}
+	names := map[string]int{}
+	for i, g := range c.Guests {
+		if g.Name == "" {
+			continue
+		}
+		if j, dup := names[g.Name]; dup {
+			return nil, fmt.Errorf("guests[%d] and guests[%d] are both named %q", j, i, g.Name)
+		}
+		names[g.Name] = i
+	}
+	for i, g := range c.Guests {
+		for tool, t := range g.Tools {
+			if t.Grants == nil {
+				continue
+			}
+			if err := t.Grants.within(g.Grants); err != nil {
+				return nil, fmt.Errorf("guests[%d] tool %q: %w", i, tool, err)
+			}
+		}
+		for _, m := range g.Grants.MCP {
+			if _, ok := c.Upstreams[m]; !ok {
+				return nil, fmt.Errorf("guests[%d]: mcp grant %q names no upstream", i, m)
+			}
+		}
+	}
+	return &c, nil
+}
+
+// within reports an error if a tool's grants name something the guest's grants do not:
+// narrowing can only remove.
+func (t *Grants) within(g Grants) error {
+	for _, n := range t.Net {
+		if !contains(g.Net, n) {
+			return fmt.Errorf("net %q is not granted to the guest", n)
+		}
+	}
+	for _, e := range t.Exec {
+		found := false
+		for _, ge := range g.Exec {
+			found = found || ge.Path == e.Path && ge.Name == e.Name
+		}
+		if !found {
+			return fmt.Errorf("exec %q is not granted to the guest", e.Path)
+		}
+	}
+	for _, f := range t.FS {
+		found := false
+		for _, gf := range g.FS {
+			found = found || gf.Guest == f.Guest && gf.Host == f.Host
+		}
+		if !found {
+			return fmt.Errorf("fs %q is not granted to the guest", f.Guest)
+		}
+	}
+	for _, e := range t.Env {
+		if !contains(g.Env, e) {
+			return fmt.Errorf("env %q is not granted to the guest", e)
+		}
+	}
+	switch {
+	case t.Clock && !g.Clock:
+		return errors.New("clock is not granted to the guest")
+	case t.Random && !g.Random:
+		return errors.New("random is not granted to the guest")
+	}
+	for _, m := range t.MCP {
+		if !contains(g.MCP, m) {
+			return fmt.Errorf("mcp %q is not granted to the guest", m)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// syntaxError names the line and column of a JSON decoding error.
+func syntaxError(data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	line := 1 + bytes.Count(data[:min(off, int64(len(data)))], []byte("\n"))
+	col := off - int64(bytes.LastIndexByte(data[:min(off, int64(len(data)))], '\n'))
+	return fmt.Errorf("line %d column %d: %w", line, col-1, err)
+}
+
+var (
+	schemaPathRE = regexp.MustCompile(`/(?:properties|\$defs)/([^/]+)(?:/items|/additionalProperties)?$`)
+	unknownRE    = regexp.MustCompile(`unexpected additional properties \["([^"]+)"`)
+)
+
+// schemaError shortens a jsonschema-go error, which walks the schema's $refs, to the field
+// that failed and why, with the line of an unknown key.
+func schemaError(data []byte, err error) error {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "validating "); i >= 0 {
+		msg = msg[i+len("validating "):]
+	}
+	where, why, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return fmt.Errorf("config schema: %s", msg)
+	}
+	field := "top level"
+	if m := schemaPathRE.FindStringSubmatch(where); m != nil {
+		field = fmt.Sprintf("%q", m[1])
+	}
+	if m := unknownRE.FindStringSubmatch(why); m != nil {
+		if off := bytes.Index(data, []byte(`"`+m[1]+`"`)); off >= 0 {
+			return fmt.Errorf("line %d: unknown key %q in %s", 1+bytes.Count(data[:off], []byte("\n")), m[1], field)
+		}
+	}
+	return fmt.Errorf("%s: %s", field, why)
+}
+
+// ModulePath returns g.Path resolved against the config file's directory.
+func (c *Config) ModulePath(g Guest) string { return c.resolve(g.Path) }
+
+func (c *Config) resolve(p string) string {
+	if filepath.IsAbs(p) || c.dir == "" {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+// GuestConfig turns g into the runtime's form; source names the module for messages.
+func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
+	rc := &runtime.GuestConfig{
+		Name:   g.Name,
+		Source: source,
+		SHA256: g.SHA256,
+		Limits: g.Limits.runtime(),
+		Grants: c.grants(g.Grants),
+	}
+	for name, t := range g.Tools {
+		if t.Limits != (Limits{}) {
+			if rc.ToolLimits == nil {
+				rc.ToolLimits = map[string]runtime.Limits{}
+			}
+			rc.ToolLimits[name] = t.Limits.runtime()
+		}
+		if t.Grants != nil {
+			if rc.ToolGrants == nil {
+				rc.ToolGrants = map[string]runtime.Grants{}
+			}
+			rc.ToolGrants[name] = c.grants(*t.Grants)
+		}
+	}
+	return rc
+}
+
+func (c *Config) grants(g Grants) runtime.Grants {
+	r := runtime.Grants{Net: g.Net, Env: g.Env, Clock: g.Clock, Random: g.Random, MCP: g.MCP}
+	for _, e := range g.Exec {
+		r.Exec = append(r.Exec, runtime.ExecGrant{Name: e.Name, Path: e.Path, Args: e.Args, Options: e.Options,
+			Env: e.Env, Dir: e.Dir, Timeout: time.Duration(e.TimeoutMS) * time.Millisecond, OutputBytes: e.OutputBytes})
+	}
+	for _, f := range g.FS {
+		r.FS = append(r.FS, runtime.FSGrant{Guest: f.Guest, Host: c.resolve(f.Host), RW: f.RW})
+	}
+	return r
+}
+
+func (l Limits) runtime() runtime.Limits {
+	return runtime.Limits{MemoryBytes: uint64(l.MemoryMB) << 20, Timeout: time.Duration(l.TimeoutMS) * time.Millisecond,
+		Instances: l.Instances, OutputBytes: l.OutputBytes}
+}

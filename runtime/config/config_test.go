@@ -1,0 +1,92 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpwasm/mcpwasm/runtime"
+)
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"not JSON", "{\n  \"guests\": [\n    {\"path\": \"a.wasm\",}\n  ]\n}", `line 3 column 23: invalid character '}' looking for beginning of object key string`},
+		{"unknown top-level key", `{"guestz": []}`, `line 1: unknown key "guestz" in top level`},
+		{"unknown grant kind", `{"guests": [{"path": "a.wasm", "grants": {"nett": ["x"]}}]}`, `line 1: unknown key "nett" in "grants"`},
+		{"missing path", `{"guests": [{"name": "a"}]}`, `"guest": required: missing properties: ["path"]`},
+		{"bad name", `{"guests": [{"name": "no spaces", "path": "a.wasm"}]}`, `"name": pattern: "no spaces" does not match regular expression "^[a-zA-Z0-9_-]{1,64}$"`},
+		{"relative exec path", `{"guests": [{"path": "a.wasm", "grants": {"exec": [{"path": "git"}]}}]}`, `"path": pattern: "git" does not match regular expression "^/"`},
+		{"duplicate guest", `{"guests": [{"name": "a", "path": "a.wasm"}, {"name": "a", "path": "b.wasm"}]}`, `guests[0] and guests[1] are both named "a"`},
+		{"tool widens", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`, `guests[0] tool "t": net "b.test" is not granted to the guest`},
+		{"mcp without upstream", `{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}]}`, `guests[0]: mcp grant "docs" names no upstream`},
+		{"upstream without command or url", `{"upstreams": {"docs": {}}}`, `upstream "docs": give exactly one of "command" or "url"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.in))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if diff := cmp.Diff(tc.want, err.Error()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadToRuntime(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "mcpwasm.json")
+	if err := os.WriteFile(path, []byte(`{
+  "guests": [
+    {"name": "web", "path": "guests/fetch.wasm",
+     "grants": {"net": ["example.com", "*.example.org:443"], "clock": true,
+                "fs": [{"guest": "/data", "host": "box", "rw": true}],
+                "exec": [{"name": "git-log", "path": "/usr/bin/git", "args": ["log"], "timeout_ms": 500}]},
+     "limits": {"memory_mb": 64, "timeout_ms": 10000, "instances": 2},
+     "tools": {"fetch": {"grants": {"net": ["example.com"]}, "limits": {"timeout_ms": 2000}}}}
+  ],
+  "upstreams": {"docs": {"command": ["docs-server", "--stdio"]}}
+}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ModulePath(c.Guests[0]); got != filepath.Join(dir, "guests/fetch.wasm") {
+		t.Errorf("ModulePath = %s", got)
+	}
+	got := c.GuestConfig(c.Guests[0], "fetch.wasm")
+	want := &runtime.GuestConfig{
+		Name: "web", Source: "fetch.wasm",
+		Limits: runtime.Limits{MemoryBytes: 64 << 20, Timeout: 10 * time.Second, Instances: 2},
+		Grants: runtime.Grants{
+			Net:   []string{"example.com", "*.example.org:443"},
+			Clock: true,
+			FS:    []runtime.FSGrant{{Guest: "/data", Host: filepath.Join(dir, "box"), RW: true}},
+			Exec:  []runtime.ExecGrant{{Name: "git-log", Path: "/usr/bin/git", Args: []string{"log"}, Timeout: 500 * time.Millisecond}},
+		},
+		ToolLimits: map[string]runtime.Limits{"fetch": {Timeout: 2 * time.Second}},
+		ToolGrants: map[string]runtime.Grants{"fetch": {Net: []string{"example.com"}}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("GuestConfig (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]Upstream{"docs": {Command: []string{"docs-server", "--stdio"}}}, c.Upstreams); diff != "" {
+		t.Errorf("upstreams (-want +got):\n%s", diff)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"guests":[{"path":"a.wasm","grants":{"net":["x"]}}]}`))
+	f.Add([]byte(`{"upstreams":{"a":{"url":"http://x"}}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Parse(data)
+		if err == nil && c == nil {
+			t.Fatal("nil config without error")
+		}
+	})
+}
