@@ -187,6 +187,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	var hf hostFlags
 	hf.register(fs)
 	maxLine := fs.Int("max-line-bytes", stdio.DefaultMaxLineBytes, "largest accepted MCP message line, in bytes")
+	var hs httpFlags
+	hs.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage, nil
 	}
@@ -223,6 +225,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	names, tools := make([]string, len(gs)), 0
 	for i, g := range gs {
 		names[i], tools = g.Name(), tools+len(g.Manifest().Tools)
+	}
+	if hs.addr != "" {
+		return serveHTTP(ctx, srv, &hs, logger, strings.Join(names, ","), tools)
 	}
 	logger.Info("serving", "transport", "stdio", "guests", strings.Join(names, ","), "tools", tools)
 

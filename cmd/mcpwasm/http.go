@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpFlags are serve's Streamable HTTP flags.
+type httpFlags struct {
+	addr         string
+	stateless    bool
+	jsonResponse bool
+	tokenEnv     string
+}
+
+func (f *httpFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.addr, "http", "", "serve MCP Streamable HTTP on ADDR instead of stdio (\":8080\" binds 127.0.0.1:8080)")
+	fs.BoolVar(&f.stateless, "stateless", false, "HTTP: no sessions; each request stands alone (MCP 2026-07-28 style)")
+	fs.BoolVar(&f.jsonResponse, "json-response", false, "HTTP: answer POSTs with application/json instead of SSE")
+	fs.StringVar(&f.tokenEnv, "token-env", "MCPWASM_HTTP_TOKEN", "HTTP: if this environment variable is set, require it as a bearer token")
+}
+
+// httpShutdownGrace is how long in-flight HTTP requests may finish after a stop signal.
+const httpShutdownGrace = 10 * time.Second
+
+// serveHTTP serves srv over Streamable HTTP until ctx is done, then drains in-flight
+// requests (up to httpShutdownGrace) and returns.
+func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, logger *slog.Logger, guests string, tools int) (int, error) {
+	addr := f.addr
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		addr = net.JoinHostPort("127.0.0.1", port) // never all interfaces by accident
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return ExitError, err
+	}
+	token := ""
+	if f.tokenEnv != "" {
+		token = os.Getenv(f.tokenEnv)
+	}
+	hsrv := &http.Server{
+		Handler: mcpserver.NewHTTPHandler(srv, &mcpserver.HTTPOptions{
+			Stateless: f.stateless, JSONResponse: f.jsonResponse, BearerToken: token,
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	logger.Info("serving", "transport", "http", "addr", ln.Addr().String(), "stateless", f.stateless,
+		"auth", token != "", "guests", guests, "tools", tools)
+	errc := make(chan error, 1)
+	go func() { errc <- hsrv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return ExitError, err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+	defer cancel()
+	if err := hsrv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return ExitError, err
+	}
+	logger.Info("stopped", "transport", "http")
+	return ExitOK, nil
+}

@@ -1,0 +1,94 @@
+package mcpserver
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPOptions configure NewHTTPHandler. Nil means defaults.
+type HTTPOptions struct {
+	// Stateless serves every request in a fresh session, without Mcp-Session-Id (MCP
+	// 2026-07-28 "Transports › Streamable HTTP" is sessionless). Server-to-client requests
+	// and GET streams are then unavailable.
+	Stateless bool
+	// JSONResponse answers POSTs with application/json instead of an SSE stream.
+	JSONResponse bool
+	// BearerToken, if set, is required in "Authorization: Bearer <token>" on every MCP
+	// request (RFC 6750 §2.1); a missing or wrong token is 401 with WWW-Authenticate.
+	BearerToken string
+	// MaxRequestBodyBytes caps a request body; zero means the SDK's default (4 MiB).
+	MaxRequestBodyBytes int64
+}
+
+// NewHTTPHandler serves s over MCP Streamable HTTP at every path, plus GET /healthz.
+//
+// Protection against DNS rebinding and cross-site requests (MCP "Security Best Practices ›
+// Local MCP Server Compromise"): a request that reached a loopback address with a
+// non-loopback Host header is 403 (the SDK's localhost protection), and a browser request
+// from another origin (Sec-Fetch-Site / Origin not matching Host) is 403 (net/http's
+// CrossOriginProtection). Neither creates a session.
+func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+		Stateless:           o.Stateless,
+		JSONResponse:        o.JSONResponse,
+		MaxRequestBodyBytes: o.MaxRequestBodyBytes,
+	})
+	var h http.Handler = mcpHandler
+	if o.BearerToken != "" {
+		h = requireBearer(o.BearerToken, h)
+	}
+	h = originCheck(h)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.Handle("/", h)
+	return mux
+}
+
+// originCheck refuses cross-origin browser requests. http.CrossOriginProtection lets
+// non-browser requests (no Origin, no Sec-Fetch-Site) through, as MCP clients are.
+func originCheck(next http.Handler) http.Handler {
+	p := http.NewCrossOriginProtection()
+	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	}))
+	inner := p.Handler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// CrossOriginProtection only judges unsafe methods; an MCP GET stream carries
+		// session data, so judge it too.
+		if origin := r.Header.Get("Origin"); origin != "" && r.Method == http.MethodGet {
+			if !sameOrigin(origin, r.Host) {
+				http.Error(w, "cross-origin request refused", http.StatusForbidden)
+				return
+			}
+		}
+		inner.ServeHTTP(w, r)
+	})
+}
+
+func sameOrigin(origin, host string) bool {
+	_, rest, ok := strings.Cut(origin, "://")
+	return ok && strings.EqualFold(rest, host)
+}
+
+func requireBearer(token string, next http.Handler) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpwasm"`)
+			http.Error(w, "missing or invalid bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
