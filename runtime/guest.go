@@ -394,6 +394,31 @@ func (g *Guest) Tool(name string) (abi.Tool, bool) {
 	return t.def, true
 }
 
+// ValidateOutput checks a tool's structured result (decoded JSON: map[string]any, []any,
+// float64, string, bool or nil) against the tool's outputSchema. A tool without an output
+// schema accepts anything. MCP 2025-06-18 "Tools › Output Schema": servers must return
+// structured results that conform to it.
+func (g *Guest) ValidateOutput(tool string, structured any) error {
+	t, ok := g.tools[tool]
+	if !ok {
+		return fmt.Errorf("guest %q: %w %q", g.name, ErrUnknownTool, tool)
+	}
+	if t.output == nil {
+		return nil
+	}
+	if err := t.output.Validate(structured); err != nil {
+		return fmt.Errorf("guest %q tool %q: structured result does not match its outputSchema: %s",
+			g.name, tool, strings.TrimPrefix(err.Error(), "validating root: "))
+	}
+	return nil
+}
+
+// HasOutputSchema reports whether tool declares an outputSchema.
+func (g *Guest) HasOutputSchema(tool string) bool {
+	t, ok := g.tools[tool]
+	return ok && t.output != nil
+}
+
 // Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and
 // returns the guest's result JSON (an MCP CallToolResult, ABI.md §5), owned by the caller.
 //
@@ -410,7 +435,7 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	if len(args) == 0 {
 		args = emptyObject
 	}
-	if err := validateArgs(t.input, args); err != nil {
+	if err := validateArgs(t.input, string(t.def.InputSchema) == permissiveSchema, args); err != nil {
 		return nil, fmt.Errorf("guest %q tool %q: %w: %s", g.name, toolName, ErrInvalidArguments, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.limits.Timeout)
@@ -430,7 +455,23 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 
 var emptyObject = []byte("{}")
 
-func validateArgs(s *jsonschema.Resolved, args []byte) error {
+// permissiveSchema is the input schema that accepts every object (the guest SDK's default
+// for AddRawTool). validateArgs skips decoding and validation under it when it can.
+const permissiveSchema = `{"type":"object"}`
+
+// validateArgs checks args against s; permissive says s is permissiveSchema. Valid JSON is
+// decoded with json.Unmarshal, which yields what the Decoder below would, without its
+// buffers; anything else takes the Decoder path, whose error messages are the contract.
+func validateArgs(s *jsonschema.Resolved, permissive bool, args []byte) error {
+	if json.Valid(args) {
+		if permissive && firstByte(args) == '{' && !mayOverflow(args) {
+			return nil // an object whose numbers all fit float64: decoding and s accept it
+		}
+		var v any
+		if json.Unmarshal(args, &v) == nil {
+			return checkArgs(s, v)
+		}
+	}
 	var v any
 	d := json.NewDecoder(bytes.NewReader(args))
 	if err := d.Decode(&v); err != nil {
@@ -439,6 +480,10 @@ func validateArgs(s *jsonschema.Resolved, args []byte) error {
 	if d.More() {
 		return errors.New("arguments are not a single JSON value")
 	}
+	return checkArgs(s, v)
+}
+
+func checkArgs(s *jsonschema.Resolved, v any) error {
 	if _, ok := v.(map[string]any); !ok {
 		return fmt.Errorf("arguments must be a JSON object, got %s", jsonKind(v))
 	}
@@ -446,6 +491,46 @@ func validateArgs(s *jsonschema.Resolved, args []byte) error {
 		return errors.New(strings.TrimPrefix(err.Error(), "validating root: "))
 	}
 	return nil
+}
+
+// firstByte returns the first non-whitespace byte of JSON text b.
+func firstByte(b []byte) byte {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c
+		}
+	}
+	return 0
+}
+
+// mayOverflow reports whether valid JSON b holds a number that might not fit a float64 —
+// one with an exponent, or with 309 or more integer digits — which decoding into any rejects.
+func mayOverflow(b []byte) bool {
+	inString, escaped, digits := false, false, 0
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString, digits = true, 0
+		case c >= '0' && c <= '9':
+			if digits++; digits >= 309 {
+				return true
+			}
+		case (c == 'e' || c == 'E') && digits > 0:
+			return true
+		default:
+			digits = 0
+		}
+	}
+	return false
 }
 
 func jsonKind(v any) string {

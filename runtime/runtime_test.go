@@ -110,7 +110,7 @@ func TestManifest(t *testing.T) {
 	for _, tl := range m.Tools {
 		names = append(names, tl.Name)
 	}
-	want := []string{"echo", "add", "spin", "tree", "trap", "grow", "oom", "print", "read", "fail"}
+	want := []string{"echo", "add", "spin", "tree", "trap", "grow", "oom", "print", "read", "fail", "steps", "logs", "shape_ok", "shape_bad"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}

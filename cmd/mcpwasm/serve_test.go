@@ -444,3 +444,23 @@ func TestB21GuestStdio(t *testing.T) {
 		t.Errorf("guest stdout not logged on stderr:\n%s", s.stderr)
 	}
 }
+
+// A cancelled call stops its guest promptly: with one instance, the next call can only run
+// once the cancelled guest has stopped. The measured delay is logged.
+func TestCancelStopsGuestPromptly(t *testing.T) {
+	s := startServer(t, "--instances", "1", fixturePath)
+	s.initialize()
+	s.send(callLine(2, "spin", `{}`))
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`, callLine(3, "echo", `{}`))
+	l := s.recv()
+	took := time.Since(start)
+	if !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":3,"result"`) {
+		t.Fatalf("first reply after cancel: %s (the cancelled request must get none)", l)
+	}
+	t.Logf("guest stopped and next call answered %v after notifications/cancelled", took)
+	if took > time.Second {
+		t.Errorf("took %v", took)
+	}
+}

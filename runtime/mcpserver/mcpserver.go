@@ -101,7 +101,7 @@ func toolHandler(g *runtime.Guest, tool string) mcp.ToolHandler {
 		if err != nil {
 			return toolError(err), nil
 		}
-		return decodeResult(out)
+		return decodeResult(g, tool, out), nil
 	}
 }
 
@@ -145,22 +145,32 @@ func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// decodeResult parses a guest's CallToolResult JSON (ABI.md §5). A result with structured
-// content but no content blocks gets a text block holding the same JSON, as MCP 2025-06-18
-// recommends for clients that predate structuredContent.
-func decodeResult(out []byte) (*mcp.CallToolResult, error) {
+// decodeResult parses a guest's CallToolResult JSON (ABI.md §5) and checks structured
+// content against the tool's outputSchema: a mismatch (or a missing structured result) is a
+// tool error and is never forwarded. A result with structured content but no content blocks
+// gets a text block holding the same JSON, as MCP 2025-06-18 recommends for clients that
+// predate structuredContent.
+func decodeResult(g *runtime.Guest, tool string, out []byte) *mcp.CallToolResult {
 	var res mcp.CallToolResult
 	if err := json.Unmarshal(out, &res); err != nil {
-		return toolError(fmt.Errorf("%w: guest returned a malformed result: %v", runtime.ErrABI, err)), nil
+		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
+	}
+	if !res.IsError && g.HasOutputSchema(tool) {
+		if res.StructuredContent == nil {
+			return toolError(fmt.Errorf("guest %q tool %q: declares an outputSchema but returned no structuredContent", g.Name(), tool))
+		}
+		if err := g.ValidateOutput(tool, res.StructuredContent); err != nil {
+			return toolError(err)
+		}
 	}
 	if len(res.Content) == 0 && res.StructuredContent != nil {
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
-			return toolError(fmt.Errorf("%w: structured content: %v", runtime.ErrABI, err)), nil
+			return toolError(fmt.Errorf("guest %q tool %q: %w: structured content: %v", g.Name(), tool, runtime.ErrABI, err))
 		}
 		res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
 	}
-	return &res, nil
+	return &res
 }
 
 // callHooks forwards a guest's log lines and progress to the client (MCP "Utilities ›

@@ -54,6 +54,13 @@ type Options struct {
 	// Logger receives diagnostics about rejected lines and I/O failures.
 	// nil discards them.
 	Logger *slog.Logger
+
+	// Peer selects client mode, for talking to a server this process
+	// connected to: an invalid or over-long line is logged to Logger and
+	// skipped, never answered. Answering a server's garbage with error
+	// responses could start an error ping-pong, and a client has no request
+	// id to attribute it to.
+	Peer bool
 }
 
 // ErrAlreadyConnected is returned by Transport.Connect when it is called more
@@ -109,6 +116,7 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		w:            t.w,
 		max:          t.opts.MaxLineBytes,
 		log:          t.opts.Logger,
+		peer:         t.opts.Peer,
 		incoming:     make(chan jsonrpc.Message),
 		done:         make(chan struct{}),
 		closed:       make(chan struct{}),
@@ -127,10 +135,11 @@ const surrogatePrefix = "\x00mcpwasm:"
 
 // conn is the mcp.Connection returned by Transport.Connect.
 type conn struct {
-	r   io.Reader
-	w   io.Writer
-	max int
-	log *slog.Logger
+	r    io.Reader
+	w    io.Writer
+	max  int
+	log  *slog.Logger
+	peer bool // Options.Peer: rejected lines are logged, never answered
 
 	// incoming carries decoded messages from readLoop to Read (unbuffered).
 	incoming chan jsonrpc.Message
@@ -150,6 +159,7 @@ type conn struct {
 	nextID    uint64
 	originals map[string][]byte // surrogate -> original id literal
 	byLiteral map[string]string // original id literal -> latest surrogate
+	cancelled map[string]bool   // ids (as the SDK encodes them) named by notifications/cancelled
 
 	// dropped counts non-blank lines that were consumed without producing a
 	// message or an error reply (see decodeResponse). Used by tests.
@@ -226,8 +236,14 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("stdio: encoding message: %w", err)
 	}
 	data = append(data, '\n')
-	err = c.writeLine(data)
-	if _, ok := msg.(*jsonrpc.Response); ok {
+	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp && c.takeCancelled(resp.ID) {
+		data = nil // MCP "Utilities › Cancellation": no response for a cancelled request
+	}
+	if data != nil {
+		err = c.writeLine(data)
+	}
+	if isResp {
 		c.pendingMu.Lock()
 		if c.pending > 0 {
 			c.pending--
@@ -434,6 +450,9 @@ func (c *conn) handleLine(b []byte) bool {
 // literal, or nil for null (JSON-RPC 2.0 §5: id is Null when it could not be
 // determined).
 func (c *conn) replyError(id []byte, code int, text string) {
+	if c.peer {
+		return // the caller has logged the line; a client never answers it
+	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if c.isClosed.Load() {
@@ -554,6 +573,7 @@ func (c *conn) decodeRequest(env *envelope, idKind byte, id []byte,
 	}
 	if method == "notifications/cancelled" && !req.ID.IsValid() && params != nil {
 		req.Params = c.translateCancelled(params)
+		c.noteCancelled(req.Params)
 	}
 	return req, 0, "", nil
 }
@@ -668,6 +688,46 @@ func (c *conn) takeOriginal(id jsonrpc.ID) []byte {
 		delete(c.byLiteral, string(lit))
 	}
 	return lit
+}
+
+// maxCancelled bounds the ids remembered from notifications/cancelled whose request has not
+// been answered (a client may cancel ids that never existed).
+const maxCancelled = 1024
+
+// noteCancelled remembers the requestId of a notifications/cancelled (already translated to
+// the SDK's id), so that the SDK's eventual response to it is dropped.
+func (c *conn) noteCancelled(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	key, err := json.Marshal(p.RequestID)
+	if err != nil {
+		return
+	}
+	c.idMu.Lock()
+	defer c.idMu.Unlock()
+	if c.cancelled == nil || len(c.cancelled) >= maxCancelled {
+		c.cancelled = map[string]bool{}
+	}
+	c.cancelled[string(key)] = true
+}
+
+// takeCancelled reports (once) whether id was cancelled by the client.
+func (c *conn) takeCancelled(id jsonrpc.ID) bool {
+	key, err := json.Marshal(id.Raw())
+	if err != nil {
+		return false
+	}
+	c.idMu.Lock()
+	defer c.idMu.Unlock()
+	if !c.cancelled[string(key)] {
+		return false
+	}
+	delete(c.cancelled, string(key))
+	return true
 }
 
 // translateCancelled rewrites params.requestId of a notifications/cancelled

@@ -4,7 +4,8 @@
 //	wat2wasm testdata/wat/echo.wat -o testdata/wat/echo.wasm
 //	wat2wasm testdata/wat/fixture.wat -o testdata/wat/fixture.wasm
 //
-// (Debian package wabt). TestCurrent checks the committed .wasm files match their sources.
+// (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
+// match their sources.
 package wat
 
 import _ "embed"
@@ -16,7 +17,8 @@ import _ "embed"
 //go:embed echo.wasm
 var Echo []byte
 
-// Fixture is fixture.wasm: tools echo, add, spin, tree, trap, grow, oom, print, read, fail.
+// Fixture is fixture.wasm: tools echo, add, spin, tree, trap, grow, oom, print, read, fail, steps, logs, shape_ok,
+// shape_bad.
 //
 // Rebuild: wat2wasm testdata/wat/fixture.wat -o testdata/wat/fixture.wasm
 //

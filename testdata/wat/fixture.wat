@@ -6,6 +6,7 @@
 ;; region handed out by mcpwasm_alloc; the output region follows the input region.
 (module
   (import "mcpwasm_v1" "log" (func $log (param i32 i32 i32) (result i32)))
+  (import "mcpwasm_v1" "progress" (func $progress (param f64 f64 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
 
@@ -15,8 +16,8 @@
   (global $in_cap (mut i32) (i32.const 0))
 
   ;; --- constant data -------------------------------------------------------------------
-  (data (i32.const 1024) "{\"name\":\"fixture\",\"version\":\"1.0.0\",\"description\":\"Runtime test fixture\",\"tools\":[{\"name\":\"echo\",\"description\":\"Returns its arguments as structured content\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"add\",\"description\":\"Returns its validated arguments\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"additionalProperties\":false}},{\"name\":\"spin\",\"description\":\"Loops forever\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"tree\",\"description\":\"Recurses into a 2^30-call tree\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"trap\",\"description\":\"Executes unreachable\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"grow\",\"description\":\"Grows memory a page at a time until refused\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"oom\",\"description\":\"Grows memory until refused, then aborts\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"print\",\"description\":\"Writes to stdout and stderr\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"read\",\"description\":\"Reads stdin\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"fail\",\"description\":\"Returns a tool error\",\"inputSchema\":{\"type\":\"object\"}}]}")
-  (global $manifest_len i32 (i32.const 1120))
+  (data (i32.const 1024) "{\"name\":\"fixture\",\"version\":\"1.0.0\",\"description\":\"Runtime test fixture\",\"tools\":[{\"name\":\"echo\",\"description\":\"Returns its arguments as structured content\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"add\",\"description\":\"Returns its validated arguments\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"additionalProperties\":false}},{\"name\":\"spin\",\"description\":\"Loops forever\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"tree\",\"description\":\"Recurses into a 2^30-call tree\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"trap\",\"description\":\"Executes unreachable\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"grow\",\"description\":\"Grows memory a page at a time until refused\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"oom\",\"description\":\"Grows memory until refused, then aborts\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"print\",\"description\":\"Writes to stdout and stderr\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"read\",\"description\":\"Reads stdin\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"fail\",\"description\":\"Returns a tool error\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"steps\",\"description\":\"Reports progress 1/3, 2/3, 3/3\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"logs\",\"description\":\"Logs at debug and at warning\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"shape_ok\",\"description\":\"Structured result matching its output schema\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}},{\"name\":\"shape_bad\",\"description\":\"Structured result violating its output schema\",\"inputSchema\":{\"type\":\"object\"},\"outputSchema\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"integer\"}},\"required\":[\"n\"]}}]}")
+  (global $manifest_len i32 (i32.const 1713))
 
   (data (i32.const 3000) "echo")
   (data (i32.const 3004) "add")
@@ -38,6 +39,15 @@
   (data (i32.const 3330) "to-stderr\n") ;; 10 bytes
   (data (i32.const 3340) "pages=")     ;; 6 bytes
   (data (i32.const 3350) "read=")      ;; 5 bytes
+  (data (i32.const 3400) "steps")      ;; 5 bytes
+  (data (i32.const 3405) "logs")       ;; 4 bytes
+  (data (i32.const 3409) "shape_ok")   ;; 8 bytes
+  (data (i32.const 3417) "shape_bad")  ;; 9 bytes
+  (data (i32.const 3430) "step")       ;; 4 bytes
+  (data (i32.const 3440) "debug line") ;; 10 bytes
+  (data (i32.const 3450) "warning line") ;; 12 bytes
+  (data (i32.const 3470) "{\"content\":[],\"structuredContent\":{\"n\":1}}")     ;; 42 bytes
+  (data (i32.const 3520) "{\"content\":[],\"structuredContent\":{\"n\":\"one\"}}") ;; 46 bytes
 
   ;; --- helpers -------------------------------------------------------------------------
   ;; ensure grows memory so that [0, end) is addressable; returns 0 if it cannot.
@@ -170,6 +180,21 @@
         (return (call $text_number (i32.const 3350) (i32.const 5) (i32.load (i32.const 8))))))
     (if (call $streq (local.get $np) (local.get $nl) (i32.const 3035) (i32.const 4))
       (then (return (call $pack (i32.const 3240) (i32.const 63)))))
+    (if (call $streq (local.get $np) (local.get $nl) (i32.const 3400) (i32.const 5))
+      (then
+        (drop (call $progress (f64.const 1) (f64.const 3) (i32.const 3430) (i32.const 4)))
+        (drop (call $progress (f64.const 2) (f64.const 3) (i32.const 3430) (i32.const 4)))
+        (drop (call $progress (f64.const 3) (f64.const 3) (i32.const 0) (i32.const 0)))
+        (return (call $pack (i32.const 3190) (i32.const 41)))))
+    (if (call $streq (local.get $np) (local.get $nl) (i32.const 3405) (i32.const 4))
+      (then
+        (drop (call $log (i32.const 0) (i32.const 3440) (i32.const 10)))
+        (drop (call $log (i32.const 3) (i32.const 3450) (i32.const 12)))
+        (return (call $pack (i32.const 3190) (i32.const 41)))))
+    (if (call $streq (local.get $np) (local.get $nl) (i32.const 3409) (i32.const 8))
+      (then (return (call $pack (i32.const 3470) (i32.const 42)))))
+    (if (call $streq (local.get $np) (local.get $nl) (i32.const 3417) (i32.const 9))
+      (then (return (call $pack (i32.const 3520) (i32.const 46)))))
     ;; unknown tool: the host never calls one, so this is a trap
     unreachable)
 )

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+)
+
+// TestTranscripts replays testdata/transcripts/*.txtar against `mcpwasm serve`: the input
+// section is written to stdin line by line ("#sleep D" pauses; "#await N" waits until stdout
+// has N lines, which keeps concurrent replies in a fixed order), stdin is closed, and stdout
+// must equal the output section exactly. Run with -args -update to rewrite the outputs.
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/transcripts/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sections := map[string]string{}
+			for _, f := range ar.Files {
+				sections[f.Name] = string(f.Data)
+			}
+			args := strings.Fields(strings.ReplaceAll(sections["args"], "$FIXTURE", fixturePath))
+			cmd := exec.Command(binPath, append([]string{"serve", "--cache-dir", cacheDir}, args...)...)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr lockedBuffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(sections["input"], "\n"), "\n") {
+				if n, ok := strings.CutPrefix(line, "#await "); ok {
+					want, err := strconv.Atoi(n)
+					if err != nil {
+						t.Fatal(err)
+					}
+					deadline := time.Now().Add(30 * time.Second)
+					for strings.Count(stdout.String(), "\n") < want {
+						if time.Now().After(deadline) {
+							t.Fatalf("stdout has fewer than %d lines after 30s:\n%s\nstderr:\n%s", want, stdout.String(), stderr.String())
+						}
+						time.Sleep(5 * time.Millisecond)
+					}
+					continue
+				}
+				if d, ok := strings.CutPrefix(line, "#sleep "); ok {
+					dur, err := time.ParseDuration(d)
+					if err != nil {
+						t.Fatal(err)
+					}
+					time.Sleep(dur)
+					continue
+				}
+				if _, err := stdin.Write([]byte(line + "\n")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("serve: %v\n%s", err, stderr.String())
+			}
+			if *update {
+				for i := range ar.Files {
+					if ar.Files[i].Name == "output" {
+						ar.Files[i].Data = []byte(stdout.String())
+					}
+				}
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if diff := cmp.Diff(sections["output"], stdout.String()); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+			}
+		})
+	}
+}
