@@ -26,4 +26,6 @@ var (
 	ErrCancelled = errors.New("call cancelled")
 	// ErrClosed: the guest or host was closed.
 	ErrClosed = errors.New("closed")
+	// ErrStopped: the operator stopped all calls (Host.Stop); the call was refused or ended.
+	ErrStopped = errors.New("calls are stopped by the operator")
 )

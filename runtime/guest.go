@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -41,6 +42,9 @@ type GuestConfig struct {
 	ToolGrants map[string]Grants
 	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
 	SHA256 string
+	// Replaces, when set, is a loaded guest this one replaces (a reload): its tool names
+	// do not conflict. The caller closes the old guest once the new one is in service.
+	Replaces *Guest
 }
 
 // Guest is one loaded guest module: its manifest, compiled code, and instance pool.
@@ -155,7 +159,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 			return g, fmt.Errorf("guest %q: grants given for unknown tool %q", g.name, name)
 		}
 	}
-	if err := h.register(g); err != nil {
+	if err := h.register(g, c.Replaces); err != nil {
 		return g, err
 	}
 	h.logger.Debug("guest loaded", "guest", g.name, "source", src, "tools", len(g.tools))
@@ -432,6 +436,9 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	if !ok {
 		return nil, fmt.Errorf("guest %q: %w %q", g.name, ErrUnknownTool, toolName)
 	}
+	if g.host.stopped.Load() {
+		return nil, fmt.Errorf("guest %q tool %q: %w", g.name, toolName, ErrStopped)
+	}
 	if len(args) == 0 {
 		args = emptyObject
 	}
@@ -459,14 +466,14 @@ var emptyObject = []byte("{}")
 // for AddRawTool). validateArgs skips decoding and validation under it when it can.
 const permissiveSchema = `{"type":"object"}`
 
-// validateArgs checks args against s; permissive says s is permissiveSchema. Valid JSON is
-// decoded with json.Unmarshal, which yields what the Decoder below would, without its
+// validateArgs checks args against s; permissive says s is permissiveSchema. Where
+// json.Unmarshal succeeds it yields what the Decoder below would, without the Decoder's
 // buffers; anything else takes the Decoder path, whose error messages are the contract.
 func validateArgs(s *jsonschema.Resolved, permissive bool, args []byte) error {
-	if json.Valid(args) {
-		if permissive && firstByte(args) == '{' && !mayOverflow(args) {
-			return nil // an object whose numbers all fit float64: decoding and s accept it
-		}
+	if permissive && firstByte(args) == '{' && json.Valid(args) && !mayOverflow(args) {
+		return nil // an object whose numbers all fit float64: decoding and s accept it
+	}
+	{
 		var v any
 		if json.Unmarshal(args, &v) == nil {
 			return checkArgs(s, v)
@@ -561,6 +568,27 @@ func (g *Guest) logStdio(ctx context.Context, inst *instance, toolName string) {
 			slog.String("tool", toolName), slog.String("stream", s.name), slog.String("text", s.buf.String()),
 			slog.Bool("truncated", s.buf.truncated))
 		s.buf.Reset()
+	}
+}
+
+// Drain waits until no call of g is running, or ctx is done. Reloading uses it to let calls
+// on the old version finish before closing it.
+func (g *Guest) Drain(ctx context.Context) error {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		busy := false
+		for _, p := range g.pools {
+			busy = busy || p.busyCount() > 0
+		}
+		if !busy {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
 	}
 }
 

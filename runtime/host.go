@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/tetratelabs/wazero"
@@ -34,22 +35,53 @@ type Options struct {
 	Logger *slog.Logger
 	// Net configures how net grants reach the network (resolver, dialer, caps).
 	Net NetOptions
+	// Upstreams serves the mcp.list and mcp.call request kinds (ABI.md §6.5): the upstream
+	// MCP servers that mcp grants name. Nil means none: such requests answer NOT_FOUND.
+	// The Host does not close it.
+	Upstreams Upstreams
 }
 
 // Host owns a wazero runtime shared by every guest it loads.
 type Host struct {
-	rt     wazero.Runtime
-	cache  wazero.CompilationCache
-	logger *slog.Logger
-	net    NetOptions
+	rt        wazero.Runtime
+	cache     wazero.CompilationCache
+	logger    *slog.Logger
+	net       NetOptions
+	upstreams Upstreams // Options.Upstreams; may be nil
 
 	mu     sync.Mutex
 	guests map[*Guest]struct{}
-	tools  map[string]string // tool name → guest name, across all guests
+	tools  map[string]*Guest // tool name → the guest providing it, across all guests
 	closed bool
 
 	instances sync.Map // api.Module → *instance, for host functions
+
+	stopped atomic.Bool // Stop was called and Resume was not
 }
+
+// Stop is the operator's kill switch: it stops every running call (each returns an error
+// wrapping ErrStopped and its instance is discarded) and refuses new calls with ErrStopped
+// until Resume. Loaded guests stay loaded. Stop is idempotent.
+func (h *Host) Stop() {
+	h.stopped.Store(true)
+	h.mu.Lock()
+	guests := make([]*Guest, 0, len(h.guests))
+	for g := range h.guests {
+		guests = append(guests, g)
+	}
+	h.mu.Unlock()
+	for _, g := range guests {
+		for _, p := range g.pools {
+			p.stopBusy(exitCodeStopped)
+		}
+	}
+}
+
+// Resume lets calls run again after Stop.
+func (h *Host) Resume() { h.stopped.Store(false) }
+
+// Stopped reports whether the host is stopped (see Stop).
+func (h *Host) Stopped() bool { return h.stopped.Load() }
 
 // NewHost creates a Host. Close it to release compiled code and instances.
 func NewHost(ctx context.Context, opts *Options) (*Host, error) {
@@ -68,7 +100,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.withDefaults(), guests: map[*Guest]struct{}{}, tools: map[string]string{}}
+	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.withDefaults(), upstreams: o.Upstreams, guests: map[*Guest]struct{}{}, tools: map[string]*Guest{}}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
@@ -125,20 +157,28 @@ func (h *Host) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// register claims the guest's tool names; a name another guest has is an error naming both.
-func (h *Host) register(g *Guest) error {
+// register claims the guest's tool names; a name another guest has is an error naming both,
+// unless that guest is the one g replaces (a reload).
+func (h *Host) register(g, replaces *Guest) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return ErrClosed
 	}
 	for _, t := range g.manifest.Tools {
-		if other, ok := h.tools[t.Name]; ok {
-			return fmt.Errorf("tool %q of guest %q is already provided by guest %q", t.Name, g.name, other)
+		if other, ok := h.tools[t.Name]; ok && other != replaces {
+			return fmt.Errorf("tool %q of guest %q is already provided by guest %q", t.Name, g.name, other.name)
+		}
+	}
+	if replaces != nil {
+		for name, owner := range h.tools {
+			if owner == replaces {
+				delete(h.tools, name)
+			}
 		}
 	}
 	for _, t := range g.manifest.Tools {
-		h.tools[t.Name] = g.name
+		h.tools[t.Name] = g
 	}
 	h.guests[g] = struct{}{}
 	return nil
@@ -152,7 +192,7 @@ func (h *Host) unregister(g *Guest) {
 	}
 	delete(h.guests, g)
 	for _, t := range g.manifest.Tools {
-		if h.tools[t.Name] == g.name {
+		if h.tools[t.Name] == g {
 			delete(h.tools, t.Name)
 		}
 	}

@@ -127,8 +127,30 @@ func (p *pool) close(ctx context.Context) {
 	}
 }
 
-// exitCodeClosed marks an instance closed by Guest.Close while a call ran.
-const exitCodeClosed = 0xdead
+// Exit codes the host uses to end a running call from outside: Guest.Close, Host.Stop.
+const (
+	exitCodeClosed  = 0xdead
+	exitCodeStopped = 0xdeaf
+)
+
+// stopBusy ends the calls running in this pool's instances.
+func (p *pool) stopBusy(code uint32) {
+	p.mu.Lock()
+	busy := make([]*instance, 0, len(p.busy))
+	for inst := range p.busy {
+		busy = append(busy, inst)
+	}
+	p.mu.Unlock()
+	for _, inst := range busy {
+		_ = inst.mod.CloseWithExitCode(context.Background(), code)
+	}
+}
+
+func (p *pool) busyCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.busy)
+}
 
 // instance is one instantiation of a guest module with its exports looked up once:
 // wazero's Module.ExportedFunction builds a new call engine on every lookup, so the hot path
@@ -261,6 +283,8 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 			return fmt.Errorf("%w: %w", ErrCancelled, context.Canceled)
 		case exitCodeClosed:
 			return ErrClosed
+		case exitCodeStopped:
+			return ErrStopped
 		}
 		return fmt.Errorf("%w: guest exited with code %d", ErrTrap, exit.ExitCode())
 	}

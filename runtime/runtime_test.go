@@ -374,3 +374,48 @@ func TestLoadErrors(t *testing.T) {
 		})
 	}
 }
+
+// The operator's kill switch stops running calls, refuses new ones, and Resume undoes it.
+func TestStopResume(t *testing.T) {
+	h, _ := newHost(t)
+	g := load(t, h, wat.Fixture, nil)
+	done := make(chan error, 1)
+	go func() { _, err := g.Call(context.Background(), "spin", nil); done <- err }()
+	time.Sleep(50 * time.Millisecond)
+	h.Stop()
+	select {
+	case err := <-done:
+		if want := `guest "fixture" tool "spin": calls are stopped by the operator`; err == nil || err.Error() != want {
+			t.Errorf("running call: %v; want %s", err, want)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Stop did not end the running call")
+	}
+	if _, err := g.Call(context.Background(), "echo", nil); !errors.Is(err, runtime.ErrStopped) {
+		t.Errorf("call while stopped: %v", err)
+	}
+	h.Resume()
+	if got := call(t, g, "echo", `{}`); got != `{"content":[],"structuredContent":{}}` {
+		t.Errorf("after Resume: %s", got)
+	}
+}
+
+// A reload loads the new version beside the old (same tool names), then the old closes.
+func TestReplace(t *testing.T) {
+	h, _ := newHost(t)
+	old := load(t, h, wat.Fixture, nil)
+	next := load(t, h, wat.Fixture, &runtime.GuestConfig{Replaces: old})
+	if err := old.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := call(t, next, "echo", `{"v":2}`); got != `{"content":[],"structuredContent":{"v":2}}` {
+		t.Errorf("new version: %s", got)
+	}
+	_, err := h.Load(context.Background(), wat.Echo, &runtime.GuestConfig{Name: "other"})
+	if want := `tool "echo" of guest "other" is already provided by guest "fixture"`; err == nil || err.Error() != want {
+		t.Errorf("names after reload: %v; want %s", err, want)
+	}
+}

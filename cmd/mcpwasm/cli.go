@@ -125,6 +125,7 @@ func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
 type guestSpec struct {
 	wasm []byte
 	cfg  *runtime.GuestConfig
+	path string // the file it came from; empty for a bundled guest
 }
 
 // guestSpecs gathers the guests to load: those of the config file (with their grants), then
@@ -146,7 +147,7 @@ func guestSpecs(configPath string, paths []string, limits runtime.Limits) ([]gue
 			}
 			gc := cfg.GuestConfig(g, p)
 			gc.Limits = gc.Limits.Merge(limits)
-			specs = append(specs, guestSpec{wasm: b, cfg: gc})
+			specs = append(specs, guestSpec{wasm: b, cfg: gc, path: p})
 		}
 	}
 	for _, p := range paths {
@@ -154,7 +155,7 @@ func guestSpecs(configPath string, paths []string, limits runtime.Limits) ([]gue
 		if err != nil {
 			return nil, nil, err
 		}
-		specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits}})
+		specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits}, path: p})
 	}
 	if configPath == "" && len(paths) == 0 {
 		for _, b := range guests.Default() {
@@ -189,6 +190,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	maxLine := fs.Int("max-line-bytes", stdio.DefaultMaxLineBytes, "largest accepted MCP message line, in bytes")
 	var hs httpFlags
 	hs.register(fs)
+	watch := fs.Bool("watch", false, "reload a guest when its file changes (tools/list_changed is sent; a failed reload keeps the old version)")
+	stopFile := fs.String("stop-file", "", "operator kill switch: while this file exists, calls are stopped and refused (SIGUSR1/SIGUSR2 work too)")
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage, nil
 	}
@@ -225,6 +228,19 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	names, tools := make([]string, len(gs)), 0
 	for i, g := range gs {
 		names[i], tools = g.Name(), tools+len(g.Manifest().Tools)
+	}
+	go watchStopSignals(ctx, h, logger)
+	if *stopFile != "" {
+		go watchStopFile(ctx, h, *stopFile, logger)
+	}
+	if *watch {
+		var ws []*watchedGuest
+		for i, sp := range specs {
+			if sp.path != "" {
+				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i]})
+			}
+		}
+		go watchGuests(ctx, h, srv, ws, logger)
 	}
 	if hs.addr != "" {
 		return serveHTTP(ctx, srv, &hs, logger, strings.Join(names, ","), tools)

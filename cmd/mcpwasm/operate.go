@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// pollInterval is how often --watch and --stop-file look at the file system. Polling needs
+// no platform-specific notification API and is cheap at this rate.
+const pollInterval = 250 * time.Millisecond
+
+// watchStopFile is the file-based kill switch: while path exists, every call is stopped
+// and refused (runtime.Host.Stop); when it is removed, calls run again.
+func watchStopFile(ctx context.Context, h *runtime.Host, path string, logger *slog.Logger) {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		_, err := os.Stat(path)
+		switch exists := err == nil; {
+		case exists && !h.Stopped():
+			h.Stop()
+			logger.Warn("operator stop: calls stopped and refused", "stop_file", path)
+		case !exists && h.Stopped():
+			h.Resume()
+			logger.Info("operator resume: calls allowed again", "stop_file", path)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// watchedGuest is one guest file under --watch.
+type watchedGuest struct {
+	spec  guestSpec
+	path  string
+	guest *runtime.Guest
+	mod   time.Time
+	size  int64
+}
+
+// watchGuests reloads a guest whose file changed: the new version is loaded beside the old
+// one; only if that succeeds do its tools replace the old ones on srv (the SDK then sends
+// notifications/tools/list_changed), and the old version closes once its running calls end.
+// A reload that fails is logged and the old version keeps serving.
+func watchGuests(ctx context.Context, h *runtime.Host, srv *mcp.Server, ws []*watchedGuest, logger *slog.Logger) {
+	for _, w := range ws {
+		if fi, err := os.Stat(w.path); err == nil {
+			w.mod, w.size = fi.ModTime(), fi.Size()
+		}
+	}
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, w := range ws {
+			fi, err := os.Stat(w.path)
+			if err != nil || fi.ModTime().Equal(w.mod) && fi.Size() == w.size {
+				continue
+			}
+			w.mod, w.size = fi.ModTime(), fi.Size()
+			reload(ctx, h, srv, w, logger)
+		}
+	}
+}
+
+func reload(ctx context.Context, h *runtime.Host, srv *mcp.Server, w *watchedGuest, logger *slog.Logger) {
+	b, err := os.ReadFile(w.path)
+	if err != nil {
+		logger.Error("reload failed; the old version keeps serving", "guest", w.guest.Name(), "err", err)
+		return
+	}
+	if bytes.Equal(b, w.spec.wasm) {
+		return
+	}
+	cfg := *w.spec.cfg
+	cfg.Replaces = w.guest
+	next, err := h.Load(ctx, b, &cfg)
+	if err == nil {
+		err = mcpserver.AddGuest(srv, next)
+		if err != nil {
+			_ = next.Close(ctx)
+		}
+	}
+	if err != nil {
+		logger.Error("reload failed; the old version keeps serving", "guest", w.guest.Name(), "err", err)
+		return
+	}
+	var gone []string
+	for _, t := range w.guest.Manifest().Tools {
+		if _, still := next.Tool(t.Name); !still {
+			gone = append(gone, t.Name)
+		}
+	}
+	if len(gone) > 0 {
+		srv.RemoveTools(gone...)
+	}
+	old := w.guest
+	w.guest, w.spec.wasm = next, b
+	go func() {
+		dctx, cancel := context.WithTimeout(ctx, runtime.DefaultLimits.Timeout)
+		defer cancel()
+		_ = old.Drain(dctx)
+		_ = old.Close(context.Background())
+	}()
+	names := make([]string, 0, len(next.Manifest().Tools))
+	for _, t := range next.Manifest().Tools {
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	logger.Info("guest reloaded", "guest", next.Name(), "source", w.path, "tools", names, "removed", gone)
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
+)
+
+// --watch: a changed guest file is reloaded and the client is told (tools/list_changed); a
+// reload that fails keeps the previous version serving.
+func TestWatchReload(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "guest.wasm")
+	if err := os.WriteFile(path, wat.Fixture, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, "--watch", path)
+	s.initialize()
+	if err := os.WriteFile(path, wat.Echo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}`, s.recv()); diff != "" {
+		t.Errorf("after reload (-want +got):\n%s", diff)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if l := s.recv(); !strings.Contains(l, `"tools":[{"description":"Returns its arguments","inputSchema"`) || strings.Contains(l, `"spin"`) {
+		t.Errorf("tools after reload: %s", l)
+	}
+	if err := os.WriteFile(path, []byte("not wasm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.stderr.String(), "reload failed; the old version keeps serving") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no reload failure logged:\n%s", s.stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.send(callLine(3, "echo", `{"still":"here"}`))
+	if _, text := toolResult(t, s.recv()); text != `{"still":"here"}` {
+		t.Errorf("old version after failed reload: %s", text)
+	}
+}
+
+// The kill switch: a stop file (or SIGUSR1) stops running calls and refuses new ones
+// without ending the process; removing it (or SIGUSR2) resumes.
+func TestOperatorStop(t *testing.T) {
+	stop := filepath.Join(t.TempDir(), "STOP")
+	s := startServer(t, "--stop-file", stop, fixturePath)
+	s.initialize()
+	s.send(callLine(2, "spin", `{}`))
+	time.Sleep(100 * time.Millisecond)
+	if err := os.WriteFile(stop, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	isErr, text := toolResult(t, s.recv())
+	if want := `guest "fixture" tool "spin": calls are stopped by the operator`; !isErr || text != want {
+		t.Errorf("running call: %v %q", isErr, text)
+	}
+	s.send(callLine(3, "echo", `{}`), `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if isErr, text := toolResult(t, s.recv()); !isErr || text != `guest "fixture" tool "echo": calls are stopped by the operator` {
+		t.Errorf("new call while stopped: %v %q", isErr, text)
+	}
+	if l := s.recv(); l != `{"jsonrpc":"2.0","id":4,"result":{}}` {
+		t.Errorf("ping while stopped: %s", l)
+	}
+	if err := os.Remove(stop); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "operator resume")
+	s.send(callLine(5, "echo", `{}`))
+	if isErr, _ := toolResult(t, s.recv()); isErr {
+		t.Errorf("call after resume failed")
+	}
+	// The same with signals.
+	if err := s.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "operator stop (SIGUSR1)")
+	s.send(callLine(6, "echo", `{}`))
+	if isErr, _ := toolResult(t, s.recv()); !isErr {
+		t.Errorf("call after SIGUSR1 succeeded")
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "operator resume (SIGUSR2)")
+	s.send(callLine(7, "echo", `{}`))
+	if isErr, _ := toolResult(t, s.recv()); isErr {
+		t.Errorf("call after SIGUSR2 failed")
+	}
+}
+
+func waitFor(t *testing.T, s *server, log string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.stderr.String(), log) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr never logged %q:\n%s", log, s.stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
