@@ -24,6 +24,8 @@ const (
 	ExportDescribe   = "mcpwasm_describe"    // () -> i64 packed manifest
 	ExportCall       = "mcpwasm_call"        // (name_ptr, name_len, args_ptr, args_len i32) -> i64 packed result
 	ExportInitialize = "_initialize"         // optional WASI reactor initialiser
+	ExportRead       = "mcpwasm_read"        // optional: (uri_ptr, uri_len i32) -> i64 packed ResourceResult
+	ExportPrompt     = "mcpwasm_prompt"      // optional: (name_ptr, name_len, args_ptr, args_len i32) -> i64 packed PromptResult
 )
 
 // ImportModule is the module name of every host import (ABI.md §6).
@@ -101,15 +103,82 @@ func Unpack(v uint64) (ptr, length uint32) { return uint32(v >> 32), uint32(v) }
 
 // Manifest is what a guest's mcpwasm_describe returns (ABI.md §4).
 type Manifest struct {
-	Name        string   `json:"name"`
-	Version     string   `json:"version,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Tools       []Tool   `json:"tools"`
-	Requests    Requests `json:"requests,omitzero"`
+	Name              string             `json:"name"`
+	Version           string             `json:"version,omitempty"`
+	Description       string             `json:"description,omitempty"`
+	Tools             []Tool             `json:"tools"`
+	Resources         []Resource         `json:"resources,omitempty"`
+	ResourceTemplates []ResourceTemplate `json:"resourceTemplates,omitempty"`
+	Prompts           []Prompt           `json:"prompts,omitempty"`
+	Requests          Requests           `json:"requests,omitzero"`
+}
+
+// Resource is a fixed resource a guest serves through mcpwasm_read (ABI.md §2.4), as MCP
+// "Server Features › Resources" describes it.
+type Resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+// ResourceTemplate is a family of resources (RFC 6570 URI template) a guest serves through
+// mcpwasm_read.
+type ResourceTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+// Prompt is a prompt template a guest serves through mcpwasm_prompt (MCP "Server Features ›
+// Prompts").
+type Prompt struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Arguments   []PromptArgument `json:"arguments,omitempty"`
+}
+
+// PromptArgument is one named string argument of a Prompt.
+type PromptArgument struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required,omitempty"`
+}
+
+// ResourceResult is what mcpwasm_read returns: an MCP ReadResourceResult. On failure the
+// guest returns an ErrorBody instead (Code -32002 for an unknown resource).
+type ResourceResult struct {
+	Contents []ResourceContents `json:"contents"`
+}
+
+// ResourceContents is one text (Text) or binary (Blob, base64 on the wire) content item.
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     []byte `json:"blob,omitempty"`
+}
+
+// PromptResult is what mcpwasm_prompt returns: an MCP GetPromptResult. On failure the guest
+// returns an ErrorBody instead (Code -32602 for bad arguments).
+type PromptResult struct {
+	Description string          `json:"description,omitempty"`
+	Messages    []PromptMessage `json:"messages"`
+}
+
+// PromptMessage is one message of a PromptResult; Role is "user" or "assistant".
+type PromptMessage struct {
+	Role    string  `json:"role"`
+	Content Content `json:"content"`
 }
 
 // Tool describes one MCP tool of a guest (ABI.md §4). Schemas are raw JSON Schema objects
-// (draft 2020-12); Annotations is an MCP ToolAnnotations object.
+// (draft 2020-12); Annotations is an MCP ToolAnnotations object; Icons an MCP Icon array.
 type Tool struct {
 	Name         string          `json:"name"`
 	Title        string          `json:"title,omitempty"`
@@ -117,6 +186,7 @@ type Tool struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Icons        json.RawMessage `json:"icons,omitempty"` // MCP Icon array
 	Requests     Requests        `json:"requests,omitzero"`
 }
 
@@ -178,10 +248,21 @@ func ErrorResult(text string) *Result {
 	return &Result{Content: []Content{{Type: "text", Text: text}}, IsError: true}
 }
 
-// ErrorBody is the JSON body of a non-OK response to the request import (ABI.md §6.1).
+// ErrorBody is the JSON body of a non-OK response to the request import (ABI.md §6.1), and
+// what mcpwasm_read and mcpwasm_prompt return on failure with a JSON-RPC error Code
+// (ABI.md §2.4).
 type ErrorBody struct {
 	Error string `json:"error"`
+	Code  int    `json:"code,omitempty"`
 }
+
+// JSON-RPC error codes a guest may give in ErrorBody.Code (JSON-RPC 2.0 §5.1; MCP
+// "Resources › Error Handling").
+const (
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeResourceNotFound = -32002
+)
 
 // Request kinds of the request import (ABI.md §6.1).
 const (
@@ -225,4 +306,32 @@ type ExecResponse struct {
 	Stdout    string `json:"stdout"`
 	Stderr    string `json:"stderr"`
 	Truncated bool   `json:"truncated,omitempty"`
+}
+
+// Request kinds for calling upstream MCP servers through the host's MCP client (ABI.md §6.5).
+// Both need an mcp grant naming the server.
+const (
+	KindMCPList = "mcp.list" // body MCPListRequest → MCPListResponse
+	KindMCPCall = "mcp.call" // body MCPCallRequest → an MCP CallToolResult (Result)
+)
+
+// MCPListRequest is the body of a KindMCPList request: list the tools of upstream Server (a
+// name from the operator's config, e.g. "docs").
+type MCPListRequest struct {
+	Server string `json:"server"`
+}
+
+// MCPListResponse is the body of an OK answer to a KindMCPList request: every tool of the
+// server (all pages), as MCP Tool objects (MCP spec 2025-11-25, "Tools › Listing Tools").
+type MCPListResponse struct {
+	Tools []json.RawMessage `json:"tools"`
+}
+
+// MCPCallRequest is the body of a KindMCPCall request: call Tool on upstream Server with
+// Arguments (a JSON object; absent means {}). The OK answer is the server's CallToolResult
+// JSON; a tool error (isError) is still OK — the call went through.
+type MCPCallRequest struct {
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }

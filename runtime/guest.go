@@ -149,6 +149,9 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 		}
 		g.tools[td.Name] = t
 	}
+	if err := g.checkResourcesAndPrompts(compiled); err != nil {
+		return g, fmt.Errorf("guest %q: %w", g.name, err)
+	}
 	for name := range c.ToolLimits {
 		if _, ok := g.tools[name]; !ok {
 			return g, fmt.Errorf("guest %q: limits given for unknown tool %q", g.name, name)
@@ -183,6 +186,81 @@ func (h *Host) compile(ctx context.Context, wasm []byte) (wazero.CompiledModule,
 		return nil, fmt.Errorf("compiling: %w", err)
 	}
 	return cm, nil
+}
+
+// checkResourcesAndPrompts validates the manifest's resources, templates and prompts, and
+// that the exports serving them exist (ABI.md §2.4).
+func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
+	m := &g.manifest
+	exports := cm.ExportedFunctions()
+	if _, ok := exports[abi.ExportRead]; !ok && len(m.Resources)+len(m.ResourceTemplates) > 0 {
+		return fmt.Errorf("%w: manifest declares resources but the module does not export %s", ErrABI, abi.ExportRead)
+	}
+	if _, ok := exports[abi.ExportPrompt]; !ok && len(m.Prompts) > 0 {
+		return fmt.Errorf("%w: manifest declares prompts but the module does not export %s", ErrABI, abi.ExportPrompt)
+	}
+	uris := map[string]bool{}
+	for _, r := range m.Resources {
+		if r.URI == "" || r.Name == "" {
+			return fmt.Errorf("resource %q: uri and name are required", r.URI)
+		}
+		if uris[r.URI] {
+			return fmt.Errorf("resource %q is declared twice", r.URI)
+		}
+		uris[r.URI] = true
+	}
+	for _, r := range m.ResourceTemplates {
+		if r.URITemplate == "" || r.Name == "" {
+			return fmt.Errorf("resource template %q: uriTemplate and name are required", r.URITemplate)
+		}
+	}
+	names := map[string]bool{}
+	for _, p := range m.Prompts {
+		if !nameRE.MatchString(p.Name) {
+			return fmt.Errorf("prompt name %q does not match %s", p.Name, nameRE)
+		}
+		if names[p.Name] {
+			return fmt.Errorf("prompt %q is declared twice", p.Name)
+		}
+		names[p.Name] = true
+	}
+	return nil
+}
+
+// ReadResource reads uri through the guest's mcpwasm_read (ABI.md §2.4) and returns its
+// JSON answer: an MCP ReadResourceResult, or an abi.ErrorBody the caller maps to a JSON-RPC
+// error. It runs without capability grants, under the guest's limits.
+func (g *Guest) ReadResource(ctx context.Context, uri string) ([]byte, error) {
+	return g.invoke(ctx, fnRead, uri, nil)
+}
+
+// GetPrompt renders prompt name with args (a JSON object of strings) through the guest's
+// mcpwasm_prompt (ABI.md §2.4): an MCP GetPromptResult, or an abi.ErrorBody.
+func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte, error) {
+	if len(args) == 0 {
+		args = emptyObject
+	}
+	return g.invoke(ctx, fnPrompt, name, args)
+}
+
+func (g *Guest) invoke(ctx context.Context, fn int, name string, args []byte) ([]byte, error) {
+	if g.host.stopped.Load() {
+		return nil, fmt.Errorf("guest %q %s %q: %w", g.name, exportOrder[fn], name, ErrStopped)
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
+	defer cancel()
+	p := g.pools[0]
+	inst, err := p.acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("guest %q: %w", g.name, err)
+	}
+	out, err := inst.invoke(ctx, fn, name, args, g.limits)
+	p.release(inst, err == nil)
+	g.logStdio(ctx, inst, name)
+	if err != nil {
+		return nil, fmt.Errorf("guest %q %s %q: %w", g.name, exportOrder[fn], name, err)
+	}
+	return out, nil
 }
 
 // grantTool computes what tool t may use and gives it a pool of instances built for that.
@@ -263,6 +341,18 @@ func checkModule(cm wazero.CompiledModule, limits Limits) error {
 		if !equalTypes(def.ParamTypes(), w.params) || !equalTypes(def.ResultTypes(), w.result) {
 			return fmt.Errorf("%w: export %s has signature %s, want %s", ErrABI, w.name,
 				signature(def.ParamTypes(), def.ResultTypes()), signature(w.params, w.result))
+		}
+	}
+	for _, w := range []struct {
+		name   string
+		params []api.ValueType
+	}{
+		{abi.ExportRead, []api.ValueType{i32, i32}},
+		{abi.ExportPrompt, []api.ValueType{i32, i32, i32, i32}},
+	} {
+		if def, ok := exports[w.name]; ok && (!equalTypes(def.ParamTypes(), w.params) || !equalTypes(def.ResultTypes(), []api.ValueType{i64})) {
+			return fmt.Errorf("%w: export %s has signature %s, want %s", ErrABI, w.name,
+				signature(def.ParamTypes(), def.ResultTypes()), signature(w.params, []api.ValueType{i64}))
 		}
 	}
 	if _, ok := exports["_start"]; ok {

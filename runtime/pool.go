@@ -159,7 +159,7 @@ type instance struct {
 	g     *Guest
 	mod   api.Module
 	mem   api.Memory
-	fns   [4]api.Function // ExportABIVersion, ExportDescribe, ExportAlloc, ExportCall
+	fns   [6]api.Function // in exportOrder; the optional ones may be nil
 	stack []uint64        // reused for CallWithStack; 4 params is the widest export
 
 	inPtr, inCap uint32 // the input region the guest gave us (ABI.md §2.1)
@@ -171,7 +171,14 @@ type instance struct {
 	stdout, stderr capBuffer
 }
 
-var exportOrder = [...]string{abi.ExportABIVersion, abi.ExportDescribe, abi.ExportAlloc, abi.ExportCall}
+var exportOrder = [...]string{abi.ExportABIVersion, abi.ExportDescribe, abi.ExportAlloc, abi.ExportCall, abi.ExportRead, abi.ExportPrompt}
+
+// Indexes into instance.fns of the exports that take input.
+const (
+	fnCall   = 3
+	fnRead   = 4
+	fnPrompt = 5
+)
 
 func (inst *instance) fn(name string) api.Function {
 	for i, n := range exportOrder {
@@ -215,6 +222,15 @@ func (inst *instance) close(ctx context.Context) {
 
 // call runs one tool call. On error the instance must be discarded.
 func (inst *instance) call(ctx context.Context, toolName string, args []byte, limits Limits) ([]byte, error) {
+	return inst.invoke(ctx, fnCall, toolName, args, limits)
+}
+
+// invoke writes name and args into the input region and calls export fn with them (ABI.md
+// §2.2, §2.4); fnRead takes only the name. It returns a copy of the result region.
+func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args []byte, limits Limits) ([]byte, error) {
+	if inst.fns[fn] == nil {
+		return nil, fmt.Errorf("%w: module does not export %s", ErrABI, exportOrder[fn])
+	}
 	need := uint64(len(toolName)) + uint64(len(args))
 	if need > 1<<31 {
 		return nil, fmt.Errorf("%w: input of %d bytes is too large", ErrABI, need)
@@ -237,13 +253,19 @@ func (inst *instance) call(ctx context.Context, toolName string, args []byte, li
 	n := copy(buf, toolName)
 	copy(buf[n:], args)
 
-	inst.tool, inst.pending = toolName, nil
+	inst.pending = nil
+	if fn == fnCall {
+		inst.tool = toolName // only tool calls may use capabilities
+	}
 	if inst.memory != nil {
 		inst.memory.hit = false
 	}
 	s := inst.stack[:4]
 	s[0], s[1], s[2], s[3] = uint64(inst.inPtr), uint64(len(toolName)), uint64(inst.inPtr)+uint64(len(toolName)), uint64(len(args))
-	err := inst.fns[3].CallWithStack(ctx, s)
+	if fn == fnRead {
+		s = s[:2]
+	}
+	err := inst.fns[fn].CallWithStack(ctx, s)
 	inst.tool, inst.pending = "", nil
 	if err != nil {
 		return nil, inst.classify(ctx, err, limits.Timeout)

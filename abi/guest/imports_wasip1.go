@@ -85,6 +85,25 @@ func exportCall(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
 	return packOut()
 }
 
+//go:wasmexport mcpwasm_read
+func exportRead(uriPtr, uriLen uint32) uint64 {
+	base := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(inBuf))))
+	uri := inBuf[uriPtr-base : uriPtr-base+uriLen]
+	outBuf = nil
+	outBuf = read(string(uri))
+	return packOut()
+}
+
+//go:wasmexport mcpwasm_prompt
+func exportPrompt(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
+	base := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(inBuf))))
+	name := inBuf[namePtr-base : namePtr-base+nameLen]
+	args := inBuf[argsPtr-base : argsPtr-base+argsLen]
+	outBuf = nil
+	outBuf = prompt(string(name), args)
+	return packOut()
+}
+
 func packOut() uint64 {
 	return abi.Pack(uint32(uintptr(unsafe.Pointer(unsafe.SliceData(outBuf)))), uint32(len(outBuf)))
 }

@@ -216,3 +216,13 @@ func FuzzEval(f *testing.F) {
 		}
 	})
 }
+
+func TestExplainPrompt(t *testing.T) {
+	got, err := explainPrompt("2*(3+4)^2")
+	if want := "Explain step by step, following operator precedence, how 2*(3+4)^2 evaluates. The calculator's result is 98."; err != nil || got != want {
+		t.Errorf("explainPrompt = %q, %v; want %q", got, err, want)
+	}
+	if _, err := explainPrompt("1/0"); err == nil || err.Error() != "division by zero" {
+		t.Errorf("explainPrompt(1/0) error = %v", err)
+	}
+}

@@ -3,7 +3,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/abi/guest"
@@ -20,4 +22,19 @@ func init() {
 			"Division by zero and non-finite results are errors.",
 		Annotations: json.RawMessage(`{"readOnlyHint":true,"idempotentHint":true,"openWorldHint":false}`),
 	}, Calc)
+	guest.AddResource(abi.Resource{URI: referenceURI, Name: "reference", Title: "calc language reference",
+		Description: "Operators, functions, constants and limits of the calc tool.", MIMEType: "text/markdown"},
+		func(ctx context.Context, uri string) (*abi.ResourceResult, error) {
+			return &abi.ResourceResult{Contents: []abi.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: reference}}}, nil
+		})
+	guest.AddPrompt(abi.Prompt{Name: "explain", Title: "Explain an expression",
+		Description: "Asks the model to explain step by step how an expression evaluates, with calc's answer to check against.",
+		Arguments:   []abi.PromptArgument{{Name: "expression", Description: "the arithmetic expression", Required: true}}},
+		func(ctx context.Context, args map[string]string) (*abi.PromptResult, error) {
+			text, err := explainPrompt(args["expression"])
+			if err != nil {
+				return nil, fmt.Errorf("%w: %v", guest.ErrInvalidArguments, err)
+			}
+			return &abi.PromptResult{Messages: []abi.PromptMessage{{Role: "user", Content: abi.Content{Type: "text", Text: text}}}}, nil
+		})
 }

@@ -50,10 +50,10 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	return s, nil
 }
 
-// AddGuest registers every tool of g on s (replacing tools of the same name, as
-// mcp.Server.AddTool does). Tool name, title, description, schemas and annotations come from
-// the guest's manifest. It returns an error, and registers nothing, if an annotation object is
-// not a valid MCP ToolAnnotations.
+// AddGuest registers every tool, resource, resource template and prompt of g on s (replacing
+// any of the same name, as the SDK's Add methods do). Names, titles, descriptions, schemas,
+// annotations and icons come from the guest's manifest. It returns an error, and registers
+// nothing, if an annotation or icon list is not valid MCP.
 func AddGuest(s *mcp.Server, g *runtime.Guest) error {
 	m := g.Manifest()
 	tools := make([]*mcp.Tool, 0, len(m.Tools))
@@ -67,6 +67,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest) error {
 	for _, t := range tools {
 		s.AddTool(t, toolHandler(g, t.Name))
 	}
+	addResourcesAndPrompts(s, g)
 	return nil
 }
 
@@ -84,6 +85,11 @@ func mcpTool(td abi.Tool) (*mcp.Tool, error) {
 		t.Annotations = new(mcp.ToolAnnotations)
 		if err := json.Unmarshal(td.Annotations, t.Annotations); err != nil {
 			return nil, fmt.Errorf("annotations: %w", err)
+		}
+	}
+	if len(td.Icons) > 0 {
+		if err := json.Unmarshal(td.Icons, &t.Icons); err != nil {
+			return nil, fmt.Errorf("icons: %w", err)
 		}
 	}
 	return t, nil
