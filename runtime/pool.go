@@ -227,7 +227,12 @@ func (inst *instance) call(ctx context.Context, toolName string, args []byte, li
 
 // invoke writes name and args into the input region and calls export fn with them (ABI.md
 // §2.2, §2.4); fnRead takes only the name. It returns a copy of the result region.
-func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args []byte, limits Limits) ([]byte, error) {
+func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args []byte, limits Limits) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil { // a bug in wazero or in our host code: lose the instance, not the server
+			out, err = nil, fmt.Errorf("%w: panic during %s: %v", ErrTrap, exportOrder[fn], p)
+		}
+	}()
 	if inst.fns[fn] == nil {
 		return nil, fmt.Errorf("%w: module does not export %s", ErrABI, exportOrder[fn])
 	}
@@ -265,7 +270,7 @@ func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args 
 	if fn == fnRead {
 		s = s[:2]
 	}
-	err := inst.fns[fn].CallWithStack(ctx, s)
+	err = inst.fns[fn].CallWithStack(ctx, s)
 	inst.tool, inst.pending = "", nil
 	if err != nil {
 		return nil, inst.classify(ctx, err, limits.Timeout)

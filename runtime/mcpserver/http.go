@@ -39,6 +39,9 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		Stateless:           o.Stateless,
 		JSONResponse:        o.JSONResponse,
 		MaxRequestBodyBytes: o.MaxRequestBodyBytes,
+		// A client that hangs up stops its call's guest (for 2026-07-28 requests, where the
+		// POST is the whole request).
+		PropagateRequestCancellation: true,
 	})
 	var h http.Handler = mcpHandler
 	if o.BearerToken != "" {

@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -225,6 +226,10 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		err  error
 	)
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if resp.Error != nil {
+			msg = withErrorCode(resp)
+			resp = msg.(*jsonrpc.Response)
+		}
 		if lit := c.takeOriginal(resp.ID); lit != nil {
 			data, err = encodeWithID(resp, lit)
 		}
@@ -688,6 +693,24 @@ func (c *conn) takeOriginal(id jsonrpc.ID) []byte {
 		delete(c.byLiteral, string(lit))
 	}
 	return lit
+}
+
+// withErrorCode gives a response whose error is a plain Go error a proper JSON-RPC code
+// (JSON-RPC 2.0 §5.1): the SDK answers a request sent before initialize with a plain error,
+// which would go out as code 0. That one is an Invalid Request (-32600); any other plain
+// error is an Internal error (-32603).
+func withErrorCode(resp *jsonrpc.Response) *jsonrpc.Response {
+	var we *jsonrpc.Error
+	if errors.As(resp.Error, &we) && we.Code != 0 {
+		return resp
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	if strings.Contains(resp.Error.Error(), "during session initialization") {
+		code = jsonrpc.CodeInvalidRequest
+	}
+	cp := *resp
+	cp.Error = &jsonrpc.Error{Code: code, Message: resp.Error.Error()}
+	return &cp
 }
 
 // maxCancelled bounds the ids remembered from notifications/cancelled whose request has not

@@ -1,0 +1,56 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
+	"github.com/tetratelabs/wazero"
+)
+
+func TestInstrumentCalls(t *testing.T) {
+	out, err := instrumentCalls(wat.Echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// echo.wat has 4 functions: each body grows by the 3-byte entry loop, and the code
+	// section's size by 12 (its LEB128 length stays one byte here).
+	if got, want := len(out), len(wat.Echo)+4*len(entryLoop); got != want {
+		t.Errorf("instrumented size %d, want %d", got, want)
+	}
+	if n := bytes.Count(out, entryLoop); n < 4 {
+		t.Errorf("entry loop appears %d times, want at least 4", n)
+	}
+	for _, bad := range [][]byte{nil, []byte("\x00asm"), []byte("\x00asm\x01\x00\x00\x00\x0a\x05\x01"), []byte("nope nope")} {
+		if _, err := instrumentCalls(bad); err == nil {
+			t.Errorf("instrumentCalls(%q) accepted a malformed module", bad)
+		}
+	}
+}
+
+// FuzzInstrumentCalls: the rewrite never panics, and a module wazero accepts still compiles
+// after it (so instrumentation never turns a valid guest into an invalid one).
+func FuzzInstrumentCalls(f *testing.F) {
+	f.Add(wat.Echo)
+	f.Add(wat.Fixture)
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	f.Fuzz(func(t *testing.T, wasm []byte) {
+		out, err := instrumentCalls(wasm)
+		orig, cerr := rt.CompileModule(ctx, wasm)
+		if cerr != nil {
+			return
+		}
+		orig.Close(ctx)
+		if err != nil {
+			t.Fatalf("wazero compiles the module but instrumentCalls fails: %v", err)
+		}
+		cm, err := rt.CompileModule(ctx, out)
+		if err != nil {
+			t.Fatalf("instrumented module does not compile: %v", err)
+		}
+		cm.Close(ctx)
+	})
+}
