@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the example guests that need operator grants and are not served by default:
-# fetch (net), git (exec) and files (fs). They are not embedded; point a config's guest
+# fetch (net), git (exec), files (fs) and upstream (mcp). They are not embedded; point a config's guest
 # entries at the built modules and grant what each guest's package comment documents.
 #
 #   guests/granted.sh [outdir]    # default guests/out
@@ -8,6 +8,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-guests/out}"
 mkdir -p "$out"
-for name in fetch git files; do
+for name in fetch git files upstream; do
 	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w" -o "$out/$name.wasm" "./guests/$name"
 done

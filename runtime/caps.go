@@ -36,6 +36,8 @@ func (g *Guest) request(ctx context.Context, toolName, kind string, req []byte) 
 		return t.caps.httpRequest(ctx, req)
 	case abi.KindExec:
 		return t.caps.execRequest(ctx, req)
+	case abi.KindMCPList, abi.KindMCPCall: // ABI.md §6.5 (mcpcall.go)
+		return t.caps.mcpRequest(ctx, g.host.upstreams, kind, req)
 	}
 	return abi.StatusNotFound, errorBody(fmt.Sprintf("unknown request kind %q", kind))
 }

@@ -37,7 +37,7 @@ const usage = `usage:
   mcpwasm serve [flags] [GUEST.wasm ...]   serve guests over MCP stdio (no guests: the bundled ones)
   mcpwasm inspect [--config F] [--json] GUEST.wasm  show a guest's manifest, tools, schemas and requests
   mcpwasm version                          print versions
-Run 'mcpwasm serve -h' for serve's flags.
+` + clientUsage + `Run 'mcpwasm serve -h' for serve's flags.
 `
 
 // run is the whole command, minus process setup, so tests drive it directly.
@@ -53,6 +53,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = serve(ctx, args[1:], stdin, stdout, stderr)
 	case "inspect":
 		code, err = inspect(ctx, args[1:], stdout, stderr)
+	case "tools", "call", "resources", "read", "prompts", "prompt": // MCP client (client.go)
+		code, err = client(ctx, args[0], args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionLine())
 	case "help", "-h", "--help":
@@ -76,6 +78,7 @@ type hostFlags struct {
 	cacheDir  string
 	noCache   bool
 	logLevel  string
+	upstreams runtime.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
 }
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
@@ -101,7 +104,7 @@ func (f *hostFlags) logger(stderr io.Writer) (*slog.Logger, error) {
 }
 
 func (f *hostFlags) host(ctx context.Context, logger *slog.Logger) (*runtime.Host, error) {
-	return runtime.NewHost(ctx, &runtime.Options{CacheDir: f.cacheDir, NoDiskCache: f.noCache, Logger: logger})
+	return runtime.NewHost(ctx, &runtime.Options{CacheDir: f.cacheDir, NoDiskCache: f.noCache, Logger: logger, Upstreams: f.upstreams})
 }
 
 // sdkLogger quiets the SDK's per-session lifecycle lines unless debug logging is on.
@@ -203,6 +206,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return ExitLoad, err
 	}
+	ups := newUpstreams(cfg, logger) // started lazily (upstreams.go)
+	if ups != nil {
+		defer ups.Close()
+		hf.upstreams = ups
+	}
 	h, err := hf.host(ctx, logger)
 	if err != nil {
 		return ExitError, err
@@ -217,14 +225,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			logger.Warn("requested capabilities not granted", "guest", g.Name(), "missing", strings.Join(missing, "; "))
 		}
 	}
-	if cfg != nil && len(cfg.Upstreams) > 0 {
-		logger.Warn("upstream MCP servers are configured but not supported by this version; ignoring them", "upstreams", len(cfg.Upstreams))
-	}
 	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
-		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}})
+		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, HiddenText: hiddenTextPolicy(cfg, gs, logger)})
 	if err != nil {
 		return ExitLoad, err
 	}
+	exposeUpstreams(ctx, srv, ups, cfg, gs, logger) // upstreams.expose: the gateway (upstreams.go)
 	names, tools := make([]string, len(gs)), 0
 	for i, g := range gs {
 		names[i], tools = g.Name(), tools+len(g.Manifest().Tools)

@@ -49,6 +49,9 @@ type Guest struct {
 	Grants Grants          `json:"grants,omitzero"`
 	Limits Limits          `json:"limits,omitzero"`
 	Tools  map[string]Tool `json:"tools,omitempty"`
+	// AllowHiddenText serves tools whose text hides invisible or format characters
+	// (mcpserver.CheckHiddenText); by default they are withheld.
+	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 }
 
 // Tool narrows grants and limits for one tool.
@@ -102,6 +105,8 @@ type Upstream struct {
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Expose  bool              `json:"expose,omitempty"`
+	// AllowHiddenText serves exposed tools whose text hides invisible or format characters.
+	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 }
 
 var resolvedSchema = func() *jsonschema.Resolved {

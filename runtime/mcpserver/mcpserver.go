@@ -26,6 +26,9 @@ type Options struct {
 	Name, Version string
 	// ServerOptions are passed to mcp.NewServer; nil means the SDK's defaults.
 	ServerOptions *mcp.ServerOptions
+	// HiddenText says which guests may serve tools whose text hides characters (hygiene.go);
+	// nil withholds every such tool with a warning.
+	HiddenText *HiddenTextPolicy
 }
 
 // NewServer returns an MCP server serving the tools of guests. It fails if a guest's tool
@@ -42,6 +45,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 		o.Version = "dev"
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
+	SetHiddenTextPolicy(s, o.HiddenText)
 	for _, g := range guests {
 		if err := AddGuest(s, g); err != nil {
 			return nil, err
@@ -65,6 +69,9 @@ func AddGuest(s *mcp.Server, g *runtime.Guest) error {
 		tools = append(tools, t)
 	}
 	for _, t := range tools {
+		if withheld(s, g, t) { // hidden characters (hygiene.go)
+			continue
+		}
 		s.AddTool(t, toolHandler(g, t.Name))
 	}
 	addResourcesAndPrompts(s, g)

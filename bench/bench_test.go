@@ -1,0 +1,109 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestCurrent rebuilds the committed .wasm files from their .wat sources (fast; no Go build).
+func TestCurrent(t *testing.T) {
+	wat2wasm, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("wat2wasm not found; CI must install Debian package wabt")
+		}
+		t.Skip("wat2wasm not installed (Debian package wabt)")
+	}
+	for _, name := range []string{"bare_echo", "extism_echo"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), name+".wasm")
+			src := filepath.Join("testdata", name)
+			if b, err := exec.Command(wat2wasm, src+".wat", "-o", out).CombinedOutput(); err != nil {
+				t.Fatalf("wat2wasm %s.wat: %v\n%s", src, err, b)
+			}
+			want, _ := os.ReadFile(out)
+			got, err := os.ReadFile(src + ".wasm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("bench/%s.wasm is stale: run wat2wasm bench/%s.wat -o bench/%s.wasm", src, src, src)
+			}
+		})
+	}
+}
+
+func TestArgs(t *testing.T) {
+	for _, n := range Sizes {
+		if got := len(Args(n)); got != n {
+			t.Errorf("len(Args(%d)) = %d", n, got)
+		}
+	}
+	b, name := GoEchoCopy([]byte("xx"+GoEchoID+"yy"), 42)
+	if name != "gecho0042" || string(b) != "xxgecho0042yy" {
+		t.Errorf("GoEchoCopy = %q, %q", b, name)
+	}
+}
+
+var (
+	envOnce sync.Once
+	envDir  string
+	env     *Env
+	envErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if env != nil {
+		env.Close()
+	}
+	if envDir != "" {
+		os.RemoveAll(envDir)
+	}
+	os.Exit(code)
+}
+
+// getEnv builds the Go guests and sets up the shared Env on first use, so plain
+// `go test ./...` never pays for it.
+func getEnv(b *testing.B) *Env {
+	envOnce.Do(func() {
+		envDir, envErr = os.MkdirTemp("", "mcpwasm-bench")
+		if envErr != nil {
+			return
+		}
+		env, envErr = NewEnv(context.Background(), envDir)
+	})
+	if envErr != nil {
+		b.Fatal(envErr)
+	}
+	return env
+}
+
+func benchName(c Case) string {
+	n := c.Group + "/" + strings.NewReplacer(" ", "_", ":", "", "+", "").Replace(c.Name)
+	if c.Size > 0 {
+		n += "/" + SizeName(c.Size)
+	}
+	return n
+}
+
+// BenchmarkWarm: a warm-instance echo of 100 B, 10 KiB and 1 MiB through the floor, mcpwasm
+// and Extism.
+func BenchmarkWarm(b *testing.B) {
+	for _, c := range getEnv(b).WarmCases(Sizes) {
+		b.Run(benchName(c), c.F)
+	}
+}
+
+// BenchmarkFresh: a 100-byte echo in a fresh instance per call.
+func BenchmarkFresh(b *testing.B) {
+	for _, c := range getEnv(b).FreshCases() {
+		b.Run(benchName(c), c.F)
+	}
+}

@@ -1,0 +1,320 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Env holds everything the in-process benchmarks share, set up once: the Go guests, a Host
+// with both echo guests loaded, raw wazero runtimes for the floor, and an Extism plugin.
+type Env struct {
+	ctx context.Context
+	Go  *GoGuests
+
+	host             *runtime.Host
+	watGuest, goGust *runtime.Guest
+
+	floorRT, floorTORT    wazero.Runtime // default config; WithCloseOnContextDone
+	floorWat, floorGo     *rawEcho
+	floorWatTO, floorGoTO *rawEcho
+	bareWatCM, bareGoCM   wazero.CompiledModule
+	extismCP              *extism.CompiledPlugin
+	extismP               *extism.Plugin
+	freshHost             *runtime.Host
+	closers               []func()
+}
+
+// NewEnv builds the Go guests into dir and sets everything up. Close it.
+func NewEnv(ctx context.Context, dir string) (_ *Env, err error) {
+	e := &Env{ctx: ctx}
+	defer func() {
+		if err != nil {
+			e.Close()
+		}
+	}()
+	if e.Go, err = BuildGoGuests(ctx, dir); err != nil {
+		return nil, err
+	}
+	cache := wazero.NewCompilationCache()
+	e.closers = append(e.closers, func() { cache.Close(ctx) })
+
+	if e.host, err = runtime.NewHost(ctx, &runtime.Options{NoDiskCache: true}); err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, func() { e.host.Close(ctx) })
+	if e.watGuest, err = e.host.Load(ctx, wat.Echo, &runtime.GuestConfig{Source: "wat echo"}); err != nil {
+		return nil, err
+	}
+	if e.goGust, err = e.host.Load(ctx, e.Go.Echo, &runtime.GuestConfig{Source: "go echo"}); err != nil {
+		return nil, err
+	}
+	// A second host for the fresh-instance benchmarks, which load and close guests per op;
+	// loading the same modules once now fills its compilation cache. It must be a disk cache:
+	// closing a guest drops its code from wazero's in-memory cache.
+	if e.freshHost, err = runtime.NewHost(ctx, &runtime.Options{CacheDir: filepath.Join(dir, "fresh-cache")}); err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, func() { e.freshHost.Close(ctx) })
+	for _, w := range [][]byte{wat.Echo, e.Go.Echo} {
+		g, err := e.freshHost.Load(ctx, w, nil)
+		if err != nil {
+			return nil, err
+		}
+		g.Close(ctx)
+	}
+
+	newRT := func(cfg wazero.RuntimeConfig) (wazero.Runtime, error) {
+		rt := wazero.NewRuntimeWithConfig(ctx, cfg.WithCompilationCache(cache))
+		e.closers = append(e.closers, func() { rt.Close(ctx) })
+		_, err := wasi_snapshot_preview1.Instantiate(ctx, rt)
+		return rt, err
+	}
+	if e.floorRT, err = newRT(wazero.NewRuntimeConfig()); err != nil {
+		return nil, err
+	}
+	if e.floorTORT, err = newRT(wazero.NewRuntimeConfig().WithCloseOnContextDone(true)); err != nil {
+		return nil, err
+	}
+	if e.bareWatCM, err = e.floorRT.CompileModule(ctx, BareWat); err != nil {
+		return nil, err
+	}
+	if e.bareGoCM, err = e.floorRT.CompileModule(ctx, e.Go.Bare); err != nil {
+		return nil, err
+	}
+	for _, x := range []struct {
+		dst  **rawEcho
+		rt   wazero.Runtime
+		wasm []byte
+	}{{&e.floorWat, e.floorRT, BareWat}, {&e.floorGo, e.floorRT, e.Go.Bare}, {&e.floorWatTO, e.floorTORT, BareWat}, {&e.floorGoTO, e.floorTORT, e.Go.Bare}} {
+		cm, err := x.rt.CompileModule(ctx, x.wasm)
+		if err != nil {
+			return nil, err
+		}
+		if *x.dst, err = newRawEcho(ctx, x.rt, cm); err != nil {
+			return nil, err
+		}
+	}
+
+	manifest := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: ExtismWat}}}
+	if e.extismCP, err = extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{}, nil); err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, func() { e.extismCP.Close(ctx) })
+	if e.extismP, err = e.extismCP.Instance(ctx, extism.PluginInstanceConfig{}); err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, func() { e.extismP.Close(ctx) })
+	return e, nil
+}
+
+// Close releases everything NewEnv set up.
+func (e *Env) Close() {
+	for i := len(e.closers) - 1; i >= 0; i-- {
+		e.closers[i]()
+	}
+}
+
+// rawEcho is the floor: a warm instance of a bare echo module, its exports looked up once,
+// called with CallWithStack on a reused stack. One memcpy in, one call, one copy out.
+type rawEcho struct {
+	mod         api.Module
+	mem         api.Memory
+	alloc, echo api.Function
+	stack       []uint64
+	ptr, cap    uint32
+}
+
+func newRawEcho(ctx context.Context, rt wazero.Runtime, cm wazero.CompiledModule) (*rawEcho, error) {
+	mod, err := rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
+	if err != nil {
+		return nil, err
+	}
+	return &rawEcho{mod: mod, mem: mod.Memory(), alloc: mod.ExportedFunction("alloc"), echo: mod.ExportedFunction("echo"), stack: make([]uint64, 2)}, nil
+}
+
+func (r *rawEcho) call(ctx context.Context, in []byte) ([]byte, error) {
+	if uint32(len(in)) > r.cap {
+		r.stack[0] = uint64(len(in))
+		if err := r.alloc.CallWithStack(ctx, r.stack[:1]); err != nil {
+			return nil, err
+		}
+		r.ptr, r.cap = uint32(r.stack[0]), uint32(len(in))
+	}
+	if !r.mem.Write(r.ptr, in) {
+		return nil, errors.New("write out of range")
+	}
+	r.stack[0], r.stack[1] = uint64(r.ptr), uint64(len(in))
+	if err := r.echo.CallWithStack(ctx, r.stack); err != nil {
+		return nil, err
+	}
+	out, ok := r.mem.Read(uint32(r.stack[0]>>32), uint32(r.stack[0]))
+	if !ok {
+		return nil, errors.New("read out of range")
+	}
+	return bytes.Clone(out), nil
+}
+
+// Case is one in-process benchmark.
+type Case struct {
+	Group, Name string
+	Size        int // payload bytes; 0 when not a sized echo
+	F           func(b *testing.B)
+}
+
+// WarmCases are the per-call benchmarks on warm instances, for each payload size.
+func (e *Env) WarmCases(sizes []int) []Case {
+	var cs []Case
+	for _, n := range sizes {
+		args := Args(n)
+		check := func(b *testing.B, out []byte, err error, want int) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(out) < want {
+				b.Fatalf("echo returned %d bytes, want at least %d", len(out), want)
+			}
+		}
+		floor := func(r *rawEcho, timeout bool) func(b *testing.B) {
+			return func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					ctx := e.ctx
+					var cancel context.CancelFunc
+					if timeout {
+						ctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+					}
+					out, err := r.call(ctx, args)
+					if cancel != nil {
+						cancel()
+					}
+					check(b, out, err, n)
+				}
+			}
+		}
+		ours := func(g *runtime.Guest, tool string) func(b *testing.B) {
+			return func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					out, err := g.Call(e.ctx, tool, args)
+					check(b, out, err, n)
+				}
+			}
+		}
+		cs = append(cs,
+			Case{"wat", "floor: bare wazero ptr+len call", n, floor(e.floorWat, false)},
+			Case{"wat", "floor + CloseOnContextDone + WithTimeout", n, floor(e.floorWatTO, true)},
+			Case{"wat", "mcpwasm Guest.Call", n, ours(e.watGuest, "echo")},
+			Case{"wat", "Extism go-sdk Plugin.Call", n, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					_, out, err := e.extismP.Call("echo", args)
+					check(b, out, err, n)
+				}
+			}},
+			Case{"go", "floor: bare //go:wasmexport call", n, floor(e.floorGo, false)},
+			Case{"go", "floor + CloseOnContextDone + WithTimeout", n, floor(e.floorGoTO, true)},
+			Case{"go", "mcpwasm Guest.Call", n, ours(e.goGust, GoEchoID)},
+		)
+	}
+	cs = append(cs, Case{"wat", "Extism go-sdk Plugin.Call no-op", 0, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := e.extismP.Call("noop", nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}})
+	return cs
+}
+
+// FreshCases instantiate per call: a 100-byte echo in a fresh instance, closed afterwards.
+func (e *Env) FreshCases() []Case {
+	args := Args(100)
+	floor := func(cm wazero.CompiledModule) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := newRawEcho(e.ctx, e.floorRT, cm)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r.call(e.ctx, args); err != nil {
+					b.Fatal(err)
+				}
+				r.mod.Close(e.ctx)
+			}
+		}
+	}
+	load := func(wasm []byte, tool string) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				g, err := e.freshHost.Load(e.ctx, wasm, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := g.Call(e.ctx, tool, args); err != nil {
+					b.Fatal(err)
+				}
+				g.Close(e.ctx)
+			}
+		}
+	}
+	return []Case{
+		{"wat", "floor: instantiate + call + close", 100, floor(e.bareWatCM)},
+		{"wat", "mcpwasm Host.Load (warm cache) + Call + Close", 100, load(wat.Echo, "echo")},
+		{"wat", "Extism CompiledPlugin.Instance + Call + Close", 100, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := e.extismCP.Instance(e.ctx, extism.PluginInstanceConfig{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := p.Call("echo", args); err != nil {
+					b.Fatal(err)
+				}
+				p.Close(e.ctx)
+			}
+		}},
+		{"go", "floor: instantiate + call + close", 100, floor(e.bareGoCM)},
+		{"go", "mcpwasm Host.Load (warm cache) + Call + Close", 100, load(e.Go.Echo, GoEchoID)},
+	}
+}
+
+// Result is one benchmark's outcome.
+type Result struct {
+	Case
+	NsPerOp, BytesPerOp, AllocsPerOp float64
+	N                                int
+}
+
+// Run runs c with testing.Benchmark for at least benchtime.
+func Run(c Case) Result {
+	r := testing.Benchmark(c.F)
+	if r.N == 0 {
+		fmt.Fprintf(os.Stderr, "benchmark %s/%s failed\n", c.Group, c.Name)
+	}
+	res := Result{Case: c, N: r.N}
+	if r.N > 0 {
+		res.NsPerOp = float64(r.T.Nanoseconds()) / float64(r.N)
+		res.BytesPerOp = float64(r.MemBytes) / float64(r.N)
+		res.AllocsPerOp = float64(r.MemAllocs) / float64(r.N)
+	}
+	return res
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# CI smoke run of the benchmarks: builds the driver and runs its quick mode (< 60 s), which
+# builds mcpwasm, the native server and the Go guests and prints every table. It checks that
+# the driver runs and prints the tables, never the timings (CI machines vary too much).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(mktemp -d "${TMPDIR:-/tmp}/mcpwasm-bench-quick.XXXXXX")
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/mcpwasm-bench" ./bench/cmd/mcpwasm-bench
+out=$("$bin/mcpwasm-bench" -quick)
+printf '%s\n' "$out"
+for section in "## 1. ABI round trip" "### 1c. Instance level" "## 2. End-to-end" "### Over Streamable HTTP" \
+  "## 4. Scaling" "## 3. Cold start" "## 5. Memory"; do
+  if ! grep -qF "$section" <<<"$out"; then
+    echo "bench/quick.sh: the output lacks section \"$section\"" >&2
+    exit 1
+  fi
+done
+echo "bench/quick.sh: ok"

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/config"
+	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
+	"github.com/mcpwasm/mcpwasm/runtime/upstream"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// newUpstreams returns a Manager for the config's upstream MCP servers, or nil when there are
+// none. Nothing starts until a guest (or the gateway) first uses a server.
+func newUpstreams(cfg *config.Config, logger *slog.Logger) *upstream.Manager {
+	if cfg == nil || len(cfg.Upstreams) == 0 {
+		return nil
+	}
+	specs := map[string]upstream.Spec{}
+	for name, u := range cfg.Upstreams {
+		specs[name] = upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers}
+	}
+	return upstream.NewManager(specs, &upstream.Options{Version: version(), Logger: logger})
+}
+
+// hiddenTextPolicy lets the guests whose config entry has allow_hidden_text serve tools whose
+// text hides characters. specs[i] was loaded as gs[i]; config guests come first.
+func hiddenTextPolicy(cfg *config.Config, gs []*runtime.Guest, logger *slog.Logger) *mcpserver.HiddenTextPolicy {
+	p := &mcpserver.HiddenTextPolicy{Logger: logger}
+	if cfg != nil {
+		for i, g := range cfg.Guests {
+			if g.AllowHiddenText && i < len(gs) {
+				p.AllowGuests = append(p.AllowGuests, gs[i].Name())
+			}
+		}
+	}
+	return p
+}
+
+// exposeUpstreams serves the tools of every upstream with expose: true on srv as NAME__tool
+// (the gateway), re-listing them when the upstream says they changed or restarts. A server
+// that cannot be reached at start is retried in the background.
+func exposeUpstreams(ctx context.Context, srv *mcp.Server, m *upstream.Manager, cfg *config.Config, gs []*runtime.Guest, logger *slog.Logger) {
+	if m == nil {
+		return
+	}
+	names := &mcpserver.NameSet{}
+	for _, g := range gs {
+		for _, t := range g.Manifest().Tools {
+			names.Claim(t.Name, "guest "+g.Name())
+		}
+	}
+	for _, name := range m.Names() {
+		u := cfg.Upstreams[name]
+		if !u.Expose {
+			continue
+		}
+		opts := &mcpserver.ExposeOptions{Logger: logger, AllowHiddenText: u.AllowHiddenText, Names: names,
+			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
+				s, err := m.Session(ctx, name)
+				if err != nil {
+					return nil, err
+				}
+				return s.ClientSession, nil
+			}}
+		expose := func() bool {
+			e, err := mcpserver.Expose(ctx, srv, name, nil, opts)
+			if err != nil {
+				logger.Warn("gateway: exposing upstream failed", "upstream", name, "err", err)
+				return false
+			}
+			m.OnToolsChanged(name, func() {
+				if err := e.Refresh(ctx); err != nil && ctx.Err() == nil {
+					logger.Warn("gateway: refreshing upstream tools failed", "upstream", name, "err", err)
+				}
+			})
+			return true
+		}
+		// The first attempt completes before serving starts, so the first tools/list has the
+		// upstream's tools; a server that is down is retried in the background.
+		if expose() {
+			continue
+		}
+		go func() {
+			for delay := time.Second; ; delay = min(2*delay, time.Minute) {
+				logger.Info("gateway: retrying upstream", "upstream", name, "in", delay)
+				select {
+				case <-time.After(delay):
+				case <-ctx.Done():
+					return
+				}
+				if expose() {
+					return
+				}
+			}
+		}()
+	}
+}

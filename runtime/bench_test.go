@@ -1,0 +1,234 @@
+package runtime
+
+// Instance-level benchmarks, below Guest.Call, for bench/ and BENCHMARKS.md. They build the
+// Go guests of bench/testdata unless MCPWASM_BENCH_GOECHO and MCPWASM_BENCH_GOBARE name
+// prebuilt .wasm files (the driver bench/cmd/mcpwasm-bench sets them).
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+const benchGoEchoTool = "gecho0000"
+
+var benchArgs100 = append(append([]byte(`{"text":"`), bytes.Repeat([]byte("a"), 89)...), `"}`...)
+
+func benchGoGuest(b *testing.B, env, pkg string) []byte {
+	b.Helper()
+	if p := os.Getenv(env); p != "" {
+		w, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return w
+	}
+	out := filepath.Join(b.TempDir(), "guest.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", out, "./bench/testdata/"+pkg)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if o, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("building %s: %v\n%s", pkg, err, o)
+	}
+	w, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// BenchmarkInstanceCall splits a warm 100-byte Guest.Call into its parts: the instance
+// round trip (instance.call under a deadline context made once), and the per-call work
+// Guest.Call adds around it.
+func BenchmarkInstanceCall(b *testing.B) {
+	ctx := context.Background()
+	h, err := NewHost(ctx, &Options{NoDiskCache: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for _, gc := range []struct {
+		name, tool string
+		wasm       func() []byte
+	}{
+		{"wat", "echo", func() []byte { return wat.Echo }},
+		{"go", benchGoEchoTool, func() []byte { return benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho") }},
+	} {
+		g, err := h.Load(ctx, gc.wasm(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t := g.tools[gc.tool]
+		b.Run(gc.name+"/instance.call", func(b *testing.B) {
+			cctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			inst, err := t.pool.acquire(cctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer t.pool.release(inst, true)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := inst.call(cctx, gc.tool, benchArgs100, t.limits); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(gc.name+"/Guest.Call", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := g.Call(ctx, gc.tool, benchArgs100); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		if gc.name != "wat" {
+			continue
+		}
+		b.Run("part/validateArgs", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := validateArgs(t.input, false, benchArgs100); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("part/validateArgs-permissive", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := validateArgs(t.input, true, benchArgs100); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("part/WithTimeout+cancel", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, cancel := context.WithTimeout(ctx, t.limits.Timeout)
+				cancel()
+			}
+		})
+		b.Run("part/pool.acquire+release", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				inst, err := t.pool.acquire(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t.pool.release(inst, true)
+			}
+		})
+	}
+}
+
+// BenchmarkInstrumentation measures the entry-loop rewrite (interrupt.go) on the Go guests:
+// the same export called in a module compiled as built ("raw") and as the host compiles it
+// ("instrumented"), in a runtime with and without WithCloseOnContextDone (which the host
+// uses, and which makes every loop header, and so every rewritten function entry, call a
+// termination check).
+func BenchmarkInstrumentation(b *testing.B) {
+	ctx := context.Background()
+	echo, bare := benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho"), benchGoGuest(b, "MCPWASM_BENCH_GOBARE", "gobare")
+	for _, cocd := range []bool{true, false} {
+		cfg := wazero.NewRuntimeConfig().WithCompilationCache(wazero.NewCompilationCache())
+		rtName := "plain"
+		if cocd {
+			cfg, rtName = cfg.WithCloseOnContextDone(true), "CloseOnContextDone"
+		}
+		rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+		if err := (&Host{rt: rt}).instantiateImports(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for _, instr := range []bool{false, true} {
+			for _, m := range []struct {
+				name, alloc, call string
+				wasm              []byte
+				abi               bool
+			}{{"go-abi-echo", "mcpwasm_alloc", "mcpwasm_call", echo, true}, {"go-bare-echo", "alloc", "echo", bare, false}} {
+				name := m.name + "/" + rtName + "/raw"
+				w := m.wasm
+				if instr {
+					name = m.name + "/" + rtName + "/instrumented"
+					var err error
+					if w, err = instrumentCalls(w); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.Run(name, func(b *testing.B) {
+					cm, err := rt.CompileModule(ctx, w)
+					if err != nil {
+						b.Fatal(err)
+					}
+					mod, err := rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer mod.Close(ctx)
+					alloc, call := mod.ExportedFunction(m.alloc), mod.ExportedFunction(m.call)
+					in := benchArgs100
+					if m.abi {
+						in = append([]byte(benchGoEchoTool), benchArgs100...)
+					}
+					st := make([]uint64, 4)
+					st[0] = uint64(len(in))
+					if err := alloc.CallWithStack(ctx, st[:1]); err != nil {
+						b.Fatal(err)
+					}
+					p := uint32(st[0])
+					b.ReportAllocs()
+					for b.Loop() {
+						mod.Memory().Write(p, in)
+						s := st[:2]
+						if m.abi {
+							s = st[:4]
+							s[0], s[1], s[2], s[3] = uint64(p), uint64(len(benchGoEchoTool)), uint64(p)+uint64(len(benchGoEchoTool)), uint64(len(benchArgs100))
+						} else {
+							s[0], s[1] = uint64(p), uint64(len(in))
+						}
+						if err := call.CallWithStack(ctx, s); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+		rt.Close(ctx)
+	}
+}
+
+// BenchmarkValidateArgs compares validateArgs with its Decoder-only predecessor
+// (validateArgsReference) on the echo guest's schema, and the permissive-schema fast path.
+func BenchmarkValidateArgs(b *testing.B) {
+	tools := validateTools(b) // [0] permissive, [1] {"text": string}, required
+	for _, n := range []int{100, 10 << 10, 1 << 20} {
+		args := append(append([]byte(`{"text":"`), bytes.Repeat([]byte("a"), n-11)...), `"}`...)
+		for _, c := range []struct {
+			name string
+			f    func() error
+		}{
+			{"before", func() error { return validateArgsReference(tools[1], args) }},
+			{"after", func() error { return validateArgs(tools[1].input, false, args) }},
+			{"after-permissive-schema", func() error { return validateArgs(tools[0].input, true, args) }},
+		} {
+			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(n))
+				for b.Loop() {
+					if err := c.f(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+)
+
+// Upstreams is the host's MCP client side, as guests use it through the request kinds
+// mcp.list and mcp.call (ABI.md §6.5). Package runtime does not speak MCP itself: package
+// runtime/upstream implements Upstreams on the MCP Go SDK (a Manager), and an embedder may
+// supply its own.
+//
+// Implementations must be safe for concurrent use: calls of many guest instances run at once.
+// ctx carries the calling tool's time limit and cancellation; an implementation must return
+// when it is done (and should tell the server, MCP "Utilities › Cancellation").
+type Upstreams interface {
+	// ListTools returns the JSON object {"tools": [ … ]} with every tool of server (all
+	// pages), as MCP Tool objects.
+	ListTools(ctx context.Context, server string) ([]byte, error)
+	// CallTool calls tool on server with args (a JSON object) and returns the server's
+	// CallToolResult JSON. A tool error (isError) is a result, not an error; a JSON-RPC
+	// error from the server is an error.
+	CallTool(ctx context.Context, server, tool string, args []byte) ([]byte, error)
+}
+
+// Errors an Upstreams implementation wraps so a guest gets the right status (ABI.md §6.5).
+var (
+	// ErrUnknownUpstream: no upstream server of that name is configured (NOT_FOUND).
+	ErrUnknownUpstream = errors.New("unknown upstream server")
+	// ErrUpstreamUnavailable: the server could not be started, reached or initialized
+	// (UNAVAILABLE).
+	ErrUpstreamUnavailable = errors.New("upstream server unavailable")
+)
+
+// maxMCPResponseBytes caps one mcp.list or mcp.call answer handed to a guest, in bytes: the
+// default result limit (16 MiB), since the guest usually returns something derived from it.
+var maxMCPResponseBytes = DefaultLimits.OutputBytes
+
+// mcpRequest serves abi.KindMCPList and abi.KindMCPCall: the named server must be in the
+// tool's effective mcp grant (granted ∩ requested), like net and exec.
+func (c *capCheck) mcpRequest(ctx context.Context, ups Upstreams, kind string, body []byte) (abi.Status, []byte) {
+	var req abi.MCPCallRequest // a superset of abi.MCPListRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return abi.StatusInvalid, errorBody(kind + ": request is not valid JSON: " + err.Error())
+	}
+	if req.Server == "" {
+		return abi.StatusInvalid, errorBody(kind + `: "server" is required`)
+	}
+	if kind == abi.KindMCPCall {
+		if req.Tool == "" {
+			return abi.StatusInvalid, errorBody(kind + `: "tool" is required`)
+		}
+		args := bytes.TrimSpace(req.Arguments)
+		switch {
+		case len(args) == 0 || string(args) == "null":
+			req.Arguments = json.RawMessage("{}")
+		case args[0] != '{':
+			return abi.StatusInvalid, errorBody(kind + `: "arguments" must be a JSON object`)
+		}
+	}
+	if !slices.Contains(c.effective.MCP, req.Server) {
+		return statusOf(deny("mcp: upstream %q is not granted to %s", req.Server, c.subject()))
+	}
+	if ups == nil {
+		return abi.StatusNotFound, errorBody(fmt.Sprintf("mcp: upstream %q: %v (the host has no upstream servers)", req.Server, ErrUnknownUpstream))
+	}
+	var out []byte
+	var err error
+	if kind == abi.KindMCPList {
+		out, err = ups.ListTools(ctx, req.Server)
+	} else {
+		out, err = ups.CallTool(ctx, req.Server, req.Tool, req.Arguments)
+	}
+	switch {
+	case err == nil && len(out) > maxMCPResponseBytes:
+		return abi.StatusTooLarge, errorBody(fmt.Sprintf("mcp: answer of upstream %q is %d bytes, over the %d-byte cap", req.Server, len(out), maxMCPResponseBytes))
+	case err == nil:
+		return abi.StatusOK, out
+	case errors.Is(err, ErrUnknownUpstream):
+		return abi.StatusNotFound, errorBody("mcp: " + err.Error())
+	case errors.Is(err, ErrUpstreamUnavailable):
+		return abi.StatusUnavailable, errorBody("mcp: " + err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return abi.StatusTimeout, errorBody("mcp: time limit exceeded: " + err.Error())
+	case errors.Is(err, context.Canceled):
+		return abi.StatusCancelled, errorBody("mcp: cancelled")
+	}
+	return abi.StatusFailed, errorBody("mcp: " + err.Error())
+}

@@ -1,0 +1,243 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/runtime/upstream"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Gateway: the tools of an upstream MCP server served on our server, namespaced so they can
+// never be mistaken for (or shadow) guest tools or another upstream's.
+
+// toolNameRE is the tool name every client accepts (MCP spec 2025-11-25 "Tools": names
+// SHOULD be 1–128 characters of [A-Za-z0-9_.-]; we keep to 64 and no dots, as ABI.md §4 does
+// for guests, since some clients reject longer names or dots).
+var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// ExposedName returns the name upstream server's tool is served under: server + "__" + tool
+// when that matches ^[a-zA-Z0-9_-]{1,64}$. Otherwise other characters become "_" and the
+// name is cut to fit, ending in "_" and 8 hex digits of the SHA-256 of the original
+// "server__tool" — stable across restarts, and distinct for distinct originals.
+func ExposedName(server, tool string) string {
+	full := server + "__" + tool
+	if toolNameRE.MatchString(full) {
+		return full
+	}
+	sum := sha256.Sum256([]byte(full))
+	suffix := "_" + hex.EncodeToString(sum[:4])
+	clean := []byte(full)
+	for i, c := range clean {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			clean[i] = '_'
+		}
+	}
+	return string(clean[:min(len(clean), 64-len(suffix))]) + suffix
+}
+
+// NameSet records which owner ("guest calc", "upstream docs") holds each tool name on a
+// server, so exposed names never collide. Its methods are safe for concurrent use; the zero
+// value is ready.
+type NameSet struct {
+	mu     sync.Mutex
+	owners map[string]string
+}
+
+// Claim gives name to owner unless another owner holds it; it returns the holder.
+func (n *NameSet) Claim(name, owner string) (holder string, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.owners == nil {
+		n.owners = map[string]string{}
+	}
+	if h, taken := n.owners[name]; taken && h != owner {
+		return h, false
+	}
+	n.owners[name] = owner
+	return owner, true
+}
+
+// Release frees name if owner holds it.
+func (n *NameSet) Release(name, owner string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.owners[name] == owner {
+		delete(n.owners, name)
+	}
+}
+
+// ExposeOptions configure Expose. Nil means defaults.
+type ExposeOptions struct {
+	// Logger receives collisions, withheld tools and refreshes; nil means slog.Default().
+	Logger *slog.Logger
+	// AllowHiddenText serves tools whose text hides characters (see CheckHiddenText);
+	// otherwise they are withheld with a warning (config upstreams.NAME.allow_hidden_text).
+	AllowHiddenText bool
+	// MaxPages caps the tools/list pages followed; zero means upstream.DefaultMaxPages.
+	MaxPages int
+	// Session, if set, returns the session each call and refresh goes through (e.g.
+	// upstream.Manager.Session, which restarts a crashed server); nil means always cs.
+	Session func(ctx context.Context) (*mcp.ClientSession, error)
+	// Names holds the tool names already on the server (guest tools, other upstreams); a
+	// colliding exposed tool is withheld and logged. Nil means a private set.
+	Names *NameSet
+}
+
+// Exposed is one upstream server's tools on a server. Refresh re-lists them.
+type Exposed struct {
+	s     *mcp.Server
+	name  string
+	cs    *mcp.ClientSession
+	opts  ExposeOptions
+	owner string
+
+	mu    sync.Mutex        // serializes Refresh
+	tools map[string]string // exposed name → upstream name
+}
+
+// Expose lists the tools of the upstream server name (through cs, every page) and adds them to
+// s as name__tool (see ExposedName), each forwarding tools/call to the upstream under its
+// original name and returning its result unchanged. Tools whose text hides characters are
+// withheld unless allowed, and a name someone else holds is withheld; both are logged.
+// Call Refresh when the upstream's tools change (notifications/tools/list_changed, a
+// restart): s then sends its own list_changed to its clients.
+func Expose(ctx context.Context, s *mcp.Server, name string, cs *mcp.ClientSession, opts *ExposeOptions) (*Exposed, error) {
+	e := &Exposed{s: s, name: name, cs: cs, owner: "upstream " + name, tools: map[string]string{}}
+	if opts != nil {
+		e.opts = *opts
+	}
+	if e.opts.Logger == nil {
+		e.opts.Logger = slog.Default()
+	}
+	if e.opts.Names == nil {
+		e.opts.Names = &NameSet{}
+	}
+	if err := e.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Tools returns the exposed names and the upstream names they call.
+func (e *Exposed) Tools() map[string]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]string, len(e.tools))
+	for k, v := range e.tools {
+		out[k] = v
+	}
+	return out
+}
+
+func (e *Exposed) session(ctx context.Context) (*mcp.ClientSession, error) {
+	if e.opts.Session != nil {
+		return e.opts.Session(ctx)
+	}
+	return e.cs, nil
+}
+
+// Refresh re-lists the upstream's tools and updates s: new tools are added, changed ones
+// replaced, vanished ones removed.
+func (e *Exposed) Refresh(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cs, err := e.session(ctx)
+	if err != nil {
+		return fmt.Errorf("upstream %q: %w", e.name, err)
+	}
+	list, err := upstream.ListTools(ctx, cs, e.opts.MaxPages, e.opts.Logger)
+	if err != nil {
+		return fmt.Errorf("upstream %q: listing tools: %w", e.name, err)
+	}
+	log := e.opts.Logger.With("upstream", e.name)
+	next := map[string]string{}
+	for _, t := range list {
+		exposed := ExposedName(e.name, t.Name)
+		if prev, dup := next[exposed]; dup {
+			log.Warn("gateway: tool withheld: its exposed name collides", "tool", t.Name, "with", prev, "name", exposed)
+			continue
+		}
+		if err := CheckHiddenText(t); err != nil {
+			if !e.opts.AllowHiddenText {
+				log.Warn("gateway: tool withheld: its text hides characters; set allow_hidden_text on the upstream to serve it anyway", "problem", err.Error())
+				continue
+			}
+			log.Warn("gateway: serving tool with hidden characters (allowed by config)", "problem", err.Error())
+		}
+		if err := checkSchemas(t); err != nil {
+			log.Warn("gateway: tool withheld", "tool", t.Name, "problem", err.Error())
+			continue
+		}
+		if holder, ok := e.opts.Names.Claim(exposed, e.owner); !ok {
+			log.Warn("gateway: tool withheld: its exposed name is taken", "tool", t.Name, "name", exposed, "holder", holder)
+			continue
+		}
+		if exposed != e.name+"__"+t.Name {
+			log.Info("gateway: tool renamed to fit tool-name rules", "tool", t.Name, "name", exposed)
+		}
+		cp := *t
+		cp.Name = exposed
+		e.s.AddTool(&cp, e.forward(t.Name))
+		next[exposed] = t.Name
+	}
+	var gone []string
+	for exposed := range e.tools {
+		if _, ok := next[exposed]; !ok {
+			gone = append(gone, exposed)
+			e.opts.Names.Release(exposed, e.owner)
+		}
+	}
+	if len(gone) > 0 {
+		e.s.RemoveTools(gone...)
+	}
+	e.tools = next
+	log.Info("gateway: upstream tools exposed", "tools", len(next), "removed", len(gone))
+	return nil
+}
+
+// checkSchemas refuses what mcp.Server.AddTool would panic on: an input schema that is not
+// a JSON object of type "object", or an output schema that is not an object.
+func checkSchemas(t *mcp.Tool) error {
+	var in map[string]any
+	b, err := json.Marshal(t.InputSchema)
+	if err != nil || t.InputSchema == nil || json.Unmarshal(b, &in) != nil || in["type"] != "object" {
+		return fmt.Errorf(`input schema is not an object schema of type "object"`)
+	}
+	if t.OutputSchema != nil {
+		var out map[string]any
+		if b, err := json.Marshal(t.OutputSchema); err != nil || json.Unmarshal(b, &out) != nil || out["type"] != "object" {
+			return fmt.Errorf(`output schema is not an object schema of type "object"`)
+		}
+	}
+	return nil
+}
+
+// forward returns the tools/call handler of one exposed tool: the upstream is called with
+// the original name and the arguments as sent; its result comes back unchanged. A failure to
+// reach it, or a JSON-RPC error from it, becomes a tool error naming the upstream.
+func (e *Exposed) forward(tool string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := objectArguments(req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		cs, err := e.session(ctx)
+		if err == nil {
+			var res *mcp.CallToolResult
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+			if err == nil {
+				return res, nil
+			}
+		}
+		msg := fmt.Sprintf("upstream %q tool %q: %v", e.name, tool, err)
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSpace(msg)}}}, nil
+	}
+}

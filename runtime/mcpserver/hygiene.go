@@ -1,0 +1,174 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool-description hygiene. A model reads a tool's title, description and schemas; the user
+// approving the tool usually does not see characters that render as nothing. Zero-width and
+// bidirectional-control characters and the Unicode tag block can hide instructions for the
+// model in text that looks harmless ("tool poisoning"), so tools carrying them are withheld
+// unless the operator allows them.
+
+// IsHiddenRune reports whether r is an invisible or format character that hygiene refuses:
+// zero-width and directional marks U+200B–U+200F, word joiner and invisible operators
+// U+2060–U+2064, the byte order mark / zero-width no-break space U+FEFF, bidirectional
+// embeddings and overrides U+202A–U+202E and isolates U+2066–U+2069 (Unicode UAX #9), and
+// the tag block U+E0000–U+E007F.
+func IsHiddenRune(r rune) bool {
+	switch {
+	case r >= 0x200B && r <= 0x200F,
+		r >= 0x2060 && r <= 0x2064,
+		r == 0xFEFF,
+		r >= 0x202A && r <= 0x202E,
+		r >= 0x2066 && r <= 0x2069,
+		r >= 0xE0000 && r <= 0xE007F:
+		return true
+	}
+	return false
+}
+
+// HiddenTextError says where a tool's text hides a character (see IsHiddenRune).
+type HiddenTextError struct {
+	Tool  string
+	Field string // "title", "description", "inputSchema", "outputSchema", "annotations.title"
+	Rune  rune
+}
+
+func (e *HiddenTextError) Error() string {
+	return fmt.Sprintf("tool %q: %s contains hidden character U+%04X", e.Tool, e.Field, e.Rune)
+}
+
+// CheckHiddenText returns a *HiddenTextError for the first hidden character in t's name,
+// title, description, annotation title, or any string (key or value) of its input and output
+// schemas, or nil if there is none. Schemas are decoded first, so an escaped "\u200b" is found
+// too.
+func CheckHiddenText(t *mcp.Tool) error {
+	check := func(field, s string) error {
+		for _, r := range s {
+			if IsHiddenRune(r) {
+				return &HiddenTextError{Tool: t.Name, Field: field, Rune: r}
+			}
+		}
+		return nil
+	}
+	fields := [][2]string{{"name", t.Name}, {"title", t.Title}, {"description", t.Description}}
+	if t.Annotations != nil {
+		fields = append(fields, [2]string{"annotations.title", t.Annotations.Title})
+	}
+	for _, f := range fields {
+		if err := check(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	for _, sc := range []struct {
+		field  string
+		schema any
+	}{{"inputSchema", t.InputSchema}, {"outputSchema", t.OutputSchema}} {
+		if sc.schema == nil {
+			continue
+		}
+		b, err := json.Marshal(sc.schema)
+		if err != nil {
+			continue // AddTool reports an unusable schema
+		}
+		var v any
+		if json.Unmarshal(b, &v) != nil {
+			continue
+		}
+		if r, ok := hiddenIn(v); ok {
+			return &HiddenTextError{Tool: t.Name, Field: sc.field, Rune: r}
+		}
+	}
+	return nil
+}
+
+// hiddenIn walks a decoded JSON value for a hidden character in any string or object key.
+func hiddenIn(v any) (rune, bool) {
+	str := func(s string) (rune, bool) {
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if IsHiddenRune(r) {
+				return r, true
+			}
+			i += n
+		}
+		return 0, false
+	}
+	switch v := v.(type) {
+	case string:
+		return str(v)
+	case []any:
+		for _, e := range v {
+			if r, ok := hiddenIn(e); ok {
+				return r, true
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			if r, ok := str(k); ok {
+				return r, true
+			}
+			if r, ok := hiddenIn(e); ok {
+				return r, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// HiddenTextPolicy is what AddGuest does with a guest tool whose text hides characters: by
+// default it withholds the tool and logs a warning.
+type HiddenTextPolicy struct {
+	// Logger receives one warning per withheld tool; nil means slog.Default().
+	Logger *slog.Logger
+	// AllowGuests names guests whose tools are served even so (config
+	// guests[].allow_hidden_text).
+	AllowGuests []string
+}
+
+// policies maps an *mcp.Server to its *HiddenTextPolicy. A server is set up once and lives
+// as long as the program, so entries are never removed.
+var policies sync.Map
+
+// SetHiddenTextPolicy sets the policy AddGuest applies on s from now on; nil restores the
+// default (withhold, warn through slog.Default()).
+func SetHiddenTextPolicy(s *mcp.Server, p *HiddenTextPolicy) {
+	if p == nil {
+		policies.Delete(s)
+		return
+	}
+	cp := *p
+	policies.Store(s, &cp)
+}
+
+// withheld applies s's policy to guest g's tool t: true means do not register it.
+func withheld(s *mcp.Server, g *runtime.Guest, t *mcp.Tool) bool {
+	err := CheckHiddenText(t)
+	if err == nil {
+		return false
+	}
+	var p HiddenTextPolicy
+	if v, ok := policies.Load(s); ok {
+		p = *v.(*HiddenTextPolicy)
+	}
+	logger := p.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if slices.Contains(p.AllowGuests, g.Name()) {
+		logger.Warn("serving tool with hidden characters (allowed by config)", "guest", g.Name(), "problem", err.Error())
+		return false
+	}
+	logger.Warn("tool withheld: its text hides characters; set allow_hidden_text on the guest to serve it anyway",
+		"guest", g.Name(), "problem", err.Error())
+	return true
+}

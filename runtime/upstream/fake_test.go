@@ -1,0 +1,162 @@
+package upstream
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The tests spawn this test binary as an MCP server: TestMain runs fakeServer instead of the
+// tests when fakeEnv names a mode. Everything stays on pipes (hermetic).
+const fakeEnv = "MCPWASM_UPSTREAM_FAKE"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeEnv); mode != "" {
+		if strings.HasPrefix(mode, "sdk,") {
+			sdkServer()
+		} else {
+			fakeServer(strings.Split(mode, ","))
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fake returns a Spec that runs this binary as a fake server with the given modes.
+func fake(t *testing.T, modes ...string) Spec {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes = append(modes, "plain") // never empty: an empty mode would run the tests again
+	return Spec{Command: []string{"/usr/bin/env", fakeEnv + "=" + strings.Join(modes, ","), exe}}
+}
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+
+// sdkServer is a real go-sdk server (it answers server/discover) with tools echo and add.
+func sdkServer() {
+	s := mcp.NewServer(&mcp.Implementation{Name: "sdk-fake", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes"}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	type addIn struct {
+		A float64 `json:"a"`
+		B float64 `json:"b"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "add"}, func(ctx context.Context, req *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
+	})
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// fakeServer is a hand-written NDJSON server for misbehaviours the SDK would not produce.
+// It never answers server/discover (like a legacy server that ignores unknown methods).
+// Modes:
+//
+//	noise       before every reply, a non-JSON line and a reply to an id never sent
+//	badversion  initialize answers protocol version "1999-01-01"
+//	silent      initialize is never answered
+//	cursor      tools/list pages: [a b] next "c1", then [b c] next "c1" again
+//	endless     tools/list always has a next page with a fresh cursor
+//	crash       exit after answering the first tools/call
+//	slow        tools/call "sleep" is never answered (the client cancels it)
+func fakeServer(modes []string) {
+	has := func(m string) bool {
+		for _, x := range modes {
+			if x == m {
+				return true
+			}
+		}
+		return false
+	}
+	out := bufio.NewWriter(os.Stdout)
+	reply := func(id json.RawMessage, result any) {
+		if has("noise") {
+			fmt.Fprintln(out, "this is not JSON: the server is chatty on stdout")
+			fmt.Fprintln(out, `{"jsonrpc":"2.0","id":987654,"result":{}}`)
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+		out.Write(b)
+		out.WriteByte('\n')
+		out.Flush()
+	}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	page := 0
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string          `json:"protocolVersion"`
+				Cursor          string          `json:"cursor"`
+				Name            string          `json:"name"`
+				Arguments       json.RawMessage `json:"arguments"`
+				RequestID       json.RawMessage `json:"requestId"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &req) != nil {
+			continue
+		}
+		switch req.Method {
+		case "initialize":
+			if has("silent") {
+				continue
+			}
+			v := req.Params.ProtocolVersion
+			if has("badversion") {
+				v = "1999-01-01"
+			}
+			reply(req.ID, map[string]any{"protocolVersion": v, "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "fake", "version": "1"}})
+		case "tools/list":
+			tool := func(n string) map[string]any {
+				return map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}}
+			}
+			switch {
+			case has("cursor") && req.Params.Cursor == "":
+				reply(req.ID, map[string]any{"tools": []any{tool("a"), tool("b")}, "nextCursor": "c1"})
+			case has("cursor"):
+				reply(req.ID, map[string]any{"tools": []any{tool("b"), tool("c")}, "nextCursor": "c1"})
+			case has("endless"):
+				page++
+				reply(req.ID, map[string]any{"tools": []any{tool(fmt.Sprint("t", page))}, "nextCursor": fmt.Sprint("p", page)})
+			default:
+				reply(req.ID, map[string]any{"tools": []any{tool("echo")}})
+			}
+		case "tools/call":
+			if req.Params.Name == "sleep" {
+				continue
+			}
+			var a struct {
+				Text  string `json:"text"`
+				Bytes int    `json:"bytes"`
+			}
+			_ = json.Unmarshal(req.Params.Arguments, &a)
+			if a.Bytes > 0 {
+				a.Text = strings.Repeat("x", a.Bytes)
+			}
+			reply(req.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": a.Text}}})
+			if has("crash") {
+				os.Exit(3)
+			}
+		case "notifications/cancelled":
+			fmt.Fprintf(os.Stderr, "cancelled %s\n", req.Params.RequestID)
+		case "ping":
+			reply(req.ID, map[string]any{})
+		}
+	}
+}

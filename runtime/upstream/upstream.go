@@ -1,0 +1,266 @@
+// Package upstream is mcpwasm's MCP client side, built on the MCP Go SDK: Dial connects to
+// one MCP server — a command spawned and spoken to over stdio (our line-framed transport in
+// client mode, no line cap) or a Streamable HTTP URL — and Manager keeps the upstream servers
+// of a configuration: started lazily on first use, restarted after a crash with backoff,
+// closed on shutdown. Manager implements runtime.Upstreams, so guests call upstream tools
+// through their mcp grants (ABI.md §6.5).
+//
+// What the SDK's own client leaves to us, and this package adds: a bound on connecting, with a
+// fallback to plain initialize when a legacy server never answers server/discover (SEP-2575);
+// a clear error for a server that answers an unsupported protocol version; lists followed
+// across pages with a page cap, a stop on a repeated cursor, and de-duplication; and a
+// notifications/cancelled for every call still outstanding when a session closes (MCP
+// "Utilities › Cancellation"). Replies are matched to calls by id, and a late reply to a
+// cancelled call is dropped (the SDK's jsonrpc2 layer does both).
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Spec says how to reach one MCP server: exactly one of Command (stdio) or URL (Streamable
+// HTTP, MCP spec 2025-11-25 "Transports").
+type Spec struct {
+	// Command is the program and its arguments. Command[0] is looked up in PATH; the child
+	// inherits the environment. The operator is trusted with it (it comes from the config or
+	// the command line, never from a guest).
+	Command []string
+	// Dir is the child's working directory; empty means ours.
+	Dir string
+	// URL is the server's MCP endpoint (http or https).
+	URL string
+	// Headers are added to every HTTP request, e.g. {"Authorization": "Bearer …"}.
+	Headers map[string]string
+}
+
+func (s Spec) String() string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return strings.Join(s.Command, " ")
+}
+
+// Options configure Dial and NewManager. Nil or zero fields mean the defaults.
+type Options struct {
+	// Name and Version identify this client in initialize; defaults "mcpwasm" and "dev".
+	Name, Version string
+	// Logger receives diagnostics: skipped lines, withheld pages, restarts. Nil discards them.
+	Logger *slog.Logger
+	// Client holds SDK client options (notification handlers, capabilities). It is copied;
+	// Manager sets its own ToolListChangedHandler.
+	Client *mcp.ClientOptions
+	// ConnectTimeout bounds connecting: process start or first HTTP request, server/discover
+	// and initialize. Zero means 30 s.
+	ConnectTimeout time.Duration
+	// DiscoverTimeout bounds the server/discover probe (SEP-2575) that the SDK sends before
+	// initialize; a legacy server that never answers it then gets a plain initialize. Zero
+	// means 5 s.
+	DiscoverTimeout time.Duration
+	// TerminateGrace is how long closing a stdio server waits after closing its stdin before
+	// SIGTERM, and after SIGTERM before SIGKILL (MCP "Lifecycle › Shutdown"). Zero means 2 s.
+	TerminateGrace time.Duration
+	// MaxLineBytes caps one message from a stdio server, in bytes; zero means no cap (the
+	// SDK's own CommandTransport stops at 16 MiB). Over HTTP, zero also lifts the SDK's
+	// 16 MiB cap on one server-sent event.
+	MaxLineBytes int
+	// MaxPages caps the pages followed by the list helpers; zero means 100.
+	MaxPages int
+	// Stderr receives a stdio server's stderr; nil discards it.
+	Stderr io.Writer
+	// HTTPClient is the base client for URL servers; nil means http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+func (o *Options) withDefaults() Options {
+	var c Options
+	if o != nil {
+		c = *o
+	}
+	if c.Name == "" {
+		c.Name = "mcpwasm"
+	}
+	if c.Version == "" {
+		c.Version = "dev"
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = 30 * time.Second
+	}
+	if c.DiscoverTimeout <= 0 {
+		c.DiscoverTimeout = 5 * time.Second
+	}
+	if c.TerminateGrace <= 0 {
+		c.TerminateGrace = 2 * time.Second
+	}
+	if c.MaxPages <= 0 {
+		c.MaxPages = 100
+	}
+	return c
+}
+
+// ErrConnectTimeout: the server did not complete initialize within Options.ConnectTimeout.
+var ErrConnectTimeout = errors.New("connect timed out")
+
+// VersionError: the server answered initialize with a protocol version this client does not
+// support (MCP "Lifecycle › Version Negotiation": the client SHOULD then disconnect).
+type VersionError struct {
+	Version   string   // what the server answered
+	Supported []string // what this client speaks, newest first
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("server answered protocol version %q, which this client does not support (supported: %s)",
+		e.Version, strings.Join(e.Supported, ", "))
+}
+
+// Session is a connected MCP client session. Its Close sends notifications/cancelled for
+// calls still outstanding, then shuts the server down (stdio) or ends the HTTP session.
+type Session struct {
+	*mcp.ClientSession
+	spec     Spec
+	logger   *slog.Logger
+	maxPages int
+	cancels  *cancelCount
+}
+
+// Spec returns how the session's server was reached.
+func (s *Session) Spec() Spec { return s.spec }
+
+// Close waits briefly (at most 1 s) for the SDK to send the notifications/cancelled of calls
+// whose context ended, then closes the session. Close is idempotent.
+func (s *Session) Close() error {
+	s.cancels.wait(time.Second)
+	return s.ClientSession.Close()
+}
+
+// cancelCount matches calls that ended by cancellation (the SDK then sends
+// notifications/cancelled off the caller's path) with cancellations written to the server, so
+// Close does not race the SDK's goroutine and drop them.
+type cancelCount struct{ expected, sent atomic.Int64 }
+
+func (c *cancelCount) wait(max time.Duration) {
+	deadline := time.Now().Add(max)
+	for c.sent.Load() < c.expected.Load() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Dial connects to the server spec describes and completes the MCP handshake. ctx bounds the
+// connect (together with Options.ConnectTimeout); the session outlives it. Errors wrap
+// ErrConnectTimeout or a *VersionError where they apply.
+func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
+	o := opts.withDefaults()
+	cancels := &cancelCount{}
+	t, err := newTransport(spec, o, cancels)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, ErrConnectTimeout)
+	defer cancel()
+	cs, err := connect(cctx, t, o, cancels, true)
+	if errors.Is(err, errDiscoverSilent) {
+		// The server never answered server/discover. It may be a legacy server that ignores
+		// it, or one still starting; either way a fresh connection that sends only initialize
+		// works, where initialize on this one could meet a late discover reply.
+		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
+		if t, err = newTransport(spec, o, cancels); err == nil {
+			cs, err = connect(cctx, t, o, cancels, false)
+		}
+	}
+	if err != nil {
+		switch {
+		case context.Cause(cctx) == ErrConnectTimeout && ctx.Err() == nil:
+			return nil, fmt.Errorf("%s: %w: no answer to initialize within %v", spec, ErrConnectTimeout, o.ConnectTimeout)
+		case strings.Contains(err.Error(), "unsupported protocol version: "):
+			_, v, _ := strings.Cut(err.Error(), "unsupported protocol version: ")
+			if uq, qerr := strconv.Unquote(v); qerr == nil {
+				v = uq
+			}
+			return nil, fmt.Errorf("%s: %w", spec, &VersionError{Version: v, Supported: mcp.SupportedProtocolVersions()})
+		}
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	return &Session{ClientSession: cs, spec: spec, logger: o.Logger, maxPages: o.MaxPages, cancels: cancels}, nil
+}
+
+// errDiscoverSilent ends a connect attempt whose server/discover went unanswered.
+var errDiscoverSilent = errors.New("no answer to server/discover")
+
+func newTransport(spec Spec, o Options, cancels *cancelCount) (mcp.Transport, error) {
+	switch {
+	case len(spec.Command) > 0 && spec.URL == "":
+		return &commandTransport{spec: spec, opts: o, cancels: cancels}, nil
+	case spec.URL != "" && len(spec.Command) == 0:
+		return httpTransport(spec, o, cancels), nil
+	}
+	return nil, errors.New("upstream: give exactly one of a command or a URL")
+}
+
+// connect runs the SDK's handshake on t. With discover, the SDK probes server/discover first
+// (SEP-2575), bounded by o.DiscoverTimeout; without, it sends initialize at the newest legacy
+// version.
+func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCount, discover bool) (*mcp.ClientSession, error) {
+	var co mcp.ClientOptions
+	if o.Client != nil {
+		co = *o.Client
+	}
+	if co.Logger == nil {
+		co.Logger = o.Logger
+	}
+	if co.Capabilities == nil {
+		co.Capabilities = &mcp.ClientCapabilities{} // no roots: we have none to offer
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: o.Name, Version: o.Version}, &co)
+	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout))
+	var so *mcp.ClientSessionOptions
+	if !discover {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}
+	}
+	return client.Connect(ctx, t, so)
+}
+
+// legacyVersion is the newest protocol version negotiated by initialize alone.
+const legacyVersion = "2025-11-25"
+
+// sendMiddleware gives the SDK's server/discover probe its own deadline: when it passes, the
+// SDK cancels the probe (a late answer is dropped), and the initialize that the SDK sends next
+// fails with errDiscoverSilent, so Dial starts over on a fresh connection. It also counts calls that end because their context did: the SDK then
+// sends a notifications/cancelled for each (MCP "Utilities › Cancellation").
+func sendMiddleware(c *cancelCount, discover time.Duration) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		silent := false // server/discover timed out on this connection
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch {
+			case method == "server/discover":
+				dctx, cancel := context.WithTimeout(ctx, discover)
+				defer cancel()
+				res, err := next(dctx, method, req)
+				if err != nil && dctx.Err() != nil && ctx.Err() == nil {
+					c.expected.Add(1)
+					silent = true
+				}
+				return res, err
+			case method == "initialize" && silent:
+				return nil, errDiscoverSilent
+			}
+			res, err := next(ctx, method, req)
+			if err != nil && ctx.Err() != nil && method != "initialize" && !strings.HasPrefix(method, "notifications/") {
+				c.expected.Add(1)
+			}
+			return res, err
+		}
+	}
+}
