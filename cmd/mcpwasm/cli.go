@@ -220,6 +220,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return ExitLoad, err
 	}
+	// Loading decodes and rewrites whole modules; hand that garbage back to the OS now rather
+	// than letting an idle server sit on it.
+	debug.FreeOSMemory()
 	for _, g := range gs {
 		if missing := g.Ungranted(); len(missing) > 0 {
 			logger.Warn("requested capabilities not granted", "guest", g.Name(), "missing", strings.Join(missing, "; "))
