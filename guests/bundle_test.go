@@ -68,7 +68,13 @@ func trackInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, dir := range []string{"../abi", "calc", "text"} {
+	readTrees(t, "../abi", "calc", "text")
+}
+
+// readTrees reads every file under dirs (see trackInputs).
+func readTrees(tb testing.TB, dirs ...string) {
+	tb.Helper()
+	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -77,7 +83,7 @@ func trackInputs(t *testing.T) {
 			return err
 		})
 		if err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -92,18 +91,7 @@ func native(tb testing.TB, lang string) []byte {
 // result cache (keyed by the files a test opens) never replays a PASS for edited sources.
 func trackNativeInputs(tb testing.TB) {
 	tb.Helper()
-	for _, dir := range []string{"../abi/c", "../abi/rust", "c", "rust", "wat"} {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			_, err = os.ReadFile(path)
-			return err
-		})
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
+	guests.ReadTrees(tb, "../abi/c", "../abi/rust", "c", "rust", "wat")
 	if _, err := os.ReadFile("build-native.sh"); err != nil {
 		tb.Fatal(err)
 	}

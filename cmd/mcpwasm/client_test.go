@@ -187,23 +187,9 @@ func TestGuestUpstreamDenied(t *testing.T) {
 	}
 }
 
-// everything returns the entry point of @modelcontextprotocol/server-everything installed by
-// `npm ci --prefix testdata/interop`. Outside CI a missing install skips.
+// everything returns the entry point of @modelcontextprotocol/server-everything.
 func everything(t *testing.T) string {
-	t.Helper()
-	index, err := filepath.Abs("../../testdata/interop/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, statErr := os.Stat(index)
-	_, nodeErr := exec.LookPath("node")
-	if statErr != nil || nodeErr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("server-everything not installed (run: npm ci --prefix testdata/interop): %v %v", statErr, nodeErr)
-		}
-		t.Skip("server-everything not installed; run: npm ci --prefix testdata/interop")
-	}
-	return index
+	return npmTool(t, "@modelcontextprotocol/server-everything/dist/index.js")
 }
 
 // Interop with a third-party server (the reference "everything" server, TypeScript SDK).

@@ -10,23 +10,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// inspectorCLI returns the MCP Inspector CLI entry point installed by
-// `npm ci --prefix testdata/interop` (done by .ci/run). Outside CI a missing install skips.
-func inspectorCLI(t *testing.T) string {
+// npmTool returns the absolute path of a file of an npm package installed by
+// `npm ci --prefix testdata/interop` (done by .ci/run), e.g.
+// "@modelcontextprotocol/inspector-cli/build/index.js". Outside CI a missing install (or a
+// missing node) skips the test; under CI it fails it.
+func npmTool(t *testing.T, rel string) string {
 	t.Helper()
-	index, err := filepath.Abs("../../testdata/interop/node_modules/@modelcontextprotocol/inspector-cli/build/index.js")
+	path, err := filepath.Abs(filepath.Join("../../testdata/interop/node_modules", rel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, statErr := os.Stat(index)
+	_, statErr := os.Stat(path)
 	_, nodeErr := exec.LookPath("node")
 	if statErr != nil || nodeErr != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("MCP Inspector CLI not installed (run: npm ci --prefix testdata/interop): %v %v", statErr, nodeErr)
+			t.Fatalf("%s not installed (run: npm ci --prefix testdata/interop): %v %v", rel, statErr, nodeErr)
 		}
-		t.Skip("MCP Inspector CLI not installed; run: npm ci --prefix testdata/interop")
+		t.Skipf("%s not installed; run: npm ci --prefix testdata/interop", rel)
 	}
-	return index
+	return path
+}
+
+// inspectorCLI returns the MCP Inspector CLI entry point.
+func inspectorCLI(t *testing.T) string {
+	return npmTool(t, "@modelcontextprotocol/inspector-cli/build/index.js")
 }
 
 // runInspector runs the Inspector CLI against `mcpwasm serve` over stdio and decodes its JSON.
