@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -229,7 +230,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
-		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, HiddenText: hiddenTextPolicy(cfg, gs, logger)})
+		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger})
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -244,9 +245,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	if *watch {
 		var ws []*watchedGuest
+		allowed := allowHiddenText(cfg, gs)
 		for i, sp := range specs {
 			if sp.path != "" {
-				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i]})
+				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i],
+					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger}})
 			}
 		}
 		go watchGuests(ctx, h, srv, ws, logger)

@@ -42,6 +42,7 @@ func watchStopFile(ctx context.Context, h *runtime.Host, path string, logger *sl
 
 // watchedGuest is one guest file under --watch.
 type watchedGuest struct {
+	opts  *mcpserver.GuestOptions // how its tools are added (hidden-text policy)
 	spec  guestSpec
 	path  string
 	guest *runtime.Guest
@@ -91,7 +92,7 @@ func reload(ctx context.Context, h *runtime.Host, srv *mcp.Server, w *watchedGue
 	cfg.Replaces = w.guest
 	next, err := h.Load(ctx, b, &cfg)
 	if err == nil {
-		err = mcpserver.AddGuest(srv, next)
+		err = mcpserver.AddGuest(srv, next, w.opts)
 		if err != nil {
 			_ = next.Close(ctx)
 		}

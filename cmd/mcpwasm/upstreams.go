@@ -25,18 +25,19 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger) *upstream.Manager {
 	return upstream.NewManager(specs, &upstream.Options{Version: version(), Logger: logger})
 }
 
-// hiddenTextPolicy lets the guests whose config entry has allow_hidden_text serve tools whose
-// text hides characters. specs[i] was loaded as gs[i]; config guests come first.
-func hiddenTextPolicy(cfg *config.Config, gs []*runtime.Guest, logger *slog.Logger) *mcpserver.HiddenTextPolicy {
-	p := &mcpserver.HiddenTextPolicy{Logger: logger}
+// allowHiddenText names the loaded guests whose config entry has allow_hidden_text: they may
+// serve tools whose text hides characters. cfg.Guests[i] was loaded as gs[i] (config guests
+// come first).
+func allowHiddenText(cfg *config.Config, gs []*runtime.Guest) []string {
+	var names []string
 	if cfg != nil {
 		for i, g := range cfg.Guests {
 			if g.AllowHiddenText && i < len(gs) {
-				p.AllowGuests = append(p.AllowGuests, gs[i].Name())
+				names = append(names, gs[i].Name())
 			}
 		}
 	}
-	return p
+	return names
 }
 
 // exposeUpstreams serves the tools of every upstream with expose: true on srv as NAME__tool

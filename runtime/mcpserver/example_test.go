@@ -31,7 +31,7 @@ func ExampleAddGuest() {
 	mcp.AddTool(server, &mcp.Tool{Name: "greet"}, func(ctx context.Context, req *mcp.CallToolRequest, in greetIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello " + in.Name}}}, nil, nil
 	})
-	if err := mcpserver.AddGuest(server, guest); err != nil {
+	if err := mcpserver.AddGuest(server, guest, nil); err != nil {
 		log.Fatal(err)
 	}
 

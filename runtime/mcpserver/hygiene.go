@@ -3,9 +3,6 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"slices"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -125,46 +122,13 @@ func hiddenIn(v any) (rune, bool) {
 	return 0, false
 }
 
-// HiddenTextPolicy is what AddGuest does with a guest tool whose text hides characters: by
-// default it withholds the tool and logs a warning.
-type HiddenTextPolicy struct {
-	// Logger receives one warning per withheld tool; nil means slog.Default().
-	Logger *slog.Logger
-	// AllowGuests names guests whose tools are served even so (config
-	// guests[].allow_hidden_text).
-	AllowGuests []string
-}
-
-// policies maps an *mcp.Server to its *HiddenTextPolicy. A server is set up once and lives
-// as long as the program, so entries are never removed.
-var policies sync.Map
-
-// SetHiddenTextPolicy sets the policy AddGuest applies on s from now on; nil restores the
-// default (withhold, warn through slog.Default()).
-func SetHiddenTextPolicy(s *mcp.Server, p *HiddenTextPolicy) {
-	if p == nil {
-		policies.Delete(s)
-		return
-	}
-	cp := *p
-	policies.Store(s, &cp)
-}
-
-// withheld applies s's policy to guest g's tool t: true means do not register it.
-func withheld(s *mcp.Server, g *runtime.Guest, t *mcp.Tool) bool {
+func withheld(g *runtime.Guest, t *mcp.Tool, o *GuestOptions) bool {
 	err := CheckHiddenText(t)
 	if err == nil {
 		return false
 	}
-	var p HiddenTextPolicy
-	if v, ok := policies.Load(s); ok {
-		p = *v.(*HiddenTextPolicy)
-	}
-	logger := p.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	if slices.Contains(p.AllowGuests, g.Name()) {
+	logger := o.Logger
+	if o.AllowHiddenText {
 		logger.Warn("serving tool with hidden characters (allowed by config)", "guest", g.Name(), "problem", err.Error())
 		return false
 	}

@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -26,9 +28,20 @@ type Options struct {
 	Name, Version string
 	// ServerOptions are passed to mcp.NewServer; nil means the SDK's defaults.
 	ServerOptions *mcp.ServerOptions
-	// HiddenText says which guests may serve tools whose text hides characters (hygiene.go);
-	// nil withholds every such tool with a warning.
-	HiddenText *HiddenTextPolicy
+	// AllowHiddenText names the guests whose tools are served even if their text hides
+	// characters (hygiene.go); other such tools are withheld with a warning.
+	AllowHiddenText []string
+	// Logger receives those warnings; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// GuestOptions configure AddGuest. Nil means defaults.
+type GuestOptions struct {
+	// AllowHiddenText serves tools whose title, description or schemas hide characters
+	// (zero-width, bidi controls, Unicode tags); by default they are withheld.
+	AllowHiddenText bool
+	// Logger receives a warning per withheld (or allowed) tool; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // NewServer returns an MCP server serving the tools of guests. It fails if a guest's tool
@@ -45,9 +58,9 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 		o.Version = "dev"
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
-	SetHiddenTextPolicy(s, o.HiddenText)
 	for _, g := range guests {
-		if err := AddGuest(s, g); err != nil {
+		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger}
+		if err := AddGuest(s, g, gopts); err != nil {
 			return nil, err
 		}
 	}
@@ -57,8 +70,16 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 // AddGuest registers every tool, resource, resource template and prompt of g on s (replacing
 // any of the same name, as the SDK's Add methods do). Names, titles, descriptions, schemas,
 // annotations and icons come from the guest's manifest. It returns an error, and registers
-// nothing, if an annotation or icon list is not valid MCP.
-func AddGuest(s *mcp.Server, g *runtime.Guest) error {
+// nothing, if an annotation or icon list is not valid MCP. Tools whose text hides characters
+// are withheld unless opts allows them.
+func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
+	var o GuestOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
 	m := g.Manifest()
 	tools := make([]*mcp.Tool, 0, len(m.Tools))
 	for _, td := range m.Tools {
@@ -69,7 +90,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest) error {
 		tools = append(tools, t)
 	}
 	for _, t := range tools {
-		if withheld(s, g, t) { // hidden characters (hygiene.go)
+		if withheld(g, t, &o) { // hidden characters (hygiene.go)
 			continue
 		}
 		s.AddTool(t, toolHandler(g, t.Name))
