@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // runClient runs `mcpwasm ARGS...` and returns stdout and the exit code.
@@ -233,5 +235,16 @@ func TestClientInteropEverything(t *testing.T) {
 	out, code = runClient(t, append([]string{"prompt", "args-prompt", `{"city":"Lyon"}`}, server...)...)
 	if code != 0 || !strings.Contains(out, "user: ") || !strings.Contains(out, "Lyon") {
 		t.Errorf("prompt args-prompt = %q (exit %d)", out, code)
+	}
+}
+
+// B11: our client always sends "arguments":{} — never omits it or sends null.
+func TestClientSendsEmptyArguments(t *testing.T) {
+	b, err := json.Marshal(&mcp.CallToolParams{Name: "echo", Arguments: orEmptyMap(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"name":"echo","arguments":{}}`; string(b) != want {
+		t.Errorf("tools/call params = %s, want %s", b, want)
 	}
 }
