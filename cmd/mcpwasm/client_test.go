@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
