@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
+	"strings"
 	"syscall"
 	"time"
 
@@ -143,10 +145,19 @@ func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 	return r.mutate(func() error { return r.root.Link(oldPath, newPath) })
 }
 
-// Symlink creates a link whatever its target says; following it later is still confined
-// by the root, so a link pointing outside simply cannot be opened.
+// Symlink creates a link only if its target is relative and, read from the link's
+// directory, stays inside the root. The root would refuse to follow an escaping link anyway,
+// but such a link left in a host directory is a trap for every other program that reads it.
 func (r *rootFS) Symlink(oldPath, linkName string) experimentalsys.Errno {
+	if path.IsAbs(oldPath) || !local(path.Join(path.Dir(linkName), oldPath)) {
+		return r.mutate(func() error { return errEscape })
+	}
 	return r.mutate(func() error { return r.root.Symlink(oldPath, linkName) })
+}
+
+// local reports whether a cleaned, root-relative path stays inside the root.
+func local(p string) bool {
+	return p != ".." && !strings.HasPrefix(p, "../")
 }
 
 func (r *rootFS) Utimens(path string, atim, mtim int64) experimentalsys.Errno {
@@ -177,6 +188,7 @@ func (r *rootFS) mutate(f func() error) experimentalsys.Errno {
 var (
 	errNotDir = errors.New("not a directory")
 	errIsDir  = errors.New("is a directory")
+	errEscape = errors.New("symlink target leaves the granted directory")
 )
 
 func errnoOf(err error) experimentalsys.Errno {
@@ -187,6 +199,8 @@ func errnoOf(err error) experimentalsys.Errno {
 		return experimentalsys.ENOTDIR
 	case errors.Is(err, errIsDir):
 		return experimentalsys.EISDIR
+	case errors.Is(err, errEscape):
+		return experimentalsys.EPERM
 	}
 	var sysErr syscall.Errno
 	if !errors.As(err, &sysErr) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"path"
 	"slices"
 	"strconv"
@@ -238,6 +239,9 @@ func parseHostPattern(s string) (hostPattern, error) {
 		h = h[1 : len(h)-1]
 	}
 	h = strings.TrimSuffix(h, ".")
+	if a, err := netip.ParseAddr(h); err == nil {
+		h = a.String() // IP literals compare in canonical form
+	}
 	switch {
 	case h == "*":
 		p.any = true

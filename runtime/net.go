@@ -74,13 +74,40 @@ type netTarget struct {
 	pattern hostPattern
 }
 
+func (t netTarget) key() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
+
+// targetKey normalizes the "host:port" net/http dials (taken from the URL as written) the
+// way checkURL normalizes hosts, so "LOCALHOST.:018081" finds the target checked as
+// "localhost:18081".
+func targetKey(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return addr
+	}
+	return net.JoinHostPort(normalizeHost(host), strconv.Itoa(n))
+}
+
+// normalizeHost lowercases a host, drops a trailing dot, and writes an IP literal in its
+// canonical form (so "0:0:0:0:0:0:0:1" and "::1" are the same host).
+func normalizeHost(h string) string {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if a, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
+		return a.String()
+	}
+	return h
+}
+
 // checkURL applies the net grant to one URL (the first request or a redirect hop).
 func (c *capCheck) checkURL(u *url.URL) (netTarget, error) {
 	var t netTarget
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return t, deny("net: scheme %q is not allowed (http and https only)", u.Scheme)
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	host := normalizeHost(u.Hostname())
 	if host == "" {
 		return t, deny("net: URL %q has no host", u.Redacted())
 	}
@@ -266,12 +293,12 @@ func (c *capCheck) httpRequest(ctx context.Context, body []byte) (abi.Status, []
 			hreq.Header.Add(k, v)
 		}
 	}
-	targets := map[string]netTarget{net.JoinHostPort(first.host, strconv.Itoa(first.port)): first}
+	targets := map[string]netTarget{first.key(): first}
 	transport := &http.Transport{
 		Proxy:             nil, // never an environment proxy: the check must see the real destination
 		DisableKeepAlives: true,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			t, ok := targets[addr]
+			t, ok := targets[targetKey(addr)]
 			if !ok {
 				return nil, deny("net: %q was not checked against the grant", addr)
 			}
@@ -289,7 +316,7 @@ func (c *capCheck) httpRequest(ctx context.Context, body []byte) (abi.Status, []
 			if err != nil {
 				return err
 			}
-			targets[net.JoinHostPort(t.host, strconv.Itoa(t.port))] = t
+			targets[t.key()] = t
 			return nil
 		},
 	}

@@ -84,12 +84,25 @@ type hostFlags struct {
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "configuration file: guests, grants, limits (see runtime/config/schema.json)")
-	fs.DurationVar(&f.timeout, "timeout", runtime.DefaultLimits.Timeout, "time limit of one tool call")
-	fs.Uint64Var(&f.memoryMB, "memory-mb", runtime.DefaultLimits.MemoryBytes>>20, "linear memory limit of one guest instance, in MiB")
-	fs.IntVar(&f.instances, "instances", runtime.DefaultLimits.Instances, "instances per guest (concurrent calls into one guest)")
+	fs.DurationVar(&f.timeout, "timeout", runtime.DefaultLimits.Timeout, "time limit of one tool call (0: the default)")
+	fs.Uint64Var(&f.memoryMB, "memory-mb", runtime.DefaultLimits.MemoryBytes>>20, "linear memory limit of one guest instance, in MiB (0: the default)")
+	fs.IntVar(&f.instances, "instances", runtime.DefaultLimits.Instances, "instances per guest, i.e. concurrent calls into one guest (0: the default)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "compilation cache directory (default: the user cache dir's mcpwasm/compile)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "keep compiled code in memory only")
 	fs.StringVar(&f.logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+}
+
+// validate rejects flag values no guest could run with; zero means the default.
+func (f *hostFlags) validate() error {
+	switch {
+	case f.timeout < 0:
+		return fmt.Errorf("--timeout %v: must not be negative (0 means the default %v)", f.timeout, runtime.DefaultLimits.Timeout)
+	case f.instances < 0:
+		return fmt.Errorf("--instances %d: must not be negative (0 means the default %d)", f.instances, runtime.DefaultLimits.Instances)
+	case f.memoryMB > 4096:
+		return fmt.Errorf("--memory-mb %d: 32-bit linear memory is at most 4096 MiB", f.memoryMB)
+	}
+	return nil
 }
 
 func (f *hostFlags) limits() runtime.Limits {
@@ -199,6 +212,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage, nil
 	}
+	if err := hf.validate(); err != nil {
+		return ExitUsage, err
+	}
+	if *maxLine < 0 {
+		return ExitUsage, fmt.Errorf("--max-line-bytes %d: must be positive (0 means the default)", *maxLine)
+	}
 	logger, err := hf.logger(stderr)
 	if err != nil {
 		return ExitUsage, err
@@ -219,6 +238,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	defer h.Close(context.Background())
 	gs, err := loadAll(ctx, h, specs)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ExitOK, nil // asked to stop (SIGINT/SIGTERM) while loading: not a failure
+		}
 		return ExitLoad, err
 	}
 	// Loading decodes and rewrites whole modules; hand that garbage back to the OS now rather
@@ -255,7 +277,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		go watchGuests(ctx, h, srv, ws, logger)
 	}
 	if hs.addr != "" {
-		return serveHTTP(ctx, srv, &hs, logger, strings.Join(names, ","), tools)
+		return serveHTTP(ctx, srv, &hs, *maxLine, logger, strings.Join(names, ","), tools)
 	}
 	logger.Info("serving", "transport", "stdio", "guests", strings.Join(names, ","), "tools", tools)
 
@@ -319,6 +341,9 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage, nil
+	}
+	if err := hf.validate(); err != nil {
+		return ExitUsage, err
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprint(stderr, "usage: mcpwasm inspect [--config FILE] [--json] GUEST.wasm\n")

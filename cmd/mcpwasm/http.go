@@ -34,7 +34,7 @@ const httpShutdownGrace = 10 * time.Second
 
 // serveHTTP serves srv over Streamable HTTP until ctx is done, then drains in-flight
 // requests (up to httpShutdownGrace) and returns.
-func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, logger *slog.Logger, guests string, tools int) (int, error) {
+func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage int, logger *slog.Logger, guests string, tools int) (int, error) {
 	addr := f.addr
 	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
 		addr = net.JoinHostPort("127.0.0.1", port) // never all interfaces by accident
@@ -50,6 +50,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, logger *slog.
 	hsrv := &http.Server{
 		Handler: mcpserver.NewHTTPHandler(srv, &mcpserver.HTTPOptions{
 			Stateless: f.stateless, JSONResponse: f.jsonResponse, BearerToken: token,
+			MaxRequestBodyBytes: int64(maxMessage), // --max-line-bytes caps a message on both transports
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}

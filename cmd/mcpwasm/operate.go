@@ -18,17 +18,21 @@ import (
 const pollInterval = 250 * time.Millisecond
 
 // watchStopFile is the file-based kill switch: while path exists, every call is stopped
-// and refused (runtime.Host.Stop); when it is removed, calls run again.
+// and refused (runtime.Host.Stop); when it is removed, calls run again. It lifts only a stop
+// it caused, so a stop by SIGUSR1 holds until SIGUSR2 whether or not the file exists.
 func watchStopFile(ctx context.Context, h *runtime.Host, path string, logger *slog.Logger) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
+	stoppedByFile := false
 	for {
 		_, err := os.Stat(path)
 		switch exists := err == nil; {
-		case exists && !h.Stopped():
+		case exists && !stoppedByFile:
+			stoppedByFile = true
 			h.Stop()
 			logger.Warn("operator stop: calls stopped and refused", "stop_file", path)
-		case !exists && h.Stopped():
+		case !exists && stoppedByFile:
+			stoppedByFile = false
 			h.Resume()
 			logger.Info("operator resume: calls allowed again", "stop_file", path)
 		}

@@ -164,6 +164,7 @@ func TestHTTPBearerToken(t *testing.T) {
 		{"", http.StatusUnauthorized},
 		{"Bearer wrong", http.StatusUnauthorized},
 		{"Bearer s3cret", http.StatusOK},
+		{"bearer s3cret", http.StatusOK}, // the scheme is case-insensitive (RFC 9110 §11.1)
 	} {
 		h := map[string]string{}
 		if tc.auth != "" {
@@ -176,5 +177,23 @@ func TestHTTPBearerToken(t *testing.T) {
 		if tc.want == http.StatusUnauthorized && resp.Header.Get("WWW-Authenticate") != `Bearer realm="mcpwasm"` {
 			t.Errorf("WWW-Authenticate = %q", resp.Header.Get("WWW-Authenticate"))
 		}
+	}
+}
+
+// --max-line-bytes caps a message over HTTP too: a 5 MiB request passes the default (64 MiB),
+// which the SDK's own 4 MiB body cap would have refused.
+func TestHTTPLargeRequest(t *testing.T) {
+	base, _ := startHTTP(t, "--stateless", "--json-response")
+	text := strings.Repeat("x", 5<<20)
+	resp := post(t, base+"/mcp", nil, callLine(2, "echo", fmt.Sprintf(`{"text":%q}`, text)))
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %.200s", resp.StatusCode, b)
+	}
+	if isErr, got := toolResult(t, string(b)); isErr || got != text {
+		t.Errorf("echo of 5 MiB over HTTP: isError=%v, %d bytes back", isErr, len(got))
 	}
 }

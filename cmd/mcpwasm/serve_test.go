@@ -217,14 +217,24 @@ func TestServeCalcPipe(t *testing.T) {
 			t.Errorf("invalid JSON line: %s", l)
 		}
 	}
+	// JSON-RPC lets replies come in any order (the SDK runs calls concurrently): find each
+	// by its id.
+	byID := map[int]string{}
+	for _, l := range lines {
+		var m struct{ ID int }
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		byID[m.ID] = l
+	}
 	want := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"{\"value\":98}"}],"structuredContent":{"value":98}}}`
-	if diff := cmp.Diff(want, lines[2]); diff != "" {
+	if diff := cmp.Diff(want, byID[3]); diff != "" {
 		t.Errorf("calc reply (-want +got):\n%s", diff)
 	}
 	var list struct {
 		Result struct{ Tools []struct{ Name string } } `json:"result"`
 	}
-	if err := json.Unmarshal([]byte(lines[1]), &list); err != nil {
+	if err := json.Unmarshal([]byte(byID[2]), &list); err != nil {
 		t.Fatal(err)
 	}
 	var names []string

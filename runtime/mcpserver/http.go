@@ -83,11 +83,13 @@ func sameOrigin(origin, host string) bool {
 	return ok && strings.EqualFold(rest, host)
 }
 
+// requireBearer checks "Authorization: Bearer <token>"; the scheme name is
+// case-insensitive (RFC 9110 §11.1), the token is compared in constant time.
 func requireBearer(token string, next http.Handler) http.Handler {
-	want := []byte("Bearer " + token)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mcpwasm"`)
 			http.Error(w, "missing or invalid bearer token", http.StatusUnauthorized)
 			return
