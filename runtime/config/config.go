@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -142,6 +143,9 @@ func Parse(data []byte) (*Config, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, syntaxError(data, err)
 	}
+	if err := duplicateKeys(data); err != nil {
+		return nil, err
+	}
 	if err := resolvedSchema.Validate(v); err != nil {
 		return nil, schemaError(data, err)
 	}
@@ -236,6 +240,59 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// duplicateKeys rejects an object with the same key twice. encoding/json keeps the last one
+// silently, so a second "grants" could hide the first from whoever reviews the file
+// (RFC 8259 §4: names SHOULD be unique; this format says MUST).
+func duplicateKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys     map[string]bool
+		isObject bool
+		wantKey  bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		off := dec.InputOffset() // just past tok
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return syntaxError(data, err)
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				if top != nil && top.isObject {
+					top.wantKey = true // this value ends the member
+				}
+				stack = append(stack, &frame{keys: map[string]bool{}, isObject: d == '{', wantKey: d == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		if top == nil || !top.isObject {
+			continue
+		}
+		if top.wantKey {
+			key := tok.(string)
+			if top.keys[key] {
+				line := 1 + bytes.Count(data[:off], []byte("\n"))
+				return fmt.Errorf("line %d: duplicate key %q", line, key)
+			}
+			top.keys[key] = true
+			top.wantKey = false
+			continue
+		}
+		top.wantKey = true
+	}
 }
 
 // syntaxError names the line and column of a JSON decoding error.

@@ -20,6 +20,8 @@ func TestParseErrors(t *testing.T) {
 		{"relative exec path", `{"guests": [{"path": "a.wasm", "grants": {"exec": [{"path": "git"}]}}]}`, `"path": pattern: "git" does not match regular expression "^/"`},
 		{"duplicate guest", `{"guests": [{"name": "a", "path": "a.wasm"}, {"name": "a", "path": "b.wasm"}]}`, `guests[0] and guests[1] are both named "a"`},
 		{"tool widens", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`, `guests[0] tool "t": net "b.test" is not granted to the guest`},
+		{"duplicate key", "{\"guests\": [{\"path\": \"a.wasm\"}],\n \"guests\": []}", `line 2: duplicate key "guests"`},
+		{"duplicate nested key", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a"]}, "grants": {}}]}`, `line 1: duplicate key "grants"`},
 		{"mcp without upstream", `{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}]}`, `guests[0]: mcp grant "docs" names no upstream`},
 		{"upstream without command or url", `{"upstreams": {"docs": {}}}`, `upstream "docs": give exactly one of "command" or "url"`},
 	} {

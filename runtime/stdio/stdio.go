@@ -161,6 +161,7 @@ type conn struct {
 	originals map[string][]byte // surrogate -> original id literal
 	byLiteral map[string]string // original id literal -> latest surrogate
 	cancelled map[string]bool   // ids (as the SDK encodes them) named by notifications/cancelled
+	inflight  map[string]bool   // id keys (idKey) of requests not yet answered
 
 	// dropped counts non-blank lines that were consumed without producing a
 	// message or an error reply (see decodeResponse). Used by tests.
@@ -231,7 +232,10 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			resp = msg.(*jsonrpc.Response)
 		}
 		if lit := c.takeOriginal(resp.ID); lit != nil {
+			c.releaseID(lit)
 			data, err = encodeWithID(resp, lit)
+		} else {
+			c.releaseKey(rawIDKey(resp.ID))
 		}
 	}
 	if data == nil && err == nil {
@@ -570,8 +574,15 @@ func (c *conn) decodeRequest(env *envelope, idKind byte, id []byte,
 	}
 	req := &jsonrpc.Request{Method: method, Params: params}
 	if id != nil {
+		// JSON-RPC 2.0 §4: an id identifies one request until it is answered. A second
+		// request with the id of one still in flight is refused here; the SDK would drop it
+		// without a word.
+		if !c.claimID(id) {
+			return invalid("id " + string(id) + " is already used by a request still in flight")
+		}
 		rid, err := c.requestID(id)
 		if err != nil {
+			c.releaseID(id)
 			return invalid(err.Error())
 		}
 		req.ID = rid
@@ -711,6 +722,54 @@ func withErrorCode(resp *jsonrpc.Response) *jsonrpc.Response {
 	cp := *resp
 	cp.Error = &jsonrpc.Error{Code: code, Message: resp.Error.Error()}
 	return &cp
+}
+
+// claimID records a request id literal as in flight; false means it already is. Keys are
+// the literal with numbers and plain strings in canonical form, as responses write them.
+func (c *conn) claimID(lit []byte) bool {
+	key := idKey(lit)
+	c.idMu.Lock()
+	defer c.idMu.Unlock()
+	if c.inflight[key] {
+		return false
+	}
+	if c.inflight == nil {
+		c.inflight = map[string]bool{}
+	}
+	c.inflight[key] = true
+	return true
+}
+
+func (c *conn) releaseID(lit []byte) { c.releaseKey(idKey(lit)) }
+
+func (c *conn) releaseKey(key string) {
+	c.idMu.Lock()
+	delete(c.inflight, key)
+	c.idMu.Unlock()
+}
+
+// rawIDKey is idKey of the literal an id the SDK decoded itself came from (see requestID).
+func rawIDKey(id jsonrpc.ID) string {
+	switch v := id.Raw().(type) {
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case string:
+		return `"` + v + `"`
+	}
+	return ""
+}
+
+// idKey canonicalizes an id literal the SDK passes through unchanged (a canonical integer or
+// a plain string); any other literal is its own key, since it travels as a surrogate and is
+// written back verbatim.
+func idKey(lit []byte) string {
+	if lit[0] == '"' && plainString(lit) {
+		return string(lit)
+	}
+	if n, ok := canonicalInt(lit); ok {
+		return strconv.FormatInt(n, 10)
+	}
+	return string(lit)
 }
 
 // maxCancelled bounds the ids remembered from notifications/cancelled whose request has not

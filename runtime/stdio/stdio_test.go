@@ -836,3 +836,44 @@ func FuzzReadLine(f *testing.F) {
 		}
 	})
 }
+
+// A request reusing the id of one still in flight is refused with -32600 (the SDK would
+// drop it silently); once answered, the id may be used again.
+func TestDuplicateInFlightID(t *testing.T) {
+	release := make(chan struct{})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "wait"}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		<-release
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go srv.Run(context.Background(), NewTransport(inR, outW, nil))
+	lines := bufio.NewReader(outR)
+	send := func(l string) { inW.Write([]byte(l + "\n")) }
+	recv := func() string {
+		l, err := lines.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSuffix(l, "\n")
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	recv()
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"wait","arguments":{}}}`)
+	send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	want := `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"Invalid Request: id 5 is already used by a request still in flight"}}`
+	if got := recv(); got != want {
+		t.Errorf("duplicate id:\n got %s\nwant %s", got, want)
+	}
+	close(release)
+	if got := recv(); !strings.Contains(got, `"id":5,"result":{"content":[{"type":"text","text":"done"}]}`) {
+		t.Errorf("first request: %s", got)
+	}
+	send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if got := recv(); got != `{"jsonrpc":"2.0","id":5,"result":{}}` {
+		t.Errorf("id reused after its answer: %s", got)
+	}
+	inW.Close()
+}
