@@ -334,15 +334,17 @@ func (g *Guest) ToolGrants(tool string) (granted, effective Grants, ok bool) {
 	return t.caps.granted, t.caps.effective, true
 }
 
-// Ungranted lists, once each, the capabilities some tool of g requested but does not have,
-// e.g. `net "*"`, `exec "/usr/bin/git"`, `clock`. Serving logs them, so an operator sees
-// what a guest expected and was not given.
+// Ungranted lists the capabilities some tool of g requested but does not have, each once
+// with the tools that lack it, e.g. `net "*" (tools fetch, head)`, `clock (tool now)`.
+// Serving logs them, so an operator sees what a guest expected and was not given.
 func (g *Guest) Ungranted() []string {
-	var out []string
-	add := func(s string) {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
+	var order []string
+	tools := map[string][]string{}
+	add := func(item, tool string) {
+		if _, seen := tools[item]; !seen {
+			order = append(order, item)
 		}
+		tools[item] = append(tools[item], tool)
 	}
 	for _, td := range g.manifest.Tools {
 		t := g.tools[td.Name]
@@ -350,35 +352,43 @@ func (g *Guest) Ungranted() []string {
 		eff := t.caps.effective
 		for _, r := range req.Net {
 			if !slices.ContainsFunc(eff.Net, func(p string) bool { _, ok := intersectHostPatterns(p, r); return ok }) {
-				add(fmt.Sprintf("net %q", r))
+				add(fmt.Sprintf("net %q", r), td.Name)
 			}
 		}
 		for _, r := range req.Exec {
 			if !slices.ContainsFunc(eff.Exec, func(e ExecGrant) bool { return e.Path == r }) {
-				add(fmt.Sprintf("exec %q", r))
+				add(fmt.Sprintf("exec %q", r), td.Name)
 			}
 		}
 		for _, r := range req.FS {
 			if !slices.ContainsFunc(eff.FS, func(f FSGrant) bool { return f.Guest == r.Path }) {
-				add(fmt.Sprintf("fs %q", r.Path))
+				add(fmt.Sprintf("fs %q", r.Path), td.Name)
 			}
 		}
 		for _, r := range req.Env {
 			if !slices.ContainsFunc(eff.Env, func(e string) bool { n, _, _ := strings.Cut(e, "="); return n == r }) {
-				add(fmt.Sprintf("env %q", r))
+				add(fmt.Sprintf("env %q", r), td.Name)
 			}
 		}
 		if req.Clock && !eff.Clock {
-			add("clock")
+			add("clock", td.Name)
 		}
 		if req.Random && !eff.Random {
-			add("random")
+			add("random", td.Name)
 		}
 		for _, r := range req.MCP {
 			if !slices.Contains(eff.MCP, r) {
-				add(fmt.Sprintf("mcp %q", r))
+				add(fmt.Sprintf("mcp %q", r), td.Name)
 			}
 		}
+	}
+	out := make([]string, len(order))
+	for i, item := range order {
+		noun := "tools"
+		if len(tools[item]) == 1 {
+			noun = "tool"
+		}
+		out[i] = fmt.Sprintf("%s (%s %s)", item, noun, strings.Join(tools[item], ", "))
 	}
 	return out
 }

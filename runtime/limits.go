@@ -19,7 +19,8 @@ type Limits struct {
 	// Instances caps the instances of one guest that exist at once, and so its concurrent
 	// calls; further calls wait for a free instance (or their context).
 	Instances int
-	// OutputBytes caps the size of one call's result JSON, in bytes.
+	// OutputBytes caps the size of one call's result JSON, in bytes — and of the guest's
+	// manifest, which is a result of mcpwasm_describe.
 	OutputBytes int
 }
 

@@ -365,12 +365,17 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 			return ExitLoad, err
 		}
 		// The config's entry for this module, if any, says what is granted.
+		found := false
 		for _, g := range cfg.Guests {
 			if sameFile(cfg.ModulePath(g), path) {
 				gc = cfg.GuestConfig(g, path)
 				gc.Limits = gc.Limits.Merge(hf.limits())
+				found = true
 				break
 			}
+		}
+		if !found {
+			fmt.Fprintf(stderr, "mcpwasm inspect: %s is not a guest of %s: showing it with nothing granted\n", path, hf.config)
 		}
 	}
 	h, err := hf.host(ctx, logger)
@@ -384,6 +389,7 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	}
 	sum := sha256.Sum256(wasm)
 	out := inspectOutput{Source: path, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm), Manifest: *g.Manifest()}
+	out.Name = g.Name() // the config may rename the guest
 	if hf.config != "" {
 		out.Grants = map[string]toolGrants{}
 		for _, t := range g.Manifest().Tools {

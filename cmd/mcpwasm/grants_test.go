@@ -102,7 +102,7 @@ func TestFetchNetGrant(t *testing.T) {
 	if conns.Load() != 0 {
 		t.Errorf("server saw %d connections without a grant", conns.Load())
 	}
-	if !strings.Contains(s2.stderr.String(), `msg="requested capabilities not granted" guest=fetch missing="net \"*:*\""`) {
+	if !strings.Contains(s2.stderr.String(), `msg="requested capabilities not granted" guest=fetch missing="net \"*:*\" (tool fetch)"`) {
 		t.Errorf("serve did not log the ungranted request:\n%s", s2.stderr)
 	}
 }

@@ -707,16 +707,17 @@ func (c *conn) takeOriginal(id jsonrpc.ID) []byte {
 }
 
 // withErrorCode gives a response whose error is a plain Go error a proper JSON-RPC code
-// (JSON-RPC 2.0 §5.1): the SDK answers a request sent before initialize with a plain error,
-// which would go out as code 0. That one is an Invalid Request (-32600); any other plain
-// error is an Internal error (-32603).
+// (JSON-RPC 2.0 §5.1): the SDK answers a request sent before initialize, and a second
+// initialize, with a plain error, which would go out as code 0. Those are Invalid Requests
+// (-32600); any other plain error is an Internal error (-32603).
 func withErrorCode(resp *jsonrpc.Response) *jsonrpc.Response {
 	var we *jsonrpc.Error
 	if errors.As(resp.Error, &we) && we.Code != 0 {
 		return resp
 	}
 	code := int64(jsonrpc.CodeInternalError)
-	if strings.Contains(resp.Error.Error(), "during session initialization") {
+	if msg := resp.Error.Error(); strings.Contains(msg, "during session initialization") ||
+		strings.Contains(msg, `duplicate "initialize"`) {
 		code = jsonrpc.CodeInvalidRequest
 	}
 	cp := *resp
