@@ -75,6 +75,11 @@ func (c *capCheck) execRequest(ctx context.Context, body []byte) (abi.Status, []
 	if err != nil {
 		return statusOf(err)
 	}
+	for _, a := range append(req.Args, req.Program) {
+		if strings.ContainsRune(a, 0) {
+			return abi.StatusInvalid, errorBody(fmt.Sprintf("exec: argument %q contains a NUL byte", a))
+		}
+	}
 	if !p.grant.Options {
 		for _, a := range req.Args {
 			if strings.HasPrefix(a, "-") {

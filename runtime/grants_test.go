@@ -312,6 +312,9 @@ func TestB28ExecOptionInjection(t *testing.T) {
 	if text, isErr := result(t, g, "exec", `{"program":"git-log","args":["main"]}`); isErr || text != `exit=0 stdout="first commit\n" stderr=""` {
 		t.Errorf("main: %q isError=%v", text, isErr)
 	}
+	if text, isErr := result(t, g, "exec", `{"program":"git-log","args":["ma\u0000in"]}`); !isErr || text != `exec: INVALID: exec: argument "ma\x00in" contains a NUL byte` {
+		t.Errorf("NUL argument: %q isError=%v", text, isErr)
+	}
 	// Not on the allowlist: a PATH lookup, or a symlink to an allowed binary in a writable dir.
 	bin := t.TempDir()
 	must(t, os.Symlink("/usr/bin/git", filepath.Join(bin, "git")))
