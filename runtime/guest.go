@@ -69,6 +69,7 @@ type tool struct {
 	limits Limits
 	caps   *capCheck
 	pool   *pool
+	flat   *flatSchema // fast acceptor for a flat input schema, or nil
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -448,6 +449,7 @@ func newTool(td abi.Tool, guestLimits, toolLimits Limits) (*tool, error) {
 	if t.input, err = resolveSchema(td.InputSchema); err != nil {
 		return nil, fmt.Errorf("tool %q: inputSchema: %w", td.Name, err)
 	}
+	t.flat = compileFlat(td.InputSchema)
 	if t.input.Schema().Type != "object" {
 		return nil, fmt.Errorf(`tool %q: inputSchema: type must be "object", got %q`, td.Name, t.input.Schema().Type)
 	}
@@ -532,7 +534,9 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	if len(args) == 0 {
 		args = emptyObject
 	}
-	if err := validateArgs(t.input, string(t.def.InputSchema) == permissiveSchema, args); err != nil {
+	if t.flat != nil && t.flat.accepts(args) {
+		// valid: the common case costs no decoding (flat.go)
+	} else if err := validateArgs(t.input, string(t.def.InputSchema) == permissiveSchema, args); err != nil {
 		return nil, fmt.Errorf("guest %q tool %q: %w: %s", g.name, toolName, ErrInvalidArguments, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.limits.Timeout)
