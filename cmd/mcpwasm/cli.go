@@ -257,9 +257,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitLoad, err
 	}
 	exposeUpstreams(ctx, srv, ups, cfg, gs, logger) // upstreams.expose: the gateway (upstreams.go)
+	allowed := allowHiddenText(cfg, gs)
 	names, tools := make([]string, len(gs)), 0
 	for i, g := range gs {
-		names[i], tools = g.Name(), tools+len(g.Manifest().Tools)
+		names[i] = g.Name()
+		for _, t := range g.Manifest().Tools {
+			if mcpserver.CheckGuestTool(t) == nil || slices.Contains(allowed, g.Name()) {
+				tools++ // withheld tools are not served, so not counted
+			}
+		}
 	}
 	go watchStopSignals(ctx, h, logger)
 	if *stopFile != "" {
@@ -267,7 +273,6 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	if *watch {
 		var ws []*watchedGuest
-		allowed := allowHiddenText(cfg, gs)
 		for i, sp := range specs {
 			if sp.path != "" {
 				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i],
@@ -445,6 +450,9 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 		}
 		if len(t.Annotations) > 0 {
 			fmt.Fprintf(w, "    annotations: %s\n", t.Annotations)
+		}
+		if err := mcpserver.CheckGuestTool(t); err != nil {
+			fmt.Fprintf(w, "    WITHHELD by serve unless the config sets allow_hidden_text: %v\n", err)
 		}
 		fmt.Fprintf(w, "    requests:  %s\n", describeRequests(t.Requests))
 		if tg, ok := o.Grants[t.Name]; ok {

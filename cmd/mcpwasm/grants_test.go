@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -145,5 +146,31 @@ func TestInspectGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("inspect output (-want +got):\n%s", diff)
+	}
+}
+
+// A tool whose description hides a zero-width space: inspect says serve would withhold it,
+// and serve neither lists nor counts it.
+func TestHiddenTextWithheld(t *testing.T) {
+	poisoned := bytes.Replace(wat.Echo, []byte("Returns its arguments"), []byte("Returns\u200bits argumen"), 1)
+	path := filepath.Join(t.TempDir(), "poisoned.wasm")
+	if err := os.WriteFile(path, poisoned, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(binPath, "inspect", "--cache-dir", cacheDir, path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `    WITHHELD by serve unless the config sets allow_hidden_text: tool "echo": description contains hidden character U+200B`; !strings.Contains(string(out), want+"\n") {
+		t.Errorf("inspect output lacks %q:\n%s", want, out)
+	}
+	s := startServer(t, path)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if l := s.recv(); l != `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}` && !strings.Contains(l, `"tools":[]`) {
+		t.Errorf("tools/list: %s", l)
+	}
+	if !strings.Contains(s.stderr.String(), "guests=echo tools=0") {
+		t.Errorf("startup line does not count 0 tools:\n%s", s.stderr)
 	}
 }

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/abi"
 	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -42,6 +43,16 @@ type HiddenTextError struct {
 
 func (e *HiddenTextError) Error() string {
 	return fmt.Sprintf("tool %q: %s contains hidden character U+%04X", e.Tool, e.Field, e.Rune)
+}
+
+// CheckGuestTool is CheckHiddenText for a tool as a guest's manifest declares it; a
+// declaration that is not valid MCP is reported as such.
+func CheckGuestTool(td abi.Tool) error {
+	t, err := mcpTool(td)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", td.Name, err)
+	}
+	return CheckHiddenText(t)
 }
 
 // CheckHiddenText returns a *HiddenTextError for the first hidden character in t's name,
