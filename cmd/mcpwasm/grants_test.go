@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/testdata/wat"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
