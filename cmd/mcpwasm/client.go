@@ -179,6 +179,8 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 					printResourceContents(w, c)
 				}
 			}
+		} else {
+			err = fmt.Errorf("%s: %w", pos[0], err) // the SDK's "Resource not found" does not say which
 		}
 	case "prompt":
 		sargs := map[string]string{}

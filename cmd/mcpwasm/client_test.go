@@ -247,3 +247,17 @@ func TestClientSendsEmptyArguments(t *testing.T) {
 		t.Errorf("tools/call params = %s, want %s", b, want)
 	}
 }
+
+// read of an unknown resource names the URI (the SDK's error does not).
+func TestClientReadUnknownResource(t *testing.T) {
+	cmd := exec.Command(binPath, "read", "calc://nope", "--", binPath, "serve", "--cache-dir", cacheDir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != ExitError {
+		t.Errorf("exit %d (%v), want %d", code, err, ExitError)
+	}
+	if want := `mcpwasm read: calc://nope: calling "resources/read": Resource not found` + "\n"; !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("stderr %q, want it to end with %q", stderr.String(), want)
+	}
+}
