@@ -97,15 +97,15 @@ func BenchmarkInstanceCall(b *testing.B) {
 		b.Run("part/validateArgs", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := validateArgs(t.input, false, benchArgs100); err != nil {
+				if err := validateArgs(t.input, benchArgs100); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-		b.Run("part/validateArgs-permissive", func(b *testing.B) {
+		b.Run("part/validate-flat", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := validateArgs(t.input, true, benchArgs100); err != nil {
+				if err := t.validate(benchArgs100); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -207,7 +207,7 @@ func BenchmarkInstrumentation(b *testing.B) {
 }
 
 // BenchmarkValidateArgs compares validateArgs with its Decoder-only predecessor
-// (validateArgsReference) on the echo guest's schema, and the permissive-schema fast path.
+// (validateArgsReference) on the echo guest's schema, and the flat acceptor in front of it.
 func BenchmarkValidateArgs(b *testing.B) {
 	tools := validateTools(b) // [0] permissive, [1] {"text": string}, required
 	for _, n := range []int{100, 10 << 10, 1 << 20} {
@@ -217,8 +217,8 @@ func BenchmarkValidateArgs(b *testing.B) {
 			f    func() error
 		}{
 			{"before", func() error { return validateArgsReference(tools[1], args) }},
-			{"after", func() error { return validateArgs(tools[1].input, false, args) }},
-			{"after-permissive-schema", func() error { return validateArgs(tools[0].input, true, args) }},
+			{"after", func() error { return validateArgs(tools[1].input, args) }},
+			{"after-flat", func() error { return tools[1].validate(args) }},
 		} {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
 				b.ReportAllocs()

@@ -244,3 +244,33 @@ func valueEnd(b []byte, i int) int {
 	}
 	return j
 }
+
+// mayOverflow reports whether valid JSON b holds a number that might not fit a float64 —
+// one with an exponent, or with 309 or more integer digits — which decoding into any rejects.
+func mayOverflow(b []byte) bool {
+	inString, escaped, digits := false, false, 0
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString, digits = true, 0
+		case c >= '0' && c <= '9':
+			if digits++; digits >= 309 {
+				return true
+			}
+		case (c == 'e' || c == 'E') && digits > 0:
+			return true
+		default:
+			digits = 0
+		}
+	}
+	return false
+}

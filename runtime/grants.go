@@ -68,10 +68,6 @@ type FSGrant struct {
 	RW    bool
 }
 
-func (g Grants) isZero() bool {
-	return len(g.Net) == 0 && len(g.Exec) == 0 && len(g.FS) == 0 && len(g.Env) == 0 && !g.Clock && !g.Random && len(g.MCP) == 0
-}
-
 // validate checks the operator's grants for shape errors, naming the first one.
 func (g Grants) validate() error {
 	for _, p := range g.Net {

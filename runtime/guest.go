@@ -534,9 +534,7 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	if len(args) == 0 {
 		args = emptyObject
 	}
-	if t.flat != nil && t.flat.accepts(args) {
-		// valid: the common case costs no decoding (flat.go)
-	} else if err := validateArgs(t.input, string(t.def.InputSchema) == permissiveSchema, args); err != nil {
+	if err := t.validate(args); err != nil {
 		return nil, fmt.Errorf("guest %q tool %q: %w: %s", g.name, toolName, ErrInvalidArguments, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.limits.Timeout)
@@ -556,24 +554,25 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 
 var emptyObject = []byte("{}")
 
-// permissiveSchema is the input schema that accepts every object (the guest SDK's default
-// for AddRawTool). validateArgs skips decoding and validation under it when it can.
-const permissiveSchema = `{"type":"object"}`
+// validate checks args against the tool's input schema. Valid arguments of a flat schema
+// (most tools, including the permissive {"type":"object"}) are recognized without decoding
+// (flat.go); everything else, and every failure, goes through jsonschema-go.
+func (t *tool) validate(args []byte) error {
+	if t.flat != nil && t.flat.accepts(args) {
+		return nil
+	}
+	return validateArgs(t.input, args)
+}
 
-// validateArgs checks args against s; permissive says s is permissiveSchema. Where
-// json.Unmarshal succeeds it yields what the Decoder below would, without the Decoder's
-// buffers; anything else takes the Decoder path, whose error messages are the contract.
-func validateArgs(s *jsonschema.Resolved, permissive bool, args []byte) error {
-	if permissive && firstByte(args) == '{' && json.Valid(args) && !mayOverflow(args) {
-		return nil // an object whose numbers all fit float64: decoding and s accept it
-	}
-	{
-		var v any
-		if json.Unmarshal(args, &v) == nil {
-			return checkArgs(s, v)
-		}
-	}
+// validateArgs checks args against s. Where json.Unmarshal succeeds it yields what the
+// Decoder below would, without the Decoder's buffers; anything else takes the Decoder path,
+// whose error messages are the contract.
+func validateArgs(s *jsonschema.Resolved, args []byte) error {
 	var v any
+	if json.Unmarshal(args, &v) == nil {
+		return checkArgs(s, v)
+	}
+	v = nil
 	d := json.NewDecoder(bytes.NewReader(args))
 	if err := d.Decode(&v); err != nil {
 		return fmt.Errorf("arguments are not valid JSON: %v", err)
@@ -592,46 +591,6 @@ func checkArgs(s *jsonschema.Resolved, v any) error {
 		return errors.New(strings.TrimPrefix(err.Error(), "validating root: "))
 	}
 	return nil
-}
-
-// firstByte returns the first non-whitespace byte of JSON text b.
-func firstByte(b []byte) byte {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return c
-		}
-	}
-	return 0
-}
-
-// mayOverflow reports whether valid JSON b holds a number that might not fit a float64 —
-// one with an exponent, or with 309 or more integer digits — which decoding into any rejects.
-func mayOverflow(b []byte) bool {
-	inString, escaped, digits := false, false, 0
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString, digits = true, 0
-		case c >= '0' && c <= '9':
-			if digits++; digits >= 309 {
-				return true
-			}
-		case (c == 'e' || c == 'E') && digits > 0:
-			return true
-		default:
-			digits = 0
-		}
-	}
-	return false
 }
 
 func jsonKind(v any) string {

@@ -26,15 +26,6 @@ func profileOf(eff Grants, memory uint64) profile {
 	return profile{fs: eff.FS, env: eff.Env, clock: eff.Clock, random: eff.Random, memory: memory}
 }
 
-func (p profile) key() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "mem=%d clock=%t random=%t env=%q", p.memory, p.clock, p.random, p.env)
-	for _, f := range p.fs {
-		fmt.Fprintf(&b, " fs=%q:%q:%t", f.Guest, f.Host, f.RW)
-	}
-	return b.String()
-}
-
 // mounts opens the profile's fs grants as rooted file systems. The caller closes the roots.
 func (p profile) mounts() ([]*os.Root, wazero.FSConfig, error) {
 	var roots []*os.Root
