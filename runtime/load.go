@@ -1,0 +1,409 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// nameRE is the rule for guest and tool names (ABI.md §4).
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// GuestConfig configures one guest at load. The zero value (or nil) is valid.
+type GuestConfig struct {
+	// Name overrides the guest name from its manifest.
+	Name string
+	// Source names where the module came from (a path, "bundled:calc"), for messages.
+	Source string
+	// Limits for every call of the guest; zero fields take DefaultLimits.
+	Limits Limits
+	// ToolLimits narrow Limits for single tools; zero fields take the guest's limits.
+	// Instances is a guest-wide setting and is ignored here.
+	ToolLimits map[string]Limits
+	// Grants are the operator's grants to the guest. Nothing is granted when empty.
+	Grants Grants
+	// ToolGrants, when non-nil, narrows Grants per tool: a tool gets what both its entry and
+	// Grants give, and a tool without an entry gets nothing.
+	ToolGrants map[string]Grants
+	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
+	SHA256 string
+	// Replaces, when set, is a loaded guest this one replaces (a reload): its tool names
+	// do not conflict. The caller closes the old guest once the new one is in service.
+	Replaces *Guest
+}
+
+// Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
+// validates its manifest, and returns a Guest ready to call. Errors name the guest source and
+// the first problem found: a missing export, an import the host lacks, a bad tool name or
+// schema, a tool name another loaded guest already has. A panic inside wazero is returned as
+// an error.
+func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Guest, err error) {
+	var c GuestConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	src := c.Source
+	if src == "" {
+		src = "guest module"
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: panic while loading: %v", src, p)
+		}
+		if err != nil && g != nil {
+			_ = g.Close(ctx)
+			g = nil
+		}
+	}()
+	limits := c.Limits.Merge(DefaultLimits)
+	if err := limits.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	if err := checkSHA256(wasm, c.SHA256); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	if err := c.Grants.validate(); err != nil {
+		return nil, fmt.Errorf("%s: grants: %w", src, err)
+	}
+	for name, tg := range c.ToolGrants {
+		if err := tg.validate(); err != nil {
+			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
+		}
+	}
+	compiled, err := h.compile(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	if err := checkModule(compiled, limits); err != nil {
+		_ = compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits}
+	base, err := newPool(g, profile{memory: limits.MemoryBytes}, limits.Instances)
+	if err != nil {
+		return g, fmt.Errorf("%s: %w", src, err)
+	}
+	g.pools = []*pool{base}
+
+	m, err := g.describe(ctx)
+	if err != nil {
+		return g, fmt.Errorf("%s: %w", src, err)
+	}
+	if g.name == "" {
+		g.name = m.Name
+	}
+	if !nameRE.MatchString(g.name) {
+		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, nameRE)
+	}
+	g.manifest = *m
+	g.tools = make(map[string]*tool, len(m.Tools))
+	for _, td := range m.Tools {
+		t, err := newTool(td, limits, c.ToolLimits[td.Name])
+		if err != nil {
+			return g, fmt.Errorf("guest %q: %w", g.name, err)
+		}
+		if _, dup := g.tools[td.Name]; dup {
+			return g, fmt.Errorf("guest %q: tool %q is declared twice", g.name, td.Name)
+		}
+		if err := g.grantTool(t, &c); err != nil {
+			return g, fmt.Errorf("guest %q tool %q: %w", g.name, td.Name, err)
+		}
+		g.tools[td.Name] = t
+	}
+	if err := g.checkResourcesAndPrompts(compiled); err != nil {
+		return g, fmt.Errorf("guest %q: %w", g.name, err)
+	}
+	for name := range c.ToolLimits {
+		if _, ok := g.tools[name]; !ok {
+			return g, fmt.Errorf("guest %q: limits given for unknown tool %q", g.name, name)
+		}
+	}
+	for name := range c.ToolGrants {
+		if _, ok := g.tools[name]; !ok {
+			return g, fmt.Errorf("guest %q: grants given for unknown tool %q", g.name, name)
+		}
+	}
+	if err := h.register(g, c.Replaces); err != nil {
+		return g, err
+	}
+	h.logger.Debug("guest loaded", "guest", g.name, "source", src, "tools", len(g.tools))
+	return g, nil
+}
+
+// compile instruments wasm so every function entry observes the time limit, then compiles
+// it. A module our parser rejects is compiled as given so the error is wazero's precise one.
+func (h *Host) compile(ctx context.Context, wasm []byte) (wazero.CompiledModule, error) {
+	inst, ierr := instrumentCalls(wasm)
+	if ierr != nil {
+		cm, err := h.rt.CompileModule(ctx, wasm)
+		if err != nil {
+			return nil, fmt.Errorf("compiling: %w", err)
+		}
+		_ = cm.Close(ctx)
+		return nil, fmt.Errorf("compiling: %w", ierr)
+	}
+	cm, err := h.rt.CompileModule(ctx, inst)
+	if err != nil {
+		return nil, fmt.Errorf("compiling: %w", err)
+	}
+	return cm, nil
+}
+
+// checkResourcesAndPrompts validates the manifest's resources, templates and prompts, and
+// that the exports serving them exist (ABI.md §2.4).
+func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
+	m := &g.manifest
+	exports := cm.ExportedFunctions()
+	if _, ok := exports[abi.ExportRead]; !ok && len(m.Resources)+len(m.ResourceTemplates) > 0 {
+		return fmt.Errorf("%w: manifest declares resources but the module does not export %s", ErrABI, abi.ExportRead)
+	}
+	if _, ok := exports[abi.ExportPrompt]; !ok && len(m.Prompts) > 0 {
+		return fmt.Errorf("%w: manifest declares prompts but the module does not export %s", ErrABI, abi.ExportPrompt)
+	}
+	uris := map[string]bool{}
+	for _, r := range m.Resources {
+		if r.URI == "" || r.Name == "" {
+			return fmt.Errorf("resource %q: uri and name are required", r.URI)
+		}
+		if uris[r.URI] {
+			return fmt.Errorf("resource %q is declared twice", r.URI)
+		}
+		uris[r.URI] = true
+	}
+	for _, r := range m.ResourceTemplates {
+		if r.URITemplate == "" || r.Name == "" {
+			return fmt.Errorf("resource template %q: uriTemplate and name are required", r.URITemplate)
+		}
+	}
+	names := map[string]bool{}
+	for _, p := range m.Prompts {
+		if !nameRE.MatchString(p.Name) {
+			return fmt.Errorf("prompt name %q does not match %s", p.Name, nameRE)
+		}
+		if names[p.Name] {
+			return fmt.Errorf("prompt %q is declared twice", p.Name)
+		}
+		names[p.Name] = true
+	}
+	return nil
+}
+
+// grantTool computes what tool t may use and gives it a pool of instances built for that.
+func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
+	granted := c.Grants
+	if c.ToolGrants != nil {
+		granted = narrow(c.Grants, c.ToolGrants[t.def.Name])
+	}
+	requested := mergeRequests(g.manifest.Requests, t.def.Requests)
+	eff := Effective(granted, requested)
+	t.caps = &capCheck{guest: g.name, tool: t.def.Name, perTool: c.ToolGrants != nil,
+		granted: granted, effective: eff, net: g.host.net}
+	for _, e := range eff.Exec {
+		p, err := resolveExec(e)
+		if err != nil {
+			return err
+		}
+		t.caps.exec = append(t.caps.exec, p)
+	}
+	prof := profileOf(eff, t.limits.MemoryBytes)
+	for _, p := range g.pools {
+		if p.profile.equal(prof) {
+			t.pool = p
+			return nil
+		}
+	}
+	p, err := newPool(g, prof, g.limits.Instances)
+	if err != nil {
+		return err
+	}
+	g.pools = append(g.pools, p)
+	t.pool = p
+	return nil
+}
+
+// mergeRequests is a tool's requests: the guest-wide ones plus its own.
+func mergeRequests(guest, tool abi.Requests) abi.Requests {
+	return abi.Requests{
+		Net:    append(slices.Clone(guest.Net), tool.Net...),
+		Exec:   append(slices.Clone(guest.Exec), tool.Exec...),
+		FS:     append(slices.Clone(guest.FS), tool.FS...),
+		Env:    append(slices.Clone(guest.Env), tool.Env...),
+		Clock:  guest.Clock || tool.Clock,
+		Random: guest.Random || tool.Random,
+		MCP:    append(slices.Clone(guest.MCP), tool.MCP...),
+	}
+}
+
+func checkSHA256(wasm []byte, want string) error {
+	if want == "" {
+		return nil
+	}
+	sum := sha256.Sum256(wasm)
+	if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, want) {
+		return fmt.Errorf("sha256 is %s, config pins %s", got, want)
+	}
+	return nil
+}
+
+// checkModule verifies the exports and imports the ABI requires before anything runs.
+func checkModule(cm wazero.CompiledModule, limits Limits) error {
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	want := []struct {
+		name           string
+		params, result []api.ValueType
+	}{
+		{abi.ExportABIVersion, nil, []api.ValueType{i32}},
+		{abi.ExportAlloc, []api.ValueType{i32}, []api.ValueType{i32}},
+		{abi.ExportDescribe, nil, []api.ValueType{i64}},
+		{abi.ExportCall, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}},
+	}
+	exports := cm.ExportedFunctions()
+	for _, w := range want {
+		def, ok := exports[w.name]
+		if !ok {
+			return fmt.Errorf("%w: missing export %s (not an mcpwasm guest? see abi/ABI.md)", ErrABI, w.name)
+		}
+		if !equalTypes(def.ParamTypes(), w.params) || !equalTypes(def.ResultTypes(), w.result) {
+			return fmt.Errorf("%w: export %s has signature %s, want %s", ErrABI, w.name,
+				signature(def.ParamTypes(), def.ResultTypes()), signature(w.params, w.result))
+		}
+	}
+	for _, w := range []struct {
+		name   string
+		params []api.ValueType
+	}{
+		{abi.ExportRead, []api.ValueType{i32, i32}},
+		{abi.ExportPrompt, []api.ValueType{i32, i32, i32, i32}},
+	} {
+		if def, ok := exports[w.name]; ok && (!equalTypes(def.ParamTypes(), w.params) || !equalTypes(def.ResultTypes(), []api.ValueType{i64})) {
+			return fmt.Errorf("%w: export %s has signature %s, want %s", ErrABI, w.name,
+				signature(def.ParamTypes(), def.ResultTypes()), signature(w.params, []api.ValueType{i64}))
+		}
+	}
+	if _, ok := exports["_start"]; ok {
+		return fmt.Errorf("%w: module exports _start (a WASI command); build a reactor (Go: -buildmode=c-shared)", ErrABI)
+	}
+	mems := cm.ExportedMemories()
+	mem, ok := mems[abi.ExportMemory]
+	if !ok {
+		return fmt.Errorf("%w: missing memory export %q", ErrABI, abi.ExportMemory)
+	}
+	if minBytes := uint64(mem.Min()) * pageSize; minBytes > limits.MemoryBytes {
+		return fmt.Errorf("minimum linear memory %s exceeds the memory limit %s", formatBytes(minBytes), formatBytes(limits.MemoryBytes))
+	}
+	for _, imp := range cm.ImportedFunctions() {
+		mod, name, _ := imp.Import()
+		switch mod {
+		case abi.ImportModule:
+			switch name {
+			case abi.ImportLog, abi.ImportProgress, abi.ImportCancelled, abi.ImportRequest, abi.ImportResponse:
+				continue
+			}
+		case "wasi_snapshot_preview1":
+			continue
+		}
+		return fmt.Errorf("%w: module imports %s.%s, which this host does not provide", ErrABI, mod, name)
+	}
+	if len(cm.ImportedMemories()) > 0 {
+		return fmt.Errorf("%w: module imports a memory; it must define and export its own", ErrABI)
+	}
+	return nil
+}
+
+func equalTypes(a, b []api.ValueType) bool {
+	return bytes.Equal(a, b)
+}
+
+func signature(params, results []api.ValueType) string {
+	names := func(ts []api.ValueType) string {
+		s := make([]string, len(ts))
+		for i, t := range ts {
+			s[i] = api.ValueTypeName(t)
+		}
+		return strings.Join(s, ", ")
+	}
+	return "(" + names(params) + ") -> (" + names(results) + ")"
+}
+
+// describe reads the manifest in a fresh instance under the guest's limits. The instance joins
+// the pool afterwards, so a guest's first call does not pay for a second instantiation.
+func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
+	defer cancel()
+	inst, err := g.pools[0].acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() { g.pools[0].release(inst, ok) }()
+	if err := inst.fn(abi.ExportABIVersion).CallWithStack(ctx, inst.stack[:1]); err != nil {
+		return nil, fmt.Errorf("%s: %w", abi.ExportABIVersion, inst.classify(ctx, err, g.limits.Timeout))
+	}
+	if v := int32(inst.stack[0]); v != abi.Version {
+		return nil, fmt.Errorf("%w: guest ABI %d, host supports %d", ErrABI, v, abi.Version)
+	}
+	if err := inst.fn(abi.ExportDescribe).CallWithStack(ctx, inst.stack[:1]); err != nil {
+		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, inst.classify(ctx, err, g.limits.Timeout))
+	}
+	raw, err := inst.region(inst.stack[0], uint32(g.limits.OutputBytes))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, err)
+	}
+	var m abi.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%w: manifest is not valid JSON: %v", ErrABI, err)
+	}
+	if m.Tools == nil {
+		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", ErrABI)
+	}
+	ok = true
+	return &m, nil
+}
+
+func newTool(td abi.Tool, guestLimits, toolLimits Limits) (*tool, error) {
+	if !nameRE.MatchString(td.Name) {
+		return nil, fmt.Errorf("tool name %q does not match %s", td.Name, nameRE)
+	}
+	t := &tool{def: td, limits: toolLimits.Merge(guestLimits)}
+	t.limits.Instances = guestLimits.Instances
+	if err := t.limits.validate(); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", td.Name, err)
+	}
+	var err error
+	if t.input, err = resolveSchema(td.InputSchema); err != nil {
+		return nil, fmt.Errorf("tool %q: inputSchema: %w", td.Name, err)
+	}
+	t.flat = compileFlat(td.InputSchema)
+	if t.input.Schema().Type != "object" {
+		return nil, fmt.Errorf(`tool %q: inputSchema: type must be "object", got %q`, td.Name, t.input.Schema().Type)
+	}
+	if len(td.OutputSchema) > 0 {
+		if t.output, err = resolveSchema(td.OutputSchema); err != nil {
+			return nil, fmt.Errorf("tool %q: outputSchema: %w", td.Name, err)
+		}
+	}
+	return t, nil
+}
+
+func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if len(raw) == 0 {
+		return nil, errors.New("missing")
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return s.Resolve(nil)
+}
