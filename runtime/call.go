@@ -6,84 +6,102 @@ import (
 	"log/slog"
 )
 
+// CallError is the error of Guest.Call, Guest.ReadResource and Guest.GetPrompt: which guest
+// and which tool, resource or prompt failed, and why. Err wraps one of the package's sentinel
+// errors (ErrTimeLimit, ErrInvalidArguments, …), so callers branch with errors.Is on the
+// CallError itself and read the reason alone from Err.Error().
+type CallError struct {
+	Guest string // the guest's name
+	// Op is "tool" for a tool call, the export name (abi.ExportRead, abi.ExportPrompt) for a
+	// resource read or a prompt, or "" when no tool of that name exists.
+	Op   string
+	Name string // the tool name, resource URI or prompt name
+	Err  error
+}
+
+func (e *CallError) Error() string {
+	if e.Op == "" {
+		return fmt.Sprintf("guest %q: %v", e.Guest, e.Err)
+	}
+	return fmt.Sprintf("guest %q %s %q: %v", e.Guest, e.Op, e.Name, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
 // ReadResource reads uri through the guest's mcpwasm_read (ABI.md §2.4) and returns its
 // JSON answer: an MCP ReadResourceResult, or an abi.ErrorBody the caller maps to a JSON-RPC
-// error. It runs without capability grants, under the guest's limits.
+// error. It runs without capability grants, under the guest's limits. Errors are *CallError.
 func (g *Guest) ReadResource(ctx context.Context, uri string) ([]byte, error) {
-	return g.invoke(ctx, fnRead, uri, nil)
+	return g.run(ctx, g.pools[0], fnRead, uri, nil, g.limits)
 }
 
 // GetPrompt renders prompt name with args (a JSON object of strings) through the guest's
-// mcpwasm_prompt (ABI.md §2.4): an MCP GetPromptResult, or an abi.ErrorBody.
+// mcpwasm_prompt (ABI.md §2.4): an MCP GetPromptResult, or an abi.ErrorBody. Errors are
+// *CallError.
 func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte, error) {
 	if len(args) == 0 {
 		args = emptyObject
 	}
-	return g.invoke(ctx, fnPrompt, name, args)
-}
-
-func (g *Guest) invoke(ctx context.Context, fn int, name string, args []byte) ([]byte, error) {
-	if g.host.stopped.Load() {
-		return nil, fmt.Errorf("guest %q %s %q: %w", g.name, exportOrder[fn], name, ErrStopped)
-	}
-	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
-	defer cancel()
-	p := g.pools[0]
-	inst, err := p.acquire(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("guest %q: %w", g.name, err)
-	}
-	out, err := inst.invoke(ctx, fn, name, args, g.limits)
-	p.release(inst, err == nil)
-	g.logStdio(ctx, inst, name)
-	if err != nil {
-		return nil, fmt.Errorf("guest %q %s %q: %w", g.name, exportOrder[fn], name, err)
-	}
-	return out, nil
+	return g.run(ctx, g.pools[0], fnPrompt, name, args, g.limits)
 }
 
 // Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and
 // returns the guest's result JSON (an MCP CallToolResult, ABI.md §5), owned by the caller.
 //
-// Before the guest is entered, args are validated against the tool's input schema
-// (ErrInvalidArguments, naming the field). A trap, the time limit, the memory limit, an
-// oversized or malformed result each discard the instance and return an error wrapping
-// ErrTrap, ErrTimeLimit, ErrMemoryLimit, ErrOutputLimit or ErrABI. If ctx is cancelled the
-// guest is stopped and the error wraps ErrCancelled and ctx.Err().
+// Errors are *CallError. Before the guest is entered, args are validated against the tool's
+// input schema (ErrInvalidArguments, naming the field). A trap, the time limit, the memory
+// limit, an oversized or malformed result each discard the instance and return an error
+// wrapping ErrTrap, ErrTimeLimit, ErrMemoryLimit, ErrOutputLimit or ErrABI. If ctx is
+// cancelled the guest is stopped and the error wraps ErrCancelled and ctx.Err().
 func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte, error) {
 	t, ok := g.tools[toolName]
 	if !ok {
-		return nil, fmt.Errorf("guest %q: %w %q", g.name, ErrUnknownTool, toolName)
-	}
-	if g.host.stopped.Load() {
-		return nil, fmt.Errorf("guest %q tool %q: %w", g.name, toolName, ErrStopped)
+		return nil, &CallError{Guest: g.name, Name: toolName, Err: fmt.Errorf("%w %q", ErrUnknownTool, toolName)}
 	}
 	if len(args) == 0 {
 		args = emptyObject
 	}
+	if g.host.stopped.Load() {
+		return nil, &CallError{g.name, "tool", toolName, ErrStopped}
+	}
 	if err := t.validate(args); err != nil {
-		return nil, fmt.Errorf("guest %q tool %q: %w: %s", g.name, toolName, ErrInvalidArguments, err)
+		return nil, &CallError{g.name, "tool", toolName, fmt.Errorf("%w: %s", ErrInvalidArguments, err)}
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.limits.Timeout)
+	return g.run(ctx, t.pool, fnCall, toolName, args, t.limits)
+}
+
+// run is the one path of every export call: take an instance from p, call export fn under
+// limits, log what the guest printed, and give the instance back (discarding it on error).
+// The captured output belongs to the instance, so it is read before the instance is released:
+// after release another call may already be writing to it.
+func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []byte, limits Limits) ([]byte, error) {
+	op := "tool"
+	if fn != fnCall {
+		op = exportOrder[fn]
+	}
+	if g.host.stopped.Load() {
+		return nil, &CallError{g.name, op, name, ErrStopped}
+	}
+	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
 	defer cancel()
-	inst, err := t.pool.acquire(ctx)
+	inst, err := p.acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("guest %q tool %q: %w", g.name, toolName, err)
+		return nil, &CallError{g.name, op, name, err}
 	}
-	out, err := inst.call(ctx, toolName, args, t.limits)
-	t.pool.release(inst, err == nil)
-	g.logStdio(ctx, inst, toolName)
+	out, err := inst.invoke(ctx, fn, name, args, limits)
+	g.logStdio(ctx, inst, name)
+	p.release(inst, err == nil)
 	if err != nil {
-		return nil, fmt.Errorf("guest %q tool %q: %w", g.name, toolName, err)
+		return nil, &CallError{g.name, op, name, err}
 	}
 	return out, nil
 }
 
 var emptyObject = []byte("{}")
 
-// validate checks args against the tool's input schema. Valid arguments of a flat schema
-
-func (g *Guest) logStdio(ctx context.Context, inst *instance, toolName string) {
+// logStdio logs and clears what the guest wrote to stdout and stderr during one call. The
+// caller must hold inst.
+func (g *Guest) logStdio(ctx context.Context, inst *instance, name string) {
 	for _, s := range [...]struct {
 		name string
 		buf  *capBuffer
@@ -92,7 +110,7 @@ func (g *Guest) logStdio(ctx context.Context, inst *instance, toolName string) {
 			continue
 		}
 		g.host.logger.LogAttrs(ctx, slog.LevelInfo, "guest output", slog.String("guest", g.name),
-			slog.String("tool", toolName), slog.String("stream", s.name), slog.String("text", s.buf.String()),
+			slog.String("tool", name), slog.String("stream", s.name), slog.String("text", s.buf.String()),
 			slog.Bool("truncated", s.buf.truncated))
 		s.buf.Reset()
 	}

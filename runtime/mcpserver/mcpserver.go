@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -171,10 +170,8 @@ func jsonType(c byte) string {
 // message is about the caller's input.
 func toolError(err error) *mcp.CallToolResult {
 	msg := err.Error()
-	if errors.Is(err, runtime.ErrInvalidArguments) {
-		if _, rest, ok := strings.Cut(msg, ": "+runtime.ErrInvalidArguments.Error()); ok {
-			msg = runtime.ErrInvalidArguments.Error() + rest
-		}
+	if ce := (*runtime.CallError)(nil); errors.As(err, &ce) && errors.Is(ce.Err, runtime.ErrInvalidArguments) {
+		msg = ce.Err.Error()
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
