@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
 // CallError is the error of Guest.Call, Guest.ReadResource and Guest.GetPrompt: which guest
@@ -104,14 +106,14 @@ var emptyObject = []byte("{}")
 func (g *Guest) logStdio(ctx context.Context, inst *instance, name string) {
 	for _, s := range [...]struct {
 		name string
-		buf  *capBuffer
+		buf  *sandbox.OutputBuffer
 	}{{"stdout", &inst.stdout}, {"stderr", &inst.stderr}} {
 		if s.buf.Len() == 0 {
 			continue
 		}
 		g.host.logger.LogAttrs(ctx, slog.LevelInfo, "guest output", slog.String("guest", g.name),
 			slog.String("tool", name), slog.String("stream", s.name), slog.String("text", s.buf.String()),
-			slog.Bool("truncated", s.buf.truncated))
+			slog.Bool("truncated", s.buf.Truncated))
 		s.buf.Reset()
 	}
 }

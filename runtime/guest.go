@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -29,13 +30,13 @@ type Guest struct {
 }
 
 type tool struct {
-	def    abi.Tool
-	input  *jsonschema.Resolved
-	output *jsonschema.Resolved // nil when the tool declares no output schema
-	limits Limits
-	caps   *capCheck
-	pool   *pool
-	flat   *flatSchema // fast acceptor for a flat input schema, or nil
+	def     abi.Tool
+	input   *jsonschema.Resolved
+	output  *jsonschema.Resolved // nil when the tool declares no output schema
+	limits  Limits
+	sandbox *sandbox.Tool // what the tool may reach
+	pool    *pool
+	flat    *flatSchema // fast acceptor for a flat input schema, or nil
 }
 
 // Name returns the guest's name (from config, else from its manifest).

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -46,7 +47,7 @@ type Host struct {
 	rt        wazero.Runtime
 	cache     wazero.CompilationCache
 	logger    *slog.Logger
-	net       NetOptions
+	net       sandbox.NetOptions
 	upstreams Upstreams // Options.Upstreams; may be nil
 
 	mu     sync.Mutex
@@ -100,7 +101,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.withDefaults(), upstreams: o.Upstreams, guests: map[*Guest]struct{}{}, tools: map[string]*Guest{}}
+	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, guests: map[*Guest]struct{}{}, tools: map[string]*Guest{}}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)

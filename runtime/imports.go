@@ -2,10 +2,10 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -99,9 +99,9 @@ func (h *Host) hostRequest(ctx context.Context, mod api.Module, stack []uint64) 
 	var body []byte
 	switch {
 	case !ok1 || !ok2:
-		st, body = abi.StatusInvalid, errorBody("request: pointer/length outside linear memory")
+		st, body = abi.StatusInvalid, sandbox.ErrorBody("request: pointer/length outside linear memory")
 	default:
-		st, body = inst.g.request(ctx, inst.tool, kind, req)
+		st, body = inst.request(ctx, kind, req)
 	}
 	inst.pending = body
 	stack[0] = abi.Pack(uint32(st), uint32(len(body)))
@@ -126,11 +126,6 @@ func (h *Host) hostResponse(ctx context.Context, mod api.Module, stack []uint64)
 	inst.pending = nil
 }
 
-func errorBody(msg string) []byte {
-	b, _ := json.Marshal(abi.ErrorBody{Error: msg})
-	return b
-}
-
 func statusResult(s abi.Status) uint64 { return uint64(uint32(int32(s))) }
 
 func readString(mod api.Module, ptr, n uint32) (string, bool) {
@@ -142,4 +137,14 @@ func readString(mod api.Module, ptr, n uint32) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// request serves one request import call (ABI.md §6.1) through the sandbox of the tool the
+// instance is running. Resource reads, prompts and describe run no tool: they get nothing.
+func (inst *instance) request(ctx context.Context, kind string, req []byte) (abi.Status, []byte) {
+	t, ok := inst.g.tools[inst.tool]
+	if !ok {
+		return abi.StatusUnavailable, sandbox.ErrorBody("request outside a tool call")
+	}
+	return t.sandbox.Request(ctx, kind, req)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
@@ -28,7 +29,7 @@ type instance struct {
 	tool    string // the tool running now, for host-function logs
 	pending []byte // response of the last request import (ABI.md §6.1)
 
-	stdout, stderr capBuffer
+	stdout, stderr sandbox.OutputBuffer
 }
 
 var exportOrder = [...]string{abi.ExportABIVersion, abi.ExportDescribe, abi.ExportAlloc, abi.ExportCall, abi.ExportRead, abi.ExportPrompt}
@@ -57,8 +58,8 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		}
 	}()
 	inst = &instance{g: g, stack: make([]uint64, 4)}
-	inst.stdout.limit, inst.stderr.limit = stdioCaptureBytes, stdioCaptureBytes
-	ctx = experimental.WithMemoryAllocator(ctx, newMemoryAllocator(p.profile.memory, func(m *limitedMemory) { inst.memory = m }))
+	inst.stdout.Limit, inst.stderr.Limit = stdioCaptureBytes, stdioCaptureBytes
+	ctx = experimental.WithMemoryAllocator(ctx, newMemoryAllocator(p.profile.MemoryBytes(), func(m *limitedMemory) { inst.memory = m }))
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
@@ -146,7 +147,7 @@ func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args 
 func (inst *instance) region(packed uint64, maxLen uint32) ([]byte, error) {
 	ptr, n := abi.Unpack(packed)
 	if n > maxLen {
-		return nil, fmt.Errorf("%w: result of %s is over %s", ErrOutputLimit, formatBytes(uint64(n)), formatBytes(uint64(maxLen)))
+		return nil, fmt.Errorf("%w: result of %s is over %s", ErrOutputLimit, sandbox.FormatBytes(uint64(n)), sandbox.FormatBytes(uint64(maxLen)))
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("%w: guest returned an empty region", ErrABI)
@@ -177,7 +178,7 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 	}
 	msg := firstLine(err.Error())
 	if inst.memory != nil && inst.memory.hit {
-		return fmt.Errorf("%w (%s): %s", ErrMemoryLimit, formatBytes(inst.memory.limit), msg)
+		return fmt.Errorf("%w (%s): %s", ErrMemoryLimit, sandbox.FormatBytes(inst.memory.limit), msg)
 	}
 	return fmt.Errorf("%w: %s", ErrTrap, msg)
 }
@@ -186,24 +187,3 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return strings.TrimSpace(s)
 }
-
-// capBuffer keeps the first limit bytes written to it and counts the rest as truncated.
-// Writes never fail, so a chatty guest cannot make its own stdout writes error.
-type capBuffer struct {
-	bytes.Buffer
-	limit     int
-	truncated bool
-}
-
-func (b *capBuffer) Write(p []byte) (int, error) {
-	if room := b.limit - b.Buffer.Len(); room < len(p) {
-		b.truncated = true
-		if room > 0 {
-			b.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return b.Buffer.Write(p)
-}
-
-func (b *capBuffer) Reset() { b.Buffer.Reset(); b.truncated = false }

@@ -72,16 +72,6 @@ func (l Limits) validate() error {
 	return nil
 }
 
-func formatBytes(n uint64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 // limitedMemory backs one instance's linear memory and refuses to grow past limit bytes.
 // wazero's own page limit is per runtime and refuses modules that *declare* a larger maximum;
 // an allocator per instance clamps growth instead, so such modules still load (ABI.md §8).

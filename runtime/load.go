@@ -9,11 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -74,11 +74,11 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	if err := checkSHA256(wasm, c.SHA256); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if err := c.Grants.validate(); err != nil {
+	if err := c.Grants.internal().Validate(); err != nil {
 		return nil, fmt.Errorf("%s: grants: %w", src, err)
 	}
 	for name, tg := range c.ToolGrants {
-		if err := tg.validate(); err != nil {
+		if err := tg.internal().Validate(); err != nil {
 			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
 		}
 	}
@@ -91,7 +91,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits}
-	base, err := newPool(g, profile{memory: limits.MemoryBytes}, limits.Instances)
+	base, err := newPool(g, sandbox.Bare(limits.MemoryBytes), limits.Instances)
 	if err != nil {
 		return g, fmt.Errorf("%s: %w", src, err)
 	}
@@ -201,25 +201,25 @@ func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 }
 
 // grantTool computes what tool t may use and gives it a pool of instances built for that.
+// Per-tool grants follow the one narrowing rule (Grants.Within): anything wider is an error.
 func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
-	granted := c.Grants
+	granted := c.Grants.internal()
 	if c.ToolGrants != nil {
-		granted = narrow(c.Grants, c.ToolGrants[t.def.Name])
-	}
-	requested := mergeRequests(g.manifest.Requests, t.def.Requests)
-	eff := Effective(granted, requested)
-	t.caps = &capCheck{guest: g.name, tool: t.def.Name, perTool: c.ToolGrants != nil,
-		granted: granted, effective: eff, net: g.host.net}
-	for _, e := range eff.Exec {
-		p, err := resolveExec(e)
-		if err != nil {
-			return err
+		var err error
+		if granted, err = sandbox.Narrow(granted, c.ToolGrants[t.def.Name].internal()); err != nil {
+			return fmt.Errorf("grants: %w", err)
 		}
-		t.caps.exec = append(t.caps.exec, p)
 	}
-	prof := profileOf(eff, t.limits.MemoryBytes)
+	requested := sandbox.MergeRequests(g.manifest.Requests, t.def.Requests)
+	sb, err := sandbox.NewTool(g.name, t.def.Name, granted, c.ToolGrants != nil, requested,
+		sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
+	if err != nil {
+		return err
+	}
+	t.sandbox = sb
+	prof := sb.Profile(t.limits.MemoryBytes)
 	for _, p := range g.pools {
-		if p.profile.equal(prof) {
+		if p.profile.Equal(prof) {
 			t.pool = p
 			return nil
 		}
@@ -231,19 +231,6 @@ func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
 	g.pools = append(g.pools, p)
 	t.pool = p
 	return nil
-}
-
-// mergeRequests is a tool's requests: the guest-wide ones plus its own.
-func mergeRequests(guest, tool abi.Requests) abi.Requests {
-	return abi.Requests{
-		Net:    append(slices.Clone(guest.Net), tool.Net...),
-		Exec:   append(slices.Clone(guest.Exec), tool.Exec...),
-		FS:     append(slices.Clone(guest.FS), tool.FS...),
-		Env:    append(slices.Clone(guest.Env), tool.Env...),
-		Clock:  guest.Clock || tool.Clock,
-		Random: guest.Random || tool.Random,
-		MCP:    append(slices.Clone(guest.MCP), tool.MCP...),
-	}
 }
 
 func checkSHA256(wasm []byte, want string) error {
@@ -301,7 +288,7 @@ func checkModule(cm wazero.CompiledModule, limits Limits) error {
 		return fmt.Errorf("%w: missing memory export %q", ErrABI, abi.ExportMemory)
 	}
 	if minBytes := uint64(mem.Min()) * pageSize; minBytes > limits.MemoryBytes {
-		return fmt.Errorf("minimum linear memory %s exceeds the memory limit %s", formatBytes(minBytes), formatBytes(limits.MemoryBytes))
+		return fmt.Errorf("minimum linear memory %s exceeds the memory limit %s", sandbox.FormatBytes(minBytes), sandbox.FormatBytes(limits.MemoryBytes))
 	}
 	for _, imp := range cm.ImportedFunctions() {
 		mod, name, _ := imp.Import()

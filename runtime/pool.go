@@ -1,13 +1,13 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -17,9 +17,9 @@ import (
 // closing them.
 type pool struct {
 	g       *Guest
-	profile profile
+	profile sandbox.Profile
 	config  wazero.ModuleConfig // built once from profile
-	roots   []*os.Root          // fs grants, open while the pool lives
+	mounts  io.Closer           // fs grants' directories, open while the pool lives
 	tokens  chan struct{}
 	idle    chan *instance
 
@@ -28,17 +28,13 @@ type pool struct {
 	busy   map[*instance]struct{}
 }
 
-func newPool(g *Guest, prof profile, size int) (*pool, error) {
-	roots, fsCfg, err := prof.mounts()
+func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
+	cfg, mounts, err := prof.ModuleConfig(wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize))
 	if err != nil {
 		return nil, err
 	}
-	p := &pool{g: g, profile: prof, roots: roots, tokens: make(chan struct{}, size), idle: make(chan *instance, size), busy: map[*instance]struct{}{}}
-	p.config = prof.moduleConfig(wazero.NewModuleConfig().
-		WithName("").
-		WithStartFunctions(abi.ExportInitialize).
-		WithStdin(bytes.NewReader(nil)), fsCfg)
-	return p, nil
+	return &pool{g: g, profile: prof, config: cfg, mounts: mounts, tokens: make(chan struct{}, size),
+		idle: make(chan *instance, size), busy: map[*instance]struct{}{}}, nil
 }
 
 // acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
@@ -113,9 +109,7 @@ func (p *pool) close(ctx context.Context) {
 			inst.close(ctx)
 			<-p.tokens
 		default:
-			for _, r := range p.roots {
-				r.Close()
-			}
+			_ = p.mounts.Close()
 			return
 		}
 	}

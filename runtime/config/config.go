@@ -175,7 +175,7 @@ func Parse(data []byte) (*Config, error) {
 			if t.Grants == nil {
 				continue
 			}
-			if err := t.Grants.within(g.Grants); err != nil {
+			if err := c.grants(*t.Grants).Within(c.grants(g.Grants)); err != nil {
 				return nil, fmt.Errorf("guests[%d] tool %q: %w", i, tool, err)
 			}
 		}
@@ -186,60 +186,6 @@ func Parse(data []byte) (*Config, error) {
 		}
 	}
 	return &c, nil
-}
-
-// within reports an error if a tool's grants name something the guest's grants do not:
-// narrowing can only remove.
-func (t *Grants) within(g Grants) error {
-	for _, n := range t.Net {
-		if !contains(g.Net, n) {
-			return fmt.Errorf("net %q is not granted to the guest", n)
-		}
-	}
-	for _, e := range t.Exec {
-		found := false
-		for _, ge := range g.Exec {
-			found = found || ge.Path == e.Path && ge.Name == e.Name
-		}
-		if !found {
-			return fmt.Errorf("exec %q is not granted to the guest", e.Path)
-		}
-	}
-	for _, f := range t.FS {
-		found := false
-		for _, gf := range g.FS {
-			found = found || gf.Guest == f.Guest && gf.Host == f.Host
-		}
-		if !found {
-			return fmt.Errorf("fs %q is not granted to the guest", f.Guest)
-		}
-	}
-	for _, e := range t.Env {
-		if !contains(g.Env, e) {
-			return fmt.Errorf("env %q is not granted to the guest", e)
-		}
-	}
-	switch {
-	case t.Clock && !g.Clock:
-		return errors.New("clock is not granted to the guest")
-	case t.Random && !g.Random:
-		return errors.New("random is not granted to the guest")
-	}
-	for _, m := range t.MCP {
-		if !contains(g.MCP, m) {
-			return fmt.Errorf("mcp %q is not granted to the guest", m)
-		}
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // duplicateKeys rejects an object with the same key twice. encoding/json keeps the last one

@@ -20,6 +20,7 @@ func TestParseErrors(t *testing.T) {
 		{"relative exec path", `{"guests": [{"path": "a.wasm", "grants": {"exec": [{"path": "git"}]}}]}`, `"path": pattern: "git" does not match regular expression "^/"`},
 		{"duplicate guest", `{"guests": [{"name": "a", "path": "a.wasm"}, {"name": "a", "path": "b.wasm"}]}`, `guests[0] and guests[1] are both named "a"`},
 		{"tool widens", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`, `guests[0] tool "t": net "b.test" is not granted to the guest`},
+		{"tool rw over read-only", `{"guests": [{"path": "a.wasm", "grants": {"fs": [{"guest": "/d", "host": "/srv"}]}, "tools": {"t": {"grants": {"fs": [{"guest": "/d", "host": "/srv", "rw": true}]}}}}]}`, `guests[0] tool "t": fs "/d" is read-only for the guest; a tool cannot make it rw`},
 		{"duplicate key", "{\"guests\": [{\"path\": \"a.wasm\"}],\n \"guests\": []}", `line 2: duplicate key "guests"`},
 		{"duplicate nested key", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a"]}, "grants": {}}]}`, `line 1: duplicate key "grants"`},
 		{"mcp without upstream", `{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}]}`, `guests[0]: mcp grant "docs" names no upstream`},
@@ -34,6 +35,19 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The config file narrows per tool by the runtime's one rule (runtime.Grants.Within): a host
+// inside a guest wildcard is a narrowing, not an error.
+func TestToolNarrowsWithinWildcard(t *testing.T) {
+	c, err := Parse([]byte(`{"guests": [{"path": "a.wasm", "grants": {"net": ["*.example.com"]}, "tools": {"fetch": {"grants": {"net": ["api.example.com"]}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := c.GuestConfig(c.Guests[0], "a.wasm")
+	if diff := cmp.Diff([]string{"api.example.com"}, rc.ToolGrants["fetch"].Net); diff != "" {
+		t.Errorf("tool net (-want +got):\n%s", diff)
 	}
 }
 

@@ -1,4 +1,4 @@
-package runtime
+package sandbox
 
 import (
 	"bytes"
@@ -12,9 +12,7 @@ import (
 )
 
 // Upstreams is the host's MCP client side, as guests use it through the request kinds
-// mcp.list and mcp.call (ABI.md §6.5). Package runtime does not speak MCP itself: package
-// runtime/upstream implements Upstreams on the MCP Go SDK (a Manager), and an embedder may
-// supply its own.
+// mcp.list and mcp.call (ABI.md §6.5); runtime.Upstreams documents it for embedders.
 //
 // Implementations must be safe for concurrent use: calls of many guest instances run at once.
 // ctx carries the calling tool's time limit and cancellation; an implementation must return
@@ -40,35 +38,36 @@ var (
 
 // maxMCPResponseBytes caps one mcp.list or mcp.call answer handed to a guest, in bytes: the
 // default result limit (16 MiB), since the guest usually returns something derived from it.
-var maxMCPResponseBytes = DefaultLimits.OutputBytes
+const maxMCPResponseBytes = 16 << 20
 
 // mcpRequest serves abi.KindMCPList and abi.KindMCPCall: the named server must be in the
 // tool's effective mcp grant (granted ∩ requested), like net and exec.
-func (c *capCheck) mcpRequest(ctx context.Context, ups Upstreams, kind string, body []byte) (abi.Status, []byte) {
+func (c *Tool) mcpRequest(ctx context.Context, kind string, body []byte) (abi.Status, []byte) {
 	var req abi.MCPCallRequest // a superset of abi.MCPListRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return abi.StatusInvalid, errorBody(kind + ": request is not valid JSON: " + err.Error())
+		return abi.StatusInvalid, ErrorBody(kind + ": request is not valid JSON: " + err.Error())
 	}
 	if req.Server == "" {
-		return abi.StatusInvalid, errorBody(kind + `: "server" is required`)
+		return abi.StatusInvalid, ErrorBody(kind + `: "server" is required`)
 	}
 	if kind == abi.KindMCPCall {
 		if req.Tool == "" {
-			return abi.StatusInvalid, errorBody(kind + `: "tool" is required`)
+			return abi.StatusInvalid, ErrorBody(kind + `: "tool" is required`)
 		}
 		args := bytes.TrimSpace(req.Arguments)
 		switch {
 		case len(args) == 0 || string(args) == "null":
 			req.Arguments = json.RawMessage("{}")
 		case args[0] != '{':
-			return abi.StatusInvalid, errorBody(kind + `: "arguments" must be a JSON object`)
+			return abi.StatusInvalid, ErrorBody(kind + `: "arguments" must be a JSON object`)
 		}
 	}
 	if !slices.Contains(c.effective.MCP, req.Server) {
 		return statusOf(deny("mcp: upstream %q is not granted to %s", req.Server, c.subject()))
 	}
+	ups := c.upstreams
 	if ups == nil {
-		return abi.StatusNotFound, errorBody(fmt.Sprintf("mcp: upstream %q: %v (the host has no upstream servers)", req.Server, ErrUnknownUpstream))
+		return abi.StatusNotFound, ErrorBody(fmt.Sprintf("mcp: upstream %q: %v (the host has no upstream servers)", req.Server, ErrUnknownUpstream))
 	}
 	var out []byte
 	var err error
@@ -79,17 +78,17 @@ func (c *capCheck) mcpRequest(ctx context.Context, ups Upstreams, kind string, b
 	}
 	switch {
 	case err == nil && len(out) > maxMCPResponseBytes:
-		return abi.StatusTooLarge, errorBody(fmt.Sprintf("mcp: answer of upstream %q is %d bytes, over the %d-byte cap", req.Server, len(out), maxMCPResponseBytes))
+		return abi.StatusTooLarge, ErrorBody(fmt.Sprintf("mcp: answer of upstream %q is %d bytes, over the %d-byte cap", req.Server, len(out), maxMCPResponseBytes))
 	case err == nil:
 		return abi.StatusOK, out
 	case errors.Is(err, ErrUnknownUpstream):
-		return abi.StatusNotFound, errorBody("mcp: " + err.Error())
+		return abi.StatusNotFound, ErrorBody("mcp: " + err.Error())
 	case errors.Is(err, ErrUpstreamUnavailable):
-		return abi.StatusUnavailable, errorBody("mcp: " + err.Error())
+		return abi.StatusUnavailable, ErrorBody("mcp: " + err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
-		return abi.StatusTimeout, errorBody("mcp: time limit exceeded: " + err.Error())
+		return abi.StatusTimeout, ErrorBody("mcp: time limit exceeded: " + err.Error())
 	case errors.Is(err, context.Canceled):
-		return abi.StatusCancelled, errorBody("mcp: cancelled")
+		return abi.StatusCancelled, ErrorBody("mcp: cancelled")
 	}
-	return abi.StatusFailed, errorBody("mcp: " + err.Error())
+	return abi.StatusFailed, ErrorBody("mcp: " + err.Error())
 }

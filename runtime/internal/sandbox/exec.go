@@ -1,4 +1,4 @@
-package runtime
+package sandbox
 
 import (
 	"context"
@@ -66,10 +66,10 @@ func resolveEnv(grants []string) []string {
 // execRequest serves abi.KindExec: the program runs directly (no shell, no PATH lookup) with
 // the grant's arguments, then the guest's; only granted variables in its environment; in the
 // grant's directory; with time and output caps.
-func (c *capCheck) execRequest(ctx context.Context, body []byte) (abi.Status, []byte) {
+func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte) {
 	var req abi.ExecRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return abi.StatusInvalid, errorBody("exec: request is not valid JSON: " + err.Error())
+		return abi.StatusInvalid, ErrorBody("exec: request is not valid JSON: " + err.Error())
 	}
 	p, err := c.findProgram(req.Program)
 	if err != nil {
@@ -77,7 +77,7 @@ func (c *capCheck) execRequest(ctx context.Context, body []byte) (abi.Status, []
 	}
 	for _, a := range append(req.Args, req.Program) {
 		if strings.ContainsRune(a, 0) {
-			return abi.StatusInvalid, errorBody(fmt.Sprintf("exec: argument %q contains a NUL byte", a))
+			return abi.StatusInvalid, ErrorBody(fmt.Sprintf("exec: argument %q contains a NUL byte", a))
 		}
 	}
 	if !p.grant.Options {
@@ -103,8 +103,8 @@ func (c *capCheck) execRequest(ctx context.Context, body []byte) (abi.Status, []
 		cmd.Dir = os.TempDir()
 	}
 	cmd.Stdin = strings.NewReader(req.Stdin)
-	stdout := &capBuffer{limit: p.grant.OutputBytes}
-	stderr := &capBuffer{limit: p.grant.OutputBytes}
+	stdout := &OutputBuffer{Limit: p.grant.OutputBytes}
+	stderr := &OutputBuffer{Limit: p.grant.OutputBytes}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
@@ -112,26 +112,26 @@ func (c *capCheck) execRequest(ctx context.Context, body []byte) (abi.Status, []
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return abi.StatusTimeout, errorBody(fmt.Sprintf("exec: %s ran past %v and was killed", p.grant.id(), p.grant.Timeout))
+		return abi.StatusTimeout, ErrorBody(fmt.Sprintf("exec: %s ran past %v and was killed", p.grant.id(), p.grant.Timeout))
 	case ctx.Err() != nil:
-		return abi.StatusCancelled, errorBody("exec: cancelled")
+		return abi.StatusCancelled, ErrorBody("exec: cancelled")
 	case err != nil && !errors.As(err, &exit):
-		return abi.StatusFailed, errorBody(fmt.Sprintf("exec: %s: %v", p.grant.id(), err))
+		return abi.StatusFailed, ErrorBody(fmt.Sprintf("exec: %s: %v", p.grant.id(), err))
 	}
 	out, err := json.Marshal(abi.ExecResponse{
 		ExitCode:  cmd.ProcessState.ExitCode(),
 		Stdout:    stdout.String(),
 		Stderr:    stderr.String(),
-		Truncated: stdout.truncated || stderr.truncated,
+		Truncated: stdout.Truncated || stderr.Truncated,
 	})
 	if err != nil {
-		return abi.StatusFailed, errorBody("exec: encoding response: " + err.Error())
+		return abi.StatusFailed, ErrorBody("exec: encoding response: " + err.Error())
 	}
 	return abi.StatusOK, out
 }
 
 // findProgram looks a program up by grant name, else by path when exactly one grant has it.
-func (c *capCheck) findProgram(name string) (*execProgram, error) {
+func (c *Tool) findProgram(name string) (*execProgram, error) {
 	var found *execProgram
 	for _, p := range c.exec {
 		if p.grant.Name == name {

@@ -1,4 +1,4 @@
-package runtime
+package sandbox
 
 import (
 	"context"
@@ -102,7 +102,7 @@ func normalizeHost(h string) string {
 }
 
 // checkURL applies the net grant to one URL (the first request or a redirect hop).
-func (c *capCheck) checkURL(u *url.URL) (netTarget, error) {
+func (c *Tool) checkURL(u *url.URL) (netTarget, error) {
 	var t netTarget
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return t, deny("net: scheme %q is not allowed (http and https only)", u.Scheme)
@@ -226,7 +226,7 @@ var forbidden4 = []struct {
 // dialPinned resolves target's host, checks every address, and connects to the first one —
 // the same address that was checked, so DNS cannot answer differently in between (no
 // rebinding window).
-func (c *capCheck) dialPinned(ctx context.Context, network string, target netTarget) (net.Conn, error) {
+func (c *Tool) dialPinned(ctx context.Context, network string, target netTarget) (net.Conn, error) {
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(target.host); err == nil {
 		addrs = []netip.Addr{a}
@@ -262,17 +262,17 @@ func explicitlyGranted(p hostPattern, a netip.Addr) bool {
 }
 
 // httpRequest serves abi.KindHTTP.
-func (c *capCheck) httpRequest(ctx context.Context, body []byte) (abi.Status, []byte) {
+func (c *Tool) httpRequest(ctx context.Context, body []byte) (abi.Status, []byte) {
 	var req abi.HTTPRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return abi.StatusInvalid, errorBody("http: request is not valid JSON: " + err.Error())
+		return abi.StatusInvalid, ErrorBody("http: request is not valid JSON: " + err.Error())
 	}
 	if len(c.granted.Net) == 0 {
-		return abi.StatusDenied, errorBody(fmt.Sprintf("net: no hosts are granted to %s", c.subject()))
+		return abi.StatusDenied, ErrorBody(fmt.Sprintf("net: no hosts are granted to %s", c.subject()))
 	}
 	u, err := url.Parse(req.URL)
 	if err != nil {
-		return abi.StatusInvalid, errorBody("http: bad URL: " + err.Error())
+		return abi.StatusInvalid, ErrorBody("http: bad URL: " + err.Error())
 	}
 	first, err := c.checkURL(u)
 	if err != nil {
@@ -286,7 +286,7 @@ func (c *capCheck) httpRequest(ctx context.Context, body []byte) (abi.Status, []
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(req.Body))
 	if err != nil {
-		return abi.StatusInvalid, errorBody("http: " + err.Error())
+		return abi.StatusInvalid, ErrorBody("http: " + err.Error())
 	}
 	for k, vs := range req.Headers {
 		for _, v := range vs {
@@ -330,7 +330,7 @@ func (c *capCheck) httpRequest(ctx context.Context, body []byte) (abi.Status, []
 		return statusOf(err)
 	}
 	if len(data) > c.net.MaxResponseBytes {
-		return abi.StatusTooLarge, errorBody(fmt.Sprintf("net: response body exceeds %s", formatBytes(uint64(c.net.MaxResponseBytes))))
+		return abi.StatusTooLarge, ErrorBody(fmt.Sprintf("net: response body exceeds %s", FormatBytes(uint64(c.net.MaxResponseBytes))))
 	}
 	out := abi.HTTPResponse{Status: resp.StatusCode, Headers: resp.Header, URL: resp.Request.URL.String()}
 	if utf8.Valid(data) {
@@ -340,7 +340,7 @@ func (c *capCheck) httpRequest(ctx context.Context, body []byte) (abi.Status, []
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
-		return abi.StatusFailed, errorBody("http: encoding response: " + err.Error())
+		return abi.StatusFailed, ErrorBody("http: encoding response: " + err.Error())
 	}
 	return abi.StatusOK, b
 }
@@ -350,15 +350,15 @@ func statusOf(err error) (abi.Status, []byte) {
 	var d *denial
 	switch {
 	case errors.As(err, &d):
-		return abi.StatusDenied, errorBody(d.msg)
+		return abi.StatusDenied, ErrorBody(d.msg)
 	case errors.Is(err, context.DeadlineExceeded):
-		return abi.StatusTimeout, errorBody("time limit exceeded: " + err.Error())
+		return abi.StatusTimeout, ErrorBody("time limit exceeded: " + err.Error())
 	case errors.Is(err, context.Canceled):
-		return abi.StatusCancelled, errorBody("cancelled")
+		return abi.StatusCancelled, ErrorBody("cancelled")
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return abi.StatusFailed, errorBody(err.Error())
+	return abi.StatusFailed, ErrorBody(err.Error())
 }

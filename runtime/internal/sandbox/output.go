@@ -1,0 +1,40 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// OutputBuffer keeps the first Limit bytes written to it and records that more were
+// dropped. Writes never fail, so a chatty guest or program cannot make its own writes error.
+// It is not safe for concurrent use: the owner of the instance or process owns it.
+type OutputBuffer struct {
+	bytes.Buffer
+	Limit     int  // bytes kept
+	Truncated bool // a write did not fit
+}
+
+func (b *OutputBuffer) Write(p []byte) (int, error) {
+	if room := b.Limit - b.Buffer.Len(); room < len(p) {
+		b.Truncated = true
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// Reset empties the buffer and clears Truncated.
+func (b *OutputBuffer) Reset() { b.Buffer.Reset(); b.Truncated = false }
+
+// FormatBytes writes n as "16 MiB", "64 KiB" or "1000 bytes", for messages.
+func FormatBytes(n uint64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,81 @@
+package sandbox
+
+import (
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
+)
+
+// Profile is the WASI side of a tool's grants — fs mounts, environment, clock, random — and
+// the memory limit: what an instance is created with. They are fixed at instantiation, so
+// tools whose profiles differ get instances (pools) of their own. The zero Profile grants
+// nothing: no files, an empty environment, wazero's deterministic clock and random source.
+type Profile struct {
+	fs     []FSGrant
+	env    []string
+	clock  bool
+	random bool
+	memory uint64
+}
+
+// Bare is the profile of the guest-level calls that run without grants (describe, resources,
+// prompts): nothing granted, memory bytes of linear memory.
+func Bare(memoryBytes uint64) Profile { return Profile{memory: memoryBytes} }
+
+// MemoryBytes is the linear memory limit of instances with this profile, in bytes.
+func (p Profile) MemoryBytes() uint64 { return p.memory }
+
+// Equal reports whether instances of p and q are interchangeable.
+func (p Profile) Equal(q Profile) bool {
+	return p.memory == q.memory && p.clock == q.clock && p.random == q.random &&
+		slices.Equal(p.env, q.env) && slices.Equal(p.fs, q.fs)
+}
+
+// ModuleConfig returns base with the profile applied: stdin empty; fs grants mounted as
+// rooted file systems (fs.go); granted variables; real clocks and crypto entropy if granted.
+// The returned closer releases the mounts' open directories once no instance of this
+// configuration runs any more; the error names a mount whose directory cannot be opened.
+func (p Profile) ModuleConfig(base wazero.ModuleConfig) (wazero.ModuleConfig, io.Closer, error) {
+	cfg := base.WithStdin(bytes.NewReader(nil))
+	var roots rootSet
+	if len(p.fs) > 0 {
+		fsCfg := wazero.NewFSConfig()
+		for _, f := range p.fs {
+			root, err := os.OpenRoot(f.Host)
+			if err != nil {
+				roots.Close()
+				return nil, nil, fmt.Errorf("fs %q: %w", f.Guest, err)
+			}
+			roots = append(roots, root)
+			fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: root, rw: f.RW}, f.Guest)
+		}
+		cfg = cfg.WithFSConfig(fsCfg)
+	}
+	for _, kv := range resolveEnv(p.env) {
+		k, v, _ := strings.Cut(kv, "=")
+		cfg = cfg.WithEnv(k, v)
+	}
+	if p.clock {
+		cfg = cfg.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
+	}
+	if p.random {
+		cfg = cfg.WithRandSource(rand.Reader)
+	}
+	return cfg, roots, nil
+}
+
+type rootSet []*os.Root
+
+func (s rootSet) Close() error {
+	for _, r := range s {
+		r.Close()
+	}
+	return nil
+}
