@@ -335,3 +335,22 @@ type MCPCallRequest struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
+
+// NamePattern is the rule for guest, tool and prompt names (ABI.md §4): 1–64 characters of
+// ASCII letters, digits, "_" and "-". MCP 2025-11-25 "Tools" allows tool names of up to 128
+// characters including "."; this stricter subset is one every client accepts.
+const NamePattern = `^[a-zA-Z0-9_-]{1,64}$`
+
+// ValidName reports whether s matches NamePattern.
+func ValidName(s string) bool {
+	if len(s) < 1 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

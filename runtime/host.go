@@ -52,7 +52,6 @@ type Host struct {
 
 	mu     sync.Mutex
 	guests map[*Guest]struct{}
-	tools  map[string]*Guest // tool name → the guest providing it, across all guests
 	closed bool
 
 	instances sync.Map // api.Module → *instance, for host functions
@@ -101,7 +100,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCloseOnContextDone(true).
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, guests: map[*Guest]struct{}{}, tools: map[string]*Guest{}}
+	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, guests: map[*Guest]struct{}{}}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
@@ -158,28 +157,14 @@ func (h *Host) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// register claims the guest's tool names; a name another guest has is an error naming both,
-// unless that guest is the one g replaces (a reload).
-func (h *Host) register(g, replaces *Guest) error {
+// register adds g to the guests the host closes and stops. Tool names are not the host's
+// concern: the server binding owns them (mcpserver.NameSet), since guests of one host may
+// serve different servers.
+func (h *Host) register(g *Guest) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return ErrClosed
-	}
-	for _, t := range g.manifest.Tools {
-		if other, ok := h.tools[t.Name]; ok && other != replaces {
-			return fmt.Errorf("tool %q of guest %q is already provided by guest %q", t.Name, g.name, other.name)
-		}
-	}
-	if replaces != nil {
-		for name, owner := range h.tools {
-			if owner == replaces {
-				delete(h.tools, name)
-			}
-		}
-	}
-	for _, t := range g.manifest.Tools {
-		h.tools[t.Name] = g
 	}
 	h.guests[g] = struct{}{}
 	return nil
@@ -188,15 +173,7 @@ func (h *Host) register(g, replaces *Guest) error {
 func (h *Host) unregister(g *Guest) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.guests[g]; !ok {
-		return
-	}
 	delete(h.guests, g)
-	for _, t := range g.manifest.Tools {
-		if h.tools[t.Name] == g {
-			delete(h.tools, t.Name)
-		}
-	}
 }
 
 // instantiateImports defines the mcpwasm_v1 host module (ABI.md §6).

@@ -24,14 +24,19 @@ type Limits struct {
 	OutputBytes int
 }
 
-// DefaultLimits are in force when nothing else is configured: generous enough for a Go guest
-// (whose runtime alone needs a few MiB), tight enough that a looping or ballooning guest never
-// takes the server down. See RATIONALE.md, "Why these default limits?".
-var DefaultLimits = Limits{
-	MemoryBytes: 256 << 20,
-	Timeout:     30 * time.Second,
-	Instances:   4,
-	OutputBytes: 16 << 20,
+// DefaultLimits returns the limits in force when nothing else is configured: 256 MiB of
+// linear memory per instance, 30 s per call, 4 instances per guest, 16 MiB of result —
+// generous enough for a Go guest (whose runtime alone needs a few MiB), tight enough that a
+// looping or ballooning guest never takes the server down. See RATIONALE.md, "Why these
+// default limits?". It is a function, not a variable, so no package can change another's
+// defaults.
+func DefaultLimits() Limits {
+	return Limits{
+		MemoryBytes: 256 << 20,
+		Timeout:     30 * time.Second,
+		Instances:   4,
+		OutputBytes: 16 << 20,
+	}
 }
 
 // stdioCaptureBytes caps what one call's guest stdout or stderr keeps for the log.

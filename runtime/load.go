@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -18,16 +17,13 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// nameRE is the rule for guest and tool names (ABI.md §4).
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // GuestConfig configures one guest at load. The zero value (or nil) is valid.
 type GuestConfig struct {
 	// Name overrides the guest name from its manifest.
 	Name string
 	// Source names where the module came from (a path, "bundled:calc"), for messages.
 	Source string
-	// Limits for every call of the guest; zero fields take DefaultLimits.
+	// Limits for every call of the guest; zero fields take DefaultLimits().
 	Limits Limits
 	// ToolLimits narrow Limits for single tools; zero fields take the guest's limits.
 	// Instances is a guest-wide setting and is ignored here.
@@ -39,16 +35,14 @@ type GuestConfig struct {
 	ToolGrants map[string]Grants
 	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
 	SHA256 string
-	// Replaces, when set, is a loaded guest this one replaces (a reload): its tool names
-	// do not conflict. The caller closes the old guest once the new one is in service.
-	Replaces *Guest
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
 // validates its manifest, and returns a Guest ready to call. Errors name the guest source and
 // the first problem found: a missing export, an import the host lacks, a bad tool name or
-// schema, a tool name another loaded guest already has. A panic inside wazero is returned as
-// an error.
+// schema, grants wider than allowed. A panic inside wazero is returned as an error. Tool
+// names need only be unique within the guest: across guests, the server they are served on
+// decides (mcpserver.AddGuest).
 func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Guest, err error) {
 	var c GuestConfig
 	if cfg != nil {
@@ -67,7 +61,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 			g = nil
 		}
 	}()
-	limits := c.Limits.Merge(DefaultLimits)
+	limits := c.Limits.Merge(DefaultLimits())
 	if err := limits.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
@@ -104,8 +98,8 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	if g.name == "" {
 		g.name = m.Name
 	}
-	if !nameRE.MatchString(g.name) {
-		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, nameRE)
+	if !abi.ValidName(g.name) {
+		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	g.manifest = *m
 	g.tools = make(map[string]*tool, len(m.Tools))
@@ -135,7 +129,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 			return g, fmt.Errorf("guest %q: grants given for unknown tool %q", g.name, name)
 		}
 	}
-	if err := h.register(g, c.Replaces); err != nil {
+	if err := h.register(g); err != nil {
 		return g, err
 	}
 	h.logger.Debug("guest loaded", "guest", g.name, "source", src, "tools", len(g.tools))
@@ -189,8 +183,8 @@ func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 	}
 	names := map[string]bool{}
 	for _, p := range m.Prompts {
-		if !nameRE.MatchString(p.Name) {
-			return fmt.Errorf("prompt name %q does not match %s", p.Name, nameRE)
+		if !abi.ValidName(p.Name) {
+			return fmt.Errorf("prompt name %q does not match %s", p.Name, abi.NamePattern)
 		}
 		if names[p.Name] {
 			return fmt.Errorf("prompt %q is declared twice", p.Name)
@@ -360,8 +354,8 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 }
 
 func newTool(td abi.Tool, guestLimits, toolLimits Limits) (*tool, error) {
-	if !nameRE.MatchString(td.Name) {
-		return nil, fmt.Errorf("tool name %q does not match %s", td.Name, nameRE)
+	if !abi.ValidName(td.Name) {
+		return nil, fmt.Errorf("tool name %q does not match %s", td.Name, abi.NamePattern)
 	}
 	t := &tool{def: td, limits: toolLimits.Merge(guestLimits)}
 	t.limits.Instances = guestLimits.Instances

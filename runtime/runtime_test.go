@@ -119,16 +119,6 @@ func TestManifest(t *testing.T) {
 	}
 }
 
-func TestDuplicateToolAcrossGuests(t *testing.T) {
-	h, _ := newHost(t)
-	load(t, h, wat.Echo, &runtime.GuestConfig{Name: "first"})
-	_, err := h.Load(context.Background(), wat.Fixture, &runtime.GuestConfig{Name: "second"})
-	want := `tool "echo" of guest "second" is already provided by guest "first"`
-	if err == nil || err.Error() != want {
-		t.Fatalf("Load error = %v; want %q", err, want)
-	}
-}
-
 // B12 at the runtime level: arguments that fail the schema never reach the guest.
 func TestInvalidArgumentsDoNotEnterGuest(t *testing.T) {
 	h, logs := newHost(t)
@@ -397,25 +387,5 @@ func TestStopResume(t *testing.T) {
 	h.Resume()
 	if got := call(t, g, "echo", `{}`); got != `{"content":[],"structuredContent":{}}` {
 		t.Errorf("after Resume: %s", got)
-	}
-}
-
-// A reload loads the new version beside the old (same tool names), then the old closes.
-func TestReplace(t *testing.T) {
-	h, _ := newHost(t)
-	old := load(t, h, wat.Fixture, nil)
-	next := load(t, h, wat.Fixture, &runtime.GuestConfig{Replaces: old})
-	if err := old.Drain(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := old.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := call(t, next, "echo", `{"v":2}`); got != `{"content":[],"structuredContent":{"v":2}}` {
-		t.Errorf("new version: %s", got)
-	}
-	_, err := h.Load(context.Background(), wat.Echo, &runtime.GuestConfig{Name: "other"})
-	if want := `tool "echo" of guest "other" is already provided by guest "fixture"`; err == nil || err.Error() != want {
-		t.Errorf("names after reload: %v; want %s", err, want)
 	}
 }

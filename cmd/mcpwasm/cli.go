@@ -84,9 +84,9 @@ type hostFlags struct {
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "configuration file: guests, grants, limits (see runtime/config/schema.json)")
-	fs.DurationVar(&f.timeout, "timeout", runtime.DefaultLimits.Timeout, "time limit of one tool call (0: the default)")
-	fs.Uint64Var(&f.memoryMB, "memory-mb", runtime.DefaultLimits.MemoryBytes>>20, "linear memory limit of one guest instance, in MiB (0: the default)")
-	fs.IntVar(&f.instances, "instances", runtime.DefaultLimits.Instances, "instances per guest, i.e. concurrent calls into one guest (0: the default)")
+	fs.DurationVar(&f.timeout, "timeout", runtime.DefaultLimits().Timeout, "time limit of one tool call (0: the default)")
+	fs.Uint64Var(&f.memoryMB, "memory-mb", runtime.DefaultLimits().MemoryBytes>>20, "linear memory limit of one guest instance, in MiB (0: the default)")
+	fs.IntVar(&f.instances, "instances", runtime.DefaultLimits().Instances, "instances per guest, i.e. concurrent calls into one guest (0: the default)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "compilation cache directory (default: the user cache dir's mcpwasm/compile)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "keep compiled code in memory only")
 	fs.StringVar(&f.logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
@@ -96,9 +96,9 @@ func (f *hostFlags) register(fs *flag.FlagSet) {
 func (f *hostFlags) validate() error {
 	switch {
 	case f.timeout < 0:
-		return fmt.Errorf("--timeout %v: must not be negative (0 means the default %v)", f.timeout, runtime.DefaultLimits.Timeout)
+		return fmt.Errorf("--timeout %v: must not be negative (0 means the default %v)", f.timeout, runtime.DefaultLimits().Timeout)
 	case f.instances < 0:
-		return fmt.Errorf("--instances %d: must not be negative (0 means the default %d)", f.instances, runtime.DefaultLimits.Instances)
+		return fmt.Errorf("--instances %d: must not be negative (0 means the default %d)", f.instances, runtime.DefaultLimits().Instances)
 	case f.memoryMB > 4096:
 		return fmt.Errorf("--memory-mb %d: 32-bit linear memory is at most 4096 MiB", f.memoryMB)
 	}
@@ -251,12 +251,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			logger.Warn("requested capabilities not granted", "guest", g.Name(), "missing", strings.Join(missing, "; "))
 		}
 	}
+	toolNames := &mcpserver.NameSet{} // the one registry of tool names: guests, reloads, the gateway
 	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
-		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger})
+		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger, Names: toolNames})
 	if err != nil {
 		return ExitLoad, err
 	}
-	exposeUpstreams(ctx, srv, ups, cfg, gs, logger) // upstreams.expose: the gateway (upstreams.go)
+	exposeUpstreams(ctx, srv, ups, cfg, toolNames, logger) // upstreams.expose: the gateway (upstreams.go)
 	allowed := allowHiddenText(cfg, gs)
 	names, tools := make([]string, len(gs)), 0
 	for i, g := range gs {
@@ -276,7 +277,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		for i, sp := range specs {
 			if sp.path != "" {
 				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i],
-					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger}})
+					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger, Names: toolNames}})
 			}
 		}
 		go watchGuests(ctx, h, srv, ws, logger)

@@ -92,11 +92,10 @@ func reload(ctx context.Context, h *runtime.Host, srv *mcp.Server, w *watchedGue
 	if bytes.Equal(b, w.spec.wasm) {
 		return
 	}
-	cfg := *w.spec.cfg
-	cfg.Replaces = w.guest
-	next, err := h.Load(ctx, b, &cfg)
+	next, err := h.Load(ctx, b, w.spec.cfg)
+	var gone []string
 	if err == nil {
-		err = mcpserver.AddGuest(srv, next, w.opts)
+		gone, err = mcpserver.ReplaceGuest(srv, w.guest, next, w.opts)
 		if err != nil {
 			_ = next.Close(ctx)
 		}
@@ -105,19 +104,10 @@ func reload(ctx context.Context, h *runtime.Host, srv *mcp.Server, w *watchedGue
 		logger.Error("reload failed; the old version keeps serving", "guest", w.guest.Name(), "err", err)
 		return
 	}
-	var gone []string
-	for _, t := range w.guest.Manifest().Tools {
-		if _, still := next.Tool(t.Name); !still {
-			gone = append(gone, t.Name)
-		}
-	}
-	if len(gone) > 0 {
-		srv.RemoveTools(gone...)
-	}
 	old := w.guest
 	w.guest, w.spec.wasm = next, b
 	go func() {
-		dctx, cancel := context.WithTimeout(ctx, runtime.DefaultLimits.Timeout)
+		dctx, cancel := context.WithTimeout(ctx, runtime.DefaultLimits().Timeout)
 		defer cancel()
 		_ = old.Drain(dctx)
 		_ = old.Close(context.Background())

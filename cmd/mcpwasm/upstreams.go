@@ -43,15 +43,9 @@ func allowHiddenText(cfg *config.Config, gs []*runtime.Guest) []string {
 // exposeUpstreams serves the tools of every upstream with expose: true on srv as NAME__tool
 // (the gateway), re-listing them when the upstream says they changed or restarts. A server
 // that cannot be reached at start is retried in the background.
-func exposeUpstreams(ctx context.Context, srv *mcp.Server, m *upstream.Manager, cfg *config.Config, gs []*runtime.Guest, logger *slog.Logger) {
+func exposeUpstreams(ctx context.Context, srv *mcp.Server, m *upstream.Manager, cfg *config.Config, names *mcpserver.NameSet, logger *slog.Logger) {
 	if m == nil {
 		return
-	}
-	names := &mcpserver.NameSet{}
-	for _, g := range gs {
-		for _, t := range g.Manifest().Tools {
-			names.Claim(t.Name, "guest "+g.Name())
-		}
 	}
 	for _, name := range m.Names() {
 		u := cfg.Upstreams[name]

@@ -51,7 +51,7 @@ type Guest struct {
 	Limits Limits          `json:"limits,omitzero"`
 	Tools  map[string]Tool `json:"tools,omitempty"`
 	// AllowHiddenText serves tools whose text hides invisible or format characters
-	// (mcpserver.CheckHiddenText); by default they are withheld.
+	// (see mcpserver.GuestOptions.AllowHiddenText); by default they are withheld.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 }
 

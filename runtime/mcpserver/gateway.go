@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,18 +18,13 @@ import (
 // Gateway: the tools of an upstream MCP server served on our server, namespaced so they can
 // never be mistaken for (or shadow) guest tools or another upstream's.
 
-// toolNameRE is the tool name every client accepts (MCP spec 2025-11-25 "Tools": names
-// SHOULD be 1–128 characters of [A-Za-z0-9_.-]; we keep to 64 and no dots, as ABI.md §4 does
-// for guests, since some clients reject longer names or dots).
-var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
-// ExposedName returns the name upstream server's tool is served under: server + "__" + tool
+// exposedName returns the name upstream server's tool is served under: server + "__" + tool
 // when that matches ^[a-zA-Z0-9_-]{1,64}$. Otherwise other characters become "_" and the
 // name is cut to fit, ending in "_" and 8 hex digits of the SHA-256 of the original
 // "server__tool" — stable across restarts, and distinct for distinct originals.
-func ExposedName(server, tool string) string {
+func exposedName(server, tool string) string {
 	full := server + "__" + tool
-	if toolNameRE.MatchString(full) {
+	if abi.ValidName(full) { // ABI.md §4, the names every client accepts
 		return full
 	}
 	sum := sha256.Sum256([]byte(full))
@@ -43,42 +38,11 @@ func ExposedName(server, tool string) string {
 	return string(clean[:min(len(clean), 64-len(suffix))]) + suffix
 }
 
-// NameSet records which owner ("guest calc", "upstream docs") holds each tool name on a
-// server, so exposed names never collide. Its methods are safe for concurrent use; the zero
-// value is ready.
-type NameSet struct {
-	mu     sync.Mutex
-	owners map[string]string
-}
-
-// Claim gives name to owner unless another owner holds it; it returns the holder.
-func (n *NameSet) Claim(name, owner string) (holder string, ok bool) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.owners == nil {
-		n.owners = map[string]string{}
-	}
-	if h, taken := n.owners[name]; taken && h != owner {
-		return h, false
-	}
-	n.owners[name] = owner
-	return owner, true
-}
-
-// Release frees name if owner holds it.
-func (n *NameSet) Release(name, owner string) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.owners[name] == owner {
-		delete(n.owners, name)
-	}
-}
-
 // ExposeOptions configure Expose. Nil means defaults.
 type ExposeOptions struct {
 	// Logger receives collisions, withheld tools and refreshes; nil means slog.Default().
 	Logger *slog.Logger
-	// AllowHiddenText serves tools whose text hides characters (see CheckHiddenText);
+	// AllowHiddenText serves tools whose text hides characters (see checkHiddenText);
 	// otherwise they are withheld with a warning (config upstreams.NAME.allow_hidden_text).
 	AllowHiddenText bool
 	// MaxPages caps the tools/list pages followed; zero means upstream.DefaultMaxPages.
@@ -86,8 +50,9 @@ type ExposeOptions struct {
 	// Session, if set, returns the session each call and refresh goes through (e.g.
 	// upstream.Manager.Session, which restarts a crashed server); nil means always cs.
 	Session func(ctx context.Context) (*mcp.ClientSession, error)
-	// Names holds the tool names already on the server (guest tools, other upstreams); a
-	// colliding exposed tool is withheld and logged. Nil means a private set.
+	// Names is the server's tool-name registry, shared with AddGuest (Options.Names,
+	// GuestOptions.Names); a colliding exposed tool is withheld and logged. Nil means a
+	// private set.
 	Names *NameSet
 }
 
@@ -104,13 +69,13 @@ type Exposed struct {
 }
 
 // Expose lists the tools of the upstream server name (through cs, every page) and adds them to
-// s as name__tool (see ExposedName), each forwarding tools/call to the upstream under its
+// s as name__tool (see exposedName), each forwarding tools/call to the upstream under its
 // original name and returning its result unchanged. Tools whose text hides characters are
 // withheld unless allowed, and a name someone else holds is withheld; both are logged.
 // Call Refresh when the upstream's tools change (notifications/tools/list_changed, a
 // restart): s then sends its own list_changed to its clients.
 func Expose(ctx context.Context, s *mcp.Server, name string, cs *mcp.ClientSession, opts *ExposeOptions) (*Exposed, error) {
-	e := &Exposed{s: s, name: name, cs: cs, owner: "upstream " + name, tools: map[string]string{}}
+	e := &Exposed{s: s, name: name, cs: cs, owner: fmt.Sprintf("upstream %q", name), tools: map[string]string{}}
 	if opts != nil {
 		e.opts = *opts
 	}
@@ -160,12 +125,12 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 	log := e.opts.Logger.With("upstream", e.name)
 	next := map[string]string{}
 	for _, t := range list {
-		exposed := ExposedName(e.name, t.Name)
+		exposed := exposedName(e.name, t.Name)
 		if prev, dup := next[exposed]; dup {
 			log.Warn("gateway: tool withheld: its exposed name collides", "tool", t.Name, "with", prev, "name", exposed)
 			continue
 		}
-		if err := CheckHiddenText(t); err != nil {
+		if err := checkHiddenText(t); err != nil {
 			if !e.opts.AllowHiddenText {
 				log.Warn("gateway: tool withheld: its text hides characters; set allow_hidden_text on the upstream to serve it anyway", "problem", err.Error())
 				continue

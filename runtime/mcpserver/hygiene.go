@@ -16,12 +16,12 @@ import (
 // model in text that looks harmless ("tool poisoning"), so tools carrying them are withheld
 // unless the operator allows them.
 
-// IsHiddenRune reports whether r is an invisible or format character that hygiene refuses:
+// isHiddenRune reports whether r is an invisible or format character that hygiene refuses:
 // zero-width and directional marks U+200B–U+200F, word joiner and invisible operators
 // U+2060–U+2064, the byte order mark / zero-width no-break space U+FEFF, bidirectional
 // embeddings and overrides U+202A–U+202E and isolates U+2066–U+2069 (Unicode UAX #9), and
 // the tag block U+E0000–U+E007F.
-func IsHiddenRune(r rune) bool {
+func isHiddenRune(r rune) bool {
 	switch {
 	case r >= 0x200B && r <= 0x200F,
 		r >= 0x2060 && r <= 0x2064,
@@ -34,36 +34,36 @@ func IsHiddenRune(r rune) bool {
 	return false
 }
 
-// HiddenTextError says where a tool's text hides a character (see IsHiddenRune).
-type HiddenTextError struct {
+// hiddenTextError says where a tool's text hides a character (see isHiddenRune).
+type hiddenTextError struct {
 	Tool  string
 	Field string // "title", "description", "inputSchema", "outputSchema", "annotations.title"
 	Rune  rune
 }
 
-func (e *HiddenTextError) Error() string {
+func (e *hiddenTextError) Error() string {
 	return fmt.Sprintf("tool %q: %s contains hidden character U+%04X", e.Tool, e.Field, e.Rune)
 }
 
-// CheckGuestTool is CheckHiddenText for a tool as a guest's manifest declares it; a
+// CheckGuestTool is checkHiddenText for a tool as a guest's manifest declares it; a
 // declaration that is not valid MCP is reported as such.
 func CheckGuestTool(td abi.Tool) error {
 	t, err := mcpTool(td)
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", td.Name, err)
 	}
-	return CheckHiddenText(t)
+	return checkHiddenText(t)
 }
 
-// CheckHiddenText returns a *HiddenTextError for the first hidden character in t's name,
+// checkHiddenText returns a *hiddenTextError for the first hidden character in t's name,
 // title, description, annotation title, or any string (key or value) of its input and output
 // schemas, or nil if there is none. Schemas are decoded first, so an escaped "\u200b" is found
 // too.
-func CheckHiddenText(t *mcp.Tool) error {
+func checkHiddenText(t *mcp.Tool) error {
 	check := func(field, s string) error {
 		for _, r := range s {
-			if IsHiddenRune(r) {
-				return &HiddenTextError{Tool: t.Name, Field: field, Rune: r}
+			if isHiddenRune(r) {
+				return &hiddenTextError{Tool: t.Name, Field: field, Rune: r}
 			}
 		}
 		return nil
@@ -93,7 +93,7 @@ func CheckHiddenText(t *mcp.Tool) error {
 			continue
 		}
 		if r, ok := hiddenIn(v); ok {
-			return &HiddenTextError{Tool: t.Name, Field: sc.field, Rune: r}
+			return &hiddenTextError{Tool: t.Name, Field: sc.field, Rune: r}
 		}
 	}
 	return nil
@@ -104,7 +104,7 @@ func hiddenIn(v any) (rune, bool) {
 	str := func(s string) (rune, bool) {
 		for i := 0; i < len(s); {
 			r, n := utf8.DecodeRuneInString(s[i:])
-			if IsHiddenRune(r) {
+			if isHiddenRune(r) {
 				return r, true
 			}
 			i += n
@@ -134,7 +134,7 @@ func hiddenIn(v any) (rune, bool) {
 }
 
 func withheld(g *runtime.Guest, t *mcp.Tool, o *GuestOptions) bool {
-	err := CheckHiddenText(t)
+	err := checkHiddenText(t)
 	if err == nil {
 		return false
 	}

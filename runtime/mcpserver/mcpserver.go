@@ -32,6 +32,9 @@ type Options struct {
 	AllowHiddenText []string
 	// Logger receives those warnings; nil means slog.Default().
 	Logger *slog.Logger
+	// Names is the server's tool-name registry (see NameSet); pass the same set to later
+	// AddGuest, ReplaceGuest and Expose calls on this server. Nil means a private set.
+	Names *NameSet
 }
 
 // GuestOptions configure AddGuest. Nil means defaults.
@@ -41,6 +44,9 @@ type GuestOptions struct {
 	AllowHiddenText bool
 	// Logger receives a warning per withheld (or allowed) tool; nil means slog.Default().
 	Logger *slog.Logger
+	// Names is the server's tool-name registry (see NameSet). Nil means a private set, which
+	// cannot see the server's other tools.
+	Names *NameSet
 }
 
 // NewServer returns an MCP server serving the tools of guests. It fails if a guest's tool
@@ -56,9 +62,12 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
+	if o.Names == nil {
+		o.Names = &NameSet{}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
 	for _, g := range guests {
-		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger}
+		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names}
 		if err := AddGuest(s, g, gopts); err != nil {
 			return nil, err
 		}
@@ -66,11 +75,12 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	return s, nil
 }
 
-// AddGuest registers every tool, resource, resource template and prompt of g on s (replacing
-// any of the same name, as the SDK's Add methods do). Names, titles, descriptions, schemas,
-// annotations and icons come from the guest's manifest. It returns an error, and registers
-// nothing, if an annotation or icon list is not valid MCP. Tools whose text hides characters
-// are withheld unless opts allows them.
+// AddGuest registers every tool, resource, resource template and prompt of g on s. Names,
+// titles, descriptions, schemas, annotations and icons come from the guest's manifest. The
+// tool names are claimed in opts.Names for `guest "NAME"`: a name another owner holds (another
+// guest, an exposed upstream) is an error — `tool "echo" of guest "b" is already provided by
+// guest "a"` — and so is an annotation or icon list that is not valid MCP; on an error nothing
+// is registered. Tools whose text hides characters are withheld unless opts allows them.
 func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 	var o GuestOptions
 	if opts != nil {
@@ -87,6 +97,9 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 			return fmt.Errorf("guest %q tool %q: %w", g.Name(), td.Name, err)
 		}
 		tools = append(tools, t)
+	}
+	if err := namesOf(&o).claimAll(toolNames(g), guestOwner(g)); err != nil {
+		return err
 	}
 	for _, t := range tools {
 		if withheld(g, t, &o) { // hidden characters (hygiene.go)

@@ -25,8 +25,8 @@ func ListTools(ctx context.Context, cs *mcp.ClientSession, maxPages int, logger 
 	}, func(t *mcp.Tool) string { return t.Name })
 }
 
-// ListResources is ListTools for resources/list; resources are keyed by URI.
-func ListResources(ctx context.Context, cs *mcp.ClientSession, maxPages int, logger *slog.Logger) ([]*mcp.Resource, error) {
+// listResources is ListTools for resources/list; resources are keyed by URI.
+func listResources(ctx context.Context, cs *mcp.ClientSession, maxPages int, logger *slog.Logger) ([]*mcp.Resource, error) {
 	return listAll(ctx, "resources/list", maxPages, logger, func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
 		r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 		if err != nil {
@@ -36,8 +36,8 @@ func ListResources(ctx context.Context, cs *mcp.ClientSession, maxPages int, log
 	}, func(r *mcp.Resource) string { return r.URI })
 }
 
-// ListPrompts is ListTools for prompts/list; prompts are keyed by name.
-func ListPrompts(ctx context.Context, cs *mcp.ClientSession, maxPages int, logger *slog.Logger) ([]*mcp.Prompt, error) {
+// listPrompts is ListTools for prompts/list; prompts are keyed by name.
+func listPrompts(ctx context.Context, cs *mcp.ClientSession, maxPages int, logger *slog.Logger) ([]*mcp.Prompt, error) {
 	return listAll(ctx, "prompts/list", maxPages, logger, func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
 		r, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 		if err != nil {
@@ -95,12 +95,12 @@ func (s *Session) AllTools(ctx context.Context) ([]*mcp.Tool, error) {
 	return ListTools(ctx, s.ClientSession, s.maxPages, s.logger)
 }
 
-// AllResources lists every resource of s's server (see ListResources).
+// AllResources lists every resource of s's server (see listResources).
 func (s *Session) AllResources(ctx context.Context) ([]*mcp.Resource, error) {
-	return ListResources(ctx, s.ClientSession, s.maxPages, s.logger)
+	return listResources(ctx, s.ClientSession, s.maxPages, s.logger)
 }
 
-// AllPrompts lists every prompt of s's server (see ListPrompts).
+// AllPrompts lists every prompt of s's server (see listPrompts).
 func (s *Session) AllPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
-	return ListPrompts(ctx, s.ClientSession, s.maxPages, s.logger)
+	return listPrompts(ctx, s.ClientSession, s.maxPages, s.logger)
 }

@@ -16,12 +16,12 @@ import (
 )
 
 // Backoff between restarts of a server that keeps failing: the first restart after a crash is
-// immediate, then 100 ms, doubling up to MaxBackoff. A session that lived StableAfter resets
+// immediate, then 100 ms, doubling up to maxBackoff. A session that lived stableAfter resets
 // it.
 const (
-	MinBackoff  = 100 * time.Millisecond
-	MaxBackoff  = 30 * time.Second
-	StableAfter = 10 * time.Second
+	minBackoff  = 100 * time.Millisecond
+	maxBackoff  = 30 * time.Second
+	stableAfter = 10 * time.Second
 )
 
 // Manager holds the upstream MCP servers of a configuration, by name. Each is started on
@@ -182,7 +182,7 @@ func (m *Manager) watch(s *server, sess *Session) {
 		return
 	}
 	s.sess = nil
-	if time.Since(s.started) < StableAfter {
+	if time.Since(s.started) < stableAfter {
 		s.failures++
 		s.nextTry = time.Now().Add(backoff(s.failures - 1))
 	} else {
@@ -199,16 +199,16 @@ func (m *Manager) watch(s *server, sess *Session) {
 }
 
 // backoff returns the wait before restart number n of a failing server: 0 for n ≤ 0, then
-// MinBackoff doubling up to MaxBackoff.
+// minBackoff doubling up to maxBackoff.
 func backoff(n int) time.Duration {
 	if n <= 0 {
 		return 0
 	}
-	d := MinBackoff
-	for i := 1; i < n && d < MaxBackoff; i++ {
+	d := minBackoff
+	for i := 1; i < n && d < maxBackoff; i++ {
 		d *= 2
 	}
-	return min(d, MaxBackoff)
+	return min(d, maxBackoff)
 }
 
 // sessionOptions are m's options with server s's notification handlers and stderr logger.

@@ -308,7 +308,7 @@ func TestManager(t *testing.T) {
 
 func TestBackoff(t *testing.T) {
 	got := []time.Duration{backoff(0), backoff(1), backoff(2), backoff(3), backoff(20)}
-	want := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, MaxBackoff}
+	want := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, maxBackoff}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("backoff (-want +got):\n%s", diff)
 	}
