@@ -236,6 +236,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitError, err
 	}
 	defer h.Close(context.Background())
+	// Every goroutine serve starts is joined before it returns (and before the host closes).
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
 	gs, err := loadAll(ctx, h, specs)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -257,7 +261,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return ExitLoad, err
 	}
-	exposeUpstreams(ctx, srv, ups, cfg, toolNames, logger) // upstreams.expose: the gateway (upstreams.go)
+	exposeUpstreams(ctx, &wg, srv, ups, cfg, toolNames, logger) // upstreams.expose: the gateway (upstreams.go)
 	allowed := allowHiddenText(cfg, gs)
 	names, tools := make([]string, len(gs)), 0
 	for i, g := range gs {
@@ -268,9 +272,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			}
 		}
 	}
-	go watchStopSignals(ctx, h, logger)
+	wg.Go(func() { watchStopSignals(ctx, h, logger) })
 	if *stopFile != "" {
-		go watchStopFile(ctx, h, *stopFile, logger)
+		wg.Go(func() { watchStopFile(ctx, h, *stopFile, logger) })
 	}
 	if *watch {
 		var ws []*watchedGuest
@@ -280,7 +284,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger, Names: toolNames}})
 			}
 		}
-		go watchGuests(ctx, h, srv, ws, logger)
+		wg.Go(func() { watchGuests(ctx, &wg, h, srv, ws, logger) })
 	}
 	if hs.addr != "" {
 		return serveHTTP(ctx, srv, &hs, *maxLine, logger, strings.Join(names, ","), tools)
@@ -288,43 +292,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	logger.Info("serving", "transport", "stdio", "guests", strings.Join(names, ","), "tools", tools)
 
 	// When the client closes stdin, calls still running get drainGrace to finish; then the
-	// host is closed, which stops them, so the session can end and the process exit.
-	eof := make(chan struct{})
-	stdin = &eofReader{r: stdin, eof: eof}
-	go func() {
-		select {
-		case <-eof:
-		case <-ctx.Done():
-			return
-		}
-		select {
-		case <-time.After(drainGrace):
-			logger.Debug("stdin closed; stopping calls still running")
-			_ = h.Close(context.Background())
-		case <-ctx.Done():
-		}
-	}()
-	t := stdio.NewTransport(stdin, stdout, &stdio.Options{MaxLineBytes: *maxLine, Logger: logger})
+	// host is closed, which stops them, so their answers are written and the process exits.
+	t := stdio.NewTransport(stdin, stdout, &stdio.Options{MaxLineBytes: *maxLine, Logger: logger,
+		EOFGrace: drainGrace, StopPending: func() { _ = h.Close(context.Background()) }})
 	err = srv.Run(ctx, t)
 	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		return ExitError, err
 	}
 	return ExitOK, nil
-}
-
-// eofReader closes eof when r first reports io.EOF (or any read error).
-type eofReader struct {
-	r    io.Reader
-	eof  chan struct{}
-	once sync.Once
-}
-
-func (e *eofReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil {
-		e.once.Do(func() { close(e.eof) })
-	}
-	return n, err
 }
 
 // inspectOutput is the --json shape of inspect.

@@ -65,7 +65,9 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
 	defer cancel()
-	if err := hsrv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	err = hsrv.Shutdown(sctx)
+	<-errc // Serve has returned (http.ErrServerClosed)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return ExitError, err
 	}
 	logger.Info("stopped", "transport", "http")

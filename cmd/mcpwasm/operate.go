@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -58,7 +59,7 @@ type watchedGuest struct {
 // one; only if that succeeds do its tools replace the old ones on srv (the SDK then sends
 // notifications/tools/list_changed), and the old version closes once its running calls end.
 // A reload that fails is logged and the old version keeps serving.
-func watchGuests(ctx context.Context, h *runtime.Host, srv *mcp.Server, ws []*watchedGuest, logger *slog.Logger) {
+func watchGuests(ctx context.Context, wg *sync.WaitGroup, h *runtime.Host, srv *mcp.Server, ws []*watchedGuest, logger *slog.Logger) {
 	for _, w := range ws {
 		if fi, err := os.Stat(w.path); err == nil {
 			w.mod, w.size = fi.ModTime(), fi.Size()
@@ -78,12 +79,12 @@ func watchGuests(ctx context.Context, h *runtime.Host, srv *mcp.Server, ws []*wa
 				continue
 			}
 			w.mod, w.size = fi.ModTime(), fi.Size()
-			reload(ctx, h, srv, w, logger)
+			reload(ctx, wg, h, srv, w, logger)
 		}
 	}
 }
 
-func reload(ctx context.Context, h *runtime.Host, srv *mcp.Server, w *watchedGuest, logger *slog.Logger) {
+func reload(ctx context.Context, wg *sync.WaitGroup, h *runtime.Host, srv *mcp.Server, w *watchedGuest, logger *slog.Logger) {
 	b, err := os.ReadFile(w.path)
 	if err != nil {
 		logger.Error("reload failed; the old version keeps serving", "guest", w.guest.Name(), "err", err)
@@ -106,12 +107,12 @@ func reload(ctx context.Context, h *runtime.Host, srv *mcp.Server, w *watchedGue
 	}
 	old := w.guest
 	w.guest, w.spec.wasm = next, b
-	go func() {
+	wg.Go(func() {
 		dctx, cancel := context.WithTimeout(ctx, runtime.DefaultLimits().Timeout)
 		defer cancel()
 		_ = old.Drain(dctx)
 		_ = old.Close(context.Background())
-	}()
+	})
 	names := make([]string, 0, len(next.Manifest().Tools))
 	for _, t := range next.Manifest().Tools {
 		names = append(names, t.Name)

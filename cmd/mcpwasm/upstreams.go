@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -43,7 +44,7 @@ func allowHiddenText(cfg *config.Config, gs []*runtime.Guest) []string {
 // exposeUpstreams serves the tools of every upstream with expose: true on srv as NAME__tool
 // (the gateway), re-listing them when the upstream says they changed or restarts. A server
 // that cannot be reached at start is retried in the background.
-func exposeUpstreams(ctx context.Context, srv *mcp.Server, m *upstream.Manager, cfg *config.Config, names *mcpserver.NameSet, logger *slog.Logger) {
+func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m *upstream.Manager, cfg *config.Config, names *mcpserver.NameSet, logger *slog.Logger) {
 	if m == nil {
 		return
 	}
@@ -78,7 +79,7 @@ func exposeUpstreams(ctx context.Context, srv *mcp.Server, m *upstream.Manager, 
 		if expose() {
 			continue
 		}
-		go func() {
+		wg.Go(func() {
 			for delay := time.Second; ; delay = min(2*delay, time.Minute) {
 				logger.Info("gateway: retrying upstream", "upstream", name, "in", delay)
 				select {
@@ -90,6 +91,6 @@ func exposeUpstreams(ctx context.Context, srv *mcp.Server, m *upstream.Manager, 
 					return
 				}
 			}
-		}()
+		})
 	}
 }

@@ -40,21 +40,36 @@ func (n *NameSet) Release(name, owner string) {
 	}
 }
 
-// claimAll claims names for owner, all or none: on a conflict it releases what it claimed
-// (names owner already held stay held) and names the conflict.
+// claimAll claims names for owner, all or none: on a conflict nothing changes and the error
+// names it.
 func (n *NameSet) claimAll(names []string, owner string) error {
+	return n.swap(nil, "", names, owner)
+}
+
+// swap releases oldNames held by oldOwner and claims newNames for newOwner in one step, all or
+// none: on a conflict nothing changes and the error names it.
+func (n *NameSet) swap(oldNames []string, oldOwner string, newNames []string, newOwner string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.owners == nil {
 		n.owners = map[string]string{}
 	}
-	for _, name := range names {
-		if h, taken := n.owners[name]; taken && h != owner {
-			return fmt.Errorf("tool %q of %s is already provided by %s", name, owner, h)
+	freed := map[string]bool{}
+	for _, name := range oldNames {
+		freed[name] = n.owners[name] == oldOwner
+	}
+	for _, name := range newNames {
+		if h, taken := n.owners[name]; taken && h != newOwner && !freed[name] {
+			return fmt.Errorf("tool %q of %s is already provided by %s", name, newOwner, h)
 		}
 	}
-	for _, name := range names {
-		n.owners[name] = owner
+	for name, ok := range freed {
+		if ok {
+			delete(n.owners, name)
+		}
+	}
+	for _, name := range newNames {
+		n.owners[name] = newOwner
 	}
 	return nil
 }
@@ -70,20 +85,28 @@ func toolNames(g *runtime.Guest) []string {
 	return names
 }
 
-// ReplaceGuest serves next in place of old (a reload of the same guest): next's tools are
-// added (claiming their names, see AddGuest), and old's tools that next no longer has are
-// removed from s and their names released. It returns the removed names. On an error nothing
-// changes and old keeps serving. The caller closes old once its running calls are done
-// (runtime.Guest.Drain).
+// ReplaceGuest serves next in place of old (a reload, which may rename the guest): old's names
+// are released and next's claimed in one step (see AddGuest), next's tools are added, and
+// old's tools that next no longer has are removed from s. It returns the removed names. On an
+// error nothing changes and old keeps serving. The caller closes old once its running calls
+// are done (runtime.Guest.Drain).
 func ReplaceGuest(s *mcp.Server, old, next *runtime.Guest, opts *GuestOptions) (removed []string, err error) {
-	if err := AddGuest(s, next, opts); err != nil {
+	var o GuestOptions
+	if opts != nil {
+		o = *opts
+	}
+	names := namesOf(&o)
+	if err := names.swap(toolNames(old), guestOwner(old), toolNames(next), guestOwner(next)); err != nil {
 		return nil, err
 	}
-	names := namesOf(opts)
+	o.Names = names
+	if err := AddGuest(s, next, &o); err != nil {
+		_ = names.swap(toolNames(next), guestOwner(next), toolNames(old), guestOwner(old))
+		return nil, err
+	}
 	for _, t := range old.Manifest().Tools {
 		if _, still := next.Tool(t.Name); !still {
 			removed = append(removed, t.Name)
-			names.Release(t.Name, guestOwner(old))
 		}
 	}
 	if len(removed) > 0 {

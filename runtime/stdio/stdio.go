@@ -57,6 +57,18 @@ type Options struct {
 	// responses could start an error ping-pong, and a client has no request
 	// id to attribute it to.
 	Peer bool
+
+	// EOFGrace is how long Read, at the end of input, waits for answers to
+	// requests it has already returned before it reports io.EOF (the SDK
+	// writes nothing once Read fails). 0 selects 2 s.
+	EOFGrace time.Duration
+
+	// StopPending, if set, is called once when EOFGrace runs out with
+	// requests still unanswered: it must make them finish (a server stops
+	// its running calls, which then answer with an error). Read then waits
+	// up to EOFGrace again for those answers. This is the one shutdown path
+	// of a stdio server whose client closed its end.
+	StopPending func()
 }
 
 // ErrAlreadyConnected is returned by Transport.Connect when it is called more
@@ -93,6 +105,9 @@ func NewTransport(r io.Reader, w io.Writer, opts *Options) *Transport {
 	if t.opts.Logger == nil {
 		t.opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if t.opts.EOFGrace <= 0 {
+		t.opts.EOFGrace = defaultEOFGrace
+	}
 	return t
 }
 
@@ -116,7 +131,8 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		incoming:     make(chan jsonrpc.Message),
 		done:         make(chan struct{}),
 		closed:       make(chan struct{}),
-		drainTimeout: eofDrainTimeout,
+		drainTimeout: t.opts.EOFGrace,
+		stopPending:  t.opts.StopPending,
 	}
 	go c.readLoop()
 	return c, nil
@@ -170,7 +186,8 @@ type conn struct {
 	pendingMu    sync.Mutex
 	pending      int
 	answered     chan struct{}
-	drainTimeout time.Duration // eofDrainTimeout; only read by Read
+	drainTimeout time.Duration // Options.EOFGrace; only read by Read
+	stopPending  func()        // Options.StopPending; may be nil
 }
 
 // SessionID implements mcp.Connection. The stdio transport has no session id
@@ -184,9 +201,11 @@ func (c *conn) SessionID() string { return "" }
 // connection is closed, the underlying read error if reading fails, and
 // ctx.Err() if ctx is done first.
 //
-// At the end of input, before returning io.EOF, Read waits up to 2 seconds
-// for responses to requests it has already returned, because the SDK stops
-// writing anything once Read fails; Close or ctx cancellation end the wait.
+// At the end of input, before returning io.EOF, Read waits up to
+// Options.EOFGrace for responses to requests it has already returned, because
+// the SDK stops writing anything once Read fails; then it calls
+// Options.StopPending and waits as long again. Close or ctx cancellation end
+// the wait.
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -260,28 +279,43 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// eofDrainTimeout bounds how long Read, having reached the end of input,
-// waits for the SDK to answer requests it has already received before it
-// reports io.EOF.
-const eofDrainTimeout = 2 * time.Second
+// defaultEOFGrace is Options.EOFGrace when none is given.
+const defaultEOFGrace = 2 * time.Second
 
 // drain waits until every request delivered by Read has been answered, the
-// connection is closed, ctx is done, or eofDrainTimeout elapses.
+// connection is closed, or ctx is done: first for drainTimeout; then, if
+// requests are still pending, it calls stopPending and waits as long again.
 func (c *conn) drain(ctx context.Context) {
-	c.pendingMu.Lock()
-	pending, answered := c.pending, c.answered
-	c.pendingMu.Unlock()
-	if pending == 0 || c.drainTimeout <= 0 {
-		return
-	}
-	timer := time.NewTimer(c.drainTimeout)
-	defer timer.Stop()
-	select {
-	case <-answered:
-	case <-timer.C:
-		c.log.Warn("stdio: input ended with unanswered requests", "pending", pending)
-	case <-c.closed:
-	case <-ctx.Done():
+	for round := 0; round < 2; round++ {
+		c.pendingMu.Lock()
+		pending, answered := c.pending, c.answered
+		c.pendingMu.Unlock()
+		if pending == 0 || c.drainTimeout <= 0 {
+			return
+		}
+		if round == 1 {
+			if c.stopPending == nil {
+				return
+			}
+			c.log.Debug("stdio: input ended; stopping requests still running", "pending", pending)
+			c.stopPending()
+		}
+		timer := time.NewTimer(c.drainTimeout)
+		select {
+		case <-answered:
+			timer.Stop()
+			return
+		case <-timer.C:
+			if round == 1 || c.stopPending == nil {
+				c.log.Warn("stdio: input ended with unanswered requests", "pending", pending)
+			}
+		case <-c.closed:
+			timer.Stop()
+			return
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		}
 	}
 }
 

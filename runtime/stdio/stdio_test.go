@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -876,4 +877,40 @@ func TestDuplicateInFlightID(t *testing.T) {
 		t.Errorf("id reused after its answer: %s", got)
 	}
 	inW.Close()
+}
+
+// At the end of input with a request still unanswered, Read waits EOFGrace, calls
+// StopPending once, and returns io.EOF as soon as the stopped request is answered.
+func TestEOFStopsPendingRequests(t *testing.T) {
+	var buf bytes.Buffer
+	stopped := make(chan struct{})
+	var stops atomic.Int32
+	tr := NewTransport(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`+"\n"), &buf,
+		&Options{EOFGrace: 10 * time.Millisecond, StopPending: func() {
+			if stops.Add(1) == 1 {
+				close(stopped)
+			}
+		}})
+	mc, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := mc.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := msg.(*jsonrpc.Request)
+	go func() { // the "server": answers only once it is told to stop
+		<-stopped
+		_ = mc.Write(context.Background(), &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32603, Message: "stopped"}})
+	}()
+	if _, err := mc.Read(context.Background()); err != io.EOF {
+		t.Fatalf("Read = %v; want io.EOF", err)
+	}
+	if n := stops.Load(); n != 1 {
+		t.Errorf("StopPending called %d times; want 1", n)
+	}
+	if want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"stopped"}}` + "\n"; buf.String() != want {
+		t.Errorf("output %q; want %q", buf.String(), want)
+	}
 }
