@@ -50,7 +50,7 @@ type ExecGrant struct {
 	// Args are fixed leading arguments; the guest's arguments follow them.
 	Args []string
 	// Options allows guest arguments that start with "-". By default they are refused, so a
-	// guest passing user input cannot inject options (B28).
+	// guest passing user input cannot inject options.
 	Options bool
 	// Env lists variables for the child ("NAME" passes the host's value, "NAME=value" sets
 	// one). Nothing else is inherited: not even PATH.

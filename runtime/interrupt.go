@@ -8,7 +8,7 @@ import (
 )
 
 // Why rewrite modules at all: wazero's WithCloseOnContextDone checks for a cancelled or
-// timed-out context only at loop headers. A guest with no loops but a deep call tree (B17: a
+// timed-out context only at loop headers. A guest with no loops but a deep call tree (a
 // 2^30-call recursion) would run to completion however long that takes. instrumentCalls
 // gives every function body a loop header of its own — an empty `loop end` as its first
 // instruction — so the check also runs at every function entry. See RATIONALE.md, "Why

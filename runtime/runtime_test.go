@@ -119,7 +119,7 @@ func TestManifest(t *testing.T) {
 	}
 }
 
-// B12 at the runtime level: arguments that fail the schema never reach the guest.
+// arguments that fail the schema never reach the guest.
 func TestInvalidArgumentsDoNotEnterGuest(t *testing.T) {
 	h, logs := newHost(t)
 	g := load(t, h, wat.Fixture, nil)
@@ -166,9 +166,9 @@ func TestToolError(t *testing.T) {
 	}
 }
 
-// B17: a loop and a 2^30-call recursion both stop at the time limit, are reported as such,
+// a loop and a 2^30-call recursion both stop at the time limit, are reported as such,
 // and the next call on the guest works.
-func TestB17RunawayGuests(t *testing.T) {
+func TestRunawayGuestsStopAtTimeLimit(t *testing.T) {
 	h, _ := newHost(t)
 	const limit = 500 * time.Millisecond
 	g := load(t, h, wat.Fixture, &runtime.GuestConfig{Limits: runtime.Limits{Timeout: limit, Instances: 2}})
@@ -211,8 +211,8 @@ func TestTrapDiscardsInstance(t *testing.T) {
 	}
 }
 
-// B18: memory limits are per instance and clamp a declared 2 GiB maximum.
-func TestB18MemoryLimit(t *testing.T) {
+// memory limits are per instance and clamp a declared 2 GiB maximum.
+func TestMemoryLimit(t *testing.T) {
 	h, _ := newHost(t)
 	// fixture.wasm declares a maximum of 32768 pages (2 GiB): it must load under 16 MiB.
 	g := load(t, h, wat.Fixture, &runtime.GuestConfig{Limits: runtime.Limits{MemoryBytes: 16 << 20, Instances: 1}})
@@ -240,8 +240,8 @@ func TestMemoryLimitBelowModuleMinimum(t *testing.T) {
 	}
 }
 
-// B19: 32 concurrent calls into one guest all succeed, never sharing an instance.
-func TestB19Concurrency(t *testing.T) {
+// 32 concurrent calls into one guest all succeed, never sharing an instance.
+func TestConcurrentCalls(t *testing.T) {
 	h, _ := newHost(t)
 	g := load(t, h, wat.Fixture, &runtime.GuestConfig{Limits: runtime.Limits{Instances: 4}})
 	var wg sync.WaitGroup
@@ -274,8 +274,8 @@ func TestB19Concurrency(t *testing.T) {
 	}
 }
 
-// B21: guest stdout/stderr go to the host log, never elsewhere; stdin is empty.
-func TestB21GuestStdio(t *testing.T) {
+// guest stdout/stderr go to the host log, never elsewhere; stdin is empty.
+func TestGuestStdio(t *testing.T) {
 	h, logs := newHost(t)
 	g := load(t, h, wat.Fixture, nil)
 	if got := call(t, g, "print", ""); got != `{"content":[{"type":"text","text":"ok"}]}` {

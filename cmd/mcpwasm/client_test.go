@@ -237,7 +237,7 @@ func TestClientInteropEverything(t *testing.T) {
 	}
 }
 
-// B11: our client always sends "arguments":{} — never omits it or sends null.
+// our client always sends "arguments":{} — never omits it or sends null.
 func TestClientSendsEmptyArguments(t *testing.T) {
 	b, err := json.Marshal(&mcp.CallToolParams{Name: "echo", Arguments: orEmptyMap(nil)})
 	if err != nil {

@@ -250,8 +250,8 @@ func TestServeCalcPipe(t *testing.T) {
 	}
 }
 
-// B02: a 70,000- and a 1,200,000-byte string echo back whole; ping still answers.
-func TestB02BigMessages(t *testing.T) {
+// a 70,000- and a 1,200,000-byte string echo back whole; ping still answers.
+func TestServeBigMessages(t *testing.T) {
 	s := startServer(t)
 	s.initialize()
 	for i, n := range []int{70_000, 1_200_000} {
@@ -268,8 +268,8 @@ func TestB02BigMessages(t *testing.T) {
 	}
 }
 
-// B02 (limit): a line over --max-line-bytes is rejected alone; the server keeps reading.
-func TestB02LineLimit(t *testing.T) {
+// a line over --max-line-bytes is rejected alone; the server keeps reading.
+func TestServeLineLimit(t *testing.T) {
 	s := startServer(t, "--max-line-bytes", "1000")
 	s.initialize()
 	s.send(callLine(2, "echo", fmt.Sprintf(`{"text":%q}`, strings.Repeat("b", 2000))))
@@ -283,9 +283,9 @@ func TestB02LineLimit(t *testing.T) {
 	}
 }
 
-// B11: arguments absent, null or {} succeed on a tool without required properties; an array
+// arguments absent, null or {} succeed on a tool without required properties; an array
 // is -32602; a missing name is -32602.
-func TestB11Arguments(t *testing.T) {
+func TestServeArgumentsAbsentOrNull(t *testing.T) {
 	s := startServer(t, fixturePath)
 	s.initialize()
 	for i, params := range []string{`{"name":"echo"}`, `{"name":"echo","arguments":null}`, `{"name":"echo","arguments":{}}`} {
@@ -305,8 +305,8 @@ func TestB11Arguments(t *testing.T) {
 	}
 }
 
-// B12: bad arguments are a tool error naming the field, and the guest is not entered.
-func TestB12BadArguments(t *testing.T) {
+// bad arguments are a tool error naming the field, and the guest is not entered.
+func TestServeBadArguments(t *testing.T) {
 	s := startServer(t, "--log-level", "debug", fixturePath)
 	s.initialize()
 	for i, tc := range []struct{ args, want string }{
@@ -333,8 +333,8 @@ func TestB12BadArguments(t *testing.T) {
 	}
 }
 
-// B14: stdin at EOF from the start → exit 0 within 1 s.
-func TestB14EOFAtStart(t *testing.T) {
+// stdin at EOF from the start → exit 0 within 1 s.
+func TestServeEOFAtStart(t *testing.T) {
 	s := startServer(t, fixturePath)
 	// Wait until the server is up, so the measured time is EOF → exit.
 	s.initialize()
@@ -345,8 +345,8 @@ func TestB14EOFAtStart(t *testing.T) {
 	t.Logf("exited %v after EOF", took)
 }
 
-// B14: a long call in flight when stdin closes is cancelled; exit 0 within 2 s.
-func TestB14EOFCancelsInFlight(t *testing.T) {
+// a long call in flight when stdin closes is cancelled; exit 0 within 2 s.
+func TestServeEOFCancelsInFlight(t *testing.T) {
 	s := startServer(t, "--timeout", "1m", fixturePath)
 	s.initialize()
 	s.send(callLine(2, "spin", `{}`))
@@ -358,8 +358,8 @@ func TestB14EOFCancelsInFlight(t *testing.T) {
 	t.Logf("exited %v after EOF with a call in flight", took)
 }
 
-// B17: runaway guests hit the time limit, ping is answered meanwhile, the next call works.
-func TestB17RunawayOverMCP(t *testing.T) {
+// runaway guests hit the time limit, ping is answered meanwhile, the next call works.
+func TestRunawayGuestsOverMCP(t *testing.T) {
 	s := startServer(t, "--timeout", "500ms", fixturePath)
 	s.initialize()
 	for i, tool := range []string{"spin", "tree"} {
@@ -381,9 +381,9 @@ func TestB17RunawayOverMCP(t *testing.T) {
 	}
 }
 
-// B18: at 16 MiB, memory.grow fails at the limit; an out-of-memory trap is a tool error
+// at 16 MiB, memory.grow fails at the limit; an out-of-memory trap is a tool error
 // naming the limit; the next call works.
-func TestB18MemoryOverMCP(t *testing.T) {
+func TestMemoryLimitOverMCP(t *testing.T) {
 	s := startServer(t, "--memory-mb", "16", fixturePath)
 	s.initialize()
 	s.send(callLine(2, "grow", `{}`))
@@ -401,8 +401,8 @@ func TestB18MemoryOverMCP(t *testing.T) {
 	}
 }
 
-// B19: 32 calls sent without waiting are all answered.
-func TestB19ManyInFlight(t *testing.T) {
+// 32 calls sent without waiting are all answered.
+func TestServeManyInFlight(t *testing.T) {
 	s := startServer(t, fixturePath)
 	s.initialize()
 	for i := range 32 {
@@ -430,9 +430,9 @@ func TestB19ManyInFlight(t *testing.T) {
 	}
 }
 
-// B21: guest stdout/stderr never reach the server's stdout; guest stdin is empty and does not
+// guest stdout/stderr never reach the server's stdout; guest stdin is empty and does not
 // swallow MCP input.
-func TestB21GuestStdio(t *testing.T) {
+func TestServeGuestStdio(t *testing.T) {
 	s := startServer(t, fixturePath)
 	s.initialize()
 	s.send(callLine(2, "print", `{}`))

@@ -204,7 +204,7 @@ func echoText(t *testing.T, line string, id int) string {
 	return resp.Result.Content[0].Text
 }
 
-func TestB02BigMessages(t *testing.T) {
+func TestBigMessages(t *testing.T) {
 	t.Run("default limit", func(t *testing.T) {
 		s := startSession(t, nil, nil)
 		s.initialize("\n")
@@ -245,7 +245,7 @@ func TestB02BigMessages(t *testing.T) {
 	})
 }
 
-func TestB03IDsEchoedExactly(t *testing.T) {
+func TestIDsEchoedExactly(t *testing.T) {
 	s := startSession(t, nil, nil)
 	s.initialize("\n")
 	ids := []string{
@@ -269,7 +269,7 @@ func TestB03IDsEchoedExactly(t *testing.T) {
 	}
 }
 
-func TestB03CancelSurrogateID(t *testing.T) {
+func TestCancelSurrogateID(t *testing.T) {
 	h := &blockHooks{started: make(chan struct{}, 1), cancelled: make(chan struct{}, 1)}
 	s := startSession(t, nil, h)
 	s.initialize("\n")
@@ -298,7 +298,7 @@ func TestB03CancelSurrogateID(t *testing.T) {
 	}
 }
 
-func TestB05SloppyFraming(t *testing.T) {
+func TestSloppyFraming(t *testing.T) {
 	s := startSession(t, nil, nil)
 	s.send("\xEF\xBB\xBF" + initLine + "\r\n")
 	if got := s.next(); !strings.HasPrefix(got, initReplyPrefix) {
@@ -323,7 +323,7 @@ func TestB05SloppyFraming(t *testing.T) {
 	}
 }
 
-func TestB07NotificationsGetNoReply(t *testing.T) {
+func TestNotificationsGetNoReply(t *testing.T) {
 	s := startSession(t, nil, nil)
 	s.initialize("\n")
 	s.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}` + "\n")

@@ -16,7 +16,7 @@ import (
 
 // rootFS is a WASI file system confined to one host directory by *os.Root: every path is
 // resolved by the kernel relative to an open directory, and ".." or a symlink that would
-// leave it fails (B20). wazero's own directory mount resolves paths as strings and is not a
+// leave it fails. wazero's own directory mount resolves paths as strings and is not a
 // sandbox against symlinks; see RATIONALE.md, "Why build fs grants on os.Root?".
 //
 // A read-only rootFS answers every mutation with EROFS.
