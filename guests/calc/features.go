@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/guests/calc/expr"
 	"strconv"
 )
 
@@ -26,7 +27,7 @@ func explainPrompt(expression string) (string, error) {
 	if expression == "" {
 		return "", fmt.Errorf("expression is empty")
 	}
-	v, err := Eval(expression)
+	v, err := expr.Eval(expression)
 	if err != nil {
 		return "", err
 	}
