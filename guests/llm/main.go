@@ -1,0 +1,51 @@
+// Command llm is the mcpwasm "llm" guest: two tools that ask a language model and check
+// its answers.
+//
+//   - consensus samples the same prompt n times (1–9, default 3) and returns the answer the
+//     samples agree on, with the agreement ratio. Answers are compared after collapsing
+//     whitespace and case. Strategy "majority" takes the most frequent answer (a tie is
+//     broken by one more request asking the model to pick a number); "unanimous" requires
+//     every sample to agree and is otherwise a tool error listing the answers.
+//   - react_loop runs a bounded reason–act loop (1–8 rounds, default 4) whose only inner
+//     tools are calc (the calc guest's parser, package guests/calc/expr — never eval) and
+//     echo. The model cannot register tools. It must answer in the text protocol of
+//     react.go (Thought / Action: calc: … / Action: echo: … / Final: …), parsed strictly;
+//     each round reports progress, and a cancelled call stops between rounds.
+//
+// # Where the model comes from
+//
+// Every model request goes through the Sampler interface (sampler.go). Its one
+// implementation today is an OpenAI-compatible chat-completions endpoint
+// (POST {base}/chat/completions) reached with the host's http request kind, configured by
+// environment variables the operator grants:
+//
+//	MCPWASM_LLM_BASE_URL  required, e.g. https://api.openai.com/v1 or http://localhost:11434/v1
+//	MCPWASM_LLM_MODEL     required, e.g. gpt-4o-mini
+//	MCPWASM_LLM_API_KEY   optional; sent as "Authorization: Bearer …" when set
+//
+// The manifest requests net "*:*" (any host: the operator's net grant names the endpoint's
+// host), those three env names, and clock. Nothing configured, the guest still loads and
+// lists its tools; a call is a tool error naming each missing variable and the grant to
+// add, and a refused host names the net grant entry to add.
+//
+// MCP sampling (sampling/createMessage through the client) is a future request kind of the
+// ABI; when it exists it becomes a second Sampler, picked in newSampler — the tools do not
+// change.
+//
+// # Retries and the clock
+//
+// A 429 or 5xx answer is retried, at most 3 attempts per model request, after the
+// server's Retry-After (delta-seconds) or else 0.5 s then 1 s. A wait over 10 s is not
+// taken: the call fails at once saying when to retry, so retries stay inside the call's
+// time limit (30 s by default). Waiting needs real time: only with the clock grant does
+// the guest sleep (in 100 ms slices, stopping if the call is cancelled). Without it the
+// clock is deterministic and a sleep would return at once, so the guest retries only what
+// may be retried immediately (Retry-After: 0) and otherwise fails with the status and a
+// note that granting clock lets it wait.
+//
+// The tools are registered in init (register.go, wasip1 only): a c-shared module never
+// runs main. main exists so the package also builds natively for its unit tests. Build the
+// module with guests/granted.sh.
+package main
+
+func main() {}
