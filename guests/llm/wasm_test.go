@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/config"
 )
 
 // These tests build the guest to wasm and run it under runtime.Host with grants, its net
@@ -137,14 +138,19 @@ func answers(contents ...string) func(int, http.ResponseWriter, chatRequest) {
 type fakeNet struct{ server string }
 
 func (f *fakeNet) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	if host == apiHost {
+	switch host {
+	case apiHost:
 		return []netip.Addr{netip.MustParseAddr(apiAddr)}, nil
+	case "localhost":
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}
 	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 }
 
+// DialContext routes apiHost's port 80 and Ollama's localhost:11434 (examples/llm) to the
+// fake API.
 func (f *fakeNet) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	if addr != apiAddr+":80" {
+	if addr != apiAddr+":80" && addr != "127.0.0.1:11434" {
 		return nil, fmt.Errorf("fake network: no route to %s", addr)
 	}
 	return (&net.Dialer{}).DialContext(ctx, network, f.server)
@@ -159,6 +165,11 @@ func configured() runtime.Grants {
 // load runs the guest under a host whose network leads to api, with grants.
 func load(t *testing.T, api *fakeAPI, grants runtime.Grants) *runtime.Guest {
 	t.Helper()
+	return loadConfig(t, api, &runtime.GuestConfig{Grants: grants, Limits: runtime.Limits{Timeout: time.Minute}})
+}
+
+func loadConfig(t *testing.T, api *fakeAPI, cfg *runtime.GuestConfig) *runtime.Guest {
+	t.Helper()
 	wasm := llmWasm(t)
 	fn := &fakeNet{server: api.srv.Listener.Addr().String()}
 	h, err := runtime.NewHost(context.Background(), &runtime.Options{
@@ -170,7 +181,7 @@ func load(t *testing.T, api *fakeAPI, grants runtime.Grants) *runtime.Guest {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
-	g, err := h.Load(context.Background(), wasm, &runtime.GuestConfig{Grants: grants, Limits: runtime.Limits{Timeout: time.Minute}})
+	g, err := h.Load(context.Background(), wasm, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,5 +528,42 @@ func TestServeUnconfigured(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "requested capabilities not granted") {
 		t.Errorf("serve did not log the ungranted requests:\n%s", stderr.String())
+	}
+}
+
+// The example configs are valid, point at the module granted.sh builds, and grant
+// everything the guest requests; the Ollama one works end to end on the fake network.
+func TestExampleConfigs(t *testing.T) {
+	api := newFakeAPI(t, answers("Paris"))
+	for _, tc := range []struct {
+		file string
+		env  int
+	}{{"openai.json", 3}, {"ollama.json", 2}} {
+		c, err := config.Load(filepath.Join("..", "..", "examples", "llm", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := c.Guests[0]
+		if p := c.ModulePath(g); filepath.ToSlash(p) != "../../guests/out/llm.wasm" {
+			t.Errorf("%s: module path %s", tc.file, p)
+		}
+		guest := loadConfig(t, api, c.GuestConfig(g, tc.file))
+		if missing := guest.Ungranted(); len(missing) != 0 && tc.env == 3 {
+			t.Errorf("%s: ungranted %v", tc.file, missing)
+		}
+		for _, tool := range []string{"consensus", "react_loop"} {
+			_, eff, _ := guest.ToolGrants(tool)
+			if len(eff.Net) != 1 || len(eff.Env) != tc.env || !eff.Clock {
+				t.Errorf("%s: %s effective grants %+v", tc.file, tool, eff)
+			}
+		}
+		if tc.file != "ollama.json" {
+			continue
+		}
+		r := call(t, context.Background(), guest, "consensus", `{"prompt":"Capital of France?","n":1}`)
+		reqs := api.requests()
+		if r.IsError || len(reqs) != 1 || reqs[0].body.Model != "llama3.2" || reqs[0].auth != "" || reqs[0].path != "POST /v1/chat/completions" {
+			t.Errorf("ollama example: %+v, requests %+v", r, reqs)
+		}
 	}
 }
