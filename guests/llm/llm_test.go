@@ -355,7 +355,7 @@ func TestEndpoint(t *testing.T) {
 			want: `error: model endpoint ` + url + `: HTTP 429 Too Many Requests: slow down (rate limited; not retried: the guest would wait 2s first and has no real clock (grant "clock" to let it wait and retry))`},
 		{name: "429 retry-after 2 with clock", real: true, resps: []*abi.HTTPResponse{status(429, "2", ""), completion("hi")}, want: "hi", calls: 2, slept: []time.Duration{2 * time.Second}},
 		{name: "429 retry-after too long", real: true, resps: []*abi.HTTPResponse{status(429, "60", "")}, calls: 1,
-			want: "error: model endpoint " + url + ": HTTP 429 Too Many Requests (rate limited; the server asks to retry after 1m0s, longer than the guest waits (10s))"},
+			want: "error: model endpoint " + url + ": HTTP 429 Too Many Requests (rate limited; the server asks to retry after 1m0s, longer than the 10s left of the call's 10s retry budget)"},
 		{name: "5xx backoff with clock", real: true, resps: []*abi.HTTPResponse{status(503, "", ""), status(502, "", ""), completion("hi")}, want: "hi", calls: 3,
 			slept: []time.Duration{500 * time.Millisecond, time.Second}},
 		{name: "5xx gives up", real: true, resps: []*abi.HTTPResponse{status(500, "", "oops"), status(500, "", "oops"), status(500, "", "oops again")}, calls: 3,
@@ -403,6 +403,28 @@ func TestEndpoint(t *testing.T) {
 				t.Errorf("%s: request %+v", tc.name, r)
 			}
 		}
+	}
+}
+
+// The retry budget is per call: waits add up over every sample of the call.
+func TestEndpointRetryBudget(t *testing.T) {
+	clk := &fakeClock{real: true}
+	n := 0
+	e := &endpoint{cfg: Config{BaseURL: "https://llm.example.test/v1", Model: "m"}, clock: clk,
+		do: func(r abi.HTTPRequest) (*abi.HTTPResponse, error) {
+			n++
+			if n%2 == 1 {
+				return status(429, "6", ""), nil
+			}
+			return completion("ok"), nil
+		}}
+	if got, err := e.Sample(ctx, nil, nil); got != "ok" || err != nil {
+		t.Fatalf("first sample: %q, %v", got, err)
+	}
+	_, err := e.Sample(ctx, nil, nil)
+	want := "model endpoint https://llm.example.test/v1/chat/completions: HTTP 429 Too Many Requests (rate limited; the server asks to retry after 6s, longer than the 4s left of the call's 10s retry budget)"
+	if err == nil || err.Error() != want || n != 3 || !slices.Equal(clk.slept, []time.Duration{6 * time.Second}) {
+		t.Errorf("second sample: %v after %d requests, slept %v\nwant %q", err, n, clk.slept, want)
 	}
 }
 

@@ -34,10 +34,11 @@
 //
 // # Retries and the clock
 //
-// A 429 or 5xx answer is retried, at most 3 attempts per model request, after the
-// server's Retry-After (delta-seconds) or else 0.5 s then 1 s. A wait over 10 s is not
-// taken: the call fails at once saying when to retry, so retries stay inside the call's
-// time limit (30 s by default). Waiting needs real time: only with the clock grant does
+// A 429 or 5xx answer (but 501) is retried, at most 3 attempts per model request, after
+// the server's Retry-After (delta-seconds) or else 0.5 s then 1 s. One tool call waits at
+// most 10 s in total over all its requests; a wait that does not fit is not taken and the
+// call fails at once with the server's figure, so retries stay inside the call's time limit
+// (30 s by default). Waiting needs real time: only with the clock grant does
 // the guest sleep (in 100 ms slices, stopping if the call is cancelled). Without it the
 // clock is deterministic and a sleep would return at once, so the guest retries only what
 // may be retried immediately (Retry-After: 0) and otherwise fails with the status and a

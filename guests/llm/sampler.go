@@ -48,7 +48,8 @@ var newSampler = func() (Sampler, error) {
 const (
 	// MaxAttempts bounds the requests for one sample (the first and its retries).
 	MaxAttempts = 3
-	// MaxWait is the longest wait before a retry; a server asking for more is not retried.
+	// MaxWait is the retry budget of one tool call: the most it waits before retries, in
+	// total over all its model requests. A wait that does not fit is not taken.
 	MaxWait = 10 * time.Second
 	// MaxAnswerBytes caps one model answer.
 	MaxAnswerBytes = 16 << 10
@@ -89,11 +90,13 @@ func (hostClock) Sleep(d time.Duration) bool {
 	}
 }
 
-// endpoint is a Sampler on an OpenAI-compatible chat-completions API.
+// endpoint is a Sampler on an OpenAI-compatible chat-completions API. One serves one tool
+// call (newSampler runs per call), so waited is that call's share of MaxWait.
 type endpoint struct {
-	cfg   Config
-	do    func(abi.HTTPRequest) (*abi.HTTPResponse, error) // guest.HTTP
-	clock clock
+	cfg    Config
+	do     func(abi.HTTPRequest) (*abi.HTTPResponse, error) // guest.HTTP
+	clock  clock
+	waited time.Duration
 }
 
 type chatRequest struct {
@@ -135,11 +138,12 @@ func (e *endpoint) Sample(ctx context.Context, messages []Message, temperature *
 			wait = firstBackoff << (attempt - 1)
 		}
 		switch {
-		case wait > MaxWait:
-			return "", e.statusError(resp, fmt.Sprintf("the server asks to retry after %s, longer than the guest waits (%s)", wait, MaxWait))
+		case wait > MaxWait-e.waited:
+			return "", e.statusError(resp, fmt.Sprintf("the server asks to retry after %s, longer than the %s left of the call's %s retry budget", wait, MaxWait-e.waited, MaxWait))
 		case wait > 0 && !e.clock.Real():
 			return "", e.statusError(resp, fmt.Sprintf("not retried: the guest would wait %s first and has no real clock (grant \"clock\" to let it wait and retry)", wait))
 		}
+		e.waited += wait
 		if !e.clock.Sleep(wait) {
 			return "", errors.New("cancelled while waiting to retry")
 		}
