@@ -35,6 +35,9 @@ type Sampler interface {
 	Sample(ctx context.Context, messages []Message, temperature *float64) (string, error)
 }
 
+// logMsg sends a line to the host's log; tests silence it.
+var logMsg = guest.Log
+
 // newSampler returns the Sampler for one call; tests replace it.
 var newSampler = func() (Sampler, error) {
 	c, err := LoadConfig()
@@ -144,6 +147,7 @@ func (e *endpoint) Sample(ctx context.Context, messages []Message, temperature *
 			return "", e.statusError(resp, fmt.Sprintf("not retried: the guest would wait %s first and has no real clock (grant \"clock\" to let it wait and retry)", wait))
 		}
 		e.waited += wait
+		logMsg(abi.LevelInfo, fmt.Sprintf("model endpoint answered HTTP %d; retrying in %s (attempt %d of %d)", resp.Status, wait, attempt+1, MaxAttempts))
 		if !e.clock.Sleep(wait) {
 			return "", errors.New("cancelled while waiting to retry")
 		}

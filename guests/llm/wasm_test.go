@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/config"
 )
@@ -45,6 +46,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	work.dir = dir
+	logMsg = func(abi.Level, string) {} // the native tests' retries need no stderr lines
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -362,10 +364,15 @@ func TestWasmRetries(t *testing.T) {
 	grants := configured()
 	grants.Clock = true
 	g = load(t, api, grants)
+	var logs []string
+	ctx := runtime.WithCallHooks(context.Background(), &runtime.CallHooks{Log: func(_ abi.Level, msg string) { logs = append(logs, msg) }})
 	start := time.Now()
-	r = call(t, context.Background(), g, "consensus", `{"prompt":"q","n":1}`)
+	r = call(t, ctx, g, "consensus", `{"prompt":"q","n":1}`)
 	if r.IsError || len(api.requests()) != 2 {
 		t.Errorf("503 then success: %+v after %d requests", r, len(api.requests()))
+	}
+	if want := "model endpoint answered HTTP 503; retrying in 500ms (attempt 2 of 3)"; len(logs) != 1 || logs[0] != want {
+		t.Errorf("logs %q, want [%q]", logs, want)
 	}
 	if d := time.Since(start); d < firstBackoff {
 		t.Errorf("retried after %v, want a wait of at least %v", d, firstBackoff)
