@@ -428,6 +428,18 @@ func TestEndpointRetryBudget(t *testing.T) {
 	}
 }
 
+// Backoff waits count against the budget too, and say they are the guest's own.
+func TestEndpointBackoffBudget(t *testing.T) {
+	clk := &fakeClock{real: true}
+	e := &endpoint{cfg: Config{BaseURL: "https://llm.example.test/v1", Model: "m"}, clock: clk, waited: MaxWait - time.Second,
+		do: func(r abi.HTTPRequest) (*abi.HTTPResponse, error) { return status(502, "", ""), nil }}
+	_, err := e.Sample(ctx, nil, nil)
+	want := "model endpoint https://llm.example.test/v1/chat/completions: HTTP 502 Bad Gateway (the next retry would wait 1s, longer than the 500ms left of the call's 10s retry budget)"
+	if err == nil || err.Error() != want || !slices.Equal(clk.slept, []time.Duration{500 * time.Millisecond}) {
+		t.Errorf("got %v, slept %v\nwant %q", err, clk.slept, want)
+	}
+}
+
 // The hand-written schemas list exactly the fields of the Go types.
 func TestSchemasMatchTypes(t *testing.T) {
 	check := func(name string, raw json.RawMessage, typ reflect.Type) {

@@ -142,7 +142,11 @@ func (e *endpoint) Sample(ctx context.Context, messages []Message, temperature *
 		}
 		switch {
 		case wait > MaxWait-e.waited:
-			return "", e.statusError(resp, fmt.Sprintf("the server asks to retry after %s, longer than the %s left of the call's %s retry budget", wait, MaxWait-e.waited, MaxWait))
+			what := "the server asks to retry after"
+			if !given {
+				what = "the next retry would wait"
+			}
+			return "", e.statusError(resp, fmt.Sprintf("%s %s, longer than the %s left of the call's %s retry budget", what, wait, MaxWait-e.waited, MaxWait))
 		case wait > 0 && !e.clock.Real():
 			return "", e.statusError(resp, fmt.Sprintf("not retried: the guest would wait %s first and has no real clock (grant \"clock\" to let it wait and retry)", wait))
 		}
