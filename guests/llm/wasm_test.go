@@ -482,6 +482,12 @@ func TestServeUnconfigured(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer func() { // a failed test must not leave the server running
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
