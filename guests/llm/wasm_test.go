@@ -488,13 +488,18 @@ func TestServeUnconfigured(t *testing.T) {
 			cmd.Wait()
 		}
 	}()
-	lines := make(chan string)
+	lines, done := make(chan string), make(chan struct{})
+	defer close(done)
 	go func() {
 		defer close(lines)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
-			lines <- sc.Text()
+			select {
+			case lines <- sc.Text():
+			case <-done:
+				return
+			}
 		}
 	}()
 	// response waits for the answer to id; the test's own deadline bounds the wait.
