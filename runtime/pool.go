@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -36,7 +35,8 @@ func newPool(g *Guest, prof profile, size int) (*pool, error) {
 	p := &pool{g: g, profile: prof, roots: roots, tokens: make(chan struct{}, size), idle: make(chan *instance, size), busy: map[*instance]struct{}{}}
 	p.config = prof.moduleConfig(wazero.NewModuleConfig().
 		WithName("").
-		WithStartFunctions(abi.ExportInitialize).
+		WithStartFunctions(). // none: instance.start runs them, interruptibly
+
 		WithStdin(bytes.NewReader(nil)), fsCfg)
 	return p, nil
 }
@@ -71,7 +71,11 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 		return nil, ErrClosed
 	}
 	p.busy[inst] = struct{}{}
+	inst.intr.arm(ctx)
 	p.mu.Unlock()
+	if p.g.host.stopped.Load() { // Stop ran between the caller's check and arm
+		inst.intr.interrupt(exitCodeStopped)
+	}
 	return inst, nil
 }
 
@@ -83,6 +87,9 @@ func (p *pool) isClosed() bool {
 
 // release returns inst to the pool if healthy, else closes it and frees its slot.
 func (p *pool) release(inst *instance, healthy bool) {
+	if inst.intr.disarm() != 0 {
+		healthy = false
+	}
 	p.mu.Lock()
 	delete(p.busy, inst)
 	closed := p.closed
@@ -105,7 +112,7 @@ func (p *pool) close(ctx context.Context) {
 	p.mu.Unlock()
 	// Busy instances are stopped; their callers see the module closed and release them.
 	for _, inst := range busy {
-		_ = inst.mod.CloseWithExitCode(ctx, exitCodeClosed)
+		inst.intr.interrupt(exitCodeClosed)
 	}
 	for {
 		select {
@@ -136,7 +143,7 @@ func (p *pool) stopBusy(code uint32) {
 	}
 	p.mu.Unlock()
 	for _, inst := range busy {
-		_ = inst.mod.CloseWithExitCode(context.Background(), code)
+		inst.intr.interrupt(code)
 	}
 }
 
