@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Why rewrite modules at all: see RATIONALE.md, "Why rewrite function bodies?" and "Why a
-// fuel counter and an interrupt flag instead of WithCloseOnContextDone?".
+// Why rewrite modules at all: see RATIONALE.md, "Why rewrite function bodies: fuel checks,
+// not WithCloseOnContextDone?".
 //
 // instrumentCalls gives the module two mutable i32 globals of its own, $fuel and $flag, and a
 // function $slow, and puts a check at every function entry and every loop header:

@@ -110,7 +110,7 @@ func (p *pool) close(ctx context.Context) {
 		busy = append(busy, inst)
 	}
 	p.mu.Unlock()
-	// Busy instances are stopped; their callers see the module closed and release them.
+	// Busy instances are stopped; their callers get ErrClosed and release them.
 	for _, inst := range busy {
 		inst.intr.interrupt(exitCodeClosed)
 	}
