@@ -58,7 +58,7 @@ func (in *interrupter) arm(ctx context.Context) {
 	in.mu.Lock()
 	in.ctx, in.reason = ctx, 0
 	in.mu.Unlock()
-	if in.fire != nil {
+	if in.fire != nil && ctx.Done() != nil { // a context that is never done needs no watch
 		in.stop = context.AfterFunc(ctx, in.fire)
 	}
 }

@@ -212,8 +212,10 @@ func TestInterruptInitialize(t *testing.T) {
 			if want := "x.wasm: instantiating: time limit exceeded (300ms)"; err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
 				t.Fatalf("err = %v; want %s", err, want)
 			}
-			if took > limit+slack {
-				t.Errorf("stopped after %v; want at most %v", took, limit+slack)
+			// Load also reads the compiled code back from the cache and decodes it, outside
+			// the time limit: bound loosely.
+			if took > limit+prompt {
+				t.Errorf("stopped after %v; want at most %v", took, limit+prompt)
 			}
 		})
 	}

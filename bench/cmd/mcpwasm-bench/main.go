@@ -236,7 +236,7 @@ func micro(ctx context.Context, c config, dir, root string) error {
 	if err != nil {
 		return fmt.Errorf("go test -bench ./runtime: %v\n%s", err, out)
 	}
-	fmt.Printf("\n### 1c. Instance level and the entry-loop rewrite (`go test -bench ./runtime`)\n\n")
+	fmt.Printf("\n### 1c. Instance level and the interruption rewrite (`go test -bench ./runtime`)\n\n")
 	fmt.Println("| benchmark | ns/op | B/op | allocs/op |")
 	fmt.Println("|---|--:|--:|--:|")
 	re := regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op\s+(\d+) B/op\s+(\d+) allocs/op`)
