@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	goruntime "runtime"
 	"sync"
 	"testing"
 	"time"
@@ -277,5 +278,27 @@ func TestInterruptHammer(t *testing.T) {
 	h.Resume()
 	if got := call(t, g, "ok", ""); got != `{"content":[]}` {
 		t.Errorf("after the hammer: %s", got)
+	}
+}
+
+// A spinning guest must not stall the garbage collector: native code has no preemption
+// points, so without the checks' periodic trip into Go a stop-the-world would wait forever
+// for this call, and so would the process (RATIONALE.md, "Why rewrite function bodies").
+// If this test hangs, that trip is gone.
+func TestInterruptLetsGCRun(t *testing.T) {
+	h := interruptHost(t, nil)
+	g := load(t, h, wat.Interrupt, &runtime.GuestConfig{Limits: runtime.Limits{Instances: 1}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx, entered := enteredCtx(ctx)
+	done := make(chan error, 1)
+	go func() { _, err := g.Call(ctx, "spin", nil); done <- err }()
+	<-entered
+	for range 3 {
+		goruntime.GC()
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("err = %v; want ErrCancelled", err)
 	}
 }
