@@ -101,6 +101,14 @@ func BenchmarkWarm(b *testing.B) {
 	}
 }
 
+// BenchmarkCPU: SHA-256 of 1 MiB in a Go guest with no interruption checks, with wazero's
+// WithCloseOnContextDone, and through mcpwasm.
+func BenchmarkCPU(b *testing.B) {
+	for _, c := range getEnv(b).CPUCases() {
+		b.Run(benchName(c), c.F)
+	}
+}
+
 // BenchmarkFresh: a 100-byte echo in a fresh instance per call.
 func BenchmarkFresh(b *testing.B) {
 	for _, c := range getEnv(b).FreshCases() {

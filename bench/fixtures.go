@@ -36,6 +36,7 @@ const GoEchoID = "gecho0000"
 type GoGuests struct {
 	Echo []byte // bench/testdata/goecho: guest SDK, AddRawTool
 	Bare []byte // bench/testdata/gobare: a bare //go:wasmexport echo
+	Sha  []byte // bench/testdata/gosha: SHA-256 of 1 MiB, as a tool and as a bare export
 }
 
 // ModuleRoot returns the directory holding go.mod of the module in the working directory.
@@ -73,6 +74,9 @@ func BuildGoGuests(ctx context.Context, dir string) (*GoGuests, error) {
 		return nil, err
 	}
 	if g.Bare, err = build("bench/testdata/gobare"); err != nil {
+		return nil, err
+	}
+	if g.Sha, err = build("bench/testdata/gosha"); err != nil {
 		return nil, err
 	}
 	return &g, nil

@@ -26,10 +26,12 @@ type Env struct {
 
 	host             *runtime.Host
 	watGuest, goGust *runtime.Guest
+	shaGuest         *runtime.Guest
+	floorSha         [2]api.Function // gosha's bare sha export: [0] plain runtime, [1] CloseOnContextDone
 
-	floorRT, floorTORT    wazero.Runtime // default config; WithCloseOnContextDone
+	floorRT, floorTORT    wazero.Runtime // default config; WithCloseOnContextDone (CPU rows)
 	floorWat, floorGo     *rawEcho
-	floorWatTO, floorGoTO *rawEcho
+	floorWatTO, floorGoTO *rawEcho // in floorRT too: the per-call deadline machinery alone
 	bareWatCM, bareGoCM   wazero.CompiledModule
 	extismCP              *extism.CompiledPlugin
 	extismP               *extism.Plugin
@@ -61,6 +63,9 @@ func NewEnv(ctx context.Context, dir string) (_ *Env, err error) {
 	if e.goGust, err = e.host.Load(ctx, e.Go.Echo, &runtime.GuestConfig{Source: "go echo"}); err != nil {
 		return nil, err
 	}
+	if e.shaGuest, err = e.host.Load(ctx, e.Go.Sha, &runtime.GuestConfig{Source: "go sha"}); err != nil {
+		return nil, err
+	}
 	// A second host for the fresh-instance benchmarks, which load and close guests per op;
 	// loading the same modules once now fills its compilation cache. It must be a disk cache:
 	// closing a guest drops its code from wazero's in-memory cache.
@@ -79,8 +84,10 @@ func NewEnv(ctx context.Context, dir string) (_ *Env, err error) {
 	newRT := func(cfg wazero.RuntimeConfig) (wazero.Runtime, error) {
 		rt := wazero.NewRuntimeWithConfig(ctx, cfg.WithCompilationCache(cache))
 		e.closers = append(e.closers, func() { rt.Close(ctx) })
-		_, err := wasi_snapshot_preview1.Instantiate(ctx, rt)
-		return rt, err
+		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+			return nil, err
+		}
+		return rt, stubImports(ctx, rt)
 	}
 	if e.floorRT, err = newRT(wazero.NewRuntimeConfig()); err != nil {
 		return nil, err
@@ -98,7 +105,7 @@ func NewEnv(ctx context.Context, dir string) (_ *Env, err error) {
 		dst  **rawEcho
 		rt   wazero.Runtime
 		wasm []byte
-	}{{&e.floorWat, e.floorRT, BareWat}, {&e.floorGo, e.floorRT, e.Go.Bare}, {&e.floorWatTO, e.floorTORT, BareWat}, {&e.floorGoTO, e.floorTORT, e.Go.Bare}} {
+	}{{&e.floorWat, e.floorRT, BareWat}, {&e.floorGo, e.floorRT, e.Go.Bare}, {&e.floorWatTO, e.floorRT, BareWat}, {&e.floorGoTO, e.floorRT, e.Go.Bare}} {
 		cm, err := x.rt.CompileModule(ctx, x.wasm)
 		if err != nil {
 			return nil, err
@@ -106,6 +113,18 @@ func NewEnv(ctx context.Context, dir string) (_ *Env, err error) {
 		if *x.dst, err = newRawEcho(ctx, x.rt, cm); err != nil {
 			return nil, err
 		}
+	}
+
+	for i, rt := range []wazero.Runtime{e.floorRT, e.floorTORT} {
+		cm, err := rt.CompileModule(ctx, e.Go.Sha)
+		if err != nil {
+			return nil, err
+		}
+		mod, err := rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize"))
+		if err != nil {
+			return nil, err
+		}
+		e.floorSha[i] = mod.ExportedFunction("sha")
 	}
 
 	manifest := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: ExtismWat}}}
@@ -194,11 +213,14 @@ func (e *Env) WarmCases(sizes []int) []Case {
 				for b.Loop() {
 					ctx := e.ctx
 					var cancel context.CancelFunc
-					if timeout {
+					var stop func() bool
+					if timeout { // what Guest.Call pays per call to be stoppable (epoch.go)
 						ctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+						stop = context.AfterFunc(ctx, func() {})
 					}
 					out, err := r.call(ctx, args)
 					if cancel != nil {
+						stop()
 						cancel()
 					}
 					check(b, out, err, n)
@@ -217,7 +239,7 @@ func (e *Env) WarmCases(sizes []int) []Case {
 		}
 		cs = append(cs,
 			Case{"wat", "floor: bare wazero ptr+len call", n, floor(e.floorWat, false)},
-			Case{"wat", "floor + CloseOnContextDone + WithTimeout", n, floor(e.floorWatTO, true)},
+			Case{"wat", "floor + WithTimeout + AfterFunc", n, floor(e.floorWatTO, true)},
 			Case{"wat", "mcpwasm Guest.Call", n, ours(e.watGuest, "echo")},
 			Case{"wat", "Extism go-sdk Plugin.Call", n, func(b *testing.B) {
 				b.ReportAllocs()
@@ -228,7 +250,7 @@ func (e *Env) WarmCases(sizes []int) []Case {
 				}
 			}},
 			Case{"go", "floor: bare //go:wasmexport call", n, floor(e.floorGo, false)},
-			Case{"go", "floor + CloseOnContextDone + WithTimeout", n, floor(e.floorGoTO, true)},
+			Case{"go", "floor + WithTimeout + AfterFunc", n, floor(e.floorGoTO, true)},
 			Case{"go", "mcpwasm Guest.Call", n, ours(e.goGust, GoEchoID)},
 		)
 	}
@@ -317,4 +339,63 @@ func Run(c Case) Result {
 		res.AllocsPerOp = float64(r.MemAllocs) / float64(r.N)
 	}
 	return res
+}
+
+// stubImports gives a raw runtime the mcpwasm_v1 imports the SDK guests declare, doing
+// nothing, so the floor rows can instantiate gosha (whose bare export never calls them).
+func stubImports(ctx context.Context, rt wazero.Runtime) error {
+	i32, i64, f64 := api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeF64
+	b := rt.NewHostModuleBuilder("mcpwasm_v1")
+	for _, f := range []struct {
+		name           string
+		params, result []api.ValueType
+	}{
+		{"log", []api.ValueType{i32, i32, i32}, []api.ValueType{i32}},
+		{"progress", []api.ValueType{f64, f64, i32, i32}, []api.ValueType{i32}},
+		{"cancelled", nil, []api.ValueType{i32}},
+		{"request", []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}},
+		{"response", []api.ValueType{i32, i32}, []api.ValueType{i32}},
+	} {
+		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(context.Context, api.Module, []uint64) {}), f.params, f.result).Export(f.name)
+	}
+	_, err := b.Instantiate(ctx)
+	return err
+}
+
+// CPUCases run CPU-bound guest work, SHA-256 of 1 MiB in a Go guest (bench/testdata/gosha),
+// under each way of stopping a runaway guest: none, wazero's WithCloseOnContextDone, and
+// mcpwasm's (instrumentCalls' fuel checks and interrupt flag, through Guest.Call).
+func (e *Env) CPUCases() []Case {
+	floor := func(fn api.Function, timeout bool) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			st := make([]uint64, 1)
+			for b.Loop() {
+				ctx := e.ctx
+				var cancel context.CancelFunc
+				if timeout {
+					ctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+				}
+				err := fn.CallWithStack(ctx, st)
+				if cancel != nil {
+					cancel()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	return []Case{
+		{"cpu", "floor: sha256 1MiB, no interruption checks", 0, floor(e.floorSha[0], false)},
+		{"cpu", "floor + CloseOnContextDone + WithTimeout", 0, floor(e.floorSha[1], true)},
+		{"cpu", "mcpwasm Guest.Call (fuel checks + interrupt flag)", 0, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.shaGuest.Call(e.ctx, "gosha", nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}},
+	}
 }

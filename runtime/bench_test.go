@@ -7,10 +7,12 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,14 +132,17 @@ func BenchmarkInstanceCall(b *testing.B) {
 	}
 }
 
-// BenchmarkInstrumentation measures the entry-loop rewrite (interrupt.go) on the Go guests:
-// the same export called in a module compiled as built ("raw") and as the host compiles it
-// ("instrumented"), in a runtime with and without WithCloseOnContextDone (which the host
-// uses, and which makes every loop header, and so every rewritten function entry, call a
-// termination check).
+// BenchmarkInstrumentation measures the rewrite (interrupt.go) on the Go guests: the same
+// export called in a module compiled as built ("raw"), as the host compiles it
+// ("instrumented": fuel checks at entries and loop headers), and as the host compiled it
+// before ("entryloop": an empty loop at each entry, for WithCloseOnContextDone), in a runtime
+// with and without WithCloseOnContextDone (which makes every loop header call a termination
+// check). The host today is plain/instrumented; it was CloseOnContextDone/entryloop.
+// go-sha-1MiB is CPU-bound guest work (bench/testdata/gosha).
 func BenchmarkInstrumentation(b *testing.B) {
 	ctx := context.Background()
 	echo, bare := benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho"), benchGoGuest(b, "MCPWASM_BENCH_GOBARE", "gobare")
+	sha := benchGoGuest(b, "MCPWASM_BENCH_GOSHA", "gosha")
 	for _, cocd := range []bool{true, false} {
 		cfg := wazero.NewRuntimeConfig().WithCompilationCache(wazero.NewCompilationCache())
 		rtName := "plain"
@@ -149,20 +154,23 @@ func BenchmarkInstrumentation(b *testing.B) {
 		if err := (&Host{rt: rt}).instantiateImports(ctx); err != nil {
 			b.Fatal(err)
 		}
-		for _, instr := range []bool{false, true} {
+		for _, instr := range []string{"raw", "instrumented", "entryloop"} {
 			for _, m := range []struct {
 				name, alloc, call string
 				wasm              []byte
 				abi               bool
-			}{{"go-abi-echo", "mcpwasm_alloc", "mcpwasm_call", echo, true}, {"go-bare-echo", "alloc", "echo", bare, false}} {
-				name := m.name + "/" + rtName + "/raw"
+			}{{"go-abi-echo", "mcpwasm_alloc", "mcpwasm_call", echo, true}, {"go-bare-echo", "alloc", "echo", bare, false}, {"go-sha-1MiB", "", "sha", sha, false}} {
+				name := m.name + "/" + rtName + "/" + instr
 				w := m.wasm
-				if instr {
-					name = m.name + "/" + rtName + "/instrumented"
-					var err error
-					if w, err = instrumentCalls(w); err != nil {
-						b.Fatal(err)
-					}
+				var err error
+				switch instr {
+				case "instrumented":
+					w, err = instrumentCalls(w)
+				case "entryloop":
+					w, err = entryLoops(w)
+				}
+				if err != nil {
+					b.Fatal(err)
 				}
 				b.Run(name, func(b *testing.B) {
 					cm, err := rt.CompileModule(ctx, w)
@@ -175,6 +183,16 @@ func BenchmarkInstrumentation(b *testing.B) {
 					}
 					defer mod.Close(ctx)
 					alloc, call := mod.ExportedFunction(m.alloc), mod.ExportedFunction(m.call)
+					if alloc == nil { // sha: no input
+						st := make([]uint64, 1)
+						b.ReportAllocs()
+						for b.Loop() {
+							if err := call.CallWithStack(ctx, st); err != nil {
+								b.Fatal(err)
+							}
+						}
+						return
+					}
 					in := benchArgs100
 					if m.abi {
 						in = append([]byte(benchGoEchoTool), benchArgs100...)
@@ -231,4 +249,53 @@ func BenchmarkValidateArgs(b *testing.B) {
 			})
 		}
 	}
+}
+
+// entryLoops is the host's previous rewrite, kept for BenchmarkInstrumentation: an empty
+// `loop end` at the start of every function body, so WithCloseOnContextDone's loop-header
+// check also ran at function entries.
+func entryLoops(wasm []byte) ([]byte, error) {
+	out := append([]byte(nil), wasm[:8]...)
+	for r := wasm[8:]; len(r) > 0; {
+		id := r[0]
+		size, n, err := readU32(r[1:])
+		if err != nil {
+			return nil, err
+		}
+		body := r[1+n : 1+n+int(size)]
+		r = r[1+n+int(size):]
+		if id == sectionCustom {
+			if name, _, err := readName(body); err == nil && strings.HasPrefix(name, ".debug_") {
+				continue
+			}
+		}
+		if id == sectionCode {
+			count, n, err := readU32(body)
+			if err != nil {
+				return nil, err
+			}
+			nb := binary.AppendUvarint(nil, uint64(count))
+			for fr := body[n:]; len(fr) > 0; {
+				size, n, err := readU32(fr)
+				if err != nil {
+					return nil, err
+				}
+				fn := fr[n : n+int(size)]
+				fr = fr[n+int(size):]
+				localsEnd, err := skipLocals(fn)
+				if err != nil {
+					return nil, err
+				}
+				nb = binary.AppendUvarint(nb, uint64(len(fn)+3))
+				nb = append(nb, fn[:localsEnd]...)
+				nb = append(nb, 0x03, 0x40, 0x0b)
+				nb = append(nb, fn[localsEnd:]...)
+			}
+			body = nb
+		}
+		out = append(out, id)
+		out = binary.AppendUvarint(out, uint64(len(body)))
+		out = append(out, body...)
+	}
+	return out, nil
 }

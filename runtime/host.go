@@ -97,8 +97,9 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	// No WithCloseOnContextDone: instrumentCalls and the interrupter stop runaway calls
+	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true).
 		WithCompilationCache(cache))
 	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, guests: map[*Guest]struct{}{}}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {

@@ -101,7 +101,9 @@ func (h *Host) hostRequest(ctx context.Context, mod api.Module, stack []uint64) 
 	case !ok1 || !ok2:
 		st, body = abi.StatusInvalid, sandbox.ErrorBody("request: pointer/length outside linear memory")
 	default:
-		st, body = inst.request(ctx, kind, req)
+		rctx, done := inst.intr.requestContext(ctx) // also cancelled by Stop and Close
+		st, body = inst.request(rctx, kind, req)
+		done()
 	}
 	inst.pending = body
 	stack[0] = abi.Pack(uint32(st), uint32(len(body)))

@@ -30,6 +30,8 @@ type instance struct {
 	pending []byte // response of the last request import (ABI.md §6.1)
 
 	stdout, stderr sandbox.OutputBuffer
+
+	intr interrupter // ends a running call from outside (epoch.go)
 }
 
 var exportOrder = [...]string{abi.ExportABIVersion, abi.ExportDescribe, abi.ExportAlloc, abi.ExportCall, abi.ExportRead, abi.ExportPrompt}
@@ -63,6 +65,11 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
+		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
+	}
+	inst.intr.init(mod)
+	if err := inst.start(ctx, mod); err != nil {
+		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
@@ -133,7 +140,7 @@ func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args 
 	}
 	err = inst.fns[fn].CallWithStack(ctx, s)
 	inst.tool, inst.pending = "", nil
-	if err != nil {
+	if err != nil || inst.intr.interrupted() != 0 {
 		return nil, inst.classify(ctx, err, limits.Timeout)
 	}
 	res, err := inst.region(s[0], uint32(limits.OutputBytes))
@@ -162,6 +169,9 @@ func (inst *instance) region(packed uint64, maxLen uint32) ([]byte, error) {
 // classify turns a wazero call error into one of the package's sentinel errors.
 // timeout is the limit in force, for the message.
 func (inst *instance) classify(ctx context.Context, err error, timeout time.Duration) error {
+	if code := inst.intr.interrupted(); code != 0 {
+		err = sys.NewExitError(code) // err may be nil: interrupted as the guest returned
+	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {
 		switch exit.ExitCode() {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
@@ -10,17 +11,25 @@ import (
 )
 
 func TestInstrumentCalls(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
 	out, err := instrumentCalls(wat.Echo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// echo.wat has 4 functions: each body grows by the 3-byte entry loop, and the code
-	// section's size by 12 (its LEB128 length stays one byte here).
-	if got, want := len(out), len(wat.Echo)+4*len(entryLoop); got != want {
-		t.Errorf("instrumented size %d, want %d", got, want)
+	cm, err := rt.CompileModule(ctx, out)
+	if err != nil {
+		t.Fatalf("instrumented echo does not compile: %v", err)
 	}
-	if n := bytes.Count(out, entryLoop); n < 4 {
-		t.Errorf("entry loop appears %d times, want at least 4", n)
+	defer cm.Close(ctx)
+	if !bytes.Contains(out, []byte(exportInterrupt)) {
+		t.Errorf("no export %s", exportInterrupt)
+	}
+	// echo.wat has 4 functions and no start section; the check goes at each entry (and loop).
+	check := appendCheck(nil, 0, 4) // echo.wat has no globals; $slow is function 4 + imports
+	if n := bytes.Count(out, check[:2]); n < 4 {
+		t.Errorf("check appears %d times, want at least 4", n)
 	}
 	for _, bad := range [][]byte{nil, []byte("\x00asm"), []byte("\x00asm\x01\x00\x00\x00\x0a\x05\x01"), []byte("nope nope")} {
 		if _, err := instrumentCalls(bad); err == nil {
@@ -53,4 +62,27 @@ func FuzzInstrumentCalls(f *testing.F) {
 		}
 		cm.Close(ctx)
 	})
+}
+
+// The names the rewrite adds are reserved: a module that already exports one is refused,
+// and the loader says why.
+func TestInstrumentRejectsReservedExports(t *testing.T) {
+	out, err := instrumentCalls(wat.Echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := instrumentCalls(out); !errors.Is(err, errReserved) {
+		t.Fatalf("instrumenting twice: %v; want errReserved", err)
+	}
+	ctx := context.Background()
+	h, err := NewHost(ctx, &Options{NoDiskCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	_, err = h.Load(ctx, out, &GuestConfig{Source: "x.wasm"})
+	want := "x.wasm: compiling: reserved export name: the module exports mcpwasm_interrupt, which the host reserves (ABI.md §2)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v; want %s", err, want)
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
 )
@@ -29,7 +28,8 @@ type pool struct {
 }
 
 func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
-	cfg, mounts, err := prof.ModuleConfig(wazero.NewModuleConfig().WithName("").WithStartFunctions(abi.ExportInitialize))
+	// No start functions: instance.start runs them, interruptibly.
+	cfg, mounts, err := prof.ModuleConfig(wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,11 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 		return nil, ErrClosed
 	}
 	p.busy[inst] = struct{}{}
+	inst.intr.arm(ctx)
 	p.mu.Unlock()
+	if p.g.host.stopped.Load() { // Stop ran between the caller's check and arm
+		inst.intr.interrupt(exitCodeStopped)
+	}
 	return inst, nil
 }
 
@@ -79,6 +83,9 @@ func (p *pool) isClosed() bool {
 
 // release returns inst to the pool if healthy, else closes it and frees its slot.
 func (p *pool) release(inst *instance, healthy bool) {
+	if inst.intr.disarm() != 0 {
+		healthy = false
+	}
 	p.mu.Lock()
 	delete(p.busy, inst)
 	closed := p.closed
@@ -99,9 +106,9 @@ func (p *pool) close(ctx context.Context) {
 		busy = append(busy, inst)
 	}
 	p.mu.Unlock()
-	// Busy instances are stopped; their callers see the module closed and release them.
+	// Busy instances are stopped; their callers get ErrClosed and release them.
 	for _, inst := range busy {
-		_ = inst.mod.CloseWithExitCode(ctx, exitCodeClosed)
+		inst.intr.interrupt(exitCodeClosed)
 	}
 	for {
 		select {
@@ -130,7 +137,7 @@ func (p *pool) stopBusy(code uint32) {
 	}
 	p.mu.Unlock()
 	for _, inst := range busy {
-		_ = inst.mod.CloseWithExitCode(context.Background(), code)
+		inst.intr.interrupt(code)
 	}
 }
 

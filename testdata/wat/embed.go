@@ -3,6 +3,7 @@
 //
 //	wat2wasm testdata/wat/echo.wat -o testdata/wat/echo.wasm
 //	wat2wasm testdata/wat/fixture.wat -o testdata/wat/fixture.wasm
+//	wat2wasm testdata/wat/interrupt.wat -o testdata/wat/interrupt.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -24,3 +25,12 @@ var Echo []byte
 //
 //go:embed fixture.wasm
 var Fixture []byte
+
+// Interrupt is interrupt.wasm: tools spin, tree, block (an mcp.call to upstream "slow") and
+// ok; patching "mode:-" to "mode:i" or "mode:s" makes _initialize or the start function loop
+// forever.
+//
+// Rebuild: wat2wasm testdata/wat/interrupt.wat -o testdata/wat/interrupt.wasm
+//
+//go:embed interrupt.wasm
+var Interrupt []byte

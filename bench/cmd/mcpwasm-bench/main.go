@@ -215,16 +215,28 @@ func micro(ctx context.Context, c config, dir, root string) error {
 		fmt.Printf("| %s | %s | %s | %.0f | %.0f |\n", r.Group, r.Name, ns(r.NsPerOp), r.BytesPerOp, r.AllocsPerOp)
 	}
 
+	fmt.Printf("\n### 1d. CPU-bound Go guest: SHA-256 of 1 MiB\n\n")
+	fmt.Println("| path | ns/op | × no checks | B/op | allocs/op |")
+	fmt.Println("|---|--:|--:|--:|--:|")
+	var noChecks float64
+	for _, cs := range env.CPUCases() {
+		r := bench.Run(cs)
+		if noChecks == 0 {
+			noChecks = r.NsPerOp
+		}
+		fmt.Printf("| %s | %s | %.2f× | %.0f | %.0f |\n", r.Name, ns(r.NsPerOp), r.NsPerOp/noChecks, r.BytesPerOp, r.AllocsPerOp)
+	}
+
 	step("instance-level and instrumentation benchmarks (go test ./runtime)")
 	bt := c.benchtime.String()
 	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", c.runtimeBench, "-benchmem", "-benchtime", bt, "./runtime")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "MCPWASM_BENCH_GOECHO="+filepath.Join(dir, "goecho.wasm"), "MCPWASM_BENCH_GOBARE="+filepath.Join(dir, "gobare.wasm"))
+	cmd.Env = append(os.Environ(), "MCPWASM_BENCH_GOECHO="+filepath.Join(dir, "goecho.wasm"), "MCPWASM_BENCH_GOBARE="+filepath.Join(dir, "gobare.wasm"), "MCPWASM_BENCH_GOSHA="+filepath.Join(dir, "gosha.wasm"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("go test -bench ./runtime: %v\n%s", err, out)
 	}
-	fmt.Printf("\n### 1c. Instance level and the entry-loop rewrite (`go test -bench ./runtime`)\n\n")
+	fmt.Printf("\n### 1c. Instance level and the interruption rewrite (`go test -bench ./runtime`)\n\n")
 	fmt.Println("| benchmark | ns/op | B/op | allocs/op |")
 	fmt.Println("|---|--:|--:|--:|")
 	re := regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op\s+(\d+) B/op\s+(\d+) allocs/op`)

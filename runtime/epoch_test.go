@@ -1,0 +1,306 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	goruntime "runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
+)
+
+// Tests of the interruption mechanism (epoch.go, interrupt.go) on testdata/wat/interrupt.wat.
+
+// slowUpstream is an upstream "slow" whose tool never answers: CallTool returns only when its
+// context is done, and reports that on returned.
+type slowUpstream struct {
+	entered, returned chan struct{}
+}
+
+func newSlowUpstream() *slowUpstream {
+	return &slowUpstream{entered: make(chan struct{}, 100), returned: make(chan struct{}, 100)}
+}
+
+func (s *slowUpstream) ListTools(ctx context.Context, server string) ([]byte, error) {
+	return []byte(`{"tools":[]}`), nil
+}
+
+func (s *slowUpstream) CallTool(ctx context.Context, server, tool string, args []byte) ([]byte, error) {
+	s.entered <- struct{}{}
+	<-ctx.Done()
+	s.returned <- struct{}{}
+	return nil, ctx.Err()
+}
+
+func interruptHost(t *testing.T, up runtime.Upstreams) *runtime.Host {
+	t.Helper()
+	h, err := runtime.NewHost(context.Background(), &runtime.Options{
+		CacheDir:  cacheDir,
+		Logger:    slog.New(slog.DiscardHandler),
+		Upstreams: up,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+// enteredCtx returns a context whose calls signal entered when the guest logs "entered",
+// which interrupt.wat does first thing in every call.
+func enteredCtx(ctx context.Context) (context.Context, chan struct{}) {
+	entered := make(chan struct{}, 1)
+	return runtime.WithCallHooks(ctx, &runtime.CallHooks{Log: func(_ abi.Level, msg string) {
+		if msg == "entered" {
+			select {
+			case entered <- struct{}{}:
+			default:
+			}
+		}
+	}}), entered
+}
+
+// slack is how late after the time limit a runaway call may stop. prompt bounds how
+// long Stop, Close or a cancel take to end calls: the tests run more spinning guests than a
+// 2-core machine has cores, so the bound is the Go scheduler's, not the mechanism's.
+const (
+	slack  = 100 * time.Millisecond
+	prompt = time.Second
+)
+
+// A loop, a deep recursion and a blocked host call all stop at the deadline, are reported as
+// ErrTimeLimit, and free their instance (one allowed: the next call needs it).
+func TestInterruptDeadline(t *testing.T) {
+	up := newSlowUpstream()
+	h := interruptHost(t, up)
+	const limit = 300 * time.Millisecond
+	g := load(t, h, wat.Interrupt, &runtime.GuestConfig{Limits: runtime.Limits{Timeout: limit, Instances: 1},
+		Grants: runtime.Grants{MCP: []string{"slow"}}})
+	for _, tool := range []string{"spin", "tree", "block"} {
+		t.Run(tool, func(t *testing.T) {
+			start := time.Now()
+			_, err := g.Call(context.Background(), tool, nil)
+			took := time.Since(start)
+			want := fmt.Sprintf(`guest "interrupt" tool %q: time limit exceeded (300ms)`, tool)
+			if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
+				t.Fatalf("err = %v; want %s", err, want)
+			}
+			if took < limit || took > limit+slack {
+				t.Errorf("stopped after %v; want within [%v, %v]", took, limit, limit+slack)
+			}
+			if got := call(t, g, "ok", ""); got != `{"content":[]}` {
+				t.Errorf("next call: %s", got)
+			}
+		})
+	}
+	select {
+	case <-up.returned:
+	default:
+		t.Error("the blocked host call did not return")
+	}
+}
+
+// Cancelling the caller's context stops the call with ErrCancelled and context.Canceled.
+func TestInterruptCancel(t *testing.T) {
+	h := interruptHost(t, newSlowUpstream())
+	g := load(t, h, wat.Interrupt, &runtime.GuestConfig{Limits: runtime.Limits{Instances: 1}, Grants: runtime.Grants{MCP: []string{"slow"}}})
+	for _, tool := range []string{"spin", "tree", "block"} {
+		t.Run(tool, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ctx, entered := enteredCtx(ctx)
+			done := make(chan error, 1)
+			go func() { _, err := g.Call(ctx, tool, nil); done <- err }()
+			<-entered
+			start := time.Now()
+			cancel()
+			err := <-done
+			if took := time.Since(start); took > prompt {
+				t.Errorf("stopped %v after the cancel", took)
+			}
+			want := fmt.Sprintf(`guest "interrupt" tool %q: call cancelled: context canceled`, tool)
+			if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrCancelled) || !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v; want %s", err, want)
+			}
+			if got := call(t, g, "ok", ""); got != `{"content":[]}` {
+				t.Errorf("next call: %s", got)
+			}
+		})
+	}
+}
+
+// Host.Stop ends running calls, including one blocked in a host call, with ErrStopped.
+func TestInterruptStop(t *testing.T) {
+	up := newSlowUpstream()
+	h := interruptHost(t, up)
+	g := load(t, h, wat.Interrupt, &runtime.GuestConfig{Limits: runtime.Limits{Instances: 3}, Grants: runtime.Grants{MCP: []string{"slow"}}})
+	tools := []string{"spin", "tree", "block"}
+	done := make(chan error, len(tools))
+	for _, tool := range tools {
+		ctx, entered := enteredCtx(context.Background())
+		go func() { _, err := g.Call(ctx, tool, nil); done <- err }()
+		<-entered
+	}
+	<-up.entered
+	start := time.Now()
+	h.Stop()
+	for range tools {
+		err := <-done
+		if !errors.Is(err, runtime.ErrStopped) {
+			t.Errorf("err = %v; want ErrStopped", err)
+		}
+	}
+	if took := time.Since(start); took > prompt {
+		t.Errorf("stopped %v after Stop", took)
+	}
+	<-up.returned
+	h.Resume()
+	if got := call(t, g, "ok", ""); got != `{"content":[]}` {
+		t.Errorf("after Resume: %s", got)
+	}
+}
+
+// Guest.Close ends running calls, including one blocked in a host call, with ErrClosed.
+func TestInterruptClose(t *testing.T) {
+	up := newSlowUpstream()
+	h := interruptHost(t, up)
+	g := load(t, h, wat.Interrupt, &runtime.GuestConfig{Limits: runtime.Limits{Instances: 3}, Grants: runtime.Grants{MCP: []string{"slow"}}})
+	tools := []string{"spin", "tree", "block"}
+	done := make(chan error, len(tools))
+	for _, tool := range tools {
+		ctx, entered := enteredCtx(context.Background())
+		go func() { _, err := g.Call(ctx, tool, nil); done <- err }()
+		<-entered
+	}
+	<-up.entered
+	start := time.Now()
+	if err := g.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for range tools {
+		if err := <-done; !errors.Is(err, runtime.ErrClosed) {
+			t.Errorf("err = %v; want ErrClosed", err)
+		}
+	}
+	if took := time.Since(start); took > prompt {
+		t.Errorf("stopped %v after Close", took)
+	}
+	<-up.returned
+}
+
+// A deadline during instantiation stops a runaway _initialize, and a runaway start function
+// (which the rewrite turns into an export the host calls after instantiating).
+func TestInterruptInitialize(t *testing.T) {
+	h := interruptHost(t, nil)
+	const limit = 300 * time.Millisecond
+	for _, mode := range []string{"i", "s"} {
+		t.Run(mode, func(t *testing.T) {
+			wasm := bytes.Replace(wat.Interrupt, []byte("mode:-"), []byte("mode:"+mode), 1)
+			cfg := &runtime.GuestConfig{Source: "x.wasm", Limits: runtime.Limits{Timeout: limit}}
+			_, err := h.Load(context.Background(), wasm, cfg) // fills the compilation cache
+			start := time.Now()
+			if _, err = h.Load(context.Background(), wasm, cfg); err == nil {
+				t.Fatal("loaded")
+			}
+			took := time.Since(start)
+			if want := "x.wasm: instantiating: time limit exceeded (300ms)"; err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
+				t.Fatalf("err = %v; want %s", err, want)
+			}
+			// Load also reads the compiled code back from the cache and decodes it, outside
+			// the time limit: bound loosely.
+			if took > limit+prompt {
+				t.Errorf("stopped after %v; want at most %v", took, limit+prompt)
+			}
+		})
+	}
+}
+
+// Many goroutines share one instance: calls that run out of time or are cancelled, normal
+// calls, and the kill switch toggling. Each ends with the error its own cause explains (a
+// late interrupt of one call never hits another), and the instance pool survives. Run it
+// under -race: the interrupt flag is written from AfterFunc goroutines, Stop and callers.
+func TestInterruptHammer(t *testing.T) {
+	h := interruptHost(t, nil)
+	short := runtime.Limits{Timeout: 20 * time.Millisecond}
+	g := load(t, h, wat.Interrupt, &runtime.GuestConfig{Limits: runtime.Limits{Timeout: 10 * time.Second, Instances: 1},
+		ToolLimits: map[string]runtime.Limits{"spin": short, "tree": short}})
+	const workers, rounds = 8, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*rounds+1)
+	stopDone := make(chan struct{})
+	go func() { // the kill switch, a few times
+		defer close(stopDone)
+		for range 5 {
+			h.Stop()
+			h.Resume()
+		}
+	}()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				var err error
+				switch (w + i) % 3 {
+				case 0: // runs out of time, or waits for the instance until then
+					_, err = g.Call(context.Background(), "spin", nil)
+					if !errors.Is(err, runtime.ErrTimeLimit) && !errors.Is(err, runtime.ErrStopped) && !errors.Is(err, context.DeadlineExceeded) {
+						errs <- fmt.Errorf("spin: %v", err)
+					}
+				case 1: // cancelled
+					ctx, cancel := context.WithCancel(context.Background())
+					time.AfterFunc(time.Millisecond, cancel)
+					_, err = g.Call(ctx, "tree", nil)
+					if !errors.Is(err, runtime.ErrCancelled) && !errors.Is(err, runtime.ErrTimeLimit) && !errors.Is(err, runtime.ErrStopped) {
+						errs <- fmt.Errorf("tree: %v", err)
+					}
+					cancel()
+				case 2: // quick, but may meet the kill switch
+					_, err = g.Call(context.Background(), "ok", nil)
+					if err != nil && !errors.Is(err, runtime.ErrStopped) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, runtime.ErrTimeLimit) {
+						errs <- fmt.Errorf("ok: %v", err)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	<-stopDone
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	h.Resume()
+	if got := call(t, g, "ok", ""); got != `{"content":[]}` {
+		t.Errorf("after the hammer: %s", got)
+	}
+}
+
+// A spinning guest must not stall the garbage collector: native code has no preemption
+// points, so without the checks' periodic trip into Go a stop-the-world would wait forever
+// for this call, and so would the process (RATIONALE.md, "Why rewrite function bodies").
+// If this test hangs, that trip is gone.
+func TestInterruptLetsGCRun(t *testing.T) {
+	h := interruptHost(t, nil)
+	g := load(t, h, wat.Interrupt, &runtime.GuestConfig{Limits: runtime.Limits{Instances: 1}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx, entered := enteredCtx(ctx)
+	done := make(chan error, 1)
+	go func() { _, err := g.Call(ctx, "spin", nil); done <- err }()
+	<-entered
+	for range 3 {
+		goruntime.GC()
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("err = %v; want ErrCancelled", err)
+	}
+}
