@@ -1,11 +1,25 @@
 // Package guest is the Go SDK for writing mcpwasm guests: register tools in init, build with
 //
+//	go generate   # if the guest uses AddTool: writes schemas_gen.go (see below)
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o tool.wasm .
 //
 // and the resulting module implements the ABI in ../ABI.md (exports mcpwasm_*, imports
 // mcpwasm_v1.*). Like the MCP Go SDK, it offers two levels: AddTool infers the input (and
-// output) JSON Schema from Go types with github.com/google/jsonschema-go and turns a returned
-// error into a tool error; AddRawTool takes a hand-written schema and raw JSON arguments.
+// output) JSON Schema from Go types as github.com/google/jsonschema-go does and turns a
+// returned error into a tool error; AddRawTool takes a hand-written schema and raw JSON
+// arguments, which it hands over without copying or re-scanning them.
+//
+// Schemas are inferred at build time: a guest that registers AddTool tools without explicit
+// schemas carries the directive
+//
+//	//go:generate go run github.com/mcpwasm/mcpwasm/abi/guest/schemagen
+//
+// whose output, schemas_gen.go, gives AddTool the schemas (UseSchemas), so the wasm module
+// does not link jsonschema-go. A wasip1 build with -tags mcpwasm_infer infers at run time
+// instead, as earlier versions did; native builds (unit tests) always do.
+//
+// Results are encoded without reflection into one buffer reused by every call; a call of a
+// raw tool allocates nothing in the SDK.
 //
 // Registration functions must be called from init (a c-shared module never runs main) and
 // are not safe for concurrent use; the host never runs two calls in one instance at once.

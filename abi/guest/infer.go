@@ -1,3 +1,5 @@
+//go:build !wasip1 || mcpwasm_infer
+
 package guest
 
 import (
