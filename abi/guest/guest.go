@@ -136,18 +136,21 @@ func AddTool[In, Out any](t abi.Tool, h ToolHandlerFor[In, Out]) {
 	if inferLinked && inferred != (Schemas{}) {
 		reg.inferred[t.Name] = inferred
 	}
-	// One result and one encoding buffer per tool, reused by every call: call encodes the
-	// result before the next call can run.
+	// One result, one encoding buffer and one decoded input per tool, reused by every call:
+	// call encodes the result before the next call can run, the input is zeroed before each
+	// decode, and h gets a copy of it.
 	res := &abi.Result{Content: []abi.Content{{Type: "text"}}}
+	in := new(In)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	AddRawTool(t, func(ctx context.Context, args json.RawMessage) (*abi.Result, error) {
-		var in In
-		if err := json.Unmarshal(args, &in); err != nil {
+		var zero In
+		*in = zero
+		if err := json.Unmarshal(args, in); err != nil {
 			return nil, fmt.Errorf("invalid arguments: %w", err)
 		}
-		out, err := h(ctx, in)
+		out, err := h(ctx, *in)
 		if err != nil {
 			return nil, err
 		}

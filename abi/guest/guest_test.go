@@ -63,6 +63,7 @@ func TestCall(t *testing.T) {
 		{"t_name", `{}`, `{"content":[{"type":"text","text":"t_name"}]}`},
 		{"nope", `{}`, `{"content":[{"type":"text","text":"unknown tool \"nope\""}],"isError":true}`},
 		{"t_text", `{"expression":"1 < 2 & \"3\"\n"}`, `{"content":[{"type":"text","text":"<1 < 2 & \"3\"\n>"}]}`},
+		{"t_text", `{}`, `{"content":[{"type":"text","text":"<>"}]}`}, // nothing left from the call before
 		{"t_text", `{"expression":"fail"}`, `{"content":[{"type":"text","text":"division by zero"}],"isError":true}`},
 		{"t_text", `{"expression":1}`, `{"content":[{"type":"text","text":"invalid arguments: json: cannot unmarshal number into Go struct field calcIn.expression of type string"}],"isError":true}`},
 		{"t_label", `{"expression":"é"}`, `{"content":[{"type":"text","text":"é"}]}`},
