@@ -141,14 +141,18 @@ func AddTool[In, Out any](t abi.Tool, h ToolHandlerFor[In, Out]) {
 	// decode, and h gets a copy of it.
 	res := &abi.Result{Content: []abi.Content{{Type: "text"}}}
 	in := new(In)
+	flat := newFlatDecoder(reflect.TypeFor[In]())
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	AddRawTool(t, func(ctx context.Context, args json.RawMessage) (*abi.Result, error) {
 		var zero In
 		*in = zero
-		if err := json.Unmarshal(args, in); err != nil {
-			return nil, fmt.Errorf("invalid arguments: %w", err)
+		if flat == nil || !flat.decode(args, unsafe.Pointer(in)) {
+			*in = zero
+			if err := json.Unmarshal(args, in); err != nil {
+				return nil, fmt.Errorf("invalid arguments: %w", err)
+			}
 		}
 		out, err := h(ctx, *in)
 		if err != nil {
