@@ -142,6 +142,11 @@ func AddTool[In, Out any](t abi.Tool, h ToolHandlerFor[In, Out]) {
 	res := &abi.Result{Content: []abi.Content{{Type: "text"}}}
 	in := new(In)
 	flat := newFlatDecoder(reflect.TypeFor[In]())
+	var flatOut *flatEncoder
+	if !textOut {
+		flatOut = newFlatEncoder(reflect.TypeFor[Out]())
+	}
+	var outJSON []byte // flatOut's buffer
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -166,11 +171,19 @@ func AddTool[In, Out any](t abi.Tool, h ToolHandlerFor[In, Out]) {
 			res.Content[0].Text = *(*string)(unsafe.Pointer(&out))
 			return res, nil
 		}
-		buf.Reset()
-		if err := enc.Encode(out); err != nil {
-			return nil, fmt.Errorf("encoding result: %w", err)
+		var b []byte
+		ok := false
+		if flatOut != nil {
+			outJSON, ok = flatOut.encode(outJSON[:0], unsafe.Pointer(&out))
+			b = outJSON
 		}
-		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if !ok {
+			buf.Reset()
+			if err := enc.Encode(out); err != nil {
+				return nil, fmt.Errorf("encoding result: %w", err)
+			}
+			b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		}
 		// The text block aliases b: both are encoded before buf is reused.
 		res.Content[0].Text = unsafe.String(unsafe.SliceData(b), len(b))
 		res.StructuredContent = b

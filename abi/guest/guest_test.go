@@ -99,6 +99,16 @@ func TestCallAllocs(t *testing.T) {
 	}
 }
 
+// TestTypedCallAllocs: a typed tool with flat input and output allocates only the copy of
+// its string argument (its handler allocates nothing).
+func TestTypedCallAllocs(t *testing.T) {
+	name, args := []byte("t_struct"), []byte(`{"expression":"abc"}`)
+	call(name, args)
+	if a := testing.AllocsPerRun(10, func() { call(name, args) }); a != 1 {
+		t.Errorf("call of t_struct: %v allocations, want 1", a)
+	}
+}
+
 // TestAddToolSchemas: AddTool infers the schemas (natively, with jsonschema-go) and records
 // them for schemagen.
 func TestAddToolSchemas(t *testing.T) {
