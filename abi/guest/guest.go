@@ -19,7 +19,9 @@
 // instead, as earlier versions did; native builds (unit tests) always do.
 //
 // Results are encoded without reflection into one buffer reused by every call; a call of a
-// raw tool allocates nothing in the SDK.
+// raw tool allocates nothing in the SDK. A typed tool whose In and Out are structs of
+// string, number and bool fields is decoded and encoded by hand as well, falling back to
+// encoding/json (same values, same errors) for anything else.
 //
 // Registration functions must be called from init (a c-shared module never runs main) and
 // are not safe for concurrent use; the host never runs two calls in one instance at once.
