@@ -3,13 +3,15 @@
 // configuration.
 //
 // The .wasm files are committed build outputs. After changing a guest or abi/guest, rebuild
-// them with guests/build.sh; TestBundledCurrent fails while a committed module is stale.
+// them with guests/build.sh; TestBundledCurrent fails while a committed module is stale, and
+// abi/guest/schemagen's TestGeneratedCurrent while a guest's schemas_gen.go is.
 package guests
 
 import _ "embed"
 
 // Rebuild from the repo root with guests/build.sh, which runs:
 //
+//	go generate ./guests/calc   # writes guests/calc/schemas_gen.go
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w" -o guests/calc.wasm ./guests/calc
 //
 //go:embed calc.wasm
@@ -17,6 +19,7 @@ var calcWasm []byte
 
 // Rebuild from the repo root with guests/build.sh, which runs:
 //
+//	go generate ./guests/text   # writes guests/text/schemas_gen.go
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w" -o guests/text.wasm ./guests/text
 //
 //go:embed text.wasm

@@ -1,11 +1,27 @@
 // Package guest is the Go SDK for writing mcpwasm guests: register tools in init, build with
 //
+//	go generate   # if the guest uses AddTool: writes schemas_gen.go (see below)
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o tool.wasm .
 //
 // and the resulting module implements the ABI in ../ABI.md (exports mcpwasm_*, imports
 // mcpwasm_v1.*). Like the MCP Go SDK, it offers two levels: AddTool infers the input (and
-// output) JSON Schema from Go types with github.com/google/jsonschema-go and turns a returned
-// error into a tool error; AddRawTool takes a hand-written schema and raw JSON arguments.
+// output) JSON Schema from Go types as github.com/google/jsonschema-go does and turns a
+// returned error into a tool error; AddRawTool takes a hand-written schema and raw JSON
+// arguments, which it hands over without copying or re-scanning them.
+//
+// Schemas are inferred at build time: a guest that registers AddTool tools without explicit
+// schemas carries the directive
+//
+//	//go:generate go run github.com/mcpwasm/mcpwasm/abi/guest/schemagen
+//
+// whose output, schemas_gen.go, gives AddTool the schemas (UseSchemas), so the wasm module
+// does not link jsonschema-go. A wasip1 build with -tags mcpwasm_infer infers at run time
+// instead, as earlier versions did; native builds (unit tests) always do.
+//
+// Results are encoded without reflection into one buffer reused by every call; a call of a
+// raw tool allocates nothing in the SDK. A typed tool whose In and Out are structs of
+// string, number and bool fields is decoded and encoded by hand as well, falling back to
+// encoding/json (same values, same errors) for anything else.
 //
 // Registration functions must be called from init (a c-shared module never runs main) and
 // are not safe for concurrent use; the host never runs two calls in one instance at once.
@@ -19,15 +35,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
+	"unsafe"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
 )
 
 // ToolHandler handles one call of a tool registered with AddRawTool. args is the JSON object
-// the host validated against the tool's input schema. A returned error becomes a tool error
+// the host validated against the tool's input schema. It points into the input region the
+// host wrote (no copy) and is valid only until the handler returns; a handler that keeps
+// it, or a part of it, must copy it. Returning args itself as the result's
+// StructuredContent is allowed and costs one copy. A returned error becomes a tool error
 // (abi.ErrorResult) whose text is err.Error().
 type ToolHandler func(ctx context.Context, args json.RawMessage) (*abi.Result, error)
 
@@ -37,10 +58,19 @@ type ToolHandler func(ctx context.Context, args json.RawMessage) (*abi.Result, e
 // structured output). A returned error becomes a tool error whose text is err.Error().
 type ToolHandlerFor[In, Out any] func(ctx context.Context, in In) (Out, error)
 
+// tool is one registered tool.
+type tool struct {
+	name string
+	ctx  context.Context // carries name for ToolName; built once at registration
+	h    ToolHandler
+}
+
 var reg = struct {
 	manifest abi.Manifest
-	handlers map[string]ToolHandler
-}{handlers: map[string]ToolHandler{}}
+	handlers map[string]*tool
+	presets  map[string]Schemas // from UseSchemas
+	inferred map[string]Schemas // schemas AddTool inferred at run time (mcpwasm_infer builds)
+}{handlers: map[string]*tool{}, presets: map[string]Schemas{}, inferred: map[string]Schemas{}}
 
 // SetInfo sets the guest's name (^[a-zA-Z0-9_-]{1,64}$), version and description as the
 // manifest reports them (ABI.md §4).
@@ -63,7 +93,24 @@ func AddRawTool(t abi.Tool, h ToolHandler) {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
 	reg.manifest.Tools = append(reg.manifest.Tools, t)
-	reg.handlers[t.Name] = h
+	reg.handlers[t.Name] = &tool{name: t.Name, ctx: context.WithValue(context.Background(), toolKey{}, t.Name), h: h}
+}
+
+// Schemas are the JSON Schemas of one tool registered with AddTool, as JSON text: Input is
+// its inputSchema, Output its outputSchema ("" when there is none, as for a string Out).
+type Schemas struct{ Input, Output string }
+
+// UseSchemas supplies the schemas of tools registered with AddTool, by tool name, inferred
+// from their Go types at build time. It is what the file written by
+// github.com/mcpwasm/mcpwasm/abi/guest/schemagen calls, from a package-level variable
+// declaration (var _ = guest.UseSchemas(…)) so that it runs before the package's init
+// functions register the tools. It returns true. A later call adds to (and for a name it
+// repeats, replaces) the schemas of earlier ones.
+func UseSchemas(m map[string]Schemas) bool {
+	for name, s := range m {
+		reg.presets[name] = s
+	}
+	return true
 }
 
 // AddTool registers t with a typed handler. If t.InputSchema is empty it is inferred from In
@@ -71,32 +118,95 @@ func AddRawTool(t abi.Tool, h ToolHandler) {
 // is inferred from Out. Inference follows jsonschema.For: exported fields, json tags, fields
 // without omitempty are required, `jsonschema:"…"` tags give descriptions. It panics if a
 // schema cannot be inferred.
+//
+// Where inference runs: built natively (unit tests) and in wasip1 builds with
+// -tags mcpwasm_infer, at run time with github.com/google/jsonschema-go. A plain wasip1
+// build does not link jsonschema-go (it is most of a small guest's size); it takes the
+// schemas given to UseSchemas under t.Name, which schemagen generates from the same
+// inference, and panics naming the tool when there are none.
 func AddTool[In, Out any](t abi.Tool, h ToolHandlerFor[In, Out]) {
+	var inferred Schemas
 	if len(t.InputSchema) == 0 {
-		t.InputSchema = mustSchema[In]()
+		t.InputSchema = schemaFor[In](t.Name, "input", reg.presets[t.Name].Input)
+		inferred.Input = string(t.InputSchema)
 	}
 	textOut := reflect.TypeFor[Out]().Kind() == reflect.String
 	if len(t.OutputSchema) == 0 && !textOut {
-		t.OutputSchema = mustSchema[Out]()
+		t.OutputSchema = schemaFor[Out](t.Name, "output", reg.presets[t.Name].Output)
+		inferred.Output = string(t.OutputSchema)
 	}
+	if inferLinked && inferred != (Schemas{}) {
+		reg.inferred[t.Name] = inferred
+	}
+	// One result, one encoding buffer and one decoded input per tool, reused by every call:
+	// call encodes the result before the next call can run, the input is zeroed before each
+	// decode, and h gets a copy of it.
+	res := &abi.Result{Content: []abi.Content{{Type: "text"}}}
+	in := new(In)
+	flat := newFlatDecoder(reflect.TypeFor[In]())
+	var flatOut *flatEncoder
+	if !textOut {
+		flatOut = newFlatEncoder(reflect.TypeFor[Out]())
+	}
+	var outJSON []byte // flatOut's buffer
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	AddRawTool(t, func(ctx context.Context, args json.RawMessage) (*abi.Result, error) {
-		var in In
-		if err := json.Unmarshal(args, &in); err != nil {
-			return nil, fmt.Errorf("invalid arguments: %w", err)
+		var zero In
+		*in = zero
+		if flat == nil || !flat.decode(args, unsafe.Pointer(in)) {
+			*in = zero
+			if err := json.Unmarshal(args, in); err != nil {
+				return nil, fmt.Errorf("invalid arguments: %w", err)
+			}
 		}
-		out, err := h(ctx, in)
+		out, err := h(ctx, *in)
 		if err != nil {
 			return nil, err
 		}
+		res.Content = res.Content[:1]
+		res.Content[0] = abi.Content{Type: "text"}
+		res.StructuredContent, res.IsError = nil, false
 		if textOut {
-			return abi.TextResult(reflect.ValueOf(out).String()), nil
+			// Out's kind is string, so its memory is a string header.
+			res.Content[0].Text = *(*string)(unsafe.Pointer(&out))
+			return res, nil
 		}
-		b, err := marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("encoding result: %w", err)
+		var b []byte
+		ok := false
+		if flatOut != nil {
+			outJSON, ok = flatOut.encode(outJSON[:0], unsafe.Pointer(&out))
+			b = outJSON
 		}
-		return &abi.Result{Content: []abi.Content{{Type: "text", Text: string(b)}}, StructuredContent: b}, nil
+		if !ok {
+			buf.Reset()
+			if err := enc.Encode(out); err != nil {
+				return nil, fmt.Errorf("encoding result: %w", err)
+			}
+			b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		}
+		// The text block aliases b: both are encoded before buf is reused.
+		res.Content[0].Text = unsafe.String(unsafe.SliceData(b), len(b))
+		res.StructuredContent = b
+		encoded = b // valid JSON: encodeResult need not check it
+		return res, nil
 	})
+}
+
+// schemaFor returns the schema of T for tool's input or output (which): inferred when
+// inference is linked, else preset, else it panics.
+func schemaFor[T any](tool, which, preset string) json.RawMessage {
+	if inferLinked {
+		return mustSchema[T]()
+	}
+	if preset != "" {
+		return json.RawMessage(preset)
+	}
+	panic("guest: tool " + strconv.Quote(tool) + ": no " + which + " schema for " + reflect.TypeFor[T]().String() +
+		": this build does not infer schemas; generate them with go run github.com/mcpwasm/mcpwasm/abi/guest/schemagen " +
+		"(go generate), set abi.Tool." + map[string]string{"input": "InputSchema", "output": "OutputSchema"}[which] +
+		", or build with -tags mcpwasm_infer")
 }
 
 // marshal is json.Marshal without HTML escaping: results are read by models and people, to
@@ -109,18 +219,6 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-func mustSchema[T any]() json.RawMessage {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(fmt.Sprintf("guest: inferring schema for %v: %v", reflect.TypeFor[T](), err))
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprintf("guest: encoding schema for %v: %v", reflect.TypeFor[T](), err))
-	}
-	return b
 }
 
 type toolKey struct{}
@@ -146,20 +244,33 @@ func describe() []byte {
 	return b
 }
 
-// call runs tool name with args and returns the result JSON (the body of mcpwasm_call).
-// It never panics: a handler panic becomes a tool error.
-func call(name string, args []byte) (out []byte) {
-	h, ok := reg.handlers[name]
+// Per-call state of call. The host never runs two calls in one instance at once.
+var (
+	// resBuf is the result buffer, reused by every call; the region returned by one call is
+	// overwritten only when the next call runs (ABI.md §3).
+	resBuf []byte
+	// callArgs is the arguments region of the running call, which the host validated, and
+	// encoded the JSON an AddTool handler encoded for it: a StructuredContent that is exactly
+	// one of them is valid JSON and copied without a check.
+	callArgs, encoded []byte
+)
+
+// call runs tool name with args and returns the result JSON (the body of mcpwasm_call). The
+// result is only valid until the next call. It never panics: a handler panic becomes a tool
+// error.
+func call(name, args []byte) (out []byte) {
+	t, ok := reg.handlers[string(name)]
 	if !ok {
 		return encodeResult(abi.ErrorResult(fmt.Sprintf("unknown tool %q", name)))
 	}
+	callArgs, encoded = args, nil
 	defer func() {
+		callArgs, encoded = nil, nil
 		if p := recover(); p != nil {
-			out = encodeResult(abi.ErrorResult(fmt.Sprintf("tool %q panicked: %v", name, p)))
+			out = encodeResult(abi.ErrorResult(fmt.Sprintf("tool %q panicked: %v", t.name, p)))
 		}
 	}()
-	ctx := context.WithValue(context.Background(), toolKey{}, name)
-	res, err := h(ctx, args)
+	res, err := t.h(t.ctx, args)
 	if err != nil {
 		return encodeResult(abi.ErrorResult(err.Error()))
 	}
@@ -169,15 +280,26 @@ func call(name string, args []byte) (out []byte) {
 	return encodeResult(res)
 }
 
+// encodeResult encodes r into resBuf and returns it.
 func encodeResult(r *abi.Result) []byte {
 	if r.Content == nil {
 		r.Content = []abi.Content{}
 	}
-	b, err := marshal(r)
-	if err != nil {
-		b, _ = marshal(abi.ErrorResult("encoding result: " + err.Error()))
+	if sc := r.StructuredContent; len(sc) > 0 && !same(sc, callArgs) && !same(sc, encoded) && !json.Valid(sc) {
+		// Not JSON: let encoding/json say why, in the words it always used.
+		_, err := marshal(r)
+		if err == nil { // unreachable: json.Valid and encoding/json agree
+			err = errors.New("invalid structuredContent")
+		}
+		r = abi.ErrorResult("encoding result: " + err.Error())
 	}
-	return b
+	resBuf = appendResult(resBuf[:0], r)
+	return resBuf
+}
+
+// same reports whether a and b are the same region of memory.
+func same(a, b []byte) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 // RequestError is returned by Request when the host answers with a non-OK status.

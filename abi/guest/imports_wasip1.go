@@ -79,9 +79,8 @@ func exportCall(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
 	// Offsets into inBuf rather than raw pointers: the host wrote into the region we gave it.
 	base := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(inBuf))))
 	name := inBuf[namePtr-base : namePtr-base+nameLen]
-	args := inBuf[argsPtr-base : argsPtr-base+argsLen]
-	outBuf = nil // let the previous result be collected while this call runs
-	outBuf = call(string(name), args)
+	args := inBuf[argsPtr-base : argsPtr-base+argsLen : argsPtr-base+argsLen]
+	outBuf = call(name, args) // resBuf, reused: the previous result is no longer needed
 	return packOut()
 }
 

@@ -5,4 +5,6 @@
 // main. main exists so the package also builds natively for its unit tests.
 package main
 
+//go:generate go run github.com/mcpwasm/mcpwasm/abi/guest/schemagen
+
 func main() {}

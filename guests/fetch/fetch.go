@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/abi/guest"
 )
@@ -117,20 +116,8 @@ func Truncate(s string, limit int) string {
 }
 
 // fetchSchema is FetchIn's inferred schema plus the bounds and default of max_bytes, which
-// struct tags cannot express.
-func fetchSchema() json.RawMessage {
-	s, err := jsonschema.For[FetchIn](nil)
-	if err != nil {
-		panic(err)
-	}
-	mb := s.Properties["max_bytes"]
-	mb.Minimum, mb.Maximum = ptr(1.0), ptr(float64(MaxMaxBytes))
-	mb.Default = json.RawMessage(strconv.Itoa(DefaultMaxBytes))
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
+// struct tags cannot express. It is a constant so the guest need not link jsonschema-go;
+// TestSchemaCurrent checks it against the inference (inferredFetchSchema in fetch_test.go).
+func fetchSchema() json.RawMessage { return json.RawMessage(fetchInputSchema) }
 
-func ptr[T any](v T) *T { return &v }
+const fetchInputSchema = `{"type":"object","properties":{"url":{"type":"string","description":"absolute http or https URL to GET"},"max_bytes":{"type":"integer","description":"cap on the returned text in bytes (default 100000, at most 1000000); longer text is cut and marked","default":100000,"minimum":1,"maximum":1000000}},"required":["url"],"additionalProperties":false}`

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/abi/guest"
 )
@@ -193,5 +195,32 @@ func TestSchema(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("schema (-want +got):\n%s", diff)
+	}
+}
+
+// inferredFetchSchema is FetchIn's inferred schema plus the bounds and default of max_bytes, which
+// struct tags cannot express.
+func inferredFetchSchema() json.RawMessage {
+	s, err := jsonschema.For[FetchIn](nil)
+	if err != nil {
+		panic(err)
+	}
+	mb := s.Properties["max_bytes"]
+	mb.Minimum, mb.Maximum = ptr(1.0), ptr(float64(MaxMaxBytes))
+	mb.Default = json.RawMessage(strconv.Itoa(DefaultMaxBytes))
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestSchemaCurrent: the constant schema is what jsonschema-go infers from FetchIn, plus the
+// bounds, byte for byte (the manifest the guest served when it inferred at run time).
+func TestSchemaCurrent(t *testing.T) {
+	if got, want := string(fetchSchema()), string(inferredFetchSchema()); got != want {
+		t.Errorf("fetchInputSchema is stale; set it to\n%s", want)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi/guest"
 )
 
@@ -295,31 +294,15 @@ func cutText(s string, n int) string {
 
 // ---- schemas ----
 
-// schemaFor is T's inferred input schema with the given integer properties bounded and
-// defaulted, which struct tags cannot express.
-func schemaFor[T any](ints map[string][3]int) json.RawMessage {
-	s, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(err)
-	}
-	for name, b := range ints { // b = {minimum, maximum, default}
-		p := s.Properties[name]
-		p.Minimum, p.Maximum = ptr(float64(b[0])), ptr(float64(b[1]))
-		p.Default = json.RawMessage(strconv.Itoa(b[2]))
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return raw
-}
+// readSchema and grepSchema are ReadIn's and GrepIn's inferred schemas with their integer
+// limits bounded and defaulted, which struct tags cannot express. They are constants so the
+// guest need not link jsonschema-go; TestSchemasCurrent checks them against the inference
+// (inferredSchema in files_test.go).
+func readSchema() json.RawMessage { return json.RawMessage(readInputSchema) }
 
-func readSchema() json.RawMessage {
-	return schemaFor[ReadIn](map[string][3]int{"max_bytes": {1, MaxMaxBytes, DefaultMaxBytes}})
-}
+func grepSchema() json.RawMessage { return json.RawMessage(grepInputSchema) }
 
-func grepSchema() json.RawMessage {
-	return schemaFor[GrepIn](map[string][3]int{"max_matches": {1, MaxMaxMatches, DefaultMaxMatches}})
-}
-
-func ptr[T any](v T) *T { return &v }
+const (
+	readInputSchema = `{"type":"object","properties":{"path":{"type":"string","description":"absolute path of the file to read, under /data"},"max_bytes":{"type":"integer","description":"most bytes to return (default 100000, at most 1000000); a longer file is cut and marked","default":100000,"minimum":1,"maximum":1000000}},"required":["path"],"additionalProperties":false}`
+	grepInputSchema = `{"type":"object","properties":{"pattern":{"type":"string","description":"Go RE2 regular expression matched against each line (^ and $ anchor at line ends; (?i) for case-insensitive)"},"path":{"type":"string","description":"absolute path of the directory (or file) to search recursively (default /data)"},"max_matches":{"type":"integer","description":"most matches to return (default 100, at most 1000)","default":100,"minimum":1,"maximum":1000}},"required":["pattern"],"additionalProperties":false}`
+)

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 var ctx = context.Background()
@@ -302,4 +304,44 @@ func TestSchemas(t *testing.T) {
 		"description": "most bytes to return (default 100000, at most 1000000); a longer file is cut and marked"})
 	check("grep", grepSchema(), []string{"pattern"}, "max_matches", map[string]any{"type": "integer", "minimum": 1.0, "maximum": 1000.0, "default": 100.0,
 		"description": "most matches to return (default 100, at most 1000)"})
+}
+
+// inferredSchema is T's inferred input schema with the given integer properties bounded and
+// defaulted, which struct tags cannot express.
+func inferredSchema[T any](ints map[string][3]int) json.RawMessage {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err)
+	}
+	for name, b := range ints { // b = {minimum, maximum, default}
+		p := s.Properties[name]
+		p.Minimum, p.Maximum = ptr(float64(b[0])), ptr(float64(b[1]))
+		p.Default = json.RawMessage(strconv.Itoa(b[2]))
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return raw
+}
+
+func inferredReadSchema() json.RawMessage {
+	return inferredSchema[ReadIn](map[string][3]int{"max_bytes": {1, MaxMaxBytes, DefaultMaxBytes}})
+}
+
+func inferredGrepSchema() json.RawMessage {
+	return inferredSchema[GrepIn](map[string][3]int{"max_matches": {1, MaxMaxMatches, DefaultMaxMatches}})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestSchemasCurrent: the constant schemas are what jsonschema-go infers from ReadIn and
+// GrepIn, plus the bounds, byte for byte.
+func TestSchemasCurrent(t *testing.T) {
+	if got, want := string(readSchema()), string(inferredReadSchema()); got != want {
+		t.Errorf("readInputSchema is stale; set it to\n%s", want)
+	}
+	if got, want := string(grepSchema()), string(inferredGrepSchema()); got != want {
+		t.Errorf("grepInputSchema is stale; set it to\n%s", want)
+	}
 }

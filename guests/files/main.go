@@ -14,4 +14,6 @@
 // guests/granted.sh.
 package main
 
+//go:generate go run github.com/mcpwasm/mcpwasm/abi/guest/schemagen
+
 func main() {}

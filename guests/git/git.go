@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/abi/guest"
 )
@@ -168,24 +167,8 @@ func ShapeStatus(out output) string {
 }
 
 // logSchema is LogIn's inferred schema plus bounds and defaults, which struct tags cannot
-// express.
-func logSchema() json.RawMessage {
-	s, err := jsonschema.For[LogIn](nil)
-	if err != nil {
-		panic(err)
-	}
-	ref := s.Properties["ref"]
-	ref.MinLength, ref.MaxLength = ptr(1), ptr(MaxRefLen)
-	ref.Pattern = "^[^-]"
-	ref.Default = json.RawMessage(strconv.Quote(DefaultRef))
-	mc := s.Properties["max_count"]
-	mc.Minimum, mc.Maximum = ptr(1.0), ptr(float64(MaxMaxCount))
-	mc.Default = json.RawMessage(strconv.Itoa(DefaultMaxCount))
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
+// express. It is a constant so the guest need not link jsonschema-go; TestLogSchemaCurrent
+// checks it against the inference (inferredLogSchema in git_test.go).
+func logSchema() json.RawMessage { return json.RawMessage(logInputSchema) }
 
-func ptr[T any](v T) *T { return &v }
+const logInputSchema = `{"type":"object","properties":{"ref":{"type":"string","description":"revision to start from: a branch, tag, commit or expression such as main~3 or v1.0..HEAD (default HEAD)","default":"HEAD","minLength":1,"maxLength":256,"pattern":"^[^-]"},"max_count":{"type":"integer","description":"most commits to list (default 20, at most 200)","default":20,"minimum":1,"maximum":200}},"additionalProperties":false}`

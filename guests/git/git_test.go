@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/abi/guest"
 )
@@ -189,5 +191,36 @@ func TestLogSchema(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("schema (-want +got):\n%s", diff)
+	}
+}
+
+// inferredLogSchema is LogIn's inferred schema plus bounds and defaults, which struct tags cannot
+// express.
+func inferredLogSchema() json.RawMessage {
+	s, err := jsonschema.For[LogIn](nil)
+	if err != nil {
+		panic(err)
+	}
+	ref := s.Properties["ref"]
+	ref.MinLength, ref.MaxLength = ptr(1), ptr(MaxRefLen)
+	ref.Pattern = "^[^-]"
+	ref.Default = json.RawMessage(strconv.Quote(DefaultRef))
+	mc := s.Properties["max_count"]
+	mc.Minimum, mc.Maximum = ptr(1.0), ptr(float64(MaxMaxCount))
+	mc.Default = json.RawMessage(strconv.Itoa(DefaultMaxCount))
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestLogSchemaCurrent: the constant schema is what jsonschema-go infers from LogIn, plus
+// the bounds and defaults, byte for byte.
+func TestLogSchemaCurrent(t *testing.T) {
+	if got, want := string(logSchema()), string(inferredLogSchema()); got != want {
+		t.Errorf("logInputSchema is stale; set it to\n%s", want)
 	}
 }

@@ -21,4 +21,6 @@
 // guests/granted.sh.
 package main
 
+//go:generate go run github.com/mcpwasm/mcpwasm/abi/guest/schemagen
+
 func main() {}

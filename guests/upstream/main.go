@@ -12,4 +12,6 @@
 // a c-shared module never runs main.
 package main
 
+//go:generate go run github.com/mcpwasm/mcpwasm/abi/guest/schemagen
+
 func main() {}

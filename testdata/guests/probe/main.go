@@ -6,6 +6,11 @@
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o probe.wasm ./testdata/guests/probe
 package main
 
+// The schemas of its AddTool tools are in schemas_gen.go; this file builds only for wasip1,
+// so go generate skips it: regenerate from the repo root with
+//
+//	go run ./abi/guest/schemagen testdata/guests/probe
+
 import (
 	"context"
 	"crypto/rand"
