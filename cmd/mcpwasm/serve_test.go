@@ -50,15 +50,31 @@ func TestMain(m *testing.M) {
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
 const initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 
+// lockedBuffer is a concurrency-safe buffer that tells waiters when it was written to.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu     sync.Mutex
+	b      bytes.Buffer
+	notify chan struct{} // closed (and replaced) by every Write
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.notify != nil {
+		close(l.notify)
+		l.notify = nil
+	}
 	return l.b.Write(p)
+}
+
+// changed returns a channel closed by the next Write.
+func (l *lockedBuffer) changed() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.notify == nil {
+		l.notify = make(chan struct{})
+	}
+	return l.notify
 }
 
 func (l *lockedBuffer) String() string {
@@ -138,8 +154,8 @@ func (s *server) recv() string {
 			s.t.Fatalf("line not terminated by a bare \\n: %q", l)
 		}
 		return strings.TrimSuffix(l, "\n")
-	case <-time.After(30 * time.Second):
-		s.t.Fatalf("no reply within 30s; stderr:\n%s", s.stderr)
+	case <-time.After(waitLimit(s.t)):
+		s.t.Fatalf("no reply before the test deadline; stderr:\n%s", s.stderr)
 	}
 	return ""
 }
