@@ -33,12 +33,12 @@ func runClient(t *testing.T, args ...string) (string, int) {
 }
 
 // toolLines returns the tool names of `mcpwasm tools` human output (unindented lines, before
-// " — title").
+// "(arguments) — title").
 func toolLines(out string) []string {
 	var names []string
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if l != "" && !strings.HasPrefix(l, " ") {
-			name, _, _ := strings.Cut(l, " — ")
+			name, _, _ := strings.Cut(l, "(")
 			names = append(names, name)
 		}
 	}
