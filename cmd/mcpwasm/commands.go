@@ -73,7 +73,7 @@ mcpwasm call --json sha256 '{"text":"abc"}' -- mcpwasm serve
 mcpwasm call calc '{"expression":"1+2"}' --url http://127.0.0.1:8080/mcp`,
 			Run: clientRun("call")},
 		{Name: "resources", Args: "[flags] SERVER", Short: "list a server's resources",
-			Long: "Lists the resources of any MCP server: URI, name and MIME type.\n\n" + serverHelp,
+			Long:     "Lists the resources of any MCP server: URI, name and MIME type.\n\n" + serverHelp,
 			Examples: `mcpwasm resources -- mcpwasm serve`,
 			Run:      clientRun("resources")},
 		{Name: "read", Args: "[flags] URI SERVER", Short: "read a resource",

@@ -55,26 +55,9 @@ func TestExamplesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The compilation cache: the default location under a temporary XDG_CACHE_HOME, sharing
-	// the code the other tests compiled (cacheDir). Go's own build cache stays where it is.
-	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	xdg := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(xdg, "mcpwasm"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(cacheDir, filepath.Join(xdg, "mcpwasm", "compile")); err != nil {
-		t.Fatal(err)
-	}
-
 	cmd := exec.CommandContext(testContext(t), "bash", "examples/run.sh")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+xdg, "GOCACHE="+strings.TrimSpace(string(gocache)))
+	cmd.Env = cacheEnv(t) // the compilation cache the other tests filled
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
