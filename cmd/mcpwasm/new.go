@@ -322,6 +322,7 @@ var scaffolds = map[string][]scaffoldFile{
 # Builds [[.Name]].wasm from [[.Name]].wat.
 set -euo pipefail
 cd "$(dirname "$0")"
+command -v wat2wasm >/dev/null || { echo "build.sh: no wat2wasm (Debian: apt-get install wabt)" >&2; exit 3; }
 wat2wasm [[.Name]].wat -o [[.Name]].wasm
 `},
 		{"NAME.wat", `;; [[.Name]] — an mcpwasm guest (ABI v1) in WebAssembly text. One tool, "[[.Name]]", whose
@@ -371,7 +372,11 @@ wat2wasm [[.Name]].wat -o [[.Name]].wasm
 # Builds [[.Name]].wasm from [[.Name]].c and the C SDK in sdk/ (a WASI reactor).
 set -euo pipefail
 cd "$(dirname "$0")"
-cc=${CC:-$(command -v clang-16 || command -v clang)}
+cc=${CC:-}
+[ -n "$cc" ] || cc=$(command -v clang-16 || command -v clang) || {
+	echo "build.sh: no clang for wasm32-wasi (Debian 12: apt-get install clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32)" >&2
+	exit 3
+}
 "$cc" --target=wasm32-wasi -mexec-model=reactor -Os -Isdk -Wl,--strip-all \
 	-o [[.Name]].wasm sdk/mcpwasm.c [[.Name]].c
 `},
