@@ -66,7 +66,8 @@ func TestExamplesRun(t *testing.T) {
 	}
 	for _, want := range []string{
 		"$ mcpwasm tools -- mcpwasm serve --config examples/grants/mcpwasm.json\n",
-		"docs__calc — Calculator", "shout_echo — Shout echo", "git_log — Git log", "grep — Search files",
+		"docs__calc(expression) — Calculator", "shout_echo(text) — Shout echo", "git_log(max_count?, ref?) — Git log",
+		"grep(pattern, max_matches?, path?) — Search files", "read(path, max_bytes?) — Read file",
 		"$ mcpwasm call read '{\"path\":\"/data/hello.txt\"}' -- mcpwasm serve --config examples/grants/mcpwasm.json\nHello from the demo data directory.\n",
 		`"file":"/data/notes/wasm.md","line":3`,
 		"$ mcpwasm call git_log '{\"max_count\":3}' -- mcpwasm serve --config examples/grants/mcpwasm.json\n" + string(head),
