@@ -34,38 +34,35 @@ const (
 	ExitLoad  = 3 // a guest failed to load (not found, not a guest, bad manifest)
 )
 
-const usage = `usage:
-  mcpwasm serve [flags] [GUEST.wasm ...]   serve guests over MCP stdio (no guests: the bundled ones)
-  mcpwasm inspect [--config F] [--json] GUEST.wasm  show a guest's manifest, tools, schemas and requests
-  mcpwasm version                          print versions
-` + clientUsage + `Run 'mcpwasm serve -h' for serve's flags.
-`
-
-// run is the whole command, minus process setup, so tests drive it directly.
+// run is the whole command, minus process setup, so tests drive it directly. The commands
+// are the table in commands.go.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return ExitUsage
 	}
-	var err error
-	code := ExitOK
-	switch args[0] {
-	case "serve":
-		code, err = serve(ctx, args[1:], stdin, stdout, stderr)
-	case "inspect":
-		code, err = inspect(ctx, args[1:], stdout, stderr)
-	case "tools", "call", "resources", "read", "prompts", "prompt": // MCP client (client.go)
-		code, err = client(ctx, args[0], args[1:], stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, versionLine())
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-	default:
-		fmt.Fprintf(stderr, "mcpwasm: unknown command %q\n%s", args[0], usage)
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		name = "help"
+	case "--version":
+		name = "version"
+	}
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "mcpwasm: unknown command %q\n\n%s", args[0], usage())
 		return ExitUsage
 	}
+	if wantsHelp(args[1:]) {
+		printHelp(stdout, c)
+		return ExitOK
+	}
+	code, err := c.Run(ctx, args[1:], stdin, stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpwasm %s: %v\n", args[0], err)
+		fmt.Fprintf(stderr, "mcpwasm %s: %v\n", c.Name, err)
+		if code == ExitUsage {
+			fmt.Fprintf(stderr, "usage: %s (see 'mcpwasm help %s')\n", strings.TrimSpace("mcpwasm "+c.Name+" "+c.Args), c.Name)
+		}
 	}
 	return code
 }
@@ -143,6 +140,9 @@ type guestSpec struct {
 	wasm []byte
 	cfg  *runtime.GuestConfig
 	path string // the file it came from; empty for a bundled guest
+	// entry names the config entry it came from ("mcpwasm.json: guests[2]"), for messages;
+	// empty for a guest given as an argument or a bundled one.
+	entry string
 }
 
 // guestSpecs gathers the guests to load: those of the config file (with their grants), then
@@ -156,15 +156,16 @@ func guestSpecs(configPath string, paths []string, limits runtime.Limits) ([]gue
 		if cfg, err = config.Load(configPath); err != nil {
 			return nil, nil, err
 		}
-		for _, g := range cfg.Guests {
+		for i, g := range cfg.Guests {
+			entry := fmt.Sprintf("%s: guests[%d]", configPath, i)
 			p := cfg.ModulePath(g)
 			b, err := os.ReadFile(p)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, fmt.Errorf("%s.path: %w", entry, err)
 			}
 			gc := cfg.GuestConfig(g, p)
 			gc.Limits = gc.Limits.Merge(limits)
-			specs = append(specs, guestSpec{wasm: b, cfg: gc, path: p})
+			specs = append(specs, guestSpec{wasm: b, cfg: gc, path: p, entry: entry})
 		}
 	}
 	for _, p := range paths {
@@ -187,6 +188,9 @@ func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec) ([]*runtim
 	for _, s := range specs {
 		g, err := h.Load(ctx, s.wasm, s.cfg)
 		if err != nil {
+			if s.entry != "" {
+				err = fmt.Errorf("%s: %w", s.entry, err)
+			}
 			return nil, err
 		}
 		gs = append(gs, g)
@@ -326,9 +330,11 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err := hf.validate(); err != nil {
 		return ExitUsage, err
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprint(stderr, "usage: mcpwasm inspect [--config FILE] [--json] GUEST.wasm\n")
-		return ExitUsage, nil
+	switch {
+	case fs.NArg() == 0:
+		return ExitUsage, errors.New("missing GUEST.wasm")
+	case fs.NArg() > 1:
+		return ExitUsage, fmt.Errorf("unexpected argument %q (one guest at a time)", fs.Arg(1))
 	}
 	logger, err := hf.logger(stderr)
 	if err != nil {

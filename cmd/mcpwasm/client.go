@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime/upstream"
@@ -18,18 +21,9 @@ import (
 // tool's text is printed as usual.
 const ExitToolError = 4
 
-// clientUsage lists the client commands; run adds it to usage.
-const clientUsage = `  mcpwasm tools [flags] SERVER              list a server's tools
-  mcpwasm call [flags] TOOL [JSON] SERVER    call a tool with JSON object arguments
-  mcpwasm resources|prompts [flags] SERVER   list a server's resources or prompts
-  mcpwasm read [flags] URI SERVER            read a resource
-  mcpwasm prompt [flags] NAME [JSON] SERVER  get a prompt (JSON: string arguments)
-    SERVER is "-- CMD ARGS..." (spawned, stdio) or "--url URL [--header K:V]..." (Streamable HTTP);
-    flags: --json, --timeout 60s (per request), --connect-timeout 30s, --log-level warn
-`
-
-// clientCommands are the commands client handles.
-var clientCommands = map[string]int{"tools": 0, "resources": 0, "prompts": 0, "call": 1, "read": 1, "prompt": 1}
+// clientCommands are the commands client handles, with the name of their one positional
+// argument before the optional JSON (empty: none).
+var clientCommands = map[string]string{"tools": "", "resources": "", "prompts": "", "call": "TOOL", "read": "URI", "prompt": "NAME"}
 
 // headerFlags collects repeated --header K:V flags.
 type headerFlags map[string]string
@@ -66,6 +60,7 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit of the request")
 	connectTimeout := fs.Duration("connect-timeout", 30*time.Second, "time limit of connecting (start, initialize)")
 	logLevel := fs.String("log-level", "warn", "stderr log level: debug, info, warn or error")
+	serverLogs := fs.Bool("server-logs", false, "show a spawned server's stderr (by default hidden, and its last lines shown only if it fails to start)")
 	// Flags and positional arguments may be interleaved.
 	var pos []string
 	for {
@@ -78,14 +73,14 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	want := clientCommands[cmd]
-	if len(pos) < want || len(pos) > want+1 || len(pos) > want && (cmd == "read" || want == 0) {
-		fmt.Fprintf(stderr, "usage:\n%s", clientUsage)
-		return ExitUsage, nil
+	if err := checkClientArgs(cmd, pos); err != nil {
+		return ExitUsage, err
 	}
-	if (len(command) > 0) == (*url != "") {
-		fmt.Fprintf(stderr, "mcpwasm %s: give the server as -- CMD ARGS... or --url URL\n", cmd)
-		return ExitUsage, nil
+	switch {
+	case len(command) == 0 && *url == "":
+		return ExitUsage, errors.New("missing SERVER: give it as -- CMD ARGS... or --url URL")
+	case len(command) > 0 && *url != "":
+		return ExitUsage, errors.New("give the server as -- CMD ARGS... or --url URL, not both")
 	}
 	hf := hostFlags{logLevel: *logLevel}
 	logger, err := hf.logger(stderr)
@@ -93,17 +88,25 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		return ExitUsage, err
 	}
 	var jsonArgs map[string]any
-	if want == 1 && len(pos) == 2 {
+	if len(pos) == 2 {
 		if err := json.Unmarshal([]byte(pos[1]), &jsonArgs); err != nil || jsonArgs == nil {
 			return ExitUsage, fmt.Errorf("arguments must be a JSON object: %s", pos[1])
 		}
 	}
 	spec := upstream.Spec{Command: command, URL: *url, Headers: headers}
+	var serverStderr io.Writer = stderr
+	tail := &tailBuffer{max: 4 << 10}
+	if !*serverLogs {
+		serverStderr = tail
+	}
 	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger),
-		ConnectTimeout: *connectTimeout, Stderr: stderr})
+		ConnectTimeout: *connectTimeout, Stderr: serverStderr})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitError, errors.New("interrupted")
+		}
+		if t := tail.String(); t != "" {
+			err = fmt.Errorf("%w\nthe server's last stderr lines (all of them with --server-logs):\n%s", err, strings.TrimRight(t, "\n"))
 		}
 		return ExitError, err
 	}
@@ -118,6 +121,53 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		return ExitError, fmt.Errorf("no answer within %v; the request was cancelled", *timeout)
 	}
 	return code, err
+}
+
+// checkClientArgs checks the positional arguments of a client command: its one named
+// argument (TOOL, URI, NAME) if it has one, then JSON arguments for call and prompt.
+func checkClientArgs(cmd string, pos []string) error {
+	name := clientCommands[cmd]
+	max := 0
+	switch cmd {
+	case "call", "prompt":
+		max = 2
+	case "read":
+		max = 1
+	}
+	switch {
+	case name != "" && len(pos) == 0:
+		return fmt.Errorf("missing %s", name)
+	case len(pos) > max:
+		return fmt.Errorf("unexpected argument %q (the server comes after --, or as --url URL)", pos[max])
+	}
+	return nil
+}
+
+// tailBuffer keeps the last max bytes written to it (whole lines where it can).
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		cut := over
+		if i := bytes.IndexByte(t.b[over:], '\n'); i >= 0 && over+i+1 < len(t.b) {
+			cut = over + i + 1
+		}
+		t.b = append(t.b[:0], t.b[cut:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
 }
 
 func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args map[string]any, asJSON bool, w io.Writer) (int, error) {
@@ -235,7 +285,7 @@ func orEmptyMap(m map[string]any) map[string]any {
 
 func printTools(w io.Writer, tools []*mcp.Tool) {
 	for _, t := range tools {
-		fmt.Fprintf(w, "%s", t.Name)
+		fmt.Fprintf(w, "%s(%s)", t.Name, strings.Join(toolArgs(t.InputSchema), ", "))
 		if t.Title != "" {
 			fmt.Fprintf(w, " — %s", t.Title)
 		}
@@ -244,6 +294,32 @@ func printTools(w io.Writer, tools []*mcp.Tool) {
 			fmt.Fprintf(w, "    %s\n", d)
 		}
 	}
+}
+
+// toolArgs names a tool's arguments from its input schema: the required ones in the
+// schema's order, then the optional ones, sorted, each marked "?".
+func toolArgs(schema any) []string {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	b, err := json.Marshal(schema)
+	if err != nil || json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	var args, optional []string
+	for _, r := range s.Required {
+		if _, ok := s.Properties[r]; ok && !slices.Contains(args, r) {
+			args = append(args, r)
+		}
+	}
+	for p := range s.Properties {
+		if !slices.Contains(args, p) {
+			optional = append(optional, p+"?")
+		}
+	}
+	slices.Sort(optional)
+	return append(args, optional...)
 }
 
 func printPrompts(w io.Writer, ps []*mcp.Prompt) {

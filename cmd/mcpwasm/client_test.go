@@ -13,10 +13,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// runClient runs `mcpwasm ARGS...` and returns stdout and the exit code.
+// runClient runs `mcpwasm ARGS...` and returns stdout and the exit code. A client command's
+// connect and request time limits are the test's remaining time, not the 30 s and 60 s
+// defaults: a first start that compiles guests on a slow machine is slow, not a failure.
 func runClient(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(binPath, args...)
+	if _, ok := clientCommands[args[0]]; ok {
+		limit := waitLimit(t).String()
+		args = append([]string{args[0], "--connect-timeout", limit, "--timeout", limit}, args[1:]...)
+	}
+	cmd := exec.CommandContext(testContext(t), binPath, args...)
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -33,12 +39,12 @@ func runClient(t *testing.T, args ...string) (string, int) {
 }
 
 // toolLines returns the tool names of `mcpwasm tools` human output (unindented lines, before
-// " — title").
+// "(arguments) — title").
 func toolLines(out string) []string {
 	var names []string
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if l != "" && !strings.HasPrefix(l, " ") {
-			name, _, _ := strings.Cut(l, " — ")
+			name, _, _ := strings.Cut(l, "(")
 			names = append(names, name)
 		}
 	}

@@ -1,8 +1,10 @@
-// Command mcpwasm serves MCP tools that run as WebAssembly guests.
+// Command mcpwasm serves MCP tools that run as WebAssembly guests, and talks to MCP servers.
 //
 //	mcpwasm serve [flags] [GUEST.wasm …]   serve guests over MCP stdio (default: the bundled guests)
 //	mcpwasm inspect [--json] GUEST.wasm    show a guest's manifest, tools, schemas and requests
-//	mcpwasm version                        print versions
+//	mcpwasm tools|call|read|prompt …       MCP client commands
+//	mcpwasm new go|c|rust|wat NAME         create a guest project
+//	mcpwasm help [COMMAND]                 the commands (commands.go), or one in detail
 package main
 
 import (

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,8 +39,7 @@ func TestInitializeNegotiation(t *testing.T) {
 // The go-sdk client probes server/discover and then speaks 2026-07-28 with per-request
 // _meta: over stdio…
 func TestProtocol20260728Stdio(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 	cmd := exec.Command(binPath, "serve", "--cache-dir", cacheDir)
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -55,8 +53,7 @@ func TestProtocol20260728Stdio(t *testing.T) {
 // …and over stateless Streamable HTTP.
 func TestProtocol20260728StatelessHTTP(t *testing.T) {
 	base, _ := startHTTP(t, "--stateless")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
 	if err != nil {
@@ -85,15 +82,14 @@ func startHTTP(t *testing.T, args ...string) (string, *server) {
 	t.Helper()
 	s := startServer(t, append([]string{"--http", "127.0.0.1:0"}, args...)...)
 	re := regexp.MustCompile(`transport=http addr=(\S+)`)
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
-			return "http://" + m[1], s
+	var addr string
+	waitOutput(t, s.stderr, "the HTTP server to listen", func(out string) bool {
+		if m := re.FindStringSubmatch(out); m != nil {
+			addr = m[1]
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("HTTP server did not start:\n%s", s.stderr)
-	return "", nil
+		return addr != ""
+	})
+	return "http://" + addr, s
 }
 
 func post(t *testing.T, url string, header map[string]string, body string) *http.Response {

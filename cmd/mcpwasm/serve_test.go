@@ -50,15 +50,31 @@ func TestMain(m *testing.M) {
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
 const initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 
+// lockedBuffer is a concurrency-safe buffer that tells waiters when it was written to.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu     sync.Mutex
+	b      bytes.Buffer
+	notify chan struct{} // closed (and replaced) by every Write
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.notify != nil {
+		close(l.notify)
+		l.notify = nil
+	}
 	return l.b.Write(p)
+}
+
+// changed returns a channel closed by the next Write.
+func (l *lockedBuffer) changed() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.notify == nil {
+		l.notify = make(chan struct{})
+	}
+	return l.notify
 }
 
 func (l *lockedBuffer) String() string {
@@ -138,8 +154,8 @@ func (s *server) recv() string {
 			s.t.Fatalf("line not terminated by a bare \\n: %q", l)
 		}
 		return strings.TrimSuffix(l, "\n")
-	case <-time.After(30 * time.Second):
-		s.t.Fatalf("no reply within 30s; stderr:\n%s", s.stderr)
+	case <-time.After(waitLimit(s.t)):
+		s.t.Fatalf("no reply before the test deadline; stderr:\n%s", s.stderr)
 	}
 	return ""
 }
@@ -152,17 +168,24 @@ func (s *server) initialize() {
 	}
 }
 
-// closeAndWait closes stdin and returns the exit code and how long the exit took.
+// closeAndWait closes stdin, waits for the server to exit and returns its exit code and how
+// long the exit took. The exit must come before limit, a bound that tells the behaviour under
+// test from its failure (e.g. a call's timeout), not a guess at the machine's speed; the wait
+// itself lasts until the test's deadline, so a slow exit is reported with its duration.
 func (s *server) closeAndWait(limit time.Duration) (int, time.Duration) {
 	s.t.Helper()
 	start := time.Now()
 	s.stdin.Close()
 	select {
 	case <-s.exited:
-	case <-time.After(limit):
-		s.t.Fatalf("server still running %v after stdin closed", limit)
+	case <-time.After(waitLimit(s.t)):
+		s.t.Fatalf("server still running %v after stdin closed; stderr:\n%s", time.Since(start), s.stderr)
 	}
-	return s.cmd.ProcessState.ExitCode(), time.Since(start)
+	took := time.Since(start)
+	if took > limit {
+		s.t.Errorf("server exited %v after stdin closed, want under %v", took, limit)
+	}
+	return s.cmd.ProcessState.ExitCode(), took
 }
 
 // rest drains stdout after exit.
@@ -333,25 +356,26 @@ func TestServeBadArguments(t *testing.T) {
 	}
 }
 
-// stdin at EOF from the start → exit 0 within 1 s.
+// stdin at EOF from the start → exit 0 (the time it took is logged).
 func TestServeEOFAtStart(t *testing.T) {
 	s := startServer(t, fixturePath)
 	// Wait until the server is up, so the measured time is EOF → exit.
 	s.initialize()
-	code, took := s.closeAndWait(time.Second)
+	code, took := s.closeAndWait(5 * time.Minute)
 	if code != 0 {
 		t.Errorf("exit code %d, want 0", code)
 	}
 	t.Logf("exited %v after EOF", took)
 }
 
-// a long call in flight when stdin closes is cancelled; exit 0 within 2 s.
+// a long call in flight when stdin closes is cancelled after the drain grace; exit 0 well
+// before the call's own 10-minute timeout. (Running or still being dispatched, the call is
+// in flight once its line is read, so there is nothing to wait for before closing stdin.)
 func TestServeEOFCancelsInFlight(t *testing.T) {
-	s := startServer(t, "--timeout", "1m", fixturePath)
+	s := startServer(t, "--timeout", "10m", fixturePath)
 	s.initialize()
 	s.send(callLine(2, "spin", `{}`))
-	time.Sleep(100 * time.Millisecond) // let the call start
-	code, took := s.closeAndWait(2 * time.Second)
+	code, took := s.closeAndWait(5 * time.Minute)
 	if code != 0 {
 		t.Errorf("exit code %d, want 0", code)
 	}
@@ -446,7 +470,7 @@ func TestServeGuestStdio(t *testing.T) {
 	if diff := cmp.Diff(`{"jsonrpc":"2.0","id":4,"result":{}}`, s.recv()); diff != "" {
 		t.Errorf("ping after read (-want +got):\n%s", diff)
 	}
-	code, _ := s.closeAndWait(2 * time.Second)
+	code, _ := s.closeAndWait(5 * time.Minute)
 	if rest := s.rest(); code != 0 || len(rest) != 0 {
 		t.Errorf("exit %d, extra stdout %q", code, rest)
 	}
@@ -455,13 +479,15 @@ func TestServeGuestStdio(t *testing.T) {
 	}
 }
 
-// A cancelled call stops its guest promptly: with one instance, the next call can only run
-// once the cancelled guest has stopped. The measured delay is logged.
+// A cancelled call stops its guest: with one instance, the next call can only run once the
+// cancelled guest has stopped, and the call's own timeout (10 minutes) is beyond the test's
+// patience, so an answer at all proves the cancellation stopped it. The measured delay is
+// logged. The cancellation may arrive before the guest starts: the request is registered when
+// its line is read, before the next line, so there is nothing to wait for.
 func TestCancelStopsGuestPromptly(t *testing.T) {
-	s := startServer(t, "--instances", "1", fixturePath)
+	s := startServer(t, "--instances", "1", "--timeout", "10m", fixturePath)
 	s.initialize()
 	s.send(callLine(2, "spin", `{}`))
-	time.Sleep(200 * time.Millisecond)
 	start := time.Now()
 	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`, callLine(3, "echo", `{}`))
 	l := s.recv()
@@ -470,7 +496,4 @@ func TestCancelStopsGuestPromptly(t *testing.T) {
 		t.Fatalf("first reply after cancel: %s (the cancelled request must get none)", l)
 	}
 	t.Logf("guest stopped and next call answered %v after notifications/cancelled", took)
-	if took > time.Second {
-		t.Errorf("took %v", took)
-	}
 }

@@ -1,22 +1,22 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 )
 
 // TestTranscripts replays testdata/transcripts/*.txtar against `mcpwasm serve`: the input
-// section is written to stdin line by line ("#sleep D" pauses; "#await N" waits until stdout
-// has N lines, which keeps concurrent replies in a fixed order), stdin is closed, and stdout
-// must equal the output section exactly. Run with -args -update to rewrite the outputs.
+// section is written to stdin line by line ("#await N" waits until stdout has N lines, which
+// keeps concurrent replies in a fixed order; there is no fixed-time pause), stdin is closed,
+// and stdout must equal the output section exactly. Run with -args -update to rewrite the outputs.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/transcripts/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -49,21 +49,9 @@ func TestTranscripts(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					deadline := time.Now().Add(30 * time.Second)
-					for strings.Count(stdout.String(), "\n") < want {
-						if time.Now().After(deadline) {
-							t.Fatalf("stdout has fewer than %d lines after 30s:\n%s\nstderr:\n%s", want, stdout.String(), stderr.String())
-						}
-						time.Sleep(5 * time.Millisecond)
-					}
-					continue
-				}
-				if d, ok := strings.CutPrefix(line, "#sleep "); ok {
-					dur, err := time.ParseDuration(d)
-					if err != nil {
-						t.Fatal(err)
-					}
-					time.Sleep(dur)
+					waitOutput(t, &stdout, fmt.Sprintf("%d lines on stdout (stderr:\n%s)", want, &stderr), func(out string) bool {
+						return strings.Count(out, "\n") >= want
+					})
 					continue
 				}
 				if _, err := stdin.Write([]byte(line + "\n")); err != nil {

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// command is one mcpwasm subcommand: its help text and the function that runs it. The
+// table below is the single list of commands; run, help and completion read it.
+type command struct {
+	Name     string
+	Args     string // the synopsis after the name, e.g. "[flags] GUEST.wasm"
+	Short    string // one line for the command list
+	Long     string // paragraphs for `mcpwasm help NAME`
+	Examples string // one command per line, comments allowed
+	// Run runs the command with the arguments after its name.
+	Run func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error)
+	// NoFlags: the command has no flag set, so help lists none (Run is not asked for them).
+	NoFlags bool
+}
+
+const serverHelp = `SERVER is "-- CMD ARGS..." (a server spawned over stdio; its stderr is hidden unless
+--server-logs, and its last lines are shown if it fails to start) or "--url URL
+[--header K:V]..." (Streamable HTTP). Human output by default, --json for scripts.
+Ctrl-C cancels the request (notifications/cancelled) and shuts a spawned server down.`
+
+func clientRun(name string) func(context.Context, []string, io.Reader, io.Writer, io.Writer) (int, error) {
+	return func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
+		return client(ctx, name, args, stdout, stderr)
+	}
+}
+
+var commands []*command
+
+func init() {
+	commands = []*command{
+		{Name: "serve", Args: "[flags] [GUEST.wasm ...]", Short: "serve guests over MCP stdio (no guests, no config: the bundled ones)",
+			Long: `Serves the tools, resources and prompts of WebAssembly guests over MCP: stdio by default,
+Streamable HTTP with --http. Guests come from --config (with their grants) and from the
+arguments (with no grants); with neither, the bundled calc and text guests are served.
+stdout carries only MCP messages; logs go to stderr. Exit codes: 0 ok (also when the
+client closes stdin), 1 runtime error, 2 usage, 3 a guest failed to load.`,
+			Examples: `mcpwasm serve
+mcpwasm serve tool.wasm other.wasm
+mcpwasm serve --config mcpwasm.json --watch
+mcpwasm serve --http :8080 --config mcpwasm.json`,
+			Run: serve},
+		{Name: "inspect", Args: "[--config FILE] [--json] GUEST.wasm", Short: "show a guest's manifest, tools, schemas, requested and granted capabilities",
+			Long: `Loads one guest and prints its name, version, digest, tools with their schemas and
+annotations, and the capabilities it requests. With --config, also what the config grants
+each tool and what is effective (granted ∩ requested).`,
+			Examples: `mcpwasm inspect tool.wasm
+mcpwasm inspect --json tool.wasm | jq -r .sha256     # the digest to pin in a config
+mcpwasm inspect --config mcpwasm.json guests/files.wasm`,
+			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
+				return inspect(ctx, args, stdout, stderr)
+			}},
+		{Name: "tools", Args: "[flags] SERVER", Short: "list a server's tools with their arguments",
+			Long: "Lists the tools of any MCP server: name(arguments, optional?) — title, then the description's first line.\n\n" + serverHelp,
+			Examples: `mcpwasm tools -- mcpwasm serve
+mcpwasm tools --json -- mcpwasm serve tool.wasm
+mcpwasm tools --url http://127.0.0.1:8080/mcp --header "Authorization: Bearer $TOKEN"`,
+			Run: clientRun("tools")},
+		{Name: "call", Args: "[flags] TOOL [JSON] SERVER", Short: "call a tool with JSON object arguments (exit 4 if the tool reports an error)",
+			Long: "Calls TOOL with the arguments JSON (an object; default {}) and prints its result: text\nblocks as they are, structured content as JSON. Exit code 4 when the tool reports an error.\n\n" + serverHelp,
+			Examples: `mcpwasm call calc '{"expression":"1+2"}' -- mcpwasm serve
+mcpwasm call --json sha256 '{"text":"abc"}' -- mcpwasm serve
+mcpwasm call calc '{"expression":"1+2"}' --url http://127.0.0.1:8080/mcp`,
+			Run: clientRun("call")},
+		{Name: "resources", Args: "[flags] SERVER", Short: "list a server's resources",
+			Long:     "Lists the resources of any MCP server: URI, name and MIME type.\n\n" + serverHelp,
+			Examples: `mcpwasm resources -- mcpwasm serve`,
+			Run:      clientRun("resources")},
+		{Name: "read", Args: "[flags] URI SERVER", Short: "read a resource",
+			Long:     "Reads the resource URI and prints its text (or a line describing a blob).\n\n" + serverHelp,
+			Examples: `mcpwasm read calc://reference -- mcpwasm serve`,
+			Run:      clientRun("read")},
+		{Name: "prompts", Args: "[flags] SERVER", Short: "list a server's prompts",
+			Long:     "Lists the prompts of any MCP server: name(arguments, optional?) and description.\n\n" + serverHelp,
+			Examples: `mcpwasm prompts -- mcpwasm serve`,
+			Run:      clientRun("prompts")},
+		{Name: "prompt", Args: "[flags] NAME [JSON] SERVER", Short: "get a prompt (JSON: its string arguments)",
+			Long:     "Gets the prompt NAME with the arguments JSON (an object; non-string values are sent as\ntheir JSON text) and prints its messages.\n\n" + serverHelp,
+			Examples: `mcpwasm prompt explain '{"expression":"2^10"}' -- mcpwasm serve`,
+			Run:      clientRun("prompt")},
+		{Name: "new", Args: "[--sdk DIR] go|c|rust|wat NAME [DIR]", Short: "create a guest project that builds with one command and has a test",
+			Long: `Creates a guest project for the language in DIR (default ./NAME): a one-tool guest, a
+build script and a test that loads the built guest through mcpwasm's runtime. The README in
+the project says how to build and test it.`,
+			Examples: `mcpwasm new go greet
+mcpwasm new wat greet /tmp/greet
+mcpwasm new --sdk ~/src/mcpwasm go greet     # use a local checkout of the SDK`,
+			Run: newProject},
+		{Name: "version", Short: "print the versions of mcpwasm, the ABI, Go, wazero and the MCP SDK",
+			Examples: `mcpwasm version`, NoFlags: true,
+			Run: func(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) (int, error) {
+				if len(args) > 0 {
+					return ExitUsage, fmt.Errorf("unexpected argument %q", args[0])
+				}
+				fmt.Fprintln(stdout, versionLine())
+				return ExitOK, nil
+			}},
+		{Name: "help", Args: "[COMMAND]", Short: "show the commands, or one command's synopsis, flags and examples",
+			Examples: "mcpwasm help\nmcpwasm help call", NoFlags: true,
+			Run: func(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) (int, error) {
+				switch len(args) {
+				case 0:
+					fmt.Fprint(stdout, usage())
+					return ExitOK, nil
+				case 1:
+					c := lookup(args[0])
+					if c == nil {
+						return ExitUsage, fmt.Errorf("unknown command %q (commands: %s)", args[0], strings.Join(commandNames(), ", "))
+					}
+					printHelp(stdout, c)
+					return ExitOK, nil
+				}
+				return ExitUsage, fmt.Errorf("unexpected argument %q", args[1])
+			}},
+		{Name: "completion", Args: "bash", Short: "print a bash completion script",
+			Long:     `Prints a bash completion script for mcpwasm: commands, each command's flags, and file names.`,
+			Examples: "source <(mcpwasm completion bash)                       # this shell\nmcpwasm completion bash > ~/.local/share/bash-completion/completions/mcpwasm",
+			NoFlags:  true,
+			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) (int, error) {
+				if len(args) != 1 || args[0] != "bash" {
+					return ExitUsage, fmt.Errorf("want: mcpwasm completion bash (the only shell supported)")
+				}
+				fmt.Fprint(stdout, bashCompletion(ctx))
+				return ExitOK, nil
+			}},
+	}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames() []string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// usage is the command list: `mcpwasm help`, and stderr for a bad command line.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("mcpwasm runs MCP tools as WebAssembly guests, and talks to MCP servers.\n\nusage:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  mcpwasm %-11s %s\n", c.Name, c.Short)
+	}
+	b.WriteString("\nRun 'mcpwasm help COMMAND' or 'mcpwasm COMMAND -h' for a command's synopsis, flags and examples.\n")
+	return b.String()
+}
+
+// wantsHelp reports whether args (a command's arguments) ask for its help: -h, -help or
+// --help before any "--" (what follows "--" is a server's command line).
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
+}
+
+func printHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: mcpwasm %s", c.Name)
+	if c.Args != "" {
+		fmt.Fprintf(w, " %s", c.Args)
+	}
+	fmt.Fprintf(w, "\n\n%s\n", c.Short)
+	if c.Long != "" {
+		fmt.Fprintf(w, "\n%s\n", c.Long)
+	}
+	if f := flagHelp(c); f != "" {
+		fmt.Fprintf(w, "\nflags:\n%s", f)
+	}
+	if c.Examples != "" {
+		fmt.Fprintf(w, "\nexamples:\n")
+		for _, l := range strings.Split(c.Examples, "\n") {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+}
+
+// flagHelp returns the flag listing of c's own flag set. Each command defines its flags
+// where it parses them, so the listing is taken by running it with -h (the flag package
+// prints "Usage of NAME:" and the defaults, then stops): a flag added to a command shows
+// in its help with no second list to keep in step.
+func flagHelp(c *command) string {
+	if c.NoFlags {
+		return ""
+	}
+	var out bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // nothing may start
+	c.Run(ctx, []string{"-h"}, strings.NewReader(""), io.Discard, &out)
+	s := out.String()
+	if _, rest, ok := strings.Cut(s, ":\n"); ok && strings.HasPrefix(s, "Usage of ") {
+		s = rest
+	}
+	return s
+}
+
+var flagName = regexp.MustCompile(`(?m)^  -(\S+)`)
+
+// flagNames lists c's flags as --name.
+func flagNames(c *command) []string {
+	var names []string
+	for _, m := range flagName.FindAllStringSubmatch(flagHelp(c), -1) {
+		names = append(names, "--"+m[1])
+	}
+	slices.Sort(names)
+	return names
+}
+
+// bashCompletion is the script `mcpwasm completion bash` prints.
+func bashCompletion(context.Context) string {
+	var b strings.Builder
+	b.WriteString(`# bash completion for mcpwasm; generated by: mcpwasm completion bash
+_mcpwasm() {
+	local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]} i
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		COMPREPLY=($(compgen -W "`)
+	b.WriteString(strings.Join(commandNames(), " "))
+	b.WriteString(`" -- "$cur"))
+		return
+	fi
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		[ "${COMP_WORDS[i]}" = "--" ] && { COMPREPLY=($(compgen -c -- "$cur")); return; }
+	done
+	local words=""
+	case $cmd in
+`)
+	for _, c := range commands {
+		var words []string
+		switch c.Name {
+		case "help":
+			words = commandNames()
+		case "completion":
+			words = []string{"bash"}
+		case "new":
+			words = append(flagNames(c), "go", "c", "rust", "wat")
+		default:
+			words = flagNames(c)
+		}
+		if len(words) > 0 {
+			fmt.Fprintf(&b, "\t%s) words=%q ;;\n", c.Name, strings.Join(words, " "))
+		}
+	}
+	b.WriteString(`	esac
+	if [[ $cur == -* || $cmd == help || $cmd == completion ]]; then
+		COMPREPLY=($(compgen -W "$words" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -o filenames -F _mcpwasm mcpwasm
+`)
+	return b.String()
+}

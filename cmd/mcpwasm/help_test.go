@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command in process and returns stdout, stderr and the exit code.
+func runCLI(args ...string) (string, string, int) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+	return stdout.String(), stderr.String(), code
+}
+
+// Every command answers -h, --help and `mcpwasm help CMD` on stdout with its synopsis and
+// examples, and exits 0.
+func TestHelpEveryCommand(t *testing.T) {
+	for _, c := range commands {
+		for _, args := range [][]string{{c.Name, "-h"}, {c.Name, "--help"}, {"help", c.Name}} {
+			out, errOut, code := runCLI(args...)
+			if code != ExitOK || errOut != "" {
+				t.Errorf("mcpwasm %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
+			}
+			for _, want := range []string{"usage: mcpwasm " + c.Name, "examples:\n  "} {
+				if !strings.Contains(out, want) {
+					t.Errorf("mcpwasm %s: output lacks %q:\n%s", strings.Join(args, " "), want, out)
+				}
+			}
+		}
+	}
+	out, _, code := runCLI("serve", "--help")
+	if code != ExitOK || !strings.Contains(out, "flags:\n") || !strings.Contains(out, "-config string") {
+		t.Errorf("serve --help lists no flags:\n%s", out)
+	}
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		out, _, code := runCLI(args...)
+		if code != ExitOK || !strings.Contains(out, "mcpwasm serve ") || !strings.Contains(out, "mcpwasm help COMMAND") {
+			t.Errorf("mcpwasm %s: exit %d:\n%s", args[0], code, out)
+		}
+	}
+	// What follows "--" belongs to the server, not to the client command.
+	if _, _, code := runCLI("tools", "--", "nonexistent-server-binary", "-h"); code == ExitOK {
+		t.Errorf("tools -- CMD -h printed help instead of running CMD")
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"call", "--", "mcpwasm", "serve"}, "mcpwasm call: missing TOOL\n"},
+		{[]string{"read", "--", "mcpwasm", "serve"}, "mcpwasm read: missing URI\n"},
+		{[]string{"prompt", "--json", "--", "mcpwasm", "serve"}, "mcpwasm prompt: missing NAME\n"},
+		{[]string{"call", "calc"}, "mcpwasm call: missing SERVER: give it as -- CMD ARGS... or --url URL\n"},
+		{[]string{"tools", "extra", "--", "x"}, `mcpwasm tools: unexpected argument "extra"`},
+		{[]string{"call", "calc", "{}", "extra", "--", "x"}, `mcpwasm call: unexpected argument "extra"`},
+		{[]string{"call", "calc", "[1]", "--", "x"}, "mcpwasm call: arguments must be a JSON object: [1]\n"},
+		{[]string{"inspect"}, "mcpwasm inspect: missing GUEST.wasm\n"},
+		{[]string{"help", "nope"}, `mcpwasm help: unknown command "nope"`},
+		{[]string{"nope"}, `mcpwasm: unknown command "nope"`},
+		{[]string{"completion", "zsh"}, "mcpwasm completion: want: mcpwasm completion bash"},
+	}
+	for _, tt := range tests {
+		_, errOut, code := runCLI(tt.args...)
+		if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("mcpwasm %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tt.args, " "), code, errOut, ExitUsage, tt.want)
+		}
+	}
+}
+
+// A config entry whose module is missing is named by file and index.
+func TestConfigErrorNamesEntry(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpwasm.json")
+	if err := os.WriteFile(filepath.Join(dir, "ok.wasm"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"guests": [{"path": "ok.wasm"}, {"path": "ok.wasm", "name": "two"}, {"path": "missing.wasm"}]}`
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI("serve", "--no-cache", "--config", cfg)
+	want := "mcpwasm serve: " + cfg + ": guests[2].path: open " + filepath.Join(dir, "missing.wasm") + ": no such file or directory\n"
+	if code != ExitLoad || errOut != want {
+		t.Errorf("exit %d, stderr %q; want exit %d, %q", code, errOut, ExitLoad, want)
+	}
+	// A module that fails to load is named by its entry too.
+	if err := os.WriteFile(cfg, []byte(`{"guests": [{"path": "ok.wasm"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = runCLI("serve", "--no-cache", "--config", cfg)
+	if code != ExitLoad || !strings.HasPrefix(errOut, "mcpwasm serve: "+cfg+": guests[0]: ") {
+		t.Errorf("exit %d, stderr %q; want the entry named", code, errOut)
+	}
+}
+
+// A spawned server's stderr is hidden unless --server-logs; when it fails to start, its last
+// lines are part of the error.
+func TestClientServerLogs(t *testing.T) {
+	server := []string{"--", binPath, "serve", "--cache-dir", cacheDir, fixturePath}
+	quiet := exec.Command(binPath, append([]string{"tools"}, server...)...)
+	var stderr bytes.Buffer
+	quiet.Stderr = &stderr
+	if out, err := quiet.Output(); err != nil || !strings.Contains(string(out), "echo(") {
+		t.Fatalf("tools: %v\n%s\n%s", err, out, &stderr)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("server logs shown by default: %q", &stderr)
+	}
+	loud := exec.Command(binPath, append([]string{"tools", "--server-logs"}, server...)...)
+	stderr.Reset()
+	loud.Stderr = &stderr
+	if _, err := loud.Output(); err != nil || !strings.Contains(stderr.String(), "msg=serving") {
+		t.Errorf("--server-logs: %v, stderr %q", err, &stderr)
+	}
+	bad := exec.Command(binPath, "tools", "--", binPath, "serve", "--no-such-flag")
+	stderr.Reset()
+	bad.Stderr = &stderr
+	if err := bad.Run(); err == nil || !strings.Contains(stderr.String(), "the server's last stderr lines") ||
+		!strings.Contains(stderr.String(), "flag provided but not defined: -no-such-flag") {
+		t.Errorf("failed start: %v, stderr %q", err, &stderr)
+	}
+}
+
+// The human tools listing names each tool's arguments, optional ones marked "?".
+func TestToolArgs(t *testing.T) {
+	schema := map[string]any{"type": "object", "required": []any{"text", "pattern"},
+		"properties": map[string]any{"all": map[string]any{}, "text": map[string]any{}, "pattern": map[string]any{}, "max": map[string]any{}}}
+	if got, want := strings.Join(toolArgs(schema), ", "), "text, pattern, all?, max?"; got != want {
+		t.Errorf("toolArgs = %q, want %q", got, want)
+	}
+	if got := toolArgs(map[string]any{"type": "object"}); len(got) != 0 {
+		t.Errorf("no properties: %q", got)
+	}
+}
+
+func TestCompletionBash(t *testing.T) {
+	out, _, code := runCLI("completion", "bash")
+	if code != ExitOK || !strings.Contains(out, "complete -o filenames -F _mcpwasm mcpwasm") || !strings.Contains(out, "--server-logs") {
+		t.Fatalf("completion bash: exit %d:\n%s", code, out)
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	// The script parses, and completes a command and a flag.
+	script := out + `
+COMP_WORDS=(mcpwasm ser); COMP_CWORD=1; _mcpwasm; echo "${COMPREPLY[*]}"
+COMP_WORDS=(mcpwasm call --server-l); COMP_CWORD=2; _mcpwasm; echo "${COMPREPLY[*]}"
+`
+	got, err := exec.Command(bash, "-c", script).CombinedOutput()
+	if err != nil || string(got) != "serve\n--server-logs\n" {
+		t.Errorf("completion: %v\n%s", err, got)
+	}
+}
