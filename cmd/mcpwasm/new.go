@@ -151,7 +151,11 @@ var commonFiles = []scaffoldFile{
 go [[.GoVersion]]
 
 require [[.SDKModule]] [[.SDKVersion]]
-[[if .SDKReplace]]
+[[if eq .Lang "go"]]
+// schemagen writes schemas_gen.go: the tools' JSON Schemas, inferred from their Go types at
+// build time, so the module need not link a schema library (build.sh runs it).
+tool [[.SDKModule]]/abi/guest/schemagen
+[[end]][[if .SDKReplace]]
 // Nothing of mcpwasm is published yet: use a local checkout. Remove this line (and set the
 // version above) once [[.SDKModule]] is published.
 replace [[.SDKModule]] => [[.SDKReplace]]
@@ -243,6 +247,7 @@ func init() {
 # Builds [[.Name]].wasm, a WASI reactor module for mcpwasm.
 set -euo pipefail
 cd "$(dirname "$0")"
+go tool schemagen .   # the tools' schemas, from their Go types, into schemas_gen.go
 GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w" -o [[.Name]].wasm .
 `},
 	{"guest_test.go", `//go:build !wasip1
