@@ -21,7 +21,7 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger) *upstream.Manager {
 	}
 	specs := map[string]upstream.Spec{}
 	for name, u := range cfg.Upstreams {
-		specs[name] = upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers}
+		specs[name] = upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
 	}
 	return upstream.NewManager(specs, &upstream.Options{Version: version(), Logger: logger})
 }

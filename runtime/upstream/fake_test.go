@@ -70,6 +70,9 @@ func sdkServer() {
 //	endless     tools/list always has a next page with a fresh cursor
 //	crash       exit after answering the first tools/call
 //	slow        tools/call "sleep" is never answered (the client cancels it)
+//
+// In every mode tools/call "exact" answers its arguments as structuredContent, verbatim, and
+// "env" answers the server's environment.
 func fakeServer(modes []string) {
 	has := func(m string) bool {
 		for _, x := range modes {
@@ -138,7 +141,14 @@ func fakeServer(modes []string) {
 				reply(req.ID, map[string]any{"tools": []any{tool("echo")}})
 			}
 		case "tools/call":
-			if req.Params.Name == "sleep" {
+			switch req.Params.Name {
+			case "sleep":
+				continue
+			case "exact": // the arguments back as structuredContent, byte for byte
+				reply(req.ID, map[string]any{"content": []any{}, "structuredContent": req.Params.Arguments})
+				continue
+			case "env": // our environment, one variable a line
+				reply(req.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Join(os.Environ(), "\n")}}})
 				continue
 			}
 			var a struct {

@@ -30,6 +30,7 @@ type commandTransport struct {
 func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	cmd := exec.Command(t.spec.Command[0], t.spec.Command[1:]...)
 	cmd.Dir = t.spec.Dir
+	cmd.Env = ChildEnv(os.Environ(), t.spec.Env)
 	cmd.Stderr = t.opts.Stderr
 	setProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()

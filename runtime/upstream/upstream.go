@@ -33,9 +33,12 @@ import (
 // HTTP, MCP spec 2025-11-25 "Transports").
 type Spec struct {
 	// Command is the program and its arguments. Command[0] is looked up in PATH; the child
-	// inherits the environment. The operator is trusted with it (it comes from the config or
+	// gets a minimal environment plus Env (ChildEnv). The operator is trusted with it (it comes from the config or
 	// the command line, never from a guest).
 	Command []string
+	// Env is added to the child's minimal environment: "NAME=VALUE" sets NAME, a bare
+	// "NAME" passes our own value of NAME (if set).
+	Env []string
 	// Dir is the child's working directory; empty means ours.
 	Dir string
 	// URL is the server's MCP endpoint (http or https).
@@ -134,6 +137,7 @@ type Session struct {
 	logger   *slog.Logger
 	maxPages int
 	cancels  *cancelCount
+	raw      *rawResults // raw tools/call results for CallToolExact (exact.go)
 }
 
 // Spec returns how the session's server was reached.
@@ -164,10 +168,12 @@ func (c *cancelCount) wait(max time.Duration) {
 func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 	o := opts.withDefaults()
 	cancels := &cancelCount{}
+	raw := newRawResults()
 	t, err := newTransport(spec, o, cancels)
 	if err != nil {
 		return nil, err
 	}
+	t = &rawTransport{Transport: t, raw: raw}
 	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, ErrConnectTimeout)
 	defer cancel()
 	cs, err := connect(cctx, t, o, cancels, true)
@@ -177,7 +183,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		// works, where initialize on this one could meet a late discover reply.
 		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
 		if t, err = newTransport(spec, o, cancels); err == nil {
-			cs, err = connect(cctx, t, o, cancels, false)
+			cs, err = connect(cctx, &rawTransport{Transport: t, raw: raw}, o, cancels, false)
 		}
 	}
 	if err != nil {
@@ -193,7 +199,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
-	return &Session{ClientSession: cs, spec: spec, logger: o.Logger, maxPages: o.MaxPages, cancels: cancels}, nil
+	return &Session{ClientSession: cs, spec: spec, logger: o.Logger, maxPages: o.MaxPages, cancels: cancels, raw: raw}, nil
 }
 
 // errDiscoverSilent ends a connect attempt whose server/discover went unanswered.

@@ -278,7 +278,8 @@ func TestManager(t *testing.T) {
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
-		if want := `{"content":[{"type":"text","text":"x"}]}`; string(out) != want {
+		// The result as the fake server wrote it (CallToolExact), not re-encoded by the SDK.
+		if want := `{"content":[{"text":"x","type":"text"}]}`; string(out) != want {
 			t.Errorf("call %d = %s, want %s", i, out, want)
 		}
 	}

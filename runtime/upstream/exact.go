@@ -1,0 +1,196 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/exactjson"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK decodes a CallToolResult's structuredContent into `any`, which rounds integers
+// above 2^53 and refuses numbers beyond float64 (1e400). CallToolExact returns the result as
+// the server sent it: each tools/call carries a progress token of ours, the connection
+// (rawConn) notes the JSON-RPC id of the request with that token, and keeps the raw result
+// of the response with that id until CallToolExact takes it.
+
+// tokenPrefix marks the progress tokens CallToolExact puts on its calls.
+const tokenPrefix = "mcpwasm-call-"
+
+var tokenSeq atomic.Uint64
+
+// rawResults is the per-session table of raw tools/call results.
+type rawResults struct {
+	mu      sync.Mutex
+	byID    map[string]string          // JSON-RPC id (its JSON) → token
+	results map[string]json.RawMessage // token → raw result
+	waiting map[string]bool            // tokens of calls in flight
+}
+
+func newRawResults() *rawResults {
+	return &rawResults{byID: map[string]string{}, results: map[string]json.RawMessage{}, waiting: map[string]bool{}}
+}
+
+func (r *rawResults) expect(token string) {
+	r.mu.Lock()
+	r.waiting[token] = true
+	r.mu.Unlock()
+}
+
+// take returns and forgets token's raw result (nil if none arrived).
+func (r *rawResults) take(token string) json.RawMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := r.results[token]
+	delete(r.results, token)
+	delete(r.waiting, token)
+	for id, t := range r.byID {
+		if t == token {
+			delete(r.byID, id)
+		}
+	}
+	return res
+}
+
+// sent notes an outgoing tools/call request that carries a token we are waiting for.
+func (r *rawResults) sent(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Method != "tools/call" || !req.IsCall() {
+		return
+	}
+	var p struct {
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	token, ok := p.Meta.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	id, err := json.Marshal(req.ID.Raw())
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	if r.waiting[token] {
+		r.byID[string(id)] = token
+	}
+	r.mu.Unlock()
+}
+
+// received keeps the raw result of a response to a noted request, and hands the SDK the
+// result without structuredContent and _meta (which CallToolExact restores exactly), since
+// the SDK's decoding of those refuses numbers beyond float64.
+func (r *rawResults) received(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil {
+		return
+	}
+	id, err := json.Marshal(resp.ID.Raw())
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	token, ok := r.byID[string(id)]
+	if ok {
+		delete(r.byID, string(id))
+		r.results[token] = append(json.RawMessage(nil), resp.Result...)
+	}
+	r.mu.Unlock()
+	if ok {
+		if rest, _, _, err := exactjson.Split(resp.Result); err == nil {
+			resp.Result = rest
+		}
+	}
+}
+
+// rawTransport wraps a transport so that its connections feed raw.
+type rawTransport struct {
+	mcp.Transport
+	raw *rawResults
+}
+
+func (t *rawTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &rawConn{Connection: c, raw: t.raw}, nil
+}
+
+type rawConn struct {
+	mcp.Connection
+	raw *rawResults
+}
+
+func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if err == nil {
+		c.raw.received(msg)
+	}
+	return msg, err
+}
+
+func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	c.raw.sent(msg)
+	return c.Connection.Write(ctx, msg)
+}
+
+// ExactResult is a tools/call result with the server's JSON kept verbatim.
+type ExactResult struct {
+	// The decoded result; StructuredContent is a json.RawMessage and the values of Meta are
+	// json.RawMessage, exactly as sent.
+	*mcp.CallToolResult
+	Raw []byte // the result as the server sent it
+	// Token is the progress token the call carried; progress notifications for the call
+	// carry it too.
+	Token string
+}
+
+// NewProgressToken returns a fresh progress token for CallToolExact.
+func NewProgressToken() string {
+	return tokenPrefix + strconv.FormatUint(tokenSeq.Add(1), 10)
+}
+
+// CallToolExact calls a tool like CallTool and also returns the result's JSON exactly as the
+// server sent it. args is sent verbatim (nil means {}). The call carries progress token
+// token (NewProgressToken if empty), so the server may send progress for it.
+func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawMessage, token string) (*ExactResult, error) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if token == "" {
+		token = NewProgressToken()
+	}
+	if s.raw == nil {
+		return nil, fmt.Errorf("upstream: session has no raw result table")
+	}
+	s.raw.expect(token)
+	defer s.raw.take(token)
+	p := &mcp.CallToolParams{Name: name, Arguments: args}
+	p.SetProgressToken(token)
+	res, err := s.CallTool(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	raw := s.raw.take(token)
+	if raw == nil {
+		return nil, fmt.Errorf("upstream: the result of tools/call %q was not recorded", name)
+	}
+	_, sc, meta, err := exactjson.Split(raw)
+	if err == nil {
+		err = exactjson.Restore(res, sc, meta)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("calling \"tools/call\": %w", err)
+	}
+	return &ExactResult{CallToolResult: res, Raw: raw, Token: token}, nil
+}
