@@ -66,6 +66,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 		o.Names = &NameSet{}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
+	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
 	for _, g := range guests {
 		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names}
 		if err := AddGuest(s, g, gopts); err != nil {
