@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,6 +28,7 @@ const codeResourceNotFoundLegacy = -32002
 //     stores any string, including "" for a missing or null level).
 //   - resources/read of an unknown resource answers the code of the negotiated revision:
 //     -32002 up to 2025-11-25, -32602 from 2026-07-28 (the SDK always answers -32602).
+//   - a plain Go error gets a JSON-RPC code (withCode), on HTTP as on stdio.
 func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
@@ -37,10 +39,26 @@ func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case "resources/read":
 			res, err := next(ctx, method, req)
-			return res, resourceNotFoundCode(req, err)
+			return res, withCode(resourceNotFoundCode(req, err))
 		}
-		return next(ctx, method, req)
+		res, err := next(ctx, method, req)
+		return res, withCode(err)
 	}
+}
+
+// withCode gives a plain Go error a JSON-RPC code, as the stdio transport does for what
+// reaches it: the SDK answers a second initialize with a plain error, which would go out as
+// code 0 over HTTP. That is -32600 Invalid Request; any other plain error is -32603.
+func withCode(err error) error {
+	var je *jsonrpc.Error
+	if err == nil || errors.As(err, &je) {
+		return err
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	if msg := err.Error(); strings.Contains(msg, "during session initialization") || strings.Contains(msg, `duplicate "initialize"`) {
+		code = jsonrpc.CodeInvalidRequest
+	}
+	return &jsonrpc.Error{Code: code, Message: err.Error()}
 }
 
 // resourceNotFoundCode rewrites the SDK's resource-not-found error (mcp.ResourceNotFoundError)
