@@ -87,3 +87,23 @@ func TestChildEnv(t *testing.T) {
 		t.Error("ChildEnv(nil, nil) is nil: exec.Cmd would inherit our whole environment")
 	}
 }
+
+// TestUnsupportedServerRequests: roots/list, sampling/createMessage and elicitation/create,
+// none of which this client declares, all get -32601 (issue 12 item 10).
+func TestUnsupportedServerRequests(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Dial(ctx, fake(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Content[0].(*mcp.TextContent).Text
+	if want := "\"r1\" -32601\n\"r2\" -32601\n\"r3\" -32601"; got != want {
+		t.Errorf("answers:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -72,7 +72,8 @@ func sdkServer() {
 //	slow        tools/call "sleep" is never answered (the client cancels it)
 //
 // In every mode tools/call "exact" answers its arguments as structuredContent, verbatim, and
-// "env" answers the server's environment.
+// "env" answers the server's environment; "ask" sends roots/list, sampling/createMessage and
+// elicitation/create to the client and answers with how each was answered ("r1 -32601").
 func fakeServer(modes []string) {
 	has := func(m string) bool {
 		for _, x := range modes {
@@ -95,6 +96,8 @@ func fakeServer(modes []string) {
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	page := 0
+	var askID json.RawMessage // the tools/call "ask" waiting for the client's answers
+	var answers []string
 	for {
 		line, err := in.ReadBytes('\n')
 		if err != nil {
@@ -103,6 +106,9 @@ func fakeServer(modes []string) {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Error  *struct {
+				Code int `json:"code"`
+			} `json:"error"`
 			Params struct {
 				ProtocolVersion string          `json:"protocolVersion"`
 				Cursor          string          `json:"cursor"`
@@ -112,6 +118,17 @@ func fakeServer(modes []string) {
 			} `json:"params"`
 		}
 		if json.Unmarshal(line, &req) != nil {
+			continue
+		}
+		if req.Method == "" && askID != nil { // the client's answer to one of ask's requests
+			a := string(req.ID) + " ok"
+			if req.Error != nil {
+				a = fmt.Sprintf("%s %d", req.ID, req.Error.Code)
+			}
+			if answers = append(answers, a); len(answers) == 3 {
+				reply(askID, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Join(answers, "\n")}}})
+				askID, answers = nil, nil
+			}
 			continue
 		}
 		switch req.Method {
@@ -146,6 +163,15 @@ func fakeServer(modes []string) {
 				continue
 			case "exact": // the arguments back as structuredContent, byte for byte
 				reply(req.ID, map[string]any{"content": []any{}, "structuredContent": req.Params.Arguments})
+				continue
+			case "ask": // server→client requests; the answer lists how the client answered each
+				askID = req.ID
+				for _, m := range []string{`"id":"r1","method":"roots/list"`,
+					`"id":"r2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}`,
+					`"id":"r3","method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}`} {
+					fmt.Fprintf(out, `{"jsonrpc":"2.0",%s}`+"\n", m)
+				}
+				out.Flush()
 				continue
 			case "env": // our environment, one variable a line
 				reply(req.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Join(os.Environ(), "\n")}}})

@@ -231,6 +231,7 @@ func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCou
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: o.Name, Version: o.Version}, &co)
 	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout))
+	client.AddReceivingMiddleware(unsupportedRequests(&co)) // unsupported.go
 	var so *mcp.ClientSessionOptions
 	if !discover {
 		so = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}
