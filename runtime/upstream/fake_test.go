@@ -43,7 +43,8 @@ type echoIn struct {
 	Text string `json:"text"`
 }
 
-// sdkServer is a real go-sdk server (it answers server/discover) with tools echo and add.
+// sdkServer is a real go-sdk server (it answers server/discover) with tools echo and add and
+// the resource template docs://{id}.
 func sdkServer() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "sdk-fake", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes"}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
@@ -56,6 +57,8 @@ func sdkServer() {
 	mcp.AddTool(s, &mcp.Tool{Name: "add"}, func(ctx context.Context, req *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
 	})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "doc", URITemplate: "docs://{id}", MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, mcp.ResourceNotFoundError("") })
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 

@@ -94,6 +94,9 @@ func TestDialSDKServer(t *testing.T) {
 	if got := callText(t, s, "add", map[string]any{"a": 1, "b": 2}); got != "3" {
 		t.Errorf("add = %q, want 3", got)
 	}
+	if ts, err := s.AllResourceTemplates(context.Background()); err != nil || len(ts) != 1 || ts[0].URITemplate != "docs://{id}" {
+		t.Errorf("AllResourceTemplates = %v, %v; want docs://{id}", ts, err)
+	}
 	if err := s.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
