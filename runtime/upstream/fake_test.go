@@ -58,7 +58,9 @@ func sdkServer() {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
 	})
 	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "doc", URITemplate: "docs://{id}", MIMEType: "text/plain"},
-		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, mcp.ResourceNotFoundError("") })
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, mcp.ResourceNotFoundError("")
+		})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 
