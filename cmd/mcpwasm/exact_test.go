@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -63,5 +65,25 @@ func TestFormatProgress(t *testing.T) {
 		if got := formatProgress(tc.progress, tc.total, tc.msg, tc.tty); got != tc.want {
 			t.Errorf("formatProgress(%v, %v, %q, %v) = %q, want %q", tc.progress, tc.total, tc.msg, tc.tty, got, tc.want)
 		}
+	}
+}
+
+// TestGatewayExactNumbers: a tool exposed from an upstream (the gateway) returns the
+// upstream's numbers exactly; the upstream here is mcpwasm serving the echo guest
+// (reproducer N07, the gateway path).
+func TestGatewayExactNumbers(t *testing.T) {
+	echo, err := filepath.Abs("../../testdata/wat/echo.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"upstreams": map[string]any{"up": map[string]any{
+		"command": []string{binPath, "serve", "--cache-dir", cacheDir, "--log-level", "warn", echo}, "expose": true}}})
+	p := filepath.Join(t.TempDir(), "mcpwasm.json")
+	if err := os.WriteFile(p, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runClient(t, "call", "up__echo", `{"n":9007199254740993,"e":1e400}`, "--", binPath, "serve", "--cache-dir", cacheDir, "--config", p)
+	if want := `{"n":9007199254740993,"e":1e400}` + "\n"; code != 0 || out != want {
+		t.Errorf("up__echo: exit %d, output %q, want %q", code, out, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"sync"
 	"time"
@@ -60,6 +61,17 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 					return nil, err
 				}
 				return s.ClientSession, nil
+			},
+			CallTool: func(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+				s, err := m.Session(ctx, name)
+				if err != nil {
+					return nil, err
+				}
+				res, err := s.CallToolExact(ctx, tool, args, "") // numbers as the upstream sent them
+				if err != nil {
+					return nil, err
+				}
+				return res.CallToolResult, nil
 			}}
 		expose := func() bool {
 			e, err := mcpserver.Expose(ctx, srv, name, nil, opts)
