@@ -89,7 +89,8 @@ func TestChildEnv(t *testing.T) {
 }
 
 // TestUnsupportedServerRequests: roots/list, sampling/createMessage and elicitation/create,
-// none of which this client declares, all get -32601 (issue 12 item 10).
+// none of which this client declares, all get -32601, and initialize declares none of them
+// (issue 12 item 10).
 func TestUnsupportedServerRequests(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -105,5 +106,18 @@ func TestUnsupportedServerRequests(t *testing.T) {
 	got := res.Content[0].(*mcp.TextContent).Text
 	if want := "\"r1\" -32601\n\"r2\" -32601\n\"r3\" -32601"; got != want {
 		t.Errorf("answers:\n%s\nwant:\n%s", got, want)
+	}
+	res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "caps", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caps map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &caps); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"roots", "sampling", "elicitation"} {
+		if _, ok := caps[c]; ok {
+			t.Errorf("initialize declares %q, which this client does not answer: %v", c, caps)
+		}
 	}
 }

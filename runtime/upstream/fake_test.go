@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -78,7 +79,8 @@ func sdkServer() {
 //
 // In every mode tools/call "exact" answers its arguments as structuredContent, verbatim, and
 // "env" answers the server's environment; "ask" sends roots/list, sampling/createMessage and
-// elicitation/create to the client and answers with how each was answered ("r1 -32601").
+// elicitation/create to the client and answers with how each was answered ("r1 -32601");
+// "caps" answers the capabilities of the client's initialize.
 func fakeServer(modes []string) {
 	has := func(m string) bool {
 		for _, x := range modes {
@@ -101,7 +103,8 @@ func fakeServer(modes []string) {
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	page := 0
-	var askID json.RawMessage // the tools/call "ask" waiting for the client's answers
+	var askID json.RawMessage      // the tools/call "ask" waiting for the client's answers
+	var clientCaps json.RawMessage // capabilities of the client's initialize
 	var answers []string
 	for {
 		line, err := in.ReadBytes('\n')
@@ -116,6 +119,7 @@ func fakeServer(modes []string) {
 			} `json:"error"`
 			Params struct {
 				ProtocolVersion string          `json:"protocolVersion"`
+				Capabilities    json.RawMessage `json:"capabilities"`
 				Cursor          string          `json:"cursor"`
 				Name            string          `json:"name"`
 				Arguments       json.RawMessage `json:"arguments"`
@@ -131,6 +135,7 @@ func fakeServer(modes []string) {
 				a = fmt.Sprintf("%s %d", req.ID, req.Error.Code)
 			}
 			if answers = append(answers, a); len(answers) == 3 {
+				sort.Strings(answers) // the client answers concurrently
 				reply(askID, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Join(answers, "\n")}}})
 				askID, answers = nil, nil
 			}
@@ -142,6 +147,7 @@ func fakeServer(modes []string) {
 				continue
 			}
 			v := req.Params.ProtocolVersion
+			clientCaps = req.Params.Capabilities
 			if has("badversion") {
 				v = "1999-01-01"
 			}
@@ -177,6 +183,9 @@ func fakeServer(modes []string) {
 					fmt.Fprintf(out, `{"jsonrpc":"2.0",%s}`+"\n", m)
 				}
 				out.Flush()
+				continue
+			case "caps": // the capabilities the client declared in initialize
+				reply(req.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": string(clientCaps)}}})
 				continue
 			case "env": // our environment, one variable a line
 				reply(req.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Join(os.Environ(), "\n")}}})
