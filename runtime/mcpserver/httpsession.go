@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -124,9 +125,13 @@ func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	limit := g.maxBody
-	if limit <= 0 {
+	switch {
+	case limit == 0:
 		limit = mcp.DefaultMaxRequestBodyBytes
+	case limit < 0:
+		limit = math.MaxInt64 - 1 // no limit (as for the SDK)
 	}
+	// At most limit+1 bytes: a longer body still fails the SDK's own limit (413).
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	r.Body.Close()
 	if err != nil {
