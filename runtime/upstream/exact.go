@@ -112,6 +112,17 @@ func (r *rawResults) received(msg jsonrpc.Message) {
 	}
 }
 
+// wrap returns t with its connections feeding r — for our stdio transport only. The SDK's
+// Streamable HTTP client connection has an unexported method (sessionUpdated) through which
+// the session tells it the negotiated version and session state; a wrapper cannot forward
+// it, so HTTP connections stay unwrapped and CallToolExact falls back to the SDK's decoding.
+func (r *rawResults) wrap(t mcp.Transport) mcp.Transport {
+	if _, ok := t.(*commandTransport); !ok {
+		return t
+	}
+	return &rawTransport{Transport: t, raw: r}
+}
+
 // rawTransport wraps a transport so that its connections feed raw.
 type rawTransport struct {
 	mcp.Transport
@@ -161,7 +172,7 @@ func NewProgressToken() string {
 }
 
 // CallToolExact calls a tool like CallTool and also returns the result's JSON exactly as the
-// server sent it. args is sent verbatim (nil means {}). The call carries progress token
+// server sent it (for a spawned server; over HTTP, as the SDK decoded it). args is sent verbatim (nil means {}). The call carries progress token
 // token (NewProgressToken if empty), so the server may send progress for it.
 func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawMessage, token string) (*ExactResult, error) {
 	if len(args) == 0 {
@@ -182,8 +193,11 @@ func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawM
 		return nil, err
 	}
 	raw := s.raw.take(token)
-	if raw == nil {
-		return nil, fmt.Errorf("upstream: the result of tools/call %q was not recorded", name)
+	if raw == nil { // not recorded (an HTTP server, see wrap): the SDK's decoding
+		if raw, err = json.Marshal(res); err != nil {
+			return nil, err
+		}
+		return &ExactResult{CallToolResult: res, Raw: raw, Token: token}, nil
 	}
 	_, sc, meta, err := exactjson.Split(raw)
 	if err == nil {

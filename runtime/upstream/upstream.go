@@ -173,7 +173,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	t = &rawTransport{Transport: t, raw: raw}
+	t = raw.wrap(t)
 	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, ErrConnectTimeout)
 	defer cancel()
 	cs, err := connect(cctx, t, o, cancels, true)
@@ -183,7 +183,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		// works, where initialize on this one could meet a late discover reply.
 		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
 		if t, err = newTransport(spec, o, cancels); err == nil {
-			cs, err = connect(cctx, &rawTransport{Transport: t, raw: raw}, o, cancels, false)
+			cs, err = connect(cctx, raw.wrap(t), o, cancels, false)
 		}
 	}
 	if err != nil {
