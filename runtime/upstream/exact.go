@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -57,11 +59,12 @@ func (r *rawResults) take(token string) json.RawMessage {
 	return res
 }
 
-// sent notes an outgoing tools/call request that carries a token we are waiting for.
-func (r *rawResults) sent(msg jsonrpc.Message) {
+// sent notes an outgoing tools/call request that carries a token we are waiting for, and
+// returns its id's JSON ("" if it is not such a request).
+func (r *rawResults) sent(msg jsonrpc.Message) string {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok || req.Method != "tools/call" || !req.IsCall() {
-		return
+		return ""
 	}
 	var p struct {
 		Meta struct {
@@ -69,53 +72,64 @@ func (r *rawResults) sent(msg jsonrpc.Message) {
 		} `json:"_meta"`
 	}
 	if json.Unmarshal(req.Params, &p) != nil {
-		return
+		return ""
 	}
 	token, ok := p.Meta.ProgressToken.(string)
 	if !ok {
-		return
+		return ""
 	}
 	id, err := json.Marshal(req.ID.Raw())
 	if err != nil {
-		return
+		return ""
 	}
 	r.mu.Lock()
-	if r.waiting[token] {
-		r.byID[string(id)] = token
+	defer r.mu.Unlock()
+	if !r.waiting[token] {
+		return ""
 	}
-	r.mu.Unlock()
+	r.byID[string(id)] = token
+	return string(id)
 }
 
-// received keeps the raw result of a response to a noted request, and hands the SDK the
-// result without structuredContent and _meta (which CallToolExact restores exactly), since
-// the SDK's decoding of those refuses numbers beyond float64.
-func (r *rawResults) received(msg jsonrpc.Message) {
+// record keeps the raw result of a response to a noted request, and reports whether it did.
+func (r *rawResults) record(msg jsonrpc.Message) bool {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || resp.Error != nil {
-		return
+		return false
 	}
 	id, err := json.Marshal(resp.ID.Raw())
 	if err != nil {
-		return
+		return false
 	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	token, ok := r.byID[string(id)]
 	if ok {
 		delete(r.byID, string(id))
 		r.results[token] = append(json.RawMessage(nil), resp.Result...)
 	}
-	r.mu.Unlock()
-	if ok {
-		if rest, _, _, err := exactjson.Split(resp.Result); err == nil {
-			resp.Result = rest
-		}
+	return ok
+}
+
+// received records msg (see record) on a stdio connection, and hands the SDK the result
+// without structuredContent and _meta (which CallToolExact restores exactly), since the
+// SDK's decoding of those refuses numbers beyond float64.
+func (r *rawResults) received(msg jsonrpc.Message) {
+	if !r.record(msg) {
+		return
+	}
+	resp := msg.(*jsonrpc.Response)
+	if rest, _, _, err := exactjson.Split(resp.Result); err == nil {
+		resp.Result = rest
 	}
 }
 
 // wrap returns t with its connections feeding r — for our stdio transport only. The SDK's
 // Streamable HTTP client connection has an unexported method (sessionUpdated) through which
-// the session tells it the negotiated version and session state; a wrapper cannot forward
-// it, so HTTP connections stay unwrapped and CallToolExact falls back to the SDK's decoding.
+// the session tells it the negotiated version and session state, which a wrapper cannot
+// forward; over HTTP the results are recorded from the response bodies instead
+// (headerTransport, httpRecorder), and the SDK sees them unchanged, so CallToolExact decodes
+// a result the SDK could not (1e400) itself.
 func (r *rawResults) wrap(t mcp.Transport) mcp.Transport {
 	if _, ok := t.(*commandTransport); !ok {
 		return t
@@ -151,7 +165,7 @@ func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	c.raw.sent(msg)
+	_ = c.raw.sent(msg)
 	return c.Connection.Write(ctx, msg)
 }
 
@@ -189,10 +203,18 @@ func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawM
 	p := &mcp.CallToolParams{Name: name, Arguments: args}
 	p.SetProgressToken(token)
 	res, err := s.CallTool(ctx, p)
-	if err != nil {
-		return nil, err
-	}
 	raw := s.raw.take(token)
+	if err != nil {
+		// Over HTTP the SDK saw the result unchanged and may have failed to decode it (a
+		// number beyond float64); a recorded result is decoded exactly instead.
+		if raw == nil || ctx.Err() != nil {
+			return nil, err
+		}
+		if res, err = exactjson.DecodeToolResult(raw); err != nil {
+			return nil, fmt.Errorf("calling \"tools/call\": %w", err)
+		}
+		return &ExactResult{CallToolResult: res, Raw: raw, Token: token}, nil
+	}
 	if raw == nil { // not recorded (an HTTP server, see wrap): the SDK's decoding
 		if raw, err = json.Marshal(res); err != nil {
 			return nil, err
@@ -207,4 +229,57 @@ func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawM
 		return nil, fmt.Errorf("calling \"tools/call\": %w", err)
 	}
 	return &ExactResult{CallToolResult: res, Raw: raw, Token: token}, nil
+}
+
+// httpRecorder is the body of an HTTP response to a tools/call of CallToolExact: as the SDK
+// reads it, each complete JSON-RPC message in it (an SSE event's data, or the whole
+// application/json body at EOF) is offered to received.
+type httpRecorder struct {
+	io.ReadCloser
+	raw  *rawResults
+	sse  bool
+	buf  []byte
+	done bool
+}
+
+func (h *httpRecorder) Read(p []byte) (int, error) {
+	n, err := h.ReadCloser.Read(p)
+	if h.done {
+		return n, err
+	}
+	h.buf = append(h.buf, p[:n]...)
+	if h.sse {
+		h.events()
+	} else if err == io.EOF {
+		h.offer(h.buf)
+		h.buf, h.done = nil, true
+	}
+	return n, err
+}
+
+// events offers the data of each complete SSE event in buf and drops it.
+func (h *httpRecorder) events() {
+	for {
+		text := strings.ReplaceAll(string(h.buf), "\r\n", "\n")
+		i := strings.Index(text, "\n\n")
+		if i < 0 {
+			return
+		}
+		var data []string
+		for _, line := range strings.Split(text[:i], "\n") {
+			if d, ok := strings.CutPrefix(line, "data:"); ok {
+				data = append(data, strings.TrimPrefix(d, " "))
+			}
+		}
+		if len(data) > 0 {
+			h.offer([]byte(strings.Join(data, "\n")))
+		}
+		h.buf = []byte(text[i+2:])
+	}
+}
+
+func (h *httpRecorder) offer(b []byte) {
+	if msg, err := jsonrpc.DecodeMessage(b); err == nil {
+		h.raw.record(msg)
+	}
 }

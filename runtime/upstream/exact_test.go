@@ -3,6 +3,8 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -119,5 +121,34 @@ func TestUnsupportedServerRequests(t *testing.T) {
 		if _, ok := caps[c]; ok {
 			t.Errorf("initialize declares %q, which this client does not answer: %v", c, caps)
 		}
+	}
+}
+
+// TestCallToolExactHTTP: over Streamable HTTP (SSE and JSON responses) the result is read
+// off the response body with its digits, including a number the SDK cannot decode (1e400).
+func TestCallToolExactHTTP(t *testing.T) {
+	const sc = `{"n":9007199254740993,"e":1e400}`
+	s := mcp.NewServer(&mcp.Implementation{Name: "http-fake", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "exact", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: json.RawMessage(sc)}, nil
+		})
+	for _, jsonResponse := range []bool{false, true} {
+		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		sess, err := Dial(ctx, Spec{URL: ts.URL}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sess.CallToolExact(ctx, "exact", nil, "")
+		if err != nil {
+			t.Errorf("json=%v: %v", jsonResponse, err)
+		} else if got, _ := json.Marshal(res.StructuredContent); string(got) != sc || !strings.Contains(string(res.Raw), sc) {
+			t.Errorf("json=%v: structuredContent %s, raw %s; want %s", jsonResponse, got, res.Raw, sc)
+		}
+		sess.Close()
+		cancel()
+		ts.Close()
 	}
 }

@@ -169,7 +169,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 	o := opts.withDefaults()
 	cancels := &cancelCount{}
 	raw := newRawResults()
-	t, err := newTransport(spec, o, cancels)
+	t, err := newTransport(spec, o, cancels, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		// it, or one still starting; either way a fresh connection that sends only initialize
 		// works, where initialize on this one could meet a late discover reply.
 		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
-		if t, err = newTransport(spec, o, cancels); err == nil {
+		if t, err = newTransport(spec, o, cancels, raw); err == nil {
 			cs, err = connect(cctx, raw.wrap(t), o, cancels, false)
 		}
 	}
@@ -205,12 +205,12 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 // errDiscoverSilent ends a connect attempt whose server/discover went unanswered.
 var errDiscoverSilent = errors.New("no answer to server/discover")
 
-func newTransport(spec Spec, o Options, cancels *cancelCount) (mcp.Transport, error) {
+func newTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) (mcp.Transport, error) {
 	switch {
 	case len(spec.Command) > 0 && spec.URL == "":
 		return &commandTransport{spec: spec, opts: o, cancels: cancels}, nil
 	case spec.URL != "" && len(spec.Command) == 0:
-		return httpTransport(spec, o, cancels), nil
+		return httpTransport(spec, o, cancels, raw), nil
 	}
 	return nil, errors.New("upstream: give exactly one of a command or a URL")
 }
