@@ -17,9 +17,10 @@ import (
 
 // The SDK decodes a CallToolResult's structuredContent into `any`, which rounds integers
 // above 2^53 and refuses numbers beyond float64 (1e400). CallToolExact returns the result as
-// the server sent it: each tools/call carries a progress token of ours, the connection
-// (rawConn) notes the JSON-RPC id of the request with that token, and keeps the raw result
-// of the response with that id until CallToolExact takes it.
+// the server sent it: each tools/call carries a progress token of ours; the stdio connection
+// (rawConn) or, over HTTP, the RoundTripper (headerTransport) notes the JSON-RPC id of the
+// request with that token and keeps the raw result of the response with that id (from the
+// message, or from the response body: httpRecorder) until CallToolExact takes it.
 
 // tokenPrefix marks the progress tokens CallToolExact puts on its calls.
 const tokenPrefix = "mcpwasm-call-"
@@ -186,8 +187,11 @@ func NewProgressToken() string {
 }
 
 // CallToolExact calls a tool like CallTool and also returns the result's JSON exactly as the
-// server sent it (for a spawned server; over HTTP, as the SDK decoded it). args is sent verbatim (nil means {}). The call carries progress token
-// token (NewProgressToken if empty), so the server may send progress for it.
+// server sent it; the decoded result's StructuredContent and Meta values are that JSON too.
+// (A result that reaches the SDK some other way than the request's own response — on a
+// resumed HTTP stream — is the SDK's decoding.) args is sent verbatim (nil means {}). The
+// call carries progress token token (NewProgressToken if empty), so the server may send
+// progress for it.
 func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawMessage, token string) (*ExactResult, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -215,7 +219,7 @@ func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawM
 		}
 		return &ExactResult{CallToolResult: res, Raw: raw, Token: token}, nil
 	}
-	if raw == nil { // not recorded (an HTTP server, see wrap): the SDK's decoding
+	if raw == nil { // not recorded (see CallToolExact): the SDK's decoding
 		if raw, err = json.Marshal(res); err != nil {
 			return nil, err
 		}
@@ -233,7 +237,7 @@ func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawM
 
 // httpRecorder is the body of an HTTP response to a tools/call of CallToolExact: as the SDK
 // reads it, each complete JSON-RPC message in it (an SSE event's data, or the whole
-// application/json body at EOF) is offered to received.
+// application/json body at EOF) is offered to record.
 type httpRecorder struct {
 	io.ReadCloser
 	raw  *rawResults
