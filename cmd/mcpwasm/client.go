@@ -120,8 +120,7 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	spec := upstream.Spec{Command: command, URL: *url, Headers: headers, Env: env}
 	progress := newProgressPrinter(stderr)
 	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger),
-		ConnectTimeout: *connectTimeout, Stderr: stderr,
-		Client: &mcp.ClientOptions{ProgressNotificationHandler: progress.notify}})
+		ConnectTimeout: *connectTimeout, Stderr: stderr})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitError, errors.New("interrupted")
@@ -176,9 +175,7 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 		}
 	case "call":
 		var res *upstream.ExactResult
-		token := upstream.NewProgressToken()
-		progress.start(token)
-		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), token)
+		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", progress.notify)
 		progress.done()
 		if err == nil {
 			out = json.RawMessage(res.Raw)

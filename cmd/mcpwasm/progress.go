@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +18,7 @@ type progressPrinter struct {
 	tty bool
 
 	mu    sync.Mutex
-	token string // the call's token; notifications for other tokens are ignored
-	drawn bool   // a bar is on the terminal's current line
+	drawn bool // a bar is on the terminal's current line
 }
 
 func newProgressPrinter(w io.Writer) *progressPrinter {
@@ -37,12 +35,6 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-func (p *progressPrinter) start(token string) {
-	p.mu.Lock()
-	p.token = token
-	p.mu.Unlock()
-}
-
 // done ends the bar's line, so what follows starts on a fresh one.
 func (p *progressPrinter) done() {
 	p.mu.Lock()
@@ -51,20 +43,14 @@ func (p *progressPrinter) done() {
 		fmt.Fprintln(p.w)
 		p.drawn = false
 	}
-	p.token = ""
 }
 
-// notify is the client's ProgressNotificationHandler.
-func (p *progressPrinter) notify(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-	if req == nil || req.Params == nil {
-		return
-	}
+// notify is CallToolExact's progress callback: the call's notifications, in order, before
+// its result.
+func (p *progressPrinter) notify(n *mcp.ProgressNotificationParams) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if tok, ok := req.Params.ProgressToken.(string); !ok || tok != p.token || p.token == "" {
-		return
-	}
-	fmt.Fprint(p.w, formatProgress(req.Params.Progress, req.Params.Total, req.Params.Message, p.tty))
+	fmt.Fprint(p.w, formatProgress(n.Progress, n.Total, n.Message, p.tty))
 	p.drawn = p.tty
 }
 

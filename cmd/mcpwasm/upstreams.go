@@ -67,7 +67,7 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 				if err != nil {
 					return nil, err
 				}
-				res, err := s.CallToolExact(ctx, tool, args, "") // numbers as the upstream sent them
+				res, err := s.CallToolExact(ctx, tool, args, "", nil) // numbers as the upstream sent them
 				if err != nil {
 					return nil, err
 				}

@@ -33,16 +33,46 @@ type rawResults struct {
 	byID    map[string]string          // JSON-RPC id (its JSON) → token
 	results map[string]json.RawMessage // token → raw result
 	waiting map[string]bool            // tokens of calls in flight
+	// progress holds the progress callbacks of calls in flight, by token. They run in the
+	// read loop, so a call's progress is shown before its result (the SDK hands
+	// notifications to its handler asynchronously, possibly after the response).
+	progress map[string]func(*mcp.ProgressNotificationParams)
 }
 
 func newRawResults() *rawResults {
-	return &rawResults{byID: map[string]string{}, results: map[string]json.RawMessage{}, waiting: map[string]bool{}}
+	return &rawResults{byID: map[string]string{}, results: map[string]json.RawMessage{}, waiting: map[string]bool{},
+		progress: map[string]func(*mcp.ProgressNotificationParams){}}
 }
 
-func (r *rawResults) expect(token string) {
+func (r *rawResults) expect(token string, progress func(*mcp.ProgressNotificationParams)) {
 	r.mu.Lock()
 	r.waiting[token] = true
+	if progress != nil {
+		r.progress[token] = progress
+	}
 	r.mu.Unlock()
+}
+
+// notified passes a notifications/progress for a call in flight to its callback.
+func (r *rawResults) notified(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.IsCall() || req.Method != "notifications/progress" {
+		return
+	}
+	var p mcp.ProgressNotificationParams
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	f := r.progress[token]
+	r.mu.Unlock()
+	if f != nil {
+		f(&p)
+	}
 }
 
 // take returns and forgets token's raw result (nil if none arrived).
@@ -52,6 +82,7 @@ func (r *rawResults) take(token string) json.RawMessage {
 	res := r.results[token]
 	delete(r.results, token)
 	delete(r.waiting, token)
+	delete(r.progress, token)
 	for id, t := range r.byID {
 		if t == token {
 			delete(r.byID, id)
@@ -116,6 +147,7 @@ func (r *rawResults) record(msg jsonrpc.Message) bool {
 // without structuredContent and _meta (which CallToolExact restores exactly), since the
 // SDK's decoding of those refuses numbers beyond float64.
 func (r *rawResults) received(msg jsonrpc.Message) {
+	r.notified(msg)
 	if !r.record(msg) {
 		return
 	}
@@ -191,8 +223,9 @@ func NewProgressToken() string {
 // (A result that reaches the SDK some other way than the request's own response — on a
 // resumed HTTP stream — is the SDK's decoding.) args is sent verbatim (nil means {}). The
 // call carries progress token token (NewProgressToken if empty), so the server may send
-// progress for it.
-func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawMessage, token string) (*ExactResult, error) {
+// progress for it; progress (if not nil) receives each notifications/progress for it that
+// arrives on the call's own stream, in order and before the call returns.
+func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawMessage, token string, progress func(*mcp.ProgressNotificationParams)) (*ExactResult, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -202,7 +235,7 @@ func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawM
 	if s.raw == nil {
 		return nil, fmt.Errorf("upstream: session has no raw result table")
 	}
-	s.raw.expect(token)
+	s.raw.expect(token, progress)
 	defer s.raw.take(token)
 	p := &mcp.CallToolParams{Name: name, Arguments: args}
 	p.SetProgressToken(token)
@@ -284,6 +317,7 @@ func (h *httpRecorder) events() {
 
 func (h *httpRecorder) offer(b []byte) {
 	if msg, err := jsonrpc.DecodeMessage(b); err == nil {
+		h.raw.notified(msg)
 		h.raw.record(msg)
 	}
 }

@@ -26,7 +26,7 @@ func TestCallToolExactKeepsNumbers(t *testing.T) {
 	}
 	defer s.Close()
 	args := `{"n":9007199254740993,"big":12345678901234567890,"e":1e400,"f":1.0000000000000000001}`
-	res, err := s.CallToolExact(ctx, "exact", json.RawMessage(args), "")
+	res, err := s.CallToolExact(ctx, "exact", json.RawMessage(args), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestCallToolExactHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := sess.CallToolExact(ctx, "exact", nil, "")
+		res, err := sess.CallToolExact(ctx, "exact", nil, "", nil)
 		if err != nil {
 			t.Errorf("json=%v: %v", jsonResponse, err)
 		} else if got, _ := json.Marshal(res.StructuredContent); string(got) != sc || !strings.Contains(string(res.Raw), sc) {

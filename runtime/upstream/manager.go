@@ -261,7 +261,7 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args []byte
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	res, err := sess.CallToolExact(ctx, tool, json.RawMessage(args), "")
+	res, err := sess.CallToolExact(ctx, tool, json.RawMessage(args), "", nil)
 	if err != nil {
 		return nil, callError(server, fmt.Sprintf("tool %q", tool), err)
 	}
