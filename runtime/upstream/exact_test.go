@@ -14,13 +14,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// fastDiscover: the fake server never answers server/discover; do not wait the default 5 s.
+var fastDiscover = &Options{DiscoverTimeout: 200 * time.Millisecond}
+
 // TestCallToolExactKeepsNumbers: integers above 2^53 and 1e400 reach the server and come back
 // with their exact digits (reproducer N07, client side); the SDK's decoded result alone would
 // round them.
 func TestCallToolExactKeepsNumbers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := Dial(ctx, fake(t), nil)
+	s, err := Dial(ctx, fake(t), fastDiscover)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func TestSpawnedEnvironment(t *testing.T) {
 	defer cancel()
 	spec := fake(t)
 	spec.Env = []string{"MCPWASM_TEST_SET=1", "MCPWASM_TEST_PASSED", "MCPWASM_TEST_UNSET"}
-	s, err := Dial(ctx, spec, nil)
+	s, err := Dial(ctx, spec, fastDiscover)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +99,7 @@ func TestChildEnv(t *testing.T) {
 func TestUnsupportedServerRequests(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := Dial(ctx, fake(t), nil)
+	s, err := Dial(ctx, fake(t), fastDiscover)
 	if err != nil {
 		t.Fatal(err)
 	}

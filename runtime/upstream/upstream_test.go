@@ -77,7 +77,12 @@ func callText(t *testing.T, s *Session, tool string, args any) string {
 // A go-sdk server answers server/discover: the session speaks the newest protocol.
 func TestDialSDKServer(t *testing.T) {
 	logs := &syncBuffer{}
-	s := dial(t, fake(t, "sdk"), testOptions(logs))
+	o := testOptions(logs)
+	// This server answers server/discover, so a long probe deadline costs nothing; the short
+	// default of testOptions made the test fail on a loaded machine, where starting the
+	// child can take longer than that.
+	o.DiscoverTimeout = 10 * time.Second
+	s := dial(t, fake(t, "sdk"), o)
 	if got, want := s.InitializeResult().ProtocolVersion, mcp.SupportedProtocolVersions()[0]; got != want {
 		t.Errorf("protocol version = %q, want %q", got, want)
 	}
