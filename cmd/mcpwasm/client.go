@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime/upstream"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,6 +25,19 @@ const ExitToolError = 4
 // clientCommands are the commands client handles, with the name of their one positional
 // argument before the optional JSON (empty: none).
 var clientCommands = map[string]string{"tools": "", "resources": "", "prompts": "", "call": "TOOL", "read": "URI", "prompt": "NAME"}
+
+// envFlags collects repeated --env NAME[=VALUE] flags (upstream.ChildEnv).
+type envFlags []string
+
+func (e *envFlags) String() string { return strings.Join(*e, " ") }
+
+func (e *envFlags) Set(v string) error {
+	if name, _, _ := strings.Cut(v, "="); name == "" || strings.ContainsAny(name, " \t") {
+		return fmt.Errorf("want NAME=VALUE or NAME, got %q", v)
+	}
+	*e = append(*e, v)
+	return nil
+}
 
 // headerFlags collects repeated --header K:V flags.
 type headerFlags map[string]string
@@ -56,6 +70,8 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	url := fs.String("url", "", "Streamable HTTP endpoint of the server")
 	headers := headerFlags{}
 	fs.Var(headers, "header", "HTTP header NAME:VALUE for --url (repeatable)")
+	var env envFlags
+	fs.Var(&env, "env", "NAME=VALUE or NAME: environment of the spawned server besides HOME, PATH, USER, LOGNAME, SHELL, TERM, TMPDIR and LANG (repeatable)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit of the request")
 	connectTimeout := fs.Duration("connect-timeout", 30*time.Second, "time limit of connecting (start, initialize)")
@@ -87,18 +103,19 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	if err != nil {
 		return ExitUsage, err
 	}
-	var jsonArgs map[string]any
+	var jsonArgs json.RawMessage // sent verbatim: no number is rounded (exact.go)
 	if len(pos) == 2 {
-		if err := json.Unmarshal([]byte(pos[1]), &jsonArgs); err != nil || jsonArgs == nil {
+		if jsonArgs = objectJSON(pos[1]); jsonArgs == nil {
 			return ExitUsage, fmt.Errorf("arguments must be a JSON object: %s", pos[1])
 		}
 	}
-	spec := upstream.Spec{Command: command, URL: *url, Headers: headers}
+	spec := upstream.Spec{Command: command, URL: *url, Headers: headers, Env: env}
 	var serverStderr io.Writer = stderr
 	tail := &tailBuffer{max: 4 << 10}
 	if !*serverLogs {
 		serverStderr = tail
 	}
+	progress := newProgressPrinter(stderr)
 	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger),
 		ConnectTimeout: *connectTimeout, Stderr: serverStderr})
 	if err != nil {
@@ -113,7 +130,7 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	defer sess.Close()
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout)
+	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, progress)
 	if err != nil && ctx.Err() != nil {
 		return ExitError, errors.New("interrupted; the request was cancelled")
 	}
@@ -170,7 +187,7 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
-func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args map[string]any, asJSON bool, w io.Writer) (int, error) {
+func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, progress *progressPrinter) (int, error) {
 	var out any
 	code := ExitOK
 	var err error
@@ -185,16 +202,14 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 		}
 	case "resources":
 		var rs []*mcp.Resource
+		var ts []*mcp.ResourceTemplate
 		if rs, err = sess.AllResources(ctx); err == nil {
-			out = map[string]any{"resources": orEmpty(rs)}
+			ts, err = resourceTemplates(ctx, sess)
+		}
+		if err == nil {
+			out = map[string]any{"resources": orEmpty(rs), "resourceTemplates": orEmpty(ts)}
 			if !asJSON {
-				for _, r := range rs {
-					fmt.Fprintf(w, "%s\t%s", r.URI, r.Name)
-					if r.MIMEType != "" {
-						fmt.Fprintf(w, "\t%s", r.MIMEType)
-					}
-					fmt.Fprintln(w)
-				}
+				printResources(w, rs, ts)
 			}
 		}
 	case "prompts":
@@ -206,17 +221,18 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 			}
 		}
 	case "call":
-		var res *mcp.CallToolResult
-		if res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: pos[0], Arguments: orEmptyMap(args)}); err == nil {
-			out = res
+		var res *upstream.ExactResult
+		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", progress.notify)
+		progress.done()
+		if err == nil {
+			out = json.RawMessage(res.Raw)
 			if res.IsError {
 				code = ExitToolError
 			}
 			if !asJSON {
 				printContent(w, res.Content)
-				if len(res.Content) == 0 && res.StructuredContent != nil {
-					b, _ := json.Marshal(res.StructuredContent)
-					fmt.Fprintf(w, "%s\n", b)
+				if sc := structuredJSON(res.Raw); len(res.Content) == 0 && sc != nil {
+					fmt.Fprintf(w, "%s\n", sc)
 				}
 			}
 		}
@@ -233,13 +249,15 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 			err = fmt.Errorf("%s: %w", pos[0], err) // the SDK's "Resource not found" does not say which
 		}
 	case "prompt":
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(args, &fields) // args is nil or a valid object (objectJSON)
 		sargs := map[string]string{}
-		for k, v := range args {
-			if s, ok := v.(string); ok {
+		for k, v := range fields {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
 				sargs[k] = s
 			} else {
-				b, _ := json.Marshal(v)
-				sargs[k] = string(b)
+				sargs[k] = string(v) // a non-string as its JSON, numbers exactly as given
 			}
 		}
 		var res *mcp.GetPromptResult
@@ -281,6 +299,65 @@ func orEmptyMap(m map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return m
+}
+
+func orEmptyObject(b json.RawMessage) json.RawMessage {
+	if b == nil {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+// objectJSON returns s compacted if it is one JSON object, else nil. Numbers keep their
+// exact digits.
+func objectJSON(s string) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, []byte(s)) != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
+		return nil
+	}
+	return b.Bytes()
+}
+
+// structuredJSON returns the structuredContent of a raw CallToolResult, or nil.
+func structuredJSON(raw []byte) json.RawMessage {
+	var r struct {
+		SC json.RawMessage `json:"structuredContent"`
+	}
+	if json.Unmarshal(raw, &r) != nil || len(r.SC) == 0 || string(r.SC) == "null" {
+		return nil
+	}
+	return r.SC
+}
+
+// resourceTemplates lists the server's resource templates; a server without resources, or
+// one that does not implement resources/templates/list (-32601), has none.
+func resourceTemplates(ctx context.Context, sess *upstream.Session) ([]*mcp.ResourceTemplate, error) {
+	if ir := sess.InitializeResult(); ir != nil && (ir.Capabilities == nil || ir.Capabilities.Resources == nil) {
+		return nil, nil
+	}
+	ts, err := sess.AllResourceTemplates(ctx)
+	if je := (*jsonrpc.Error)(nil); errors.As(err, &je) && je.Code == jsonrpc.CodeMethodNotFound {
+		return nil, nil
+	}
+	return ts, err
+}
+
+// printResources prints one resource per line (URI, name, MIME type), then one template per
+// line (URI template, name, MIME type).
+func printResources(w io.Writer, rs []*mcp.Resource, ts []*mcp.ResourceTemplate) {
+	line := func(uri, name, mime string) {
+		fmt.Fprintf(w, "%s\t%s", uri, name)
+		if mime != "" {
+			fmt.Fprintf(w, "\t%s", mime)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, r := range rs {
+		line(r.URI, r.Name, r.MIMEType)
+	}
+	for _, t := range ts {
+		line(t.URITemplate, t.Name, t.MIMEType)
+	}
 }
 
 func printTools(w io.Writer, tools []*mcp.Tool) {

@@ -229,6 +229,9 @@ func TestClientInteropEverything(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(first, "demo://resource/static/document/") {
 		t.Fatalf("resources = %q (exit %d)", out, code)
 	}
+	if !strings.Contains(out, "{") { // resource templates follow the resources
+		t.Errorf("resources lists no resource template: %q", out)
+	}
 	uri, _, _ := strings.Cut(first, "\t")
 	out, code = runClient(t, append([]string{"read", "--json", uri}, server...)...)
 	var rr struct {

@@ -20,6 +20,8 @@ type httpFlags struct {
 	stateless    bool
 	jsonResponse bool
 	tokenEnv     string
+	idleTimeout  time.Duration
+	maxSessions  int
 }
 
 func (f *httpFlags) register(fs *flag.FlagSet) {
@@ -27,6 +29,24 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.stateless, "stateless", false, "HTTP: no sessions; each request stands alone (MCP 2026-07-28 style)")
 	fs.BoolVar(&f.jsonResponse, "json-response", false, "HTTP: answer POSTs with application/json instead of SSE")
 	fs.StringVar(&f.tokenEnv, "token-env", "MCPWASM_HTTP_TOKEN", "HTTP: if this environment variable is set, require it as a bearer token")
+	fs.DurationVar(&f.idleTimeout, "session-idle-timeout", mcpserver.DefaultSessionIdleTimeout, "HTTP: close a session after this long without a request (later requests with its id get 404; 0: never)")
+	fs.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "HTTP: most live sessions; a new one beyond is refused with 503 (0: no cap)")
+}
+
+// orNever and orNoCap map the flags' 0 ("never", "no cap") to HTTPOptions' negative values
+// (its zero means the default).
+func orNever(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
+}
+
+func orNoCap(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
 
 // httpShutdownGrace is how long in-flight HTTP requests may finish after a stop signal.
@@ -51,6 +71,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 		Handler: mcpserver.NewHTTPHandler(srv, &mcpserver.HTTPOptions{
 			Stateless: f.stateless, JSONResponse: f.jsonResponse, BearerToken: token,
 			MaxRequestBodyBytes: int64(maxMessage), // --max-line-bytes caps a message on both transports
+			SessionIdleTimeout:  orNever(f.idleTimeout), MaxSessions: orNoCap(f.maxSessions),
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}

@@ -16,7 +16,9 @@ import (
 // TestTranscripts replays testdata/transcripts/*.txtar against `mcpwasm serve`: the input
 // section is written to stdin line by line ("#await N" waits until stdout has N lines, which
 // keeps concurrent replies in a fixed order; there is no fixed-time pause), stdin is closed,
-// and stdout must equal the output section exactly. Run with -args -update to rewrite the outputs.
+// and stdout must equal the output section exactly. In the args section $FIXTURE is
+// testdata/wat/fixture.wasm and $ECHO testdata/wat/echo.wasm. Run with -args -update to
+// rewrite the outputs.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/transcripts/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -32,7 +34,11 @@ func TestTranscripts(t *testing.T) {
 			for _, f := range ar.Files {
 				sections[f.Name] = string(f.Data)
 			}
-			args := strings.Fields(strings.ReplaceAll(sections["args"], "$FIXTURE", fixturePath))
+			echo, err := filepath.Abs("../../testdata/wat/echo.wasm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := strings.Fields(strings.NewReplacer("$FIXTURE", fixturePath, "$ECHO", echo).Replace(sections["args"]))
 			cmd := exec.Command(binPath, append([]string{"serve", "--cache-dir", cacheDir}, args...)...)
 			stdin, err := cmd.StdinPipe()
 			if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"sync"
 	"time"
@@ -21,7 +22,7 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger) *upstream.Manager {
 	}
 	specs := map[string]upstream.Spec{}
 	for name, u := range cfg.Upstreams {
-		specs[name] = upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers}
+		specs[name] = upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
 	}
 	return upstream.NewManager(specs, &upstream.Options{Version: version(), Logger: logger})
 }
@@ -60,6 +61,17 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 					return nil, err
 				}
 				return s.ClientSession, nil
+			},
+			CallTool: func(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+				s, err := m.Session(ctx, name)
+				if err != nil {
+					return nil, err
+				}
+				res, err := s.CallToolExact(ctx, tool, args, "", nil) // numbers as the upstream sent them
+				if err != nil {
+					return nil, err
+				}
+				return res.CallToolResult, nil
 			}}
 		expose := func() bool {
 			e, err := mcpserver.Expose(ctx, srv, name, nil, opts)

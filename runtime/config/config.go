@@ -105,7 +105,11 @@ type Upstream struct {
 	Command []string          `json:"command,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
-	Expose  bool              `json:"expose,omitempty"`
+	// Env is what a spawned server gets in its environment besides a minimal one (HOME,
+	// PATH, USER, LOGNAME, SHELL, TERM, TMPDIR, LANG): each entry is "NAME=VALUE" (set) or
+	// "NAME" (our own value of NAME, if set). Command servers only.
+	Env    []string `json:"env,omitempty"`
+	Expose bool     `json:"expose,omitempty"`
 	// AllowHiddenText serves exposed tools whose text hides invisible or format characters.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 }
@@ -158,6 +162,9 @@ func Parse(data []byte) (*Config, error) {
 	for name, u := range c.Upstreams {
 		if (len(u.Command) > 0) == (u.URL != "") {
 			return nil, fmt.Errorf("upstream %q: give exactly one of \"command\" or \"url\"", name)
+		}
+		if len(u.Env) > 0 && u.URL != "" {
+			return nil, fmt.Errorf("upstream %q: \"env\" applies to a spawned \"command\", not a \"url\"", name)
 		}
 	}
 	names := map[string]int{}

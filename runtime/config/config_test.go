@@ -25,6 +25,8 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate nested key", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a"]}, "grants": {}}]}`, `line 1: duplicate key "grants"`},
 		{"mcp without upstream", `{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}]}`, `guests[0]: mcp grant "docs" names no upstream`},
 		{"upstream without command or url", `{"upstreams": {"docs": {}}}`, `upstream "docs": give exactly one of "command" or "url"`},
+		{"env on a url upstream", `{"upstreams": {"docs": {"url": "http://x", "env": ["A"]}}}`, `upstream "docs": "env" applies to a spawned "command", not a "url"`},
+		{"bad env entry", `{"upstreams": {"docs": {"command": ["d"], "env": ["=x"]}}}`, `"env": pattern: "=x" does not match regular expression "^[A-Za-z_][A-Za-z0-9_]*(=.*)?$"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.in))
@@ -35,6 +37,17 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// An upstream's env: NAME=VALUE and bare NAME entries (upstream.ChildEnv).
+func TestUpstreamEnv(t *testing.T) {
+	c, err := Parse([]byte(`{"upstreams": {"docs": {"command": ["d"], "env": ["API_KEY", "MODE=ro=x"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"API_KEY", "MODE=ro=x"}, c.Upstreams["docs"].Env); diff != "" {
+		t.Errorf("env (-want +got):\n%s", diff)
 	}
 }
 

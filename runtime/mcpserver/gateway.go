@@ -50,6 +50,11 @@ type ExposeOptions struct {
 	// Session, if set, returns the session each call and refresh goes through (e.g.
 	// upstream.Manager.Session, which restarts a crashed server); nil means always cs.
 	Session func(ctx context.Context) (*mcp.ClientSession, error)
+	// CallTool, if set, makes each forwarded tools/call (args verbatim) instead of the
+	// session's CallTool, e.g. through upstream.Session.CallToolExact, whose result keeps the
+	// upstream's numbers exact (the SDK's own decoding rounds integers above 2^53 and refuses
+	// 1e400).
+	CallTool func(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error)
 	// Names is the server's tool-name registry, shared with AddGuest (Options.Names,
 	// GuestOptions.Names); a colliding exposed tool is withheld and logged. Nil means a
 	// private set.
@@ -194,13 +199,17 @@ func (e *Exposed) forward(tool string) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
-		cs, err := e.session(ctx)
-		if err == nil {
-			var res *mcp.CallToolResult
-			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
-			if err == nil {
-				return res, nil
+		var res *mcp.CallToolResult
+		if e.opts.CallTool != nil {
+			res, err = e.opts.CallTool(ctx, tool, args)
+		} else {
+			var cs *mcp.ClientSession
+			if cs, err = e.session(ctx); err == nil {
+				res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
 			}
+		}
+		if err == nil {
+			return res, nil
 		}
 		msg := fmt.Sprintf("upstream %q tool %q: %v", e.name, tool, err)
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSpace(msg)}}}, nil

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,6 +22,13 @@ type HTTPOptions struct {
 	BearerToken string
 	// MaxRequestBodyBytes caps a request body; zero means the SDK's default (4 MiB).
 	MaxRequestBodyBytes int64
+	// SessionIdleTimeout closes a session that has had no request for this long; later
+	// requests with its Mcp-Session-Id get 404 (MCP "Transports › Session Management"), so the
+	// client starts a new session. Zero means DefaultSessionIdleTimeout; negative, never.
+	SessionIdleTimeout time.Duration
+	// MaxSessions caps live sessions; a new one over the cap is refused with 503 (see
+	// sessionGate). Zero means DefaultMaxSessions; negative, no cap.
+	MaxSessions int
 }
 
 // NewHTTPHandler serves s over MCP Streamable HTTP at every path, plus GET /healthz.
@@ -30,20 +38,41 @@ type HTTPOptions struct {
 // non-loopback Host header is 403 (the SDK's localhost protection), and a browser request
 // from another origin (Sec-Fetch-Site / Origin not matching Host) is 403 (net/http's
 // CrossOriginProtection). Neither creates a session.
+//
+// Sessions (stateful mode) follow MCP "Transports › Session Management": an idle session
+// expires after SessionIdleTimeout, live sessions are capped at MaxSessions, and a request
+// naming an expired or deleted session gets 404. Accept is negotiated by the answer's media
+// type (406 if not allowed), and a request that cannot start a session gets -32600 as on
+// stdio (httpsession.go).
 func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 	var o HTTPOptions
 	if opts != nil {
 		o = *opts
 	}
+	idle := o.SessionIdleTimeout
+	switch {
+	case idle == 0:
+		idle = DefaultSessionIdleTimeout
+	case idle < 0:
+		idle = 0 // the SDK's "never"
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 		Stateless:           o.Stateless,
 		JSONResponse:        o.JSONResponse,
 		MaxRequestBodyBytes: o.MaxRequestBodyBytes,
+		SessionTimeout:      idle,
 		// A client that hangs up stops its call's guest (for 2026-07-28 requests, where the
 		// POST is the whole request).
 		PropagateRequestCancellation: true,
 	})
 	var h http.Handler = mcpHandler
+	if !o.Stateless {
+		h = &sessionGate{server: s, max: o.MaxSessions, maxBody: o.MaxRequestBodyBytes, next: h} // httpsession.go
+	}
+	h = negotiate(o.JSONResponse, h)
 	if o.BearerToken != "" {
 		h = requireBearer(o.BearerToken, h)
 	}

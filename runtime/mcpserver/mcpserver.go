@@ -66,6 +66,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 		o.Names = &NameSet{}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
+	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
 	for _, g := range guests {
 		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names}
 		if err := AddGuest(s, g, gopts); err != nil {
@@ -193,28 +194,26 @@ func toolError(err error) *mcp.CallToolResult {
 // content against the tool's outputSchema: a mismatch (or a missing structured result) is a
 // tool error and is never forwarded. A result with structured content but no content blocks
 // gets a text block holding the same JSON, as MCP 2025-06-18 recommends for clients that
-// predate structuredContent.
+// predate structuredContent. No JSON number is changed: structured content stays the guest's
+// JSON (decodeToolResult) and is validated with exact numbers.
 func decodeResult(g *runtime.Guest, tool string, out []byte) *mcp.CallToolResult {
-	var res mcp.CallToolResult
-	if err := json.Unmarshal(out, &res); err != nil {
+	res, err := decodeToolResult(out)
+	if err != nil {
 		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
 	}
+	sc, _ := res.StructuredContent.(json.RawMessage)
 	if !res.IsError && g.HasOutputSchema(tool) {
-		if res.StructuredContent == nil {
+		if sc == nil {
 			return toolError(fmt.Errorf("guest %q tool %q: declares an outputSchema but returned no structuredContent", g.Name(), tool))
 		}
-		if err := g.ValidateOutput(tool, res.StructuredContent); err != nil {
+		if err := g.ValidateOutputJSON(tool, sc); err != nil {
 			return toolError(err)
 		}
 	}
-	if len(res.Content) == 0 && res.StructuredContent != nil {
-		b, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			return toolError(fmt.Errorf("guest %q tool %q: %w: structured content: %v", g.Name(), tool, runtime.ErrABI, err))
-		}
-		res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+	if len(res.Content) == 0 && sc != nil {
+		res.Content = []mcp.Content{&mcp.TextContent{Text: string(sc)}}
 	}
-	return &res
+	return res
 }
 
 // callHooks forwards a guest's log lines and progress to the client (MCP "Utilities ›

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -43,7 +44,8 @@ type echoIn struct {
 	Text string `json:"text"`
 }
 
-// sdkServer is a real go-sdk server (it answers server/discover) with tools echo and add.
+// sdkServer is a real go-sdk server (it answers server/discover) with tools echo and add and
+// the resource template docs://{id}.
 func sdkServer() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "sdk-fake", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes"}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
@@ -56,6 +58,10 @@ func sdkServer() {
 	mcp.AddTool(s, &mcp.Tool{Name: "add"}, func(ctx context.Context, req *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
 	})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{Name: "doc", URITemplate: "docs://{id}", MIMEType: "text/plain"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, mcp.ResourceNotFoundError("")
+		})
 	_ = s.Run(context.Background(), &mcp.StdioTransport{})
 }
 
@@ -70,6 +76,11 @@ func sdkServer() {
 //	endless     tools/list always has a next page with a fresh cursor
 //	crash       exit after answering the first tools/call
 //	slow        tools/call "sleep" is never answered (the client cancels it)
+//
+// In every mode tools/call "exact" answers its arguments as structuredContent, verbatim, and
+// "env" answers the server's environment; "ask" sends roots/list, sampling/createMessage and
+// elicitation/create to the client and answers with how each was answered ("r1 -32601");
+// "caps" answers the capabilities of the client's initialize.
 func fakeServer(modes []string) {
 	has := func(m string) bool {
 		for _, x := range modes {
@@ -92,6 +103,9 @@ func fakeServer(modes []string) {
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	page := 0
+	var askID json.RawMessage      // the tools/call "ask" waiting for the client's answers
+	var clientCaps json.RawMessage // capabilities of the client's initialize
+	var answers []string
 	for {
 		line, err := in.ReadBytes('\n')
 		if err != nil {
@@ -100,8 +114,12 @@ func fakeServer(modes []string) {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Error  *struct {
+				Code int `json:"code"`
+			} `json:"error"`
 			Params struct {
 				ProtocolVersion string          `json:"protocolVersion"`
+				Capabilities    json.RawMessage `json:"capabilities"`
 				Cursor          string          `json:"cursor"`
 				Name            string          `json:"name"`
 				Arguments       json.RawMessage `json:"arguments"`
@@ -111,12 +129,25 @@ func fakeServer(modes []string) {
 		if json.Unmarshal(line, &req) != nil {
 			continue
 		}
+		if req.Method == "" && askID != nil { // the client's answer to one of ask's requests
+			a := string(req.ID) + " ok"
+			if req.Error != nil {
+				a = fmt.Sprintf("%s %d", req.ID, req.Error.Code)
+			}
+			if answers = append(answers, a); len(answers) == 3 {
+				sort.Strings(answers) // the client answers concurrently
+				reply(askID, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Join(answers, "\n")}}})
+				askID, answers = nil, nil
+			}
+			continue
+		}
 		switch req.Method {
 		case "initialize":
 			if has("silent") {
 				continue
 			}
 			v := req.Params.ProtocolVersion
+			clientCaps = req.Params.Capabilities
 			if has("badversion") {
 				v = "1999-01-01"
 			}
@@ -138,7 +169,26 @@ func fakeServer(modes []string) {
 				reply(req.ID, map[string]any{"tools": []any{tool("echo")}})
 			}
 		case "tools/call":
-			if req.Params.Name == "sleep" {
+			switch req.Params.Name {
+			case "sleep":
+				continue
+			case "exact": // the arguments back as structuredContent, byte for byte
+				reply(req.ID, map[string]any{"content": []any{}, "structuredContent": req.Params.Arguments})
+				continue
+			case "ask": // server→client requests; the answer lists how the client answered each
+				askID = req.ID
+				for _, m := range []string{`"id":"r1","method":"roots/list"`,
+					`"id":"r2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}`,
+					`"id":"r3","method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object"}}`} {
+					fmt.Fprintf(out, `{"jsonrpc":"2.0",%s}`+"\n", m)
+				}
+				out.Flush()
+				continue
+			case "caps": // the capabilities the client declared in initialize
+				reply(req.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": string(clientCaps)}}})
+				continue
+			case "env": // our environment, one variable a line
+				reply(req.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": strings.Join(os.Environ(), "\n")}}})
 				continue
 			}
 			var a struct {

@@ -104,3 +104,21 @@ func (s *Session) AllResources(ctx context.Context) ([]*mcp.Resource, error) {
 func (s *Session) AllPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	return listPrompts(ctx, s.ClientSession, s.maxPages, s.logger)
 }
+
+// listResourceTemplates is ListTools for resources/templates/list; templates are keyed by
+// URI template.
+func listResourceTemplates(ctx context.Context, cs *mcp.ClientSession, maxPages int, logger *slog.Logger) ([]*mcp.ResourceTemplate, error) {
+	return listAll(ctx, "resources/templates/list", maxPages, logger, func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, error) {
+		r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			return nil, "", err
+		}
+		return r.ResourceTemplates, r.NextCursor, nil
+	}, func(t *mcp.ResourceTemplate) string { return t.URITemplate })
+}
+
+// AllResourceTemplates lists every resource template of s's server (see
+// listResourceTemplates).
+func (s *Session) AllResourceTemplates(ctx context.Context) ([]*mcp.ResourceTemplate, error) {
+	return listResourceTemplates(ctx, s.ClientSession, s.maxPages, s.logger)
+}

@@ -261,11 +261,11 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args []byte
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	res, err := sess.CallToolExact(ctx, tool, json.RawMessage(args), "", nil)
 	if err != nil {
 		return nil, callError(server, fmt.Sprintf("tool %q", tool), err)
 	}
-	return json.Marshal(res)
+	return res.Raw, nil // as the server sent it: no number rounded (exact.go)
 }
 
 func callError(server, what string, err error) error {

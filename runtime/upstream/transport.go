@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +31,7 @@ type commandTransport struct {
 func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	cmd := exec.Command(t.spec.Command[0], t.spec.Command[1:]...)
 	cmd.Dir = t.spec.Dir
+	cmd.Env = ChildEnv(os.Environ(), t.spec.Env)
 	cmd.Stderr = t.opts.Stderr
 	setProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()
@@ -133,7 +135,7 @@ func (c *procConn) waitExit() bool {
 // httpTransport is the SDK's Streamable HTTP client transport (MCP spec 2025-11-25
 // "Transports › Streamable HTTP") with the operator's headers on every request and, unless
 // MaxLineBytes says otherwise, no cap on one server-sent event.
-func httpTransport(spec Spec, o Options, cancels *cancelCount) mcp.Transport {
+func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) mcp.Transport {
 	base := o.HTTPClient
 	if base == nil {
 		base = http.DefaultClient
@@ -143,7 +145,7 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount) mcp.Transport {
 		rt = http.DefaultTransport
 	}
 	hc := *base
-	hc.Transport = &headerTransport{base: rt, headers: spec.Headers, cancels: cancels}
+	hc.Transport = &headerTransport{base: rt, headers: spec.Headers, cancels: cancels, raw: raw}
 	maxEvent := o.MaxLineBytes
 	if maxEvent <= 0 {
 		maxEvent = -1 // no cap
@@ -152,11 +154,13 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount) mcp.Transport {
 }
 
 // headerTransport adds the operator's headers (never replacing one the SDK set, such as
-// Mcp-Session-Id) and counts the notifications/cancelled it delivers.
+// Mcp-Session-Id), counts the notifications/cancelled it delivers, and records the raw
+// results of CallToolExact's calls from their response bodies (exact.go, httpRecorder).
 type headerTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
 	cancels *cancelCount
+	raw     *rawResults // nil: record nothing
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -169,16 +173,26 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	cancel := false
+	var callID string // JSON of the id of a tools/call whose raw result is wanted
 	if req.Method == http.MethodPost && req.GetBody != nil {
 		if body, err := req.GetBody(); err == nil {
-			b, _ := io.ReadAll(io.LimitReader(body, 4096))
+			b, _ := io.ReadAll(body)
 			body.Close()
-			cancel = bytes.Contains(b, []byte(`"notifications/cancelled"`))
+			cancel = bytes.Contains(b[:min(len(b), 4096)], []byte(`"notifications/cancelled"`))
+			if t.raw != nil {
+				if msg, err := jsonrpc.DecodeMessage(b); err == nil {
+					callID = t.raw.sent(msg)
+				}
+			}
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
 	if cancel && err == nil {
 		t.cancels.sent.Add(1)
+	}
+	if callID != "" && err == nil && resp.Body != nil {
+		resp.Body = &httpRecorder{ReadCloser: resp.Body, raw: t.raw,
+			sse: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")}
 	}
 	return resp, err
 }

@@ -33,9 +33,12 @@ import (
 // HTTP, MCP spec 2025-11-25 "Transports").
 type Spec struct {
 	// Command is the program and its arguments. Command[0] is looked up in PATH; the child
-	// inherits the environment. The operator is trusted with it (it comes from the config or
+	// gets a minimal environment plus Env (ChildEnv). The operator is trusted with it (it comes from the config or
 	// the command line, never from a guest).
 	Command []string
+	// Env is added to the child's minimal environment: "NAME=VALUE" sets NAME, a bare
+	// "NAME" passes our own value of NAME (if set).
+	Env []string
 	// Dir is the child's working directory; empty means ours.
 	Dir string
 	// URL is the server's MCP endpoint (http or https).
@@ -134,6 +137,7 @@ type Session struct {
 	logger   *slog.Logger
 	maxPages int
 	cancels  *cancelCount
+	raw      *rawResults // raw tools/call results for CallToolExact (exact.go)
 }
 
 // Spec returns how the session's server was reached.
@@ -164,10 +168,12 @@ func (c *cancelCount) wait(max time.Duration) {
 func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 	o := opts.withDefaults()
 	cancels := &cancelCount{}
-	t, err := newTransport(spec, o, cancels)
+	raw := newRawResults()
+	t, err := newTransport(spec, o, cancels, raw)
 	if err != nil {
 		return nil, err
 	}
+	t = raw.wrap(t)
 	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, ErrConnectTimeout)
 	defer cancel()
 	cs, err := connect(cctx, t, o, cancels, true)
@@ -176,8 +182,8 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		// it, or one still starting; either way a fresh connection that sends only initialize
 		// works, where initialize on this one could meet a late discover reply.
 		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
-		if t, err = newTransport(spec, o, cancels); err == nil {
-			cs, err = connect(cctx, t, o, cancels, false)
+		if t, err = newTransport(spec, o, cancels, raw); err == nil {
+			cs, err = connect(cctx, raw.wrap(t), o, cancels, false)
 		}
 	}
 	if err != nil {
@@ -193,18 +199,18 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
-	return &Session{ClientSession: cs, spec: spec, logger: o.Logger, maxPages: o.MaxPages, cancels: cancels}, nil
+	return &Session{ClientSession: cs, spec: spec, logger: o.Logger, maxPages: o.MaxPages, cancels: cancels, raw: raw}, nil
 }
 
 // errDiscoverSilent ends a connect attempt whose server/discover went unanswered.
 var errDiscoverSilent = errors.New("no answer to server/discover")
 
-func newTransport(spec Spec, o Options, cancels *cancelCount) (mcp.Transport, error) {
+func newTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) (mcp.Transport, error) {
 	switch {
 	case len(spec.Command) > 0 && spec.URL == "":
 		return &commandTransport{spec: spec, opts: o, cancels: cancels}, nil
 	case spec.URL != "" && len(spec.Command) == 0:
-		return httpTransport(spec, o, cancels), nil
+		return httpTransport(spec, o, cancels, raw), nil
 	}
 	return nil, errors.New("upstream: give exactly one of a command or a URL")
 }
@@ -225,6 +231,7 @@ func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCou
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: o.Name, Version: o.Version}, &co)
 	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout))
+	client.AddReceivingMiddleware(unsupportedRequests(&co)) // unsupported.go
 	var so *mcp.ClientSessionOptions
 	if !discover {
 		so = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}

@@ -77,7 +77,12 @@ func callText(t *testing.T, s *Session, tool string, args any) string {
 // A go-sdk server answers server/discover: the session speaks the newest protocol.
 func TestDialSDKServer(t *testing.T) {
 	logs := &syncBuffer{}
-	s := dial(t, fake(t, "sdk"), testOptions(logs))
+	o := testOptions(logs)
+	// This server answers server/discover, so a long probe deadline costs nothing; the short
+	// default of testOptions made the test fail on a loaded machine, where starting the
+	// child can take longer than that.
+	o.DiscoverTimeout = 10 * time.Second
+	s := dial(t, fake(t, "sdk"), o)
 	if got, want := s.InitializeResult().ProtocolVersion, mcp.SupportedProtocolVersions()[0]; got != want {
 		t.Errorf("protocol version = %q, want %q", got, want)
 	}
@@ -93,6 +98,9 @@ func TestDialSDKServer(t *testing.T) {
 	}
 	if got := callText(t, s, "add", map[string]any{"a": 1, "b": 2}); got != "3" {
 		t.Errorf("add = %q, want 3", got)
+	}
+	if ts, err := s.AllResourceTemplates(context.Background()); err != nil || len(ts) != 1 || ts[0].URITemplate != "docs://{id}" {
+		t.Errorf("AllResourceTemplates = %v, %v; want docs://{id}", ts, err)
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("Close: %v", err)
@@ -278,7 +286,8 @@ func TestManager(t *testing.T) {
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
-		if want := `{"content":[{"type":"text","text":"x"}]}`; string(out) != want {
+		// The result as the fake server wrote it (CallToolExact), not re-encoded by the SDK.
+		if want := `{"content":[{"text":"x","type":"text"}]}`; string(out) != want {
 			t.Errorf("call %d = %s, want %s", i, out, want)
 		}
 	}

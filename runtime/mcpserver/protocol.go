@@ -1,0 +1,89 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// loggingLevels are the eight RFC 5424 severities of MCP "Utilities › Logging"
+// (LoggingLevel), lower case as the schema spells them.
+var loggingLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// notFoundStandardVersion is the first protocol revision in which an unknown resource is
+// -32602 Invalid Params (SEP-2164); earlier ones specify -32002.
+const notFoundStandardVersion = "2026-07-28"
+
+// codeResourceNotFoundLegacy is "Resources › Error Handling" up to 2025-11-25.
+const codeResourceNotFoundLegacy = -32002
+
+// protocolMiddleware checks what the SDK leaves to servers, on every transport:
+//
+//   - logging/setLevel with a level outside LoggingLevel is -32602 Invalid Params (the SDK
+//     stores any string, including "" for a missing or null level).
+//   - resources/read of an unknown resource answers the code of the negotiated revision:
+//     -32002 up to 2025-11-25, -32602 from 2026-07-28 (the SDK always answers -32602).
+//   - a plain Go error gets a JSON-RPC code (withCode), on HTTP as on stdio.
+func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "logging/setLevel":
+			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && !slices.Contains(loggingLevels, p.Level) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+					Message: fmt.Sprintf("invalid params: level %q is not one of debug, info, notice, warning, error, critical, alert, emergency", p.Level)}
+			}
+		case "resources/read":
+			res, err := next(ctx, method, req)
+			return res, withCode(resourceNotFoundCode(req, err))
+		}
+		res, err := next(ctx, method, req)
+		return res, withCode(err)
+	}
+}
+
+// withCode gives a plain Go error a JSON-RPC code, as the stdio transport does for what
+// reaches it: the SDK answers a second initialize with a plain error, which would go out as
+// code 0 over HTTP. That is -32600 Invalid Request; any other plain error is -32603.
+func withCode(err error) error {
+	var je *jsonrpc.Error
+	if err == nil || errors.As(err, &je) {
+		return err
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	if msg := err.Error(); strings.Contains(msg, "during session initialization") || strings.Contains(msg, `duplicate "initialize"`) {
+		code = jsonrpc.CodeInvalidRequest
+	}
+	return &jsonrpc.Error{Code: code, Message: err.Error()}
+}
+
+// resourceNotFoundCode rewrites the SDK's resource-not-found error (mcp.ResourceNotFoundError)
+// to the code of the session's negotiated protocol version.
+func resourceNotFoundCode(req mcp.Request, err error) error {
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound || je.Message != "Resource not found" {
+		return err
+	}
+	if v := negotiatedVersion(req); v != "" && v >= notFoundStandardVersion {
+		return err
+	}
+	cp := *je
+	cp.Code = codeResourceNotFoundLegacy
+	return &cp
+}
+
+// negotiatedVersion is the protocol version of req's session, or "" if unknown.
+func negotiatedVersion(req mcp.Request) string {
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok || ss == nil {
+		return ""
+	}
+	if ip := ss.InitializeParams(); ip != nil {
+		return ip.ProtocolVersion
+	}
+	return ""
+}
