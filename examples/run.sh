@@ -48,7 +48,9 @@ step() {
 step mcpwasm tools -- mcpwasm serve --config "$config"
 step mcpwasm call read '{"path":"/data/hello.txt"}' -- mcpwasm serve --config "$config"
 step mcpwasm call grep '{"pattern":"granted"}' -- mcpwasm serve --config "$config"
-step mcpwasm call git_log '{"max_count":3}' -- mcpwasm serve --config "$config"
+# The client passes a spawned server only a minimal environment: --env hands it the two
+# variables the git grants name.
+step mcpwasm call --env GIT_DIR --env GIT_WORK_TREE git_log '{"max_count":3}' -- mcpwasm serve --config "$config"
 step mcpwasm call shout_echo '{"text":"hello through the upstream"}' -- mcpwasm serve --config "$config"
 step mcpwasm call docs__calc '{"expression":"6*7"}' -- mcpwasm serve --config "$config"
 # A path outside the grant is refused (exit code 4: the tool reported an error).

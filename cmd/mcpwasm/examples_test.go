@@ -70,7 +70,7 @@ func TestExamplesRun(t *testing.T) {
 		"grep(pattern, max_matches?, path?) — Search files", "read(path, max_bytes?) — Read file",
 		"$ mcpwasm call read '{\"path\":\"/data/hello.txt\"}' -- mcpwasm serve --config examples/grants/mcpwasm.json\nHello from the demo data directory.\n",
 		`"file":"/data/notes/wasm.md","line":3`,
-		"$ mcpwasm call git_log '{\"max_count\":3}' -- mcpwasm serve --config examples/grants/mcpwasm.json\n" + string(head),
+		"$ mcpwasm call --env GIT_DIR --env GIT_WORK_TREE git_log '{\"max_count\":3}' -- mcpwasm serve --config examples/grants/mcpwasm.json\n" + string(head),
 		"HELLO THROUGH THE UPSTREAM\n",
 		"{\"value\":42}\n",
 		"read /etc/passwd: outside /data, the only directory this guest can see\n",

@@ -312,7 +312,7 @@ func buildGuest(t *testing.T) []byte {
 
 // doc.go: a Go package for the test to live in.
 const nativeDoc = `// Package main holds the Go test of the [[.Name]] guest (guest_test.go); the guest itself is
-// [[.Name]].[[if eq .Lang "rust"]]rs[[else]][[.Lang]][[end]], built by build.sh.
+// [[if eq .Lang "c"]]src/[[.Name]].c[[else if eq .Lang "rust"]][[.Name]].rs[[else]][[.Name]].[[.Lang]][[end]], built by build.sh.
 package main
 
 func main() {}
@@ -374,7 +374,8 @@ wat2wasm [[.Name]].wat -o [[.Name]].wasm
 		{"doc.go", nativeDoc},
 		{"guest_test.go", nativeTest},
 		{"build.sh", `#!/usr/bin/env bash
-# Builds [[.Name]].wasm from [[.Name]].c and the C SDK in sdk/ (a WASI reactor).
+# Builds [[.Name]].wasm from src/[[.Name]].c and the C SDK in sdk/ (a WASI reactor). The C
+# sources live in directories of their own: Go refuses .c files beside the .go test files.
 set -euo pipefail
 cd "$(dirname "$0")"
 cc=${CC:-}
@@ -383,9 +384,9 @@ cc=${CC:-}
 	exit 3
 }
 "$cc" --target=wasm32-wasi -mexec-model=reactor -Os -Isdk -Wl,--strip-all \
-	-o [[.Name]].wasm sdk/mcpwasm.c [[.Name]].c
+	-o [[.Name]].wasm sdk/mcpwasm.c src/[[.Name]].c
 `},
-		{"NAME.c", `// [[.Name]] — an mcpwasm guest in C with one tool. Build: ./build.sh
+		{"src/NAME.c", `// [[.Name]] — an mcpwasm guest in C with one tool. Build: ./build.sh
 #include "mcpwasm.h"
 
 static void greet(const char *tool, const mcpwasm_args *args, mcpwasm_result *res) {
