@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/tetratelabs/wazero"
@@ -26,6 +27,7 @@ type pool struct {
 	mu     sync.Mutex
 	closed bool
 	busy   map[*instance]struct{}
+	idleAt map[*instance]time.Time // when each idle instance was released (lazy.go: shrink)
 }
 
 func newPool(g *Guest, prof profile, size int) (*pool, error) {
@@ -33,7 +35,7 @@ func newPool(g *Guest, prof profile, size int) (*pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pool{g: g, profile: prof, roots: roots, tokens: make(chan struct{}, size), idle: make(chan *instance, size), busy: map[*instance]struct{}{}}
+	p := &pool{g: g, profile: prof, roots: roots, tokens: make(chan struct{}, size), idle: make(chan *instance, size), busy: map[*instance]struct{}{}, idleAt: map[*instance]time.Time{}}
 	p.config = prof.moduleConfig(wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions(abi.ExportInitialize).
@@ -47,6 +49,15 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 	if p.isClosed() {
 		return nil, ErrClosed
 	}
+	if err := p.g.useCode(ctx); err != nil { // a lazily loaded guest may still be compiling
+		return nil, err
+	}
+	used := false
+	defer func() {
+		if !used {
+			p.g.doneCode()
+		}
+	}()
 	var inst *instance
 	select {
 	case inst = <-p.idle:
@@ -71,7 +82,9 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 		return nil, ErrClosed
 	}
 	p.busy[inst] = struct{}{}
+	delete(p.idleAt, inst)
 	p.mu.Unlock()
+	used = true
 	return inst, nil
 }
 
@@ -83,9 +96,13 @@ func (p *pool) isClosed() bool {
 
 // release returns inst to the pool if healthy, else closes it and frees its slot.
 func (p *pool) release(inst *instance, healthy bool) {
+	defer p.g.doneCode()
 	p.mu.Lock()
 	delete(p.busy, inst)
 	closed := p.closed
+	if healthy {
+		p.idleAt[inst] = p.g.host.lazy.now()
+	}
 	p.mu.Unlock()
 	if healthy && !closed && !inst.mod.IsClosed() {
 		p.idle <- inst // never blocks: idle's capacity equals the token count
