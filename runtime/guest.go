@@ -24,7 +24,8 @@ type Guest struct {
 	compiled wazero.CompiledModule
 	limits   Limits
 	pools    []*pool // pools[0] has no grants and the guest's memory limit: describe runs there
-	code     *guestCode // whether compiled is set yet, or still (lazy.go)
+
+	code *guestCode // whether compiled is set yet, or still (lazy.go)
 
 	closeOnce sync.Once
 }

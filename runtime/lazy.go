@@ -44,7 +44,7 @@ type lazyHost struct {
 	mu      sync.Mutex
 	timer   *time.Timer
 	stopped bool
-	now     func() time.Time    // time.Now; tests may replace it
+	now     func() time.Time   // time.Now; tests may replace it
 	onSweep func(released int) // test hook, called after every timer-driven sweep
 }
 
