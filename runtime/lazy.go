@@ -33,6 +33,7 @@ const DefaultIdleTimeout = 60 * time.Second
 
 // lazyHost is the Host's share of this file.
 type lazyHost struct {
+	h         *Host
 	enabled   bool // Options.Lazy
 	manifests *manifestCache
 	idle      time.Duration // < 0: never sweep
@@ -50,6 +51,7 @@ type lazyHost struct {
 
 func newLazyHost(h *Host, o Options) *lazyHost {
 	l := &lazyHost{
+		h:         h,
 		enabled:   o.Lazy,
 		manifests: &manifestCache{dir: manifestDir(o), logger: h.logger},
 		idle:      o.IdleTimeout,
@@ -63,7 +65,7 @@ func newLazyHost(h *Host, o Options) *lazyHost {
 	l.unload = l.enabled && l.manifests.dir != ""
 	if l.idle > 0 {
 		l.mu.Lock()
-		l.timer = time.AfterFunc(l.interval(), h.sweepTick)
+		l.timer = time.AfterFunc(l.interval(), l.sweepTick)
 		l.mu.Unlock()
 	}
 	return l
@@ -85,8 +87,7 @@ func (l *lazyHost) stop() {
 	l.sweepMu.Unlock() //nolint:staticcheck // an empty critical section: wait for the sweep
 }
 
-func (h *Host) sweepTick() {
-	l := h.lazy
+func (l *lazyHost) sweepTick() {
 	l.sweepMu.Lock()
 	defer l.sweepMu.Unlock()
 	l.mu.Lock()
@@ -95,7 +96,7 @@ func (h *Host) sweepTick() {
 	if stopped {
 		return
 	}
-	n := h.sweep(now())
+	n := l.sweep(now())
 	l.mu.Lock()
 	if !l.stopped {
 		l.timer.Reset(l.interval())
@@ -109,8 +110,8 @@ func (h *Host) sweepTick() {
 
 // sweep closes the instances idle since before now-idle and, where allowed, the compiled code
 // of guests left without instances. It returns how many instances and modules it closed.
-func (h *Host) sweep(now time.Time) int {
-	l := h.lazy
+func (l *lazyHost) sweep(now time.Time) int {
+	h := l.h
 	h.mu.Lock()
 	guests := make([]*Guest, 0, len(h.guests))
 	for g := range h.guests {

@@ -38,6 +38,9 @@ var Schema []byte
 type Config struct {
 	Guests    []Guest             `json:"guests"`
 	Upstreams map[string]Upstream `json:"upstreams,omitempty"`
+	// IdleTimeoutMS closes guest instances idle longer than this (runtime.Options.IdleTimeout);
+	// 0 means the default, negative never.
+	IdleTimeoutMS int `json:"idle_timeout_ms,omitempty"`
 
 	dir string // the file's directory: relative paths are resolved against it
 }
