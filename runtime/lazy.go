@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	goruntime "runtime"
@@ -174,7 +175,8 @@ const (
 // guestCode is the state of a guest's compiled code. g.compiled is written under mu, and read
 // without it only by holders of a use (useCode … doneCode), which keeps it from being dropped.
 type guestCode struct {
-	sum   [32]byte
+	key   string         // manifest cache key
+	sum   [32]byte       // SHA-256 of an eagerly loaded module, for its cache entry
 	entry *manifestEntry // the cached manifest a lazy Load used, or nil
 	raw   []byte         // the manifest describe returned, to cache
 	wasm  []byte         // the module, to compile in the background or again after an unload
@@ -187,19 +189,19 @@ type guestCode struct {
 	lastUsed time.Time
 }
 
-// cachedManifest hashes wasm and, with Options.Lazy, returns its manifest cache entry if the
+// cachedManifest returns wasm's manifest cache key and, with Options.Lazy, its entry if the
 // entry can stand in for compiling and describing it under limits. A nil entry means: load it
 // the eager way (whose errors are the precise ones).
-func (h *Host) cachedManifest(wasm []byte, limits Limits) ([32]byte, *manifestEntry) {
-	sum := sha256.Sum256(wasm)
+func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntry) {
+	key := manifestKey(wasm)
 	if !h.lazy.enabled {
-		return sum, nil
+		return key, nil
 	}
-	e := h.lazy.manifests.get(sum)
+	e := h.lazy.manifests.get(key)
 	if e == nil || uint64(e.MinMemoryPages)*pageSize > limits.MemoryBytes || len(e.Manifest) > limits.OutputBytes {
-		return sum, nil
+		return key, nil
 	}
-	return sum, e
+	return key, e
 }
 
 // compileUnlessCached compiles wasm, unless a cached manifest defers that to the background.
@@ -220,8 +222,11 @@ func checkModuleUnlessCached(cm wazero.CompiledModule, e *manifestEntry, limits 
 	return checkModule(cm, limits)
 }
 
-func (h *Host) newGuestCode(sum [32]byte, e *manifestEntry, wasm []byte, cm wazero.CompiledModule) *guestCode {
-	c := &guestCode{sum: sum, entry: e, lastUsed: h.lazy.now()}
+func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero.CompiledModule) *guestCode {
+	c := &guestCode{key: key, entry: e, lastUsed: h.lazy.now()}
+	if e == nil {
+		c.sum = sha256.Sum256(wasm)
+	}
 	if e != nil || h.lazy.unload {
 		c.wasm = wasm
 	}
@@ -281,7 +286,7 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 			e.Exports = append(e.Exports, name)
 		}
 	}
-	h.lazy.manifests.put(c.sum, e)
+	h.lazy.manifests.put(c.key, c.sum, e)
 	c.raw = nil
 }
 
@@ -309,6 +314,11 @@ func (g *Guest) loadCode(done chan struct{}) {
 		c.mu.Unlock()
 		if closed {
 			return ErrClosed
+		}
+		if c.entry != nil { // the fingerprint found the entry; the hash proves it is this module's
+			if sum := sha256.Sum256(c.wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {
+				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
+			}
 		}
 		if cm, err = g.host.compile(ctx, c.wasm); err != nil {
 			return err

@@ -86,7 +86,7 @@ func holdCompiles(h *Host) func() {
 }
 
 func entryPath(dir string, wasm []byte) string {
-	return filepath.Join(dir, "manifests", manifestKey(sha256.Sum256(wasm))+".json")
+	return filepath.Join(dir, "manifests", manifestKey(wasm)+".json")
 }
 
 func TestManifestCacheMissHitCorrupt(t *testing.T) {
@@ -137,7 +137,7 @@ func TestManifestCacheMissHitCorrupt(t *testing.T) {
 	if !strings.Contains(logs.String(), "manifest cache entry corrupt") {
 		t.Errorf("corrupt entry not logged:\n%s", logs)
 	}
-	if e := h3.lazy.manifests.get(sha256.Sum256(wat.Fixture)); e == nil {
+	if e := h3.lazy.manifests.get(manifestKey(wat.Fixture)); e == nil {
 		t.Error("corrupt entry not rewritten")
 	}
 }
@@ -331,5 +331,25 @@ func TestIdleSweepNever(t *testing.T) {
 	h, _ := testHost(t, Options{NoDiskCache: true, IdleTimeout: -1})
 	if h.lazy.timer != nil {
 		t.Error("a negative IdleTimeout started the sweep timer")
+	}
+}
+
+// An entry found by fingerprint but holding another module's SHA-256 (a fingerprint
+// collision) never lets a call reach the code: the background load fails.
+func TestLazyEntryOfAnotherModule(t *testing.T) {
+	dir := primed(t)
+	other := bytes.Clone(wat.Fixture)
+	other = append(other, 0, 4, 'x', 'y', 'z', 'w') // a custom section: another module, same manifest
+	b, err := os.ReadFile(entryPath(dir, wat.Fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(entryPath(dir, other), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := testHost(t, Options{CacheDir: dir, Lazy: true})
+	g := mustLoad(t, h, other, nil)
+	if _, err := g.Call(context.Background(), "echo", []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "does not match its manifest cache entry") {
+		t.Fatalf("Call = %v", err)
 	}
 }

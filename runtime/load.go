@@ -82,7 +82,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
 		}
 	}
-	sum, entry := h.cachedManifest(wasm, limits) // with Options.Lazy, a hit defers compiling (lazy.go)
+	key, entry := h.cachedManifest(wasm, limits) // with Options.Lazy, a hit defers compiling (lazy.go)
 	compiled, err := h.compileUnlessCached(ctx, wasm, entry)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
@@ -92,7 +92,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits}
-	g.code = h.newGuestCode(sum, entry, wasm, compiled)
+	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	base, err := newPool(g, profile{memory: limits.MemoryBytes}, limits.Instances)
 	if err != nil {
 		return g, fmt.Errorf("%s: %w", src, err)

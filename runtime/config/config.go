@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -113,7 +114,7 @@ type Upstream struct {
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 }
 
-var resolvedSchema = func() *jsonschema.Resolved {
+var resolvedSchema = sync.OnceValue(func() *jsonschema.Resolved { // on first use: a server without a config skips it
 	var s jsonschema.Schema
 	if err := json.Unmarshal(Schema, &s); err != nil {
 		panic("config: schema.json: " + err.Error())
@@ -123,7 +124,7 @@ var resolvedSchema = func() *jsonschema.Resolved {
 		panic("config: schema.json: " + err.Error())
 	}
 	return r
-}()
+})
 
 // Load reads and validates the configuration file at path.
 func Load(path string) (*Config, error) {
@@ -149,7 +150,7 @@ func Parse(data []byte) (*Config, error) {
 	if err := duplicateKeys(data); err != nil {
 		return nil, err
 	}
-	if err := resolvedSchema.Validate(v); err != nil {
+	if err := resolvedSchema().Validate(v); err != nil {
 		return nil, schemaError(data, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
