@@ -48,6 +48,8 @@ type lazyHost struct {
 	stopped bool
 	now     func() time.Time   // time.Now; tests may replace it
 	onSweep func(released int) // test hook, called after every timer-driven sweep
+
+	testHold chan struct{} // test hook: background loads wait for it to close; set before Load
 }
 
 func newLazyHost(h *Host, o Options) *lazyHost {
@@ -184,6 +186,8 @@ type guestCode struct {
 	mu       sync.Mutex
 	state    codeState
 	done     chan struct{} // codeLoading: closed when the load ends
+	urgent   chan struct{} // codeLoading: closed when a call waits, so the load skips the queue
+	waited   bool          // urgent is closed
 	err      error         // codeFailed
 	users    int
 	lastUsed time.Time
@@ -293,11 +297,11 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 // startLoad starts compiling g's code in the background. c.mu is held.
 func (g *Guest) startLoad() {
 	c := g.code
-	c.state, c.done = codeLoading, make(chan struct{})
-	go g.loadCode(c.done)
+	c.state, c.done, c.urgent, c.waited = codeLoading, make(chan struct{}), make(chan struct{}), false
+	go g.loadCode(c.done, c.urgent)
 }
 
-func (g *Guest) loadCode(done chan struct{}) {
+func (g *Guest) loadCode(done, urgent chan struct{}) {
 	c, l := g.code, g.host.lazy
 	ctx := context.Background()
 	var cm wazero.CompiledModule
@@ -307,8 +311,14 @@ func (g *Guest) loadCode(done chan struct{}) {
 				err = fmt.Errorf("panic while compiling: %v", p)
 			}
 		}()
-		l.sem <- struct{}{}
-		defer func() { <-l.sem }()
+		if l.testHold != nil {
+			<-l.testHold
+		}
+		select { // wait for a compile slot, unless a call is waiting for this guest
+		case l.sem <- struct{}{}:
+			defer func() { <-l.sem }()
+		case <-urgent:
+		}
 		c.mu.Lock()
 		closed := c.state == codeClosed
 		c.mu.Unlock()
@@ -390,6 +400,10 @@ func (g *Guest) useCode(ctx context.Context) error {
 			return ErrClosed
 		case codeUnloaded:
 			g.startLoad()
+		}
+		if !c.waited {
+			c.waited = true
+			close(c.urgent)
 		}
 		done := c.done
 		c.mu.Unlock()

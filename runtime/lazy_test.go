@@ -68,21 +68,11 @@ func mustCall(t *testing.T, g *Guest, tool, args string) string {
 	return string(out)
 }
 
-// holdCompiles fills the compile semaphore so background compiles wait; the returned
-// function lets them run.
+// holdCompiles makes background compiles wait; the returned function lets them run.
 func holdCompiles(h *Host) func() {
-	n := cap(h.lazy.sem)
-	for range n {
-		h.lazy.sem <- struct{}{}
-	}
+	h.lazy.testHold = make(chan struct{})
 	var once sync.Once
-	return func() {
-		once.Do(func() {
-			for range n {
-				<-h.lazy.sem
-			}
-		})
-	}
+	return func() { once.Do(func() { close(h.lazy.testHold) }) }
 }
 
 func entryPath(dir string, wasm []byte) string {
@@ -352,4 +342,14 @@ func TestLazyEntryOfAnotherModule(t *testing.T) {
 	if _, err := g.Call(context.Background(), "echo", []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "does not match its manifest cache entry") {
 		t.Fatalf("Call = %v", err)
 	}
+}
+
+// A call waiting for its guest's code does not queue behind other guests' compiles.
+func TestLazyCallSkipsCompileQueue(t *testing.T) {
+	h, _ := testHost(t, Options{CacheDir: primed(t), Lazy: true})
+	for range cap(h.lazy.sem) { // every compile slot taken
+		h.lazy.sem <- struct{}{}
+	}
+	g := mustLoad(t, h, wat.Fixture, nil)
+	mustCall(t, g, "echo", `{}`)
 }
