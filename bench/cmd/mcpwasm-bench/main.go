@@ -5,6 +5,7 @@
 //
 //	go run ./bench/cmd/mcpwasm-bench          # full run, a few minutes
 //	go run ./bench/cmd/mcpwasm-bench -quick   # CI smoke run, under a minute
+//	go run ./bench/cmd/mcpwasm-bench -startup -old OLD/mcpwasm   # section 6 only, old beside new
 //
 // It needs the Go toolchain (it builds the Go guests, mcpwasm and the native server).
 package main
