@@ -108,6 +108,11 @@ func (p *pool) release(inst *instance, healthy bool) {
 		p.idle <- inst // never blocks: idle's capacity equals the token count
 		return
 	}
+	if healthy {
+		p.mu.Lock()
+		delete(p.idleAt, inst)
+		p.mu.Unlock()
+	}
 	inst.close(context.Background())
 	<-p.tokens
 }
