@@ -16,8 +16,9 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// Start fast, stay small (RATIONALE.md, "Why serve tools/list from a manifest cache?" and
-// "Why close idle instances?"):
+// Start fast, stay small (RATIONALE.md, "Why serve tools/list from a manifest cache?", "Why
+// does a guest that fails to load in the background answer with tool errors …?" and "Why close
+// idle instances, and drop idle compiled code?"):
 //
 //   - With Options.Lazy, Load of a module whose manifest is cached (manifestcache.go) builds
 //     the Guest from that manifest — the same validation of names, schemas and grants — and
