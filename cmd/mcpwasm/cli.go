@@ -312,6 +312,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		case <-ctx.Done():
 			return
 		}
+		for _, g := range gs { // calls may be waiting for a lazily loaded guest's code: the grace starts once it is there
+			_ = g.Ready(ctx)
+		}
 		select {
 		case <-time.After(drainGrace):
 			logger.Debug("stdin closed; stopping calls still running")
