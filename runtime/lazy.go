@@ -44,6 +44,11 @@ type lazyHost struct {
 
 	sweepMu sync.Mutex // held by a running sweep; stop waits for it
 
+	// compiling serializes compiles of the same module (by manifest key): wazero v1.12 makes a
+	// module compiled from its file cache visible to a concurrent compile of the same bytes
+	// before its entry preambles exist, and an instance of it then panics.
+	compiling sync.Map // key → *sync.Mutex
+
 	mu      sync.Mutex
 	timer   *time.Timer
 	stopped bool
@@ -210,10 +215,18 @@ func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntr
 }
 
 // compileUnlessCached compiles wasm, unless a cached manifest defers that to the background.
-func (h *Host) compileUnlessCached(ctx context.Context, wasm []byte, e *manifestEntry) (wazero.CompiledModule, error) {
+func (h *Host) compileUnlessCached(ctx context.Context, key string, wasm []byte, e *manifestEntry) (wazero.CompiledModule, error) {
 	if e != nil {
 		return nil, nil
 	}
+	return h.compileOnce(ctx, key, wasm)
+}
+
+// compileOnce is h.compile, one at a time per module (lazyHost.compiling).
+func (h *Host) compileOnce(ctx context.Context, key string, wasm []byte) (wazero.CompiledModule, error) {
+	mu, _ := h.lazy.compiling.LoadOrStore(key, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	return h.compile(ctx, wasm)
 }
 
@@ -331,7 +344,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
 			}
 		}
-		if cm, err = g.host.compile(ctx, c.wasm); err != nil {
+		if cm, err = g.host.compileOnce(ctx, c.key, c.wasm); err != nil {
 			return err
 		}
 		if err = checkModule(cm, g.limits); err == nil {

@@ -353,3 +353,19 @@ func TestLazyCallSkipsCompileQueue(t *testing.T) {
 	g := mustLoad(t, h, wat.Fixture, nil)
 	mustCall(t, g, "echo", `{}`)
 }
+
+// Two guests of the same module compile in the background at once, and both serve calls:
+// compiles of one module are serialized (wazero v1.12 races on concurrent cache hits).
+func TestLazySameModuleTwice(t *testing.T) {
+	h, _ := testHost(t, Options{CacheDir: primed(t), Lazy: true})
+	release := holdCompiles(h)
+	g1 := mustLoad(t, h, wat.Fixture, nil)
+	g2 := mustLoad(t, h, wat.Fixture, &GuestConfig{Replaces: g1})
+	release()
+	var wg sync.WaitGroup
+	for _, g := range []*Guest{g1, g2} {
+		wg.Add(1)
+		go func() { defer wg.Done(); mustCall(t, g, "echo", `{}`) }()
+	}
+	wg.Wait()
+}

@@ -83,7 +83,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 		}
 	}
 	key, entry := h.cachedManifest(wasm, limits) // with Options.Lazy, a hit defers compiling (lazy.go)
-	compiled, err := h.compileUnlessCached(ctx, wasm, entry)
+	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
