@@ -26,6 +26,8 @@ type Guest struct {
 	limits   Limits
 	pools    []*pool // pools[0] has no grants and the guest's memory limit: describe runs there
 
+	code *guestCode // whether compiled is set yet, or still (lazy.go)
+
 	closeOnce sync.Once
 }
 
@@ -112,7 +114,7 @@ func (g *Guest) Close(ctx context.Context) error {
 		for _, p := range g.pools {
 			p.close(ctx)
 		}
-		err = g.compiled.Close(ctx)
+		err = g.closeCode(ctx)
 	})
 	return err
 }

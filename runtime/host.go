@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
@@ -40,6 +41,18 @@ type Options struct {
 	// MCP servers that mcp grants name. Nil means none: such requests answer NOT_FOUND.
 	// The Host does not close it.
 	Upstreams Upstreams
+	// Lazy lets Load serve a module whose manifest is cached (from an earlier load of the same
+	// bytes by the same host version; see manifestcache.go) before compiling it: the Guest is
+	// built and validated from the cached manifest at once, and the module is compiled in the
+	// background. A call waits for its own guest's code within its context and time limit; if
+	// the background compile fails, the guest's calls fail with that error and it is logged.
+	// Load keeps wasm (the caller must not modify it afterwards) and, with an on-disk cache,
+	// drops a guest's compiled code after IdleTimeout without calls, compiling it again on the
+	// next call. Without Lazy, Load compiles and describes every guest before it returns.
+	Lazy bool
+	// IdleTimeout closes instances idle longer than it (checked every IdleTimeout/2). Zero
+	// means DefaultIdleTimeout; negative means never.
+	IdleTimeout time.Duration
 }
 
 // Host owns a wazero runtime shared by every guest it loads.
@@ -57,6 +70,8 @@ type Host struct {
 	instances sync.Map // api.Module → *instance, for host functions
 
 	stopped atomic.Bool // Stop was called and Resume was not
+
+	lazy *lazyHost // manifest cache, background compiles, idle sweep (lazy.go)
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error
@@ -102,6 +117,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
 	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, guests: map[*Guest]struct{}{}}
+	h.lazy = newLazyHost(h, o)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
@@ -150,6 +166,7 @@ func (h *Host) Close(ctx context.Context) error {
 		guests = append(guests, g)
 	}
 	h.mu.Unlock()
+	h.lazy.stop()
 	var errs []error
 	for _, g := range guests {
 		errs = append(errs, g.Close(ctx))

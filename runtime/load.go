@@ -76,15 +76,17 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
 		}
 	}
-	compiled, err := h.compile(ctx, wasm)
+	key, entry := h.cachedManifest(wasm, limits) // with Options.Lazy, a hit defers compiling (lazy.go)
+	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if err := checkModule(compiled, limits); err != nil {
+	if err := checkModuleUnlessCached(compiled, entry, limits); err != nil {
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits}
+	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	base, err := newPool(g, sandbox.Bare(limits.MemoryBytes), limits.Instances)
 	if err != nil {
 		return g, fmt.Errorf("%s: %w", src, err)
@@ -132,6 +134,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	if err := h.register(g); err != nil {
 		return g, err
 	}
+	h.afterLoad(g, compiled)
 	h.logger.Debug("guest loaded", "guest", g.name, "source", src, "tools", len(g.tools))
 	return g, nil
 }
@@ -159,7 +162,7 @@ func (h *Host) compile(ctx context.Context, wasm []byte) (wazero.CompiledModule,
 // that the exports serving them exist (ABI.md §2.4).
 func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 	m := &g.manifest
-	exports := cm.ExportedFunctions()
+	exports := g.code.exports(cm)
 	if _, ok := exports[abi.ExportRead]; !ok && len(m.Resources)+len(m.ResourceTemplates) > 0 {
 		return fmt.Errorf("%w: manifest declares resources but the module does not export %s", ErrABI, abi.ExportRead)
 	}
@@ -318,17 +321,20 @@ func signature(params, results []api.ValueType) string {
 	return "(" + names(params) + ") -> (" + names(results) + ")"
 }
 
-// describe reads the manifest in a fresh instance under the guest's limits. The instance joins
-// the pool afterwards, so a guest's first call does not pay for a second instantiation.
+// describe reads the manifest in a fresh instance under the guest's limits, and closes the
+// instance: an idle one would hold memory until a first call that may never come. A lazy load
+// reads the cached manifest instead (lazy.go).
 func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
+	if e := g.code.entry; e != nil {
+		return e.manifest()
+	}
 	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
 	defer cancel()
 	inst, err := g.pools[0].acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ok := false
-	defer func() { g.pools[0].release(inst, ok) }()
+	defer func() { g.pools[0].release(inst, false) }()
 	if err := inst.fn(abi.ExportABIVersion).CallWithStack(ctx, inst.stack[:1]); err != nil {
 		return nil, fmt.Errorf("%s: %w", abi.ExportABIVersion, inst.classify(ctx, err, g.limits.Timeout))
 	}
@@ -349,7 +355,7 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	if m.Tools == nil {
 		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", ErrABI)
 	}
-	ok = true
+	g.code.raw = bytes.Clone(raw) // for the manifest cache (lazy.go: afterLoad)
 	return &m, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
@@ -25,6 +26,7 @@ type pool struct {
 	mu     sync.Mutex
 	closed bool
 	busy   map[*instance]struct{}
+	idleAt map[*instance]time.Time // when each idle instance was released (lazy.go: shrink)
 }
 
 func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
@@ -34,7 +36,7 @@ func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
 		return nil, err
 	}
 	return &pool{g: g, profile: prof, config: cfg, mounts: mounts, tokens: make(chan struct{}, size),
-		idle: make(chan *instance, size), busy: map[*instance]struct{}{}}, nil
+		idle: make(chan *instance, size), busy: map[*instance]struct{}{}, idleAt: map[*instance]time.Time{}}, nil
 }
 
 // acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
@@ -43,6 +45,15 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 	if p.isClosed() {
 		return nil, ErrClosed
 	}
+	if err := p.g.useCode(ctx); err != nil { // a lazily loaded guest may still be compiling
+		return nil, err
+	}
+	used := false
+	defer func() {
+		if !used {
+			p.g.doneCode()
+		}
+	}()
 	var inst *instance
 	select {
 	case inst = <-p.idle:
@@ -67,8 +78,10 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 		return nil, ErrClosed
 	}
 	p.busy[inst] = struct{}{}
+	delete(p.idleAt, inst)
 	inst.intr.arm(ctx)
 	p.mu.Unlock()
+	used = true
 	if p.g.host.stopped.Load() { // Stop ran between the caller's check and arm
 		inst.intr.interrupt(exitCodeStopped)
 	}
@@ -83,16 +96,25 @@ func (p *pool) isClosed() bool {
 
 // release returns inst to the pool if healthy, else closes it and frees its slot.
 func (p *pool) release(inst *instance, healthy bool) {
+	defer p.g.doneCode()
 	if inst.intr.disarm() != 0 {
 		healthy = false
 	}
 	p.mu.Lock()
 	delete(p.busy, inst)
 	closed := p.closed
+	if healthy {
+		p.idleAt[inst] = p.g.host.lazy.now()
+	}
 	p.mu.Unlock()
 	if healthy && !closed && !inst.mod.IsClosed() {
 		p.idle <- inst // never blocks: idle's capacity equals the token count
 		return
+	}
+	if healthy {
+		p.mu.Lock()
+		delete(p.idleAt, inst)
+		p.mu.Unlock()
 	}
 	inst.close(context.Background())
 	<-p.tokens

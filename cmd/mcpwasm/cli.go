@@ -77,6 +77,9 @@ type hostFlags struct {
 	noCache   bool
 	logLevel  string
 	upstreams runtime.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
+
+	lazy        bool          // serve: runtime.Options.Lazy
+	idleTimeout time.Duration // serve: runtime.Options.IdleTimeout
 }
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
@@ -115,7 +118,8 @@ func (f *hostFlags) logger(stderr io.Writer) (*slog.Logger, error) {
 }
 
 func (f *hostFlags) host(ctx context.Context, logger *slog.Logger) (*runtime.Host, error) {
-	return runtime.NewHost(ctx, &runtime.Options{CacheDir: f.cacheDir, NoDiskCache: f.noCache, Logger: logger, Upstreams: f.upstreams})
+	return runtime.NewHost(ctx, &runtime.Options{CacheDir: f.cacheDir, NoDiskCache: f.noCache, Logger: logger, Upstreams: f.upstreams,
+		Lazy: f.lazy, IdleTimeout: f.idleTimeout})
 }
 
 // sdkLogger quiets the SDK's per-session lifecycle lines unless debug logging is on.
@@ -213,6 +217,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	hs.register(fs)
 	watch := fs.Bool("watch", false, "reload a guest when its file changes (tools/list_changed is sent; a failed reload keeps the old version)")
 	stopFile := fs.String("stop-file", "", "operator kill switch: while this file exists, calls are stopped and refused (SIGUSR1/SIGUSR2 work too)")
+	lazy := fs.Bool("lazy", true, "serve a guest whose manifest is cached before compiling it; it compiles in the background and a failure there becomes a tool error (false: compile and describe every guest first, exit 3 on failure)")
+	idle := fs.Duration("idle-timeout", 0, "close guest instances idle longer than this (0: the config's idle_timeout_ms, else 60s; negative: never)")
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage, nil
 	}
@@ -229,6 +235,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	specs, cfg, err := guestSpecs(hf.config, fs.Args(), hf.limits())
 	if err != nil {
 		return ExitLoad, err
+	}
+	hf.lazy, hf.idleTimeout = *lazy, *idle
+	if hf.idleTimeout == 0 && cfg != nil {
+		hf.idleTimeout = time.Duration(cfg.IdleTimeoutMS) * time.Millisecond
 	}
 	ups := newUpstreams(cfg, logger) // started lazily (upstreams.go)
 	if ups != nil {
@@ -252,8 +262,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitLoad, err
 	}
 	// Loading decodes and rewrites whole modules; hand that garbage back to the OS now rather
-	// than letting an idle server sit on it.
-	debug.FreeOSMemory()
+	// than letting an idle server sit on it — once the background compiles of lazily loaded
+	// guests are done, so the first tools/list need not wait for it.
+	go func() {
+		for _, g := range gs {
+			_ = g.Ready(ctx) // a failure is logged by the runtime and answered by the guest's tools
+		}
+		debug.FreeOSMemory()
+	}()
 	for _, g := range gs {
 		if missing := g.Ungranted(); len(missing) > 0 {
 			logger.Warn("requested capabilities not granted", "guest", g.Name(), "missing", strings.Join(missing, "; "))
@@ -297,8 +313,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 
 	// When the client closes stdin, calls still running get drainGrace to finish; then the
 	// host is closed, which stops them, so their answers are written and the process exits.
+	// Calls may be waiting for a lazily loaded guest's code: the grace starts once it is there.
 	t := stdio.NewTransport(stdin, stdout, &stdio.Options{MaxLineBytes: *maxLine, Logger: logger,
-		EOFGrace: drainGrace, StopPending: func() { _ = h.Close(context.Background()) }})
+		EOFGrace: drainGrace, StopPending: func() { _ = h.Close(context.Background()) },
+		AwaitReady: func(ctx context.Context) {
+			for _, g := range gs {
+				_ = g.Ready(ctx)
+			}
+		}})
 	err = srv.Run(ctx, t)
 	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		return ExitError, err

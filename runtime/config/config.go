@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -38,6 +39,9 @@ var Schema []byte
 type Config struct {
 	Guests    []Guest             `json:"guests"`
 	Upstreams map[string]Upstream `json:"upstreams,omitempty"`
+	// IdleTimeoutMS closes guest instances idle longer than this (runtime.Options.IdleTimeout);
+	// 0 means the default, negative never.
+	IdleTimeoutMS int `json:"idle_timeout_ms,omitempty"`
 
 	dir string // the file's directory: relative paths are resolved against it
 }
@@ -114,7 +118,7 @@ type Upstream struct {
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 }
 
-var resolvedSchema = func() *jsonschema.Resolved {
+var resolvedSchema = sync.OnceValue(func() *jsonschema.Resolved { // on first use: a server without a config skips it
 	var s jsonschema.Schema
 	if err := json.Unmarshal(Schema, &s); err != nil {
 		panic("config: schema.json: " + err.Error())
@@ -124,7 +128,7 @@ var resolvedSchema = func() *jsonschema.Resolved {
 		panic("config: schema.json: " + err.Error())
 	}
 	return r
-}()
+})
 
 // Load reads and validates the configuration file at path.
 func Load(path string) (*Config, error) {
@@ -150,7 +154,7 @@ func Parse(data []byte) (*Config, error) {
 	if err := duplicateKeys(data); err != nil {
 		return nil, err
 	}
-	if err := resolvedSchema.Validate(v); err != nil {
+	if err := resolvedSchema().Validate(v); err != nil {
 		return nil, schemaError(data, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

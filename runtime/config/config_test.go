@@ -119,3 +119,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestIdleTimeout(t *testing.T) {
+	c, err := Parse([]byte(`{"guests": [], "idle_timeout_ms": -1}`))
+	if err != nil || c.IdleTimeoutMS != -1 {
+		t.Fatalf("Parse = %+v, %v; want idle_timeout_ms -1", c, err)
+	}
+	if _, err := Parse([]byte(`{"guests": [], "idle_timeout_ms": "60s"}`)); err == nil {
+		t.Error(`idle_timeout_ms "60s" accepted; want an integer`)
+	}
+}

@@ -69,6 +69,12 @@ type Options struct {
 	// up to EOFGrace again for those answers. This is the one shutdown path
 	// of a stdio server whose client closed its end.
 	StopPending func()
+
+	// AwaitReady, if set, is called at the end of input, with requests
+	// pending, before EOFGrace starts: a server whose requests may wait for
+	// something slow (a guest still compiling) lets the grace start only
+	// once that is ready. It must return when ctx is done.
+	AwaitReady func(ctx context.Context)
 }
 
 // ErrAlreadyConnected is returned by Transport.Connect when it is called more
@@ -133,6 +139,7 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		closed:       make(chan struct{}),
 		drainTimeout: t.opts.EOFGrace,
 		stopPending:  t.opts.StopPending,
+		awaitReady:   t.opts.AwaitReady,
 	}
 	go c.readLoop()
 	return c, nil
@@ -186,8 +193,9 @@ type conn struct {
 	pendingMu    sync.Mutex
 	pending      int
 	answered     chan struct{}
-	drainTimeout time.Duration // Options.EOFGrace; only read by Read
-	stopPending  func()        // Options.StopPending; may be nil
+	drainTimeout time.Duration         // Options.EOFGrace; only read by Read
+	stopPending  func()                // Options.StopPending; may be nil
+	awaitReady   func(context.Context) // Options.AwaitReady; may be nil
 }
 
 // SessionID implements mcp.Connection. The stdio transport has no session id
@@ -292,6 +300,9 @@ func (c *conn) drain(ctx context.Context) {
 		c.pendingMu.Unlock()
 		if pending == 0 || c.drainTimeout <= 0 {
 			return
+		}
+		if round == 0 && c.awaitReady != nil {
+			c.awaitReady(ctx)
 		}
 		if round == 1 {
 			if c.stopPending == nil {

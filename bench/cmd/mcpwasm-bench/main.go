@@ -5,6 +5,7 @@
 //
 //	go run ./bench/cmd/mcpwasm-bench          # full run, a few minutes
 //	go run ./bench/cmd/mcpwasm-bench -quick   # CI smoke run, under a minute
+//	go run ./bench/cmd/mcpwasm-bench -startup -old OLD/mcpwasm   # section 6 only, old beside new
 //
 // It needs the Go toolchain (it builds the Go guests, mcpwasm and the native server).
 package main
@@ -38,6 +39,8 @@ type config struct {
 	coldReps                    int
 	soakWat, soakGo, soakNative int
 	skipMicro                   bool
+	startup                     bool   // -startup: only section 6
+	old                         string // -old: an mcpwasm binary measured beside the new one in section 6
 }
 
 func main() {
@@ -45,6 +48,8 @@ func main() {
 	var c config
 	flag.BoolVar(&c.quick, "quick", false, "short run for CI (< 60 s): shorter timings, fewer cases")
 	flag.BoolVar(&c.skipMicro, "skip-micro", false, "skip the in-process benchmarks")
+	flag.BoolVar(&c.startup, "startup", false, "run only section 6: warm-cache start and idle memory of the bundled server and of 5 and 20 Go guests")
+	flag.StringVar(&c.old, "old", "", "with -startup: an older mcpwasm binary to measure beside the one built from this tree")
 	coldGo := flag.String("cold-go", "", "comma-separated Go guest counts for cold start (default 1,5; 1 with -quick); "+
 		"each count compiles that many Go guests once, about 3-4 s each on 2 cores")
 	flag.Parse()
@@ -130,6 +135,9 @@ func run(ctx context.Context, c config) error {
 	fmt.Printf("# mcpwasm benchmarks\n\n%s\n", machine())
 	if c.quick {
 		fmt.Println("\n_quick mode: short timings, numbers are indicative only_")
+	}
+	if c.startup {
+		return startup(ctx, c, p, c.old)
 	}
 	if !c.skipMicro {
 		if err := micro(ctx, c, dir, root); err != nil {

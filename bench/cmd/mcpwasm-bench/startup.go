@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/bench"
+)
+
+// startup is section 6 (-startup): cold start with a warm cache and idle memory of the bundled
+// server and of 5 and 20 Go guests, for the mcpwasm built from this tree and, with -old, for
+// another binary beside it (old beside new, in one run, on one shared compilation cache).
+func startup(ctx context.Context, c config, p paths, old string) error {
+	step("start fast, stay small (section 6)")
+	bins := []struct{ label, path string }{}
+	if old != "" {
+		bins = append(bins, struct{ label, path string }{"old", old})
+	}
+	bins = append(bins, struct{ label, path string }{"new", p.mcpwasm})
+	cache := filepath.Join(p.dir, "startup-cache")
+	reps := 5
+	if c.quick {
+		reps = 1
+	}
+	fmt.Printf("\n## 6. Start fast, stay small (warm compilation cache)\n\n")
+	fmt.Printf("Each server is started once untimed (to warm the cache), then %d times; the median time from\n"+
+		"process start to the first tools/list reply is shown, with the server's CPU time (user+sys,\n"+
+		"median) and RSS at that reply, and its RSS 2 s later. On a shared machine the CPU time is the\n"+
+		"steadier number: wall time grows with the load average.\n\n", reps)
+	fmt.Println("| binary | guests | first tools/list (median) | CPU at reply | RSS at reply | RSS 2 s later |")
+	fmt.Println("|---|---|--:|--:|--:|--:|")
+	sets := []struct {
+		name  string
+		files []string
+	}{{"bundled (2 Go)", nil}, {"5 Go echo", p.goEcho[1:6]}, {"20 Go echo", p.goEcho[1:21]}}
+	for _, set := range sets {
+		for _, b := range bins {
+			argv := append([]string{b.path, "serve", "--log-level", "warn", "--cache-dir", cache}, set.files...)
+			if _, _, err := coldOnce(ctx, argv); err != nil { // warm the cache
+				return fmt.Errorf("%s %s: %w", b.label, set.name, err)
+			}
+			var ds, cpus []time.Duration
+			var rss, later int64
+			for range reps {
+				s, d, err := bench.ColdStart(ctx, nil, argv...)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", b.label, set.name, err)
+				}
+				pr, _ := bench.ReadProc(s.Pid())
+				time.Sleep(2 * time.Second)
+				pl, _ := bench.ReadProc(s.Pid())
+				s.Close()
+				ds, cpus, rss, later = append(ds, d), append(cpus, pr.CPU), max(rss, pr.RSS), max(later, pl.RSS)
+			}
+			slices.Sort(ds)
+			slices.Sort(cpus)
+			fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", b.label, set.name, dur(ds[len(ds)/2]), dur(cpus[len(cpus)/2]), mb(rss), mb(later))
+		}
+	}
+
+	// A burst of calls into every guest (8 in flight each), then idle.
+	const idle = 3 * time.Second
+	fmt.Printf("\n5 Go echo guests: a burst of calls into every guest at once (8 in flight per guest), then idle.\n"+
+		"The new binary runs with `--idle-timeout %v`; RSS is read %v after the burst.\n\n", idle, idle+3*time.Second)
+	fmt.Println("| binary | calls | RSS idle before | RSS after burst | RSS after idle | peak RSS |")
+	fmt.Println("|---|--:|--:|--:|--:|--:|")
+	args := json.RawMessage(bench.Args(100))
+	perGuest := 400
+	if c.quick {
+		perGuest = 40
+	}
+	for _, b := range bins {
+		argv := []string{b.path, "serve", "--log-level", "warn", "--cache-dir", cache}
+		if out, _ := exec.Command(b.path, "serve", "-h").CombinedOutput(); strings.Contains(string(out), "idle-timeout") {
+			argv = append(argv, "--idle-timeout", idle.String())
+		}
+		argv = append(argv, p.goEcho[1:6]...)
+		s, _, err := bench.ColdStart(ctx, nil, argv...)
+		if err != nil {
+			return fmt.Errorf("%s burst: %w", b.label, err)
+		}
+		time.Sleep(2 * time.Second)
+		p0, _ := bench.ReadProc(s.Pid())
+		var wg sync.WaitGroup
+		errs := make([]error, 5)
+		calls := make([]int, 5)
+		for i := range 5 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, tool := bench.GoEchoCopy(nil, i+1)
+				r, err := bench.Load(s, tool, args, 8, perGuest, time.Minute)
+				errs[i], calls[i] = err, r.Calls+50
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				s.Close()
+				return fmt.Errorf("%s burst: %w", b.label, err)
+			}
+		}
+		p1, _ := bench.ReadProc(s.Pid())
+		time.Sleep(idle + 3*time.Second)
+		p2, _ := bench.ReadProc(s.Pid())
+		s.Close()
+		total := 0
+		for _, n := range calls {
+			total += n
+		}
+		fmt.Printf("| %s | %d | %s | %s | %s | %s |\n", b.label, total, mb(p0.RSS), mb(p1.RSS), mb(p2.RSS), mb(p2.HWM))
+	}
+	return nil
+}

@@ -1,0 +1,505 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	goruntime "runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Start fast, stay small (RATIONALE.md, "Why serve tools/list from a manifest cache?", "Why
+// does a guest that fails to load in the background answer with tool errors …?" and "Why close
+// idle instances, and drop idle compiled code?"):
+//
+//   - With Options.Lazy, Load of a module whose manifest is cached (manifestcache.go) builds
+//     the Guest from that manifest — the same validation of names, schemas and grants — and
+//     compiles the module in the background, a few guests at a time. A call waits for its own
+//     guest's code, within its context and time limit.
+//   - No instance is kept for describe; pools grow on demand, and a timer-driven sweep closes
+//     instances idle longer than Options.IdleTimeout. With Lazy and an on-disk cache, the sweep
+//     also drops the compiled code of a guest with no instance left; its next call compiles it
+//     again (a compilation-cache hit).
+
+// DefaultIdleTimeout is how long an instance may stay idle before it is closed, when
+// Options.IdleTimeout is zero.
+const DefaultIdleTimeout = 60 * time.Second
+
+// lazyHost is the Host's share of this file.
+type lazyHost struct {
+	h         *Host
+	enabled   bool // Options.Lazy
+	manifests *manifestCache
+	idle      time.Duration // < 0: never sweep
+	unload    bool          // the sweep may drop compiled code (Lazy and a disk cache)
+	sem       chan struct{} // bounds background compiles running at once
+
+	sweepMu sync.Mutex // held by a running sweep; stop waits for it
+
+	// compiling serializes compiles of the same module (by manifest key): wazero v1.12 makes a
+	// module compiled from its file cache visible to a concurrent compile of the same bytes
+	// before its entry preambles exist, and an instance of it then panics.
+	compiling sync.Map // key → *sync.Mutex
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	stopped bool
+	now     func() time.Time   // time.Now; tests may replace it
+	onSweep func(released int) // test hook, called after every timer-driven sweep
+
+	testHold chan struct{} // test hook: background loads wait for it to close; set before Load
+}
+
+func newLazyHost(h *Host, o Options) *lazyHost {
+	l := &lazyHost{
+		h:         h,
+		enabled:   o.Lazy,
+		manifests: &manifestCache{dir: manifestDir(o), logger: h.logger},
+		idle:      o.IdleTimeout,
+		// Leave a core to the server: background compiles must not starve tools/list.
+		sem: make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1)),
+		now: time.Now,
+	}
+	if l.idle == 0 {
+		l.idle = DefaultIdleTimeout
+	}
+	l.unload = l.enabled && l.manifests.dir != ""
+	if l.idle > 0 {
+		l.mu.Lock()
+		l.timer = time.AfterFunc(l.interval(), l.sweepTick)
+		l.mu.Unlock()
+	}
+	return l
+}
+
+// interval is the sweep period: an instance is closed between idle and 1.5×idle after its
+// last call.
+func (l *lazyHost) interval() time.Duration { return max(l.idle/2, time.Millisecond) }
+
+// stop stops the sweep timer and waits for a sweep in progress. It is idempotent.
+func (l *lazyHost) stop() {
+	l.mu.Lock()
+	l.stopped = true
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	l.mu.Unlock()
+	l.sweepMu.Lock()
+	l.sweepMu.Unlock() //nolint:staticcheck // an empty critical section: wait for the sweep
+}
+
+func (l *lazyHost) sweepTick() {
+	l.sweepMu.Lock()
+	defer l.sweepMu.Unlock()
+	l.mu.Lock()
+	stopped, now := l.stopped, l.now
+	l.mu.Unlock()
+	if stopped {
+		return
+	}
+	n := l.sweep(now())
+	l.mu.Lock()
+	if !l.stopped {
+		l.timer.Reset(l.interval())
+	}
+	hook := l.onSweep
+	l.mu.Unlock()
+	if hook != nil {
+		hook(n)
+	}
+}
+
+// sweep closes the instances idle since before now-idle and, where allowed, the compiled code
+// of guests left without instances. It returns how many instances and modules it closed.
+func (l *lazyHost) sweep(now time.Time) int {
+	h := l.h
+	h.mu.Lock()
+	guests := make([]*Guest, 0, len(h.guests))
+	for g := range h.guests {
+		guests = append(guests, g)
+	}
+	h.mu.Unlock()
+	released := 0
+	for _, g := range guests {
+		for _, p := range g.pools {
+			released += p.shrink(now, l.idle)
+		}
+		if l.unload && g.unloadIdle(now, l.idle) {
+			released++
+		}
+	}
+	if released > 0 {
+		h.logger.Debug("idle instances closed", "released", released)
+		// Linear memories are Go heap: hand them back to the OS now rather than when the
+		// scavenger gets to them.
+		debug.FreeOSMemory()
+	}
+	return released
+}
+
+// shrink closes the idle instances released before now-idle.
+func (p *pool) shrink(now time.Time, idle time.Duration) int {
+	closed := 0
+	for range len(p.idle) {
+		var inst *instance
+		select {
+		case inst = <-p.idle:
+		default:
+			return closed
+		}
+		p.mu.Lock()
+		if !p.closed && now.Sub(p.idleAt[inst]) < idle {
+			p.idle <- inst // never blocks: we took it out; the lock orders this before close's drain
+			p.mu.Unlock()
+			continue
+		}
+		delete(p.idleAt, inst)
+		p.mu.Unlock()
+		inst.close(context.Background())
+		<-p.tokens
+		closed++
+	}
+	return closed
+}
+
+type codeState int
+
+const (
+	codeReady    codeState = iota // g.compiled is set
+	codeLoading                   // a background compile runs; done closes when it ends
+	codeUnloaded                  // no code: the next call compiles it
+	codeFailed                    // the background compile failed: err
+	codeClosed                    // the guest is closed
+)
+
+// guestCode is the state of a guest's compiled code. g.compiled is written under mu, and read
+// without it only by holders of a use (useCode … doneCode), which keeps it from being dropped.
+type guestCode struct {
+	key   string         // manifest cache key
+	sum   [32]byte       // SHA-256 of an eagerly loaded module, for its cache entry
+	entry *manifestEntry // the cached manifest a lazy Load used, or nil
+	raw   []byte         // the manifest describe returned, to cache
+	wasm  []byte         // the module, to compile in the background or again after an unload
+
+	mu       sync.Mutex
+	state    codeState
+	done     chan struct{} // codeLoading: closed when the load ends
+	urgent   chan struct{} // codeLoading: closed when a call waits, so the load skips the queue
+	waited   bool          // urgent is closed
+	err      error         // codeFailed
+	users    int
+	lastUsed time.Time
+}
+
+// cachedManifest returns wasm's manifest cache key and, with Options.Lazy, its entry if the
+// entry can stand in for compiling and describing it under limits. A nil entry means: load it
+// the eager way (whose errors are the precise ones).
+func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntry) {
+	key := manifestKey(wasm)
+	if !h.lazy.enabled {
+		return key, nil
+	}
+	e := h.lazy.manifests.get(key)
+	if e == nil || uint64(e.MinMemoryPages)*pageSize > limits.MemoryBytes || len(e.Manifest) > limits.OutputBytes {
+		return key, nil
+	}
+	return key, e
+}
+
+// compileUnlessCached compiles wasm, unless a cached manifest defers that to the background.
+func (h *Host) compileUnlessCached(ctx context.Context, key string, wasm []byte, e *manifestEntry) (wazero.CompiledModule, error) {
+	if e != nil {
+		return nil, nil
+	}
+	return h.compileOnce(ctx, key, wasm)
+}
+
+// compileOnce is h.compile, one at a time per module (lazyHost.compiling).
+func (h *Host) compileOnce(ctx context.Context, key string, wasm []byte) (wazero.CompiledModule, error) {
+	mu, _ := h.lazy.compiling.LoadOrStore(key, new(sync.Mutex))
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	return h.compile(ctx, wasm)
+}
+
+// checkModuleUnlessCached is checkModule, unless a cached manifest stands in for the module:
+// its entry was written after the same bytes passed checkModule, and cachedManifest checked
+// what depends on the limits. The background compile checks the module again.
+func checkModuleUnlessCached(cm wazero.CompiledModule, e *manifestEntry, limits Limits) error {
+	if e != nil {
+		return nil
+	}
+	return checkModule(cm, limits)
+}
+
+func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero.CompiledModule) *guestCode {
+	c := &guestCode{key: key, entry: e, lastUsed: h.lazy.now()}
+	if e == nil {
+		c.sum = sha256.Sum256(wasm)
+	}
+	if e != nil || h.lazy.unload {
+		c.wasm = wasm
+	}
+	if cm == nil {
+		c.state = codeUnloaded
+	}
+	return c
+}
+
+// manifest decodes the cached manifest as describe decodes a fresh one.
+func (e *manifestEntry) manifest() (*abi.Manifest, error) {
+	var m abi.Manifest
+	if err := json.Unmarshal(e.Manifest, &m); err != nil {
+		return nil, fmt.Errorf("%w: manifest is not valid JSON: %v", ErrABI, err)
+	}
+	if m.Tools == nil {
+		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", ErrABI)
+	}
+	return &m, nil
+}
+
+// exports returns the module's exported functions: from cm, or (a lazy load) the names the
+// cache entry recorded.
+func (c *guestCode) exports(cm wazero.CompiledModule) map[string]api.FunctionDefinition {
+	if cm != nil {
+		return cm.ExportedFunctions()
+	}
+	m := map[string]api.FunctionDefinition{}
+	if c.entry != nil {
+		for _, name := range c.entry.Exports {
+			m[name] = nil
+		}
+	}
+	return m
+}
+
+// afterLoad runs when Load has registered g: it caches the manifest an eager load described,
+// or starts the background compile of a lazy one.
+func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
+	c := g.code
+	if c.entry != nil {
+		c.mu.Lock()
+		g.startLoad()
+		c.mu.Unlock()
+		return
+	}
+	if c.raw == nil || cm == nil {
+		return
+	}
+	e := &manifestEntry{Manifest: c.raw}
+	if mem, ok := cm.ExportedMemories()[abi.ExportMemory]; ok {
+		e.MinMemoryPages = mem.Min()
+	}
+	exports := cm.ExportedFunctions()
+	for _, name := range []string{abi.ExportRead, abi.ExportPrompt} {
+		if _, ok := exports[name]; ok {
+			e.Exports = append(e.Exports, name)
+		}
+	}
+	h.lazy.manifests.put(c.key, c.sum, e)
+	c.raw = nil
+}
+
+// startLoad starts compiling g's code in the background. c.mu is held.
+func (g *Guest) startLoad() {
+	c := g.code
+	c.state, c.done, c.urgent, c.waited = codeLoading, make(chan struct{}), make(chan struct{}), false
+	go g.loadCode(c.done, c.urgent)
+}
+
+func (g *Guest) loadCode(done, urgent chan struct{}) {
+	c, l := g.code, g.host.lazy
+	ctx := context.Background()
+	var cm wazero.CompiledModule
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic while compiling: %v", p)
+			}
+		}()
+		if l.testHold != nil {
+			<-l.testHold
+		}
+		select { // wait for a compile slot, unless a call is waiting for this guest
+		case l.sem <- struct{}{}:
+			defer func() { <-l.sem }()
+		case <-urgent:
+		}
+		c.mu.Lock()
+		closed := c.state == codeClosed
+		c.mu.Unlock()
+		if closed {
+			return ErrClosed
+		}
+		if c.entry != nil { // the fingerprint found the entry; the hash proves it is this module's
+			if sum := sha256.Sum256(c.wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {
+				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
+			}
+		}
+		if cm, err = g.host.compileOnce(ctx, c.key, c.wasm); err != nil {
+			return err
+		}
+		if err = checkModule(cm, g.limits); err == nil {
+			err = c.checkExports(cm)
+		}
+		if err != nil {
+			_ = cm.Close(ctx)
+			cm = nil
+		}
+		return err
+	}()
+	c.mu.Lock()
+	switch {
+	case c.state == codeClosed:
+		if cm != nil {
+			_ = cm.Close(ctx)
+		}
+	case err != nil:
+		c.state, c.err = codeFailed, fmt.Errorf("%s: loading in the background: %w", g.source, err)
+		g.host.logger.Error("guest failed to load; its tools return errors", "guest", g.name, "source", g.source, "err", err)
+	default:
+		g.compiled, c.state, c.lastUsed = cm, codeReady, l.now()
+		if !l.unload {
+			c.wasm = nil
+		}
+		g.host.logger.Debug("guest compiled", "guest", g.name)
+	}
+	close(done)
+	c.mu.Unlock()
+}
+
+// checkExports checks that a lazily loaded guest's module has the optional exports its cache
+// entry recorded, which Load checked the manifest against.
+func (c *guestCode) checkExports(cm wazero.CompiledModule) error {
+	if c.entry == nil {
+		return nil
+	}
+	exports := cm.ExportedFunctions()
+	for _, name := range []string{abi.ExportRead, abi.ExportPrompt} {
+		_, has := exports[name]
+		_, had := c.exports(nil)[name]
+		if has != had {
+			return fmt.Errorf("%w: the module does not match its manifest cache entry (export %s)", ErrABI, name)
+		}
+	}
+	return nil
+}
+
+// useCode waits until g's code is compiled (starting a compile if it was unloaded) and keeps
+// it from being unloaded until doneCode. It fails with ctx, ErrClosed, or the background
+// load's error.
+func (g *Guest) useCode(ctx context.Context) error {
+	c := g.code
+	for {
+		c.mu.Lock()
+		switch c.state {
+		case codeReady:
+			c.users++
+			c.mu.Unlock()
+			return nil
+		case codeFailed:
+			err := c.err
+			c.mu.Unlock()
+			return err
+		case codeClosed:
+			c.mu.Unlock()
+			return ErrClosed
+		case codeUnloaded:
+			g.startLoad()
+		}
+		if !c.waited {
+			c.waited = true
+			close(c.urgent)
+		}
+		done := c.done
+		c.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the guest's code to compile: %w: %w", ErrCancelled, ctx.Err())
+		}
+	}
+}
+
+func (g *Guest) doneCode() {
+	c := g.code
+	c.mu.Lock()
+	c.users--
+	c.lastUsed = g.host.lazy.now()
+	c.mu.Unlock()
+}
+
+// Ready waits until the guest's code is compiled and returns nil, or returns why it could not
+// be: the error of a background compile (Options.Lazy), ErrClosed, or ctx's error. A guest
+// loaded eagerly is always ready.
+func (g *Guest) Ready(ctx context.Context) error {
+	c := g.code
+	for {
+		c.mu.Lock()
+		state, done, err := c.state, c.done, c.err
+		c.mu.Unlock()
+		switch state {
+		case codeFailed:
+			return err
+		case codeClosed:
+			return ErrClosed
+		case codeLoading:
+			select {
+			case <-done:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+}
+
+// unloadIdle drops g's compiled code if it has been unused since before now-idle and no
+// instance of it exists. It reports whether it did.
+func (g *Guest) unloadIdle(now time.Time, idle time.Duration) bool {
+	c := g.code
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wasm == nil || c.state != codeReady || c.users > 0 || now.Sub(c.lastUsed) < idle {
+		return false
+	}
+	for _, p := range g.pools {
+		if len(p.tokens) > 0 { // instances exist only between useCode and doneCode, or idle
+			return false
+		}
+	}
+	_ = g.compiled.Close(context.Background())
+	g.compiled, c.state = nil, codeUnloaded
+	return true
+}
+
+// closeCode closes g's compiled code, waiting for a background compile to end first.
+func (g *Guest) closeCode(ctx context.Context) error {
+	c := g.code
+	if c == nil { // Load failed before the guest had code
+		if g.compiled != nil {
+			return g.compiled.Close(ctx)
+		}
+		return nil
+	}
+	c.mu.Lock()
+	prev, done := c.state, c.done
+	c.state = codeClosed
+	c.mu.Unlock()
+	switch prev {
+	case codeLoading:
+		<-done // the loader sees codeClosed and closes what it compiled
+	case codeReady:
+		return g.compiled.Close(ctx)
+	}
+	return nil
+}
