@@ -92,6 +92,7 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 	}
 	out, err := inst.invoke(ctx, fn, name, args, limits)
 	g.logStdio(ctx, inst, name)
+	g.logDropped(ctx, inst, name)
 	p.release(inst, err == nil)
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}

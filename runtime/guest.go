@@ -27,6 +27,7 @@ type Guest struct {
 	pools    []*pool // pools[0] has no grants and the guest's memory limit: describe runs there
 
 	closeOnce sync.Once
+	logRate   logBucket // log and progress reports of all calls (hostcaps.go)
 }
 
 type tool struct {

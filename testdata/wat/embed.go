@@ -3,6 +3,7 @@
 //
 //	wat2wasm testdata/wat/echo.wat -o testdata/wat/echo.wasm
 //	wat2wasm testdata/wat/fixture.wat -o testdata/wat/fixture.wasm
+//	wat2wasm testdata/wat/hardening.wat -o testdata/wat/hardening.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -24,3 +25,11 @@ var Echo []byte
 //
 //go:embed fixture.wasm
 var Fixture []byte
+
+// Hardening is hardening.wasm: tools kind, body, flood, progress, deep, ok — guests that try
+// to make host calls cost the host more than they cost the guest.
+//
+// Rebuild: wat2wasm testdata/wat/hardening.wat -o testdata/wat/hardening.wasm
+//
+//go:embed hardening.wasm
+var Hardening []byte

@@ -77,13 +77,13 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	}
 	for _, a := range append(req.Args, req.Program) {
 		if strings.ContainsRune(a, 0) {
-			return abi.StatusInvalid, ErrorBody(fmt.Sprintf("exec: argument %q contains a NUL byte", a))
+			return abi.StatusInvalid, ErrorBody(fmt.Sprintf("exec: argument %q contains a NUL byte", clip(a)))
 		}
 	}
 	if !p.grant.Options {
 		for _, a := range req.Args {
 			if strings.HasPrefix(a, "-") {
-				return statusOf(deny("exec: argument %q starts with \"-\"; grant %q allows only positional arguments", a, p.grant.id()))
+				return statusOf(deny("exec: argument %q starts with \"-\"; grant %q allows only positional arguments", clip(a), p.grant.id()))
 			}
 		}
 	}
@@ -139,7 +139,7 @@ func (c *Tool) findProgram(name string) (*execProgram, error) {
 		}
 		if p.grant.Path == name {
 			if found != nil {
-				return nil, deny("exec: %q is granted more than once; name the grant", name)
+				return nil, deny("exec: %q is granted more than once; name the grant", clip(name))
 			}
 			found = p
 		}
@@ -152,5 +152,5 @@ func (c *Tool) findProgram(name string) (*execProgram, error) {
 			return nil, deny("exec: program %q is granted but not requested by guest %q (its manifest must list %s)", name, c.guest, e.Path)
 		}
 	}
-	return nil, deny("exec: program %q is not granted to %s", name, c.subject())
+	return nil, deny("exec: program %q is not granted to %s", clip(name), c.subject())
 }
