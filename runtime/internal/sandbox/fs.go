@@ -255,8 +255,8 @@ func (r *rootFS) mutate(f func() error) experimentalsys.Errno {
 }
 
 var (
-	errNotDir = errors.New("not a directory")
-	errIsDir  = errors.New("is a directory")
+	errNotDir  = errors.New("not a directory")
+	errIsDir   = errors.New("is a directory")
 	errEscape  = errors.New("symlink target leaves the granted directory")
 	errSpecial = errors.New("not a regular file or directory")
 )
