@@ -92,23 +92,21 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.grant.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, p.real, append(append([]string(nil), p.grant.Args...), req.Args...)...)
-	cmd.Args[0] = p.grant.Path
-	cmd.Env = p.env
-	if cmd.Env == nil {
-		cmd.Env = []string{} // an empty, not inherited, environment
-	}
-	cmd.Dir = p.grant.Dir
-	if cmd.Dir == "" {
-		cmd.Dir = os.TempDir()
-	}
-	cmd.Stdin = strings.NewReader(req.Stdin)
 	stdout := &OutputBuffer{Limit: p.grant.OutputBytes}
 	stderr := &OutputBuffer{Limit: p.grant.OutputBytes}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcessGroup(cmd)
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	cmd := p.command(ctx, req, stdout, stderr)
+	err = cmd.Start()
+	if err != nil && isolated(cmd) && isolationFailed(err) {
+		// No PID namespace here: fall back to the process group alone, from now on.
+		stdout.Reset()
+		stderr.Reset()
+		cmd = p.command(ctx, req, stdout, stderr)
+		err = cmd.Start()
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
+	killGroup(cmd) // on every exit path: nothing the program started outlives the call
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -128,6 +126,27 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 		return abi.StatusFailed, ErrorBody("exec: encoding response: " + err.Error())
 	}
 	return abi.StatusOK, out
+}
+
+// command builds the process for one exec request: the granted file with the grant's
+// arguments then the guest's, only granted variables, in the grant's directory, in its own
+// process group, killed with the context.
+func (p *execProgram) command(ctx context.Context, req abi.ExecRequest, stdout, stderr *OutputBuffer) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, p.real, append(append([]string(nil), p.grant.Args...), req.Args...)...)
+	cmd.Args[0] = p.grant.Path
+	cmd.Env = p.env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // an empty, not inherited, environment
+	}
+	cmd.Dir = p.grant.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = os.TempDir()
+	}
+	cmd.Stdin = strings.NewReader(req.Stdin)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	setProcessGroup(cmd)
+	cmd.WaitDelay = time.Second
+	return cmd
 }
 
 // findProgram looks a program up by grant name, else by path when exactly one grant has it.
