@@ -107,7 +107,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		}
 		s.AddTool(t, toolHandler(g, t.Name))
 	}
-	addResourcesAndPrompts(s, g)
+	addResourcesAndPrompts(s, g, &o)
 	return nil
 }
 
