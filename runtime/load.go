@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -76,7 +77,10 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
 		}
 	}
-	compiled, err := h.compile(ctx, wasm)
+	if err := checkModuleCaps(wasm, limits); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	compiled, err := h.compile(ctx, wasm, limits.CompileTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
@@ -138,17 +142,17 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 
 // compile instruments wasm so every function entry observes the time limit, then compiles
 // it. A module our parser rejects is compiled as given so the error is wazero's precise one.
-func (h *Host) compile(ctx context.Context, wasm []byte) (wazero.CompiledModule, error) {
+func (h *Host) compile(ctx context.Context, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
 	inst, ierr := instrumentCalls(wasm)
 	if ierr != nil {
-		cm, err := h.rt.CompileModule(ctx, wasm)
+		cm, err := h.compileModule(ctx, wasm, timeout)
 		if err != nil {
 			return nil, fmt.Errorf("compiling: %w", err)
 		}
 		_ = cm.Close(ctx)
 		return nil, fmt.Errorf("compiling: %w", ierr)
 	}
-	cm, err := h.rt.CompileModule(ctx, inst)
+	cm, err := h.compileModule(ctx, inst, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("compiling: %w", err)
 	}
@@ -338,6 +342,10 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	if err := inst.fn(abi.ExportDescribe).CallWithStack(ctx, inst.stack[:1]); err != nil {
 		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, inst.classify(ctx, err, g.limits.Timeout))
 	}
+	if _, n := abi.Unpack(inst.stack[0]); int(n) > g.limits.ManifestBytes {
+		return nil, fmt.Errorf("%s: %w: manifest is %s, over the manifest limit of %s", abi.ExportDescribe, ErrLoadLimit,
+			sandbox.FormatBytes(uint64(n)), sandbox.FormatBytes(uint64(g.limits.ManifestBytes)))
+	}
 	raw, err := inst.region(inst.stack[0], uint32(g.limits.OutputBytes))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, err)
@@ -348,6 +356,9 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	}
 	if m.Tools == nil {
 		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", ErrABI)
+	}
+	if err := checkManifestCaps(len(m.Tools), len(m.Resources), len(m.ResourceTemplates), len(m.Prompts), g.limits); err != nil {
+		return nil, err
 	}
 	ok = true
 	return &m, nil
