@@ -99,6 +99,7 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 		g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance discarded: its call stack grew",
 			slog.String("guest", g.name), slog.String("tool", name), slog.String("stack", sandbox.FormatBytes(uint64(n))))
 		healthy = false
+		defer returnStackMemory()
 	}
 	p.release(inst, healthy)
 	if err != nil {

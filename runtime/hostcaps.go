@@ -17,14 +17,15 @@ const (
 	maxRequestBody = 16 << 20
 
 	// Per-call budget of log and progress reports (together): at most logCallMessages
-	// reports and logCallBytes of message text; reports beyond it are dropped.
+	// reports and logCallBytes of message text; reports beyond it are dropped. A log handler
+	// may escape a byte as up to 6 (\u0000), so this is the raw size, kept small.
 	logCallMessages = 1000
-	logCallBytes    = 1 << 20
+	logCallBytes    = 256 << 10
 	// Per-guest rate of log and progress reports, shared by all its calls: a token bucket of
 	// logRateBytes per second with a burst of logBurstBytes. A report costs its message
 	// length plus logReportCost, so empty messages are rate-limited too.
-	logRateBytes  = 256 << 10
-	logBurstBytes = 1 << 20
+	logRateBytes  = 64 << 10
+	logBurstBytes = 256 << 10
 	logReportCost = 256
 )
 

@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"reflect"
+	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -42,6 +44,22 @@ func nativeStackBytes(fn api.Function) int {
 		return -1
 	}
 	return v.Elem().Field(idx.(int)).Len()
+}
+
+// releasing is set while a returnStackMemory runs, so discards in a burst share one.
+var releasing atomic.Bool
+
+// returnStackMemory gives the memory of discarded stacks back to the operating system now,
+// rather than when the Go scavenger gets to it minutes later: the stacks are large and
+// deep calls are rare. Concurrent requests share one run.
+func returnStackMemory() {
+	if !releasing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer releasing.Store(false)
+		debug.FreeOSMemory()
+	}()
 }
 
 // stackBytes returns the native call stack the instance holds across its exports.
