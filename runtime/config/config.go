@@ -50,8 +50,9 @@ type Guest struct {
 	Grants Grants          `json:"grants,omitzero"`
 	Limits Limits          `json:"limits,omitzero"`
 	Tools  map[string]Tool `json:"tools,omitempty"`
-	// AllowHiddenText serves tools whose text hides invisible or format characters
-	// (see mcpserver.GuestOptions.AllowHiddenText); by default they are withheld.
+	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
+	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
+	// withheld.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 }
 
