@@ -90,7 +90,9 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
 	}
+	inst.hostOps.set(cancel) // Stop and Close end host operations too (hostcaps.go)
 	out, err := inst.invoke(ctx, fn, name, args, limits)
+	inst.hostOps.set(nil)
 	g.logStdio(ctx, inst, name)
 	g.logDropped(ctx, inst, name)
 	healthy := err == nil

@@ -3,10 +3,14 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -125,4 +129,60 @@ func tail(s string) string {
 		return s[len(s)-2000:]
 	}
 	return s
+}
+
+// The kill switch ends a call blocked in a host operation (here an exec of sleep with a 60 s
+// cap), not only guest code: the call returns ErrStopped at once, and after Resume the guest
+// answers again.
+func TestStopEndsHostOperation(t *testing.T) {
+	h, _ := newHost(t)
+	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []runtime.ExecGrant{
+		{Name: "sleep", Path: "/usr/bin/env", Args: []string{"/bin/sleep", "60"}, Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute},
+	}}})
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	ctx := runtime.WithCallHooks(context.Background(), &runtime.CallHooks{})
+	go func() {
+		close(started)
+		_, err := g.Call(ctx, "exec", []byte(`{"program":"sleep"}`))
+		done <- err
+	}()
+	<-started
+	// Wait until the call is inside the exec: a sleep 60 child of ours exists.
+	deadline := time.Now().Add(30 * time.Second)
+	for !sleeping() {
+		if time.Now().After(deadline) {
+			t.Fatal("the exec never started")
+		}
+		time.Sleep(5 * time.Millisecond) // polling the process table: there is no event to wait on
+	}
+	start := time.Now()
+	h.Stop()
+	select {
+	case err := <-done:
+		if !errors.Is(err, runtime.ErrStopped) {
+			t.Errorf("call ended with %v, want ErrStopped", err)
+		}
+	case <-time.After(20 * time.Second): // a failure deadline: Stop must end the exec at once
+		t.Fatal("Stop did not end the call blocked in exec")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Stop took %v to end the call", d)
+	}
+	h.Resume()
+	if _, err := g.Call(context.Background(), "exec", []byte(`{"program":"nope"}`)); err != nil {
+		t.Fatalf("call after Resume: %v", err)
+	}
+}
+
+// sleeping reports whether a "sleep 60" process whose parent is a child of this test exists.
+func sleeping() bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && string(b) == "/bin/sleep\x0060\x00" {
+			return true
+		}
+	}
+	return false
 }

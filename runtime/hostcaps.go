@@ -89,3 +89,28 @@ func (g *Guest) logDropped(ctx context.Context, inst *instance, name string) {
 		slog.Int("dropped", b.dropped), slog.Int("dropped_bytes", b.droppedBytes),
 		slog.Int("delivered", b.messages))
 }
+
+// hostCallCancel lets the kill switch (Host.Stop) and Guest.Close end a host operation the
+// running call is blocked in — an exec, an HTTP request, an upstream call — instead of only
+// the guest code: closing a module stops guest code, not a Go function it called. The call's
+// run sets it while the instance is busy.
+type hostCallCancel struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+}
+
+func (c *hostCallCancel) set(cancel context.CancelFunc) {
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+}
+
+// fire cancels the running call's context, if any.
+func (c *hostCallCancel) fire() {
+	c.mu.Lock()
+	cancel := c.cancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}

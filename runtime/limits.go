@@ -44,7 +44,7 @@ type Limits struct {
 
 // DefaultLimits returns the limits in force when nothing else is configured: 256 MiB of
 // linear memory per instance, 30 s per call, 4 instances per guest, 16 MiB of result; at load
-// a 64 MiB module, a 4 MiB manifest, 1,000 tools, blocks nested 10,000 deep, 60 s to compile —
+// a 64 MiB module, a 4 MiB manifest, 1,000 tools, blocks nested 10,000 deep, 5 minutes to compile —
 // generous enough for a Go guest (whose runtime alone needs a few MiB), tight enough that a
 // looping or ballooning guest never takes the server down. See RATIONALE.md, "Why these
 // default limits?". It is a function, not a variable, so no package can change another's
@@ -60,7 +60,7 @@ func DefaultLimits() Limits {
 		ManifestBytes:  4 << 20,
 		Tools:          1000,
 		Nesting:        10000,
-		CompileTimeout: 60 * time.Second,
+		CompileTimeout: 5 * time.Minute,
 	}
 }
 

@@ -158,5 +158,5 @@ func TestLoadSizeCaps(t *testing.T) {
 func ExampleLimits_load() {
 	l := runtime.DefaultLimits()
 	fmt.Println(l.ModuleBytes>>20, "MiB module,", l.ManifestBytes>>20, "MiB manifest,", l.Tools, "tools,", l.Nesting, "nesting,", l.CompileTimeout, "compile")
-	// Output: 64 MiB module, 4 MiB manifest, 1000 tools, 10000 nesting, 1m0s compile
+	// Output: 64 MiB module, 4 MiB manifest, 1000 tools, 10000 nesting, 5m0s compile
 }

@@ -102,6 +102,7 @@ func (p *pool) close(ctx context.Context) {
 	// Busy instances are stopped; their callers see the module closed and release them.
 	for _, inst := range busy {
 		_ = inst.mod.CloseWithExitCode(ctx, exitCodeClosed)
+		inst.hostOps.fire() // after the exit code is set, so the call reports ErrClosed
 	}
 	for {
 		select {
@@ -131,6 +132,7 @@ func (p *pool) stopBusy(code uint32) {
 	p.mu.Unlock()
 	for _, inst := range busy {
 		_ = inst.mod.CloseWithExitCode(context.Background(), code)
+		inst.hostOps.fire() // after the exit code is set, so the call reports it
 	}
 }
 
