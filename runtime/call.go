@@ -92,7 +92,16 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 	}
 	out, err := inst.invoke(ctx, fn, name, args, limits)
 	g.logStdio(ctx, inst, name)
-	p.release(inst, err == nil)
+	g.logDropped(ctx, inst, name)
+	healthy := err == nil
+	if n := inst.stackBytes(); healthy && n > retainStackBytes {
+		// The call's recursion grew the native stack; wazero never shrinks it (stackmem.go).
+		g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance discarded: its call stack grew",
+			slog.String("guest", g.name), slog.String("tool", name), slog.String("stack", sandbox.FormatBytes(uint64(n))))
+		healthy = false
+		defer returnStackMemory()
+	}
+	p.release(inst, healthy)
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
 	}

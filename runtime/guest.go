@@ -29,6 +29,7 @@ type Guest struct {
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 
 	closeOnce sync.Once
+	logRate   logBucket // log and progress reports of all calls (hostcaps.go)
 }
 
 type tool struct {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -49,15 +50,21 @@ func (h *Host) hostLog(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = statusResult(abi.StatusInvalid)
 		return
 	}
+	inst := h.instanceOf(mod)
+	if inst == nil {
+		stack[0] = statusResult(abi.StatusUnavailable)
+		return
+	}
+	if !inst.admitReport(n) {
+		stack[0] = statusResult(abi.StatusTooLarge)
+		return
+	}
 	msg, ok := readString(mod, ptr, min(n, maxImportMessage))
 	if !ok {
 		stack[0] = statusResult(abi.StatusInvalid)
 		return
 	}
-	inst := h.instanceOf(mod)
-	if inst != nil {
-		h.logger.Log(ctx, slogLevel(level), "guest log", "guest", inst.g.name, "tool", inst.tool, "level", level.String(), "msg", msg)
-	}
+	h.logger.Log(ctx, slogLevel(level), "guest log", "guest", inst.g.name, "tool", inst.tool, "level", level.String(), "msg", msg)
 	if hk := hooksFrom(ctx); hk != nil && hk.Log != nil {
 		hk.Log(level, msg)
 	}
@@ -67,6 +74,15 @@ func (h *Host) hostLog(ctx context.Context, mod api.Module, stack []uint64) {
 func (h *Host) hostProgress(ctx context.Context, mod api.Module, stack []uint64) {
 	progress, total := api.DecodeF64(stack[0]), api.DecodeF64(stack[1])
 	ptr, n := uint32(stack[2]), uint32(stack[3])
+	inst := h.instanceOf(mod)
+	if inst == nil {
+		stack[0] = statusResult(abi.StatusUnavailable)
+		return
+	}
+	if !inst.admitReport(n) {
+		stack[0] = statusResult(abi.StatusTooLarge)
+		return
+	}
 	msg, ok := readString(mod, ptr, min(n, maxImportMessage))
 	if !ok || math.IsNaN(progress) || math.IsInf(progress, 0) || math.IsNaN(total) || math.IsInf(total, 0) {
 		stack[0] = statusResult(abi.StatusInvalid)
@@ -93,10 +109,20 @@ func (h *Host) hostRequest(ctx context.Context, mod api.Module, stack []uint64) 
 		stack[0] = abi.Pack(uint32(abi.StatusUnavailable), 0)
 		return
 	}
-	kind, ok1 := readString(mod, kindPtr, kindLen)
-	req, ok2 := mod.Memory().Read(reqPtr, reqLen)
 	var st abi.Status
 	var body []byte
+	// Sizes are checked before anything is copied: the kind is copied into a string, and an
+	// unknown kind is quoted back in the error.
+	if kindLen > maxRequestKind || reqLen > maxRequestBody {
+		st, body = abi.StatusTooLarge, sandbox.ErrorBody(fmt.Sprintf(
+			"request: kind of %d bytes or body of %d bytes is over the caps (%d bytes, %s)",
+			kindLen, reqLen, maxRequestKind, sandbox.FormatBytes(maxRequestBody)))
+		inst.pending = body
+		stack[0] = abi.Pack(uint32(st), uint32(len(body)))
+		return
+	}
+	kind, ok1 := readString(mod, kindPtr, kindLen)
+	req, ok2 := mod.Memory().Read(reqPtr, reqLen)
 	switch {
 	case !ok1 || !ok2:
 		st, body = abi.StatusInvalid, sandbox.ErrorBody("request: pointer/length outside linear memory")

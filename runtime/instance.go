@@ -26,8 +26,9 @@ type instance struct {
 	inPtr, inCap uint32 // the input region the guest gave us (ABI.md §2.1)
 	memory       *limitedMemory
 
-	tool    string // the tool running now, for host-function logs
-	pending []byte // response of the last request import (ABI.md §6.1)
+	tool    string     // the tool running now, for host-function logs
+	pending []byte     // response of the last request import (ABI.md §6.1)
+	budget  callBudget // log and progress reports of the running call (hostcaps.go)
 
 	stdout, stderr sandbox.OutputBuffer
 

@@ -22,10 +22,29 @@ type Limits struct {
 	// OutputBytes caps the size of one call's result JSON, in bytes — and of the guest's
 	// manifest, which is a result of mcpwasm_describe.
 	OutputBytes int
+
+	// Load caps (loadcaps.go); they apply to the guest as a whole and are ignored per tool.
+
+	// ModuleBytes caps the size of the .wasm module, checked before anything is parsed.
+	ModuleBytes int
+	// ManifestBytes caps the manifest JSON that mcpwasm_describe returns (at most
+	// OutputBytes either way).
+	ManifestBytes int
+	// Tools caps the tools a manifest declares, and separately its resources, resource
+	// templates and prompts.
+	Tools int
+	// Nesting caps how deeply blocks, loops and ifs nest in one function. wazero's compile
+	// time grows with the square of the depth (50,000 nested empty blocks take ~50 s).
+	Nesting int
+	// CompileTimeout caps compiling the module. A compile that runs past it (or past the
+	// context passed to Load) is abandoned: Load returns, the compile finishes in the
+	// background (wazero's compiler cannot be interrupted), and its result is discarded.
+	CompileTimeout time.Duration
 }
 
 // DefaultLimits returns the limits in force when nothing else is configured: 256 MiB of
-// linear memory per instance, 30 s per call, 4 instances per guest, 16 MiB of result —
+// linear memory per instance, 30 s per call, 4 instances per guest, 16 MiB of result; at load
+// a 64 MiB module, a 4 MiB manifest, 1,000 tools, blocks nested 10,000 deep, 5 minutes to compile —
 // generous enough for a Go guest (whose runtime alone needs a few MiB), tight enough that a
 // looping or ballooning guest never takes the server down. See RATIONALE.md, "Why these
 // default limits?". It is a function, not a variable, so no package can change another's
@@ -36,6 +55,12 @@ func DefaultLimits() Limits {
 		Timeout:     30 * time.Second,
 		Instances:   4,
 		OutputBytes: 16 << 20,
+
+		ModuleBytes:    64 << 20,
+		ManifestBytes:  4 << 20,
+		Tools:          1000,
+		Nesting:        10000,
+		CompileTimeout: 5 * time.Minute,
 	}
 }
 
@@ -58,6 +83,21 @@ func (l Limits) Merge(base Limits) Limits {
 	if l.OutputBytes == 0 {
 		l.OutputBytes = base.OutputBytes
 	}
+	if l.ModuleBytes == 0 {
+		l.ModuleBytes = base.ModuleBytes
+	}
+	if l.ManifestBytes == 0 {
+		l.ManifestBytes = base.ManifestBytes
+	}
+	if l.Tools == 0 {
+		l.Tools = base.Tools
+	}
+	if l.Nesting == 0 {
+		l.Nesting = base.Nesting
+	}
+	if l.CompileTimeout == 0 {
+		l.CompileTimeout = base.CompileTimeout
+	}
 	return l
 }
 
@@ -73,6 +113,9 @@ func (l Limits) validate() error {
 		return fmt.Errorf("negative instance limit %d", l.Instances)
 	case l.OutputBytes < 0:
 		return fmt.Errorf("negative output limit %d", l.OutputBytes)
+	case l.ModuleBytes < 0 || l.ManifestBytes < 0 || l.Tools < 0 || l.Nesting < 0 || l.CompileTimeout < 0:
+		return fmt.Errorf("negative load limit (module %d, manifest %d, tools %d, nesting %d, compile %v)",
+			l.ModuleBytes, l.ManifestBytes, l.Tools, l.Nesting, l.CompileTimeout)
 	}
 	return nil
 }

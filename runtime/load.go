@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -76,8 +77,11 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
 		}
 	}
+	if err := checkModuleCaps(wasm, limits); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
 	key, entry := h.cachedManifest(wasm, limits) // with Options.Lazy, a hit defers compiling (lazy.go)
-	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry)
+	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits.CompileTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
@@ -141,17 +145,17 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 
 // compile instruments wasm so every function entry observes the time limit, then compiles
 // it. A module our parser rejects is compiled as given so the error is wazero's precise one.
-func (h *Host) compile(ctx context.Context, wasm []byte) (wazero.CompiledModule, error) {
+func (h *Host) compile(ctx context.Context, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
 	inst, ierr := instrumentCalls(wasm)
 	if ierr != nil {
-		cm, err := h.rt.CompileModule(ctx, wasm)
+		cm, err := h.compileModule(ctx, wasm, timeout)
 		if err != nil {
 			return nil, fmt.Errorf("compiling: %w", err)
 		}
 		_ = cm.Close(ctx)
 		return nil, fmt.Errorf("compiling: %w", ierr)
 	}
-	cm, err := h.rt.CompileModule(ctx, inst)
+	cm, err := h.compileModule(ctx, inst, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("compiling: %w", err)
 	}
@@ -344,6 +348,10 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	if err := inst.fn(abi.ExportDescribe).CallWithStack(ctx, inst.stack[:1]); err != nil {
 		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, inst.classify(ctx, err, g.limits.Timeout))
 	}
+	if _, n := abi.Unpack(inst.stack[0]); int(n) > g.limits.ManifestBytes {
+		return nil, fmt.Errorf("%s: %w: manifest is %s, over the manifest limit of %s", abi.ExportDescribe, ErrLoadLimit,
+			sandbox.FormatBytes(uint64(n)), sandbox.FormatBytes(uint64(g.limits.ManifestBytes)))
+	}
 	raw, err := inst.region(inst.stack[0], uint32(g.limits.OutputBytes))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, err)
@@ -354,6 +362,9 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	}
 	if m.Tools == nil {
 		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", ErrABI)
+	}
+	if err := checkManifestCaps(len(m.Tools), len(m.Resources), len(m.ResourceTemplates), len(m.Prompts), g.limits); err != nil {
+		return nil, err
 	}
 	g.code.raw = bytes.Clone(raw) // for the manifest cache (lazy.go: afterLoad)
 	return &m, nil

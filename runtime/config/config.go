@@ -54,8 +54,9 @@ type Guest struct {
 	Grants Grants          `json:"grants,omitzero"`
 	Limits Limits          `json:"limits,omitzero"`
 	Tools  map[string]Tool `json:"tools,omitempty"`
-	// AllowHiddenText serves tools whose text hides invisible or format characters
-	// (see mcpserver.GuestOptions.AllowHiddenText); by default they are withheld.
+	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
+	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
+	// withheld.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 }
 
@@ -101,6 +102,12 @@ type Limits struct {
 	TimeoutMS   int `json:"timeout_ms,omitempty"`
 	Instances   int `json:"instances,omitempty"`
 	OutputBytes int `json:"output_bytes,omitempty"`
+	// Load caps (runtime.Limits.ModuleBytes … CompileTimeout); guest-level only, ignored per tool.
+	ModuleMB         int `json:"module_mb,omitempty"`
+	ManifestBytes    int `json:"manifest_bytes,omitempty"`
+	Tools            int `json:"tools,omitempty"`
+	Nesting          int `json:"nesting,omitempty"`
+	CompileTimeoutMS int `json:"compile_timeout_ms,omitempty"`
 }
 
 // Upstream is an MCP server the host can connect to as a client: a command to spawn (stdio)
@@ -349,5 +356,7 @@ func (c *Config) grants(g Grants) runtime.Grants {
 
 func (l Limits) runtime() runtime.Limits {
 	return runtime.Limits{MemoryBytes: uint64(l.MemoryMB) << 20, Timeout: time.Duration(l.TimeoutMS) * time.Millisecond,
-		Instances: l.Instances, OutputBytes: l.OutputBytes}
+		Instances: l.Instances, OutputBytes: l.OutputBytes,
+		ModuleBytes: l.ModuleMB << 20, ManifestBytes: l.ManifestBytes, Tools: l.Tools, Nesting: l.Nesting,
+		CompileTimeout: time.Duration(l.CompileTimeoutMS) * time.Millisecond}
 }

@@ -13,7 +13,8 @@ import (
 
 // addResourcesAndPrompts registers g's resources, resource templates and prompts on s. The
 // SDK advertises the resources and prompts capabilities only once something is registered.
-func addResourcesAndPrompts(s *mcp.Server, g *runtime.Guest) {
+// Those whose text hides characters are withheld unless o allows them (hygiene.go).
+func addResourcesAndPrompts(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
 	m := g.Manifest()
 	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		out, err := g.ReadResource(ctx, req.Params.URI)
@@ -27,13 +28,22 @@ func addResourcesAndPrompts(s *mcp.Server, g *runtime.Guest) {
 		return &res, nil
 	}
 	for _, r := range m.Resources {
+		if withheldFeature(g, checkHiddenFields("resource", r.URI, resourceFields(r)), o) {
+			continue
+		}
 		s.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}, read)
 	}
 	for _, r := range m.ResourceTemplates {
+		if withheldFeature(g, checkHiddenFields("resource template", r.URITemplate, templateFields(r)), o) {
+			continue
+		}
 		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title,
 			Description: r.Description, MIMEType: r.MIMEType}, read)
 	}
 	for _, p := range m.Prompts {
+		if withheldFeature(g, checkHiddenFields("prompt", p.Name, promptFields(p)), o) {
+			continue
+		}
 		mp := &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
 		for _, a := range p.Arguments {
 			mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})

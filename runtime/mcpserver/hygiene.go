@@ -3,46 +3,83 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
+	"unicode"
+
 	"github.com/mcpwasm/mcpwasm/abi"
-	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Tool-description hygiene. A model reads a tool's title, description and schemas; the user
-// approving the tool usually does not see characters that render as nothing. Zero-width and
-// bidirectional-control characters and the Unicode tag block can hide instructions for the
-// model in text that looks harmless ("tool poisoning"), so tools carrying them are withheld
-// unless the operator allows them.
+// Description hygiene. A model reads the names, titles, descriptions and schemas of tools,
+// prompts and resources; the user approving them usually does not see characters that render
+// as nothing. Invisible characters can hide instructions for the model in text that looks
+// harmless ("tool poisoning"), so anything carrying them is withheld unless the operator
+// allows it.
 
-// isHiddenRune reports whether r is an invisible or format character that hygiene refuses:
-// zero-width and directional marks U+200B–U+200F, word joiner and invisible operators
-// U+2060–U+2064, the byte order mark / zero-width no-break space U+FEFF, bidirectional
-// embeddings and overrides U+202A–U+202E and isolates U+2066–U+2069 (Unicode UAX #9), and
-// the tag block U+E0000–U+E007F.
+// isHiddenRune reports whether r renders as nothing (or moves text around) wherever it
+// appears: every Unicode format character (category Cf: zero-width and directional marks,
+// bidi embeddings, overrides and isolates, the Arabic letter mark U+061C, the Mongolian vowel
+// separator U+180E, word joiner and invisible operators, U+FEFF, soft hyphen U+00AD, the
+// tag block U+E0000–U+E007F, interlinear annotations, …); the variation selectors
+// U+E0100–U+E01EF; the Hangul and Khmer fillers U+115F, U+1160, U+3164, U+FFA0, U+17B4, U+17B5
+// and the combining grapheme joiner U+034F; the line and paragraph separators; and the C0
+// and C1 control characters except tab and newline (so also ESC, which starts ANSI escape
+// sequences that a terminal uses to conceal or rewrite text). The variation selectors
+// U+FE00–U+FE0F are hidden too, except in one place: see hiddenAt.
 func isHiddenRune(r rune) bool {
 	switch {
-	case r >= 0x200B && r <= 0x200F,
-		r >= 0x2060 && r <= 0x2064,
-		r == 0xFEFF,
-		r >= 0x202A && r <= 0x202E,
-		r >= 0x2066 && r <= 0x2069,
-		r >= 0xE0000 && r <= 0xE007F:
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || (r >= 0x7F && r <= 0x9F):
+		return true
+	case unicode.Is(unicode.Cf, r):
+		return true
+	case r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF:
+		return true
+	case r == 0x034F, r == 0x115F, r == 0x1160, r == 0x17B4, r == 0x17B5, r == 0x3164, r == 0xFFA0,
+		r == 0x2028, r == 0x2029:
+		return true
+	case r >= 0xE0000 && r <= 0xE0FFF: // tags and unassigned planes-14 code points
 		return true
 	}
 	return false
 }
 
+// hiddenAt returns the first hidden character of s (see isHiddenRune). One exception keeps
+// emoji usable: a single U+FE0E or U+FE0F (text or emoji presentation) right after a symbol
+// (category So, e.g. "⚠\uFE0F"). Any other variation selector — after a letter, a second one
+// in a row, or one of the supplementary selectors — can carry smuggled bytes and is hidden.
+func hiddenAt(s string) (rune, bool) {
+	var prev rune = -1
+	prevVS := false
+	for _, r := range s {
+		if (r == 0xFE0E || r == 0xFE0F) && !prevVS && prev >= 0 && unicode.Is(unicode.So, prev) {
+			prev, prevVS = r, true
+			continue
+		}
+		if isHiddenRune(r) {
+			return r, true
+		}
+		prev, prevVS = r, false
+	}
+	return 0, false
+}
+
 // hiddenTextError says where a tool's text hides a character (see isHiddenRune).
 type hiddenTextError struct {
-	Tool  string
-	Field string // "title", "description", "inputSchema", "outputSchema", "annotations.title"
+	Kind  string // "tool" (when empty), "prompt", "resource", "resource template"
+	Tool  string // the name of the tool, prompt or resource
+	Field string // "title", "description", "inputSchema", "outputSchema", "annotations.title", "arguments[0].description", …
 	Rune  rune
 }
 
 func (e *hiddenTextError) Error() string {
-	return fmt.Sprintf("tool %q: %s contains hidden character U+%04X", e.Tool, e.Field, e.Rune)
+	kind := e.Kind
+	if kind == "" {
+		kind = "tool"
+	}
+	return fmt.Sprintf("%s %q: %s contains hidden character U+%04X", kind, e.Tool, e.Field, e.Rune)
 }
 
 // CheckGuestTool is checkHiddenText for a tool as a guest's manifest declares it; a
@@ -61,10 +98,8 @@ func CheckGuestTool(td abi.Tool) error {
 // too.
 func checkHiddenText(t *mcp.Tool) error {
 	check := func(field, s string) error {
-		for _, r := range s {
-			if isHiddenRune(r) {
-				return &hiddenTextError{Tool: t.Name, Field: field, Rune: r}
-			}
+		if r, ok := hiddenAt(s); ok {
+			return &hiddenTextError{Tool: t.Name, Field: field, Rune: r}
 		}
 		return nil
 	}
@@ -101,16 +136,7 @@ func checkHiddenText(t *mcp.Tool) error {
 
 // hiddenIn walks a decoded JSON value for a hidden character in any string or object key.
 func hiddenIn(v any) (rune, bool) {
-	str := func(s string) (rune, bool) {
-		for i := 0; i < len(s); {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if isHiddenRune(r) {
-				return r, true
-			}
-			i += n
-		}
-		return 0, false
-	}
+	str := hiddenAt
 	switch v := v.(type) {
 	case string:
 		return str(v)
@@ -144,6 +170,51 @@ func withheld(g *runtime.Guest, t *mcp.Tool, o *GuestOptions) bool {
 		return false
 	}
 	logger.Warn("tool withheld: its text hides characters; set allow_hidden_text on the guest to serve it anyway",
+		"guest", g.Name(), "problem", err.Error())
+	return true
+}
+
+// checkHiddenFields returns a *hiddenTextError for the first hidden character in fields
+// (name/value pairs) of the prompt, resource or resource template name.
+func checkHiddenFields(kind, name string, fields [][2]string) error {
+	for _, f := range fields {
+		if r, ok := hiddenAt(f[1]); ok {
+			return &hiddenTextError{Kind: kind, Tool: name, Field: f[0], Rune: r}
+		}
+	}
+	return nil
+}
+
+// promptFields, resourceFields and templateFields list the text a client shows a model.
+func promptFields(p abi.Prompt) [][2]string {
+	f := [][2]string{{"name", p.Name}, {"title", p.Title}, {"description", p.Description}}
+	for i, a := range p.Arguments {
+		f = append(f, [2]string{fmt.Sprintf("arguments[%d].name", i), a.Name},
+			[2]string{fmt.Sprintf("arguments[%d].title", i), a.Title},
+			[2]string{fmt.Sprintf("arguments[%d].description", i), a.Description})
+	}
+	return f
+}
+
+func resourceFields(r abi.Resource) [][2]string {
+	return [][2]string{{"uri", r.URI}, {"name", r.Name}, {"title", r.Title}, {"description", r.Description}, {"mimeType", r.MIMEType}}
+}
+
+func templateFields(r abi.ResourceTemplate) [][2]string {
+	return [][2]string{{"uriTemplate", r.URITemplate}, {"name", r.Name}, {"title", r.Title}, {"description", r.Description}, {"mimeType", r.MIMEType}}
+}
+
+// withheldFeature is withheld for a prompt, resource or resource template: err is its
+// checkHiddenFields result.
+func withheldFeature(g *runtime.Guest, err error, o *GuestOptions) bool {
+	if err == nil {
+		return false
+	}
+	if o.AllowHiddenText {
+		o.Logger.Warn("serving with hidden characters (allowed by config)", "guest", g.Name(), "problem", err.Error())
+		return false
+	}
+	o.Logger.Warn("withheld: its text hides characters; set allow_hidden_text on the guest to serve it anyway",
 		"guest", g.Name(), "problem", err.Error())
 	return true
 }

@@ -39,10 +39,12 @@ type Options struct {
 
 // GuestOptions configure AddGuest. Nil means defaults.
 type GuestOptions struct {
-	// AllowHiddenText serves tools whose title, description or schemas hide characters
-	// (zero-width, bidi controls, Unicode tags); by default they are withheld.
+	// AllowHiddenText serves tools, prompts, resources and resource templates whose text
+	// hides characters (format characters, variation selectors, fillers, controls and ANSI
+	// escapes; hygiene.go); by default they are withheld.
 	AllowHiddenText bool
-	// Logger receives a warning per withheld (or allowed) tool; nil means slog.Default().
+	// Logger receives a warning per withheld (or allowed) tool, prompt or resource; nil
+	// means slog.Default().
 	Logger *slog.Logger
 	// Names is the server's tool-name registry (see NameSet). Nil means a private set, which
 	// cannot see the server's other tools.
@@ -81,7 +83,8 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 // tool names are claimed in opts.Names for `guest "NAME"`: a name another owner holds (another
 // guest, an exposed upstream) is an error — `tool "echo" of guest "b" is already provided by
 // guest "a"` — and so is an annotation or icon list that is not valid MCP; on an error nothing
-// is registered. Tools whose text hides characters are withheld unless opts allows them.
+// is registered. Tools, prompts and resources whose text hides characters are withheld unless
+// opts allows them.
 func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 	var o GuestOptions
 	if opts != nil {
@@ -108,7 +111,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		}
 		s.AddTool(t, toolHandler(g, t.Name))
 	}
-	addResourcesAndPrompts(s, g)
+	addResourcesAndPrompts(s, g, &o)
 	return nil
 }
 

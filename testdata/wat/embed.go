@@ -4,6 +4,8 @@
 //	wat2wasm testdata/wat/echo.wat -o testdata/wat/echo.wasm
 //	wat2wasm testdata/wat/fixture.wat -o testdata/wat/fixture.wasm
 //	wat2wasm testdata/wat/interrupt.wat -o testdata/wat/interrupt.wasm
+//	wat2wasm testdata/wat/hardening.wat -o testdata/wat/hardening.wasm
+//	wat2wasm testdata/wat/hygiene.wat -o testdata/wat/hygiene.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -34,3 +36,20 @@ var Fixture []byte
 //
 //go:embed interrupt.wasm
 var Interrupt []byte
+
+// Hardening is hardening.wasm: tools kind, body, flood, progress, deep, ok — guests that try
+// to make host calls cost the host more than they cost the guest.
+//
+// Rebuild: wat2wasm testdata/wat/hardening.wat -o testdata/wat/hardening.wasm
+//
+//go:embed hardening.wasm
+var Hardening []byte
+
+// Hygiene is hygiene.wasm: tools, prompts, resources and resource templates whose text hides
+// invisible characters of every kind, beside clean ones (tool "clean", prompt "p_clean",
+// resource "mem://clean", template "tclean").
+//
+// Rebuild: wat2wasm testdata/wat/hygiene.wat -o testdata/wat/hygiene.wasm
+//
+//go:embed hygiene.wasm
+var Hygiene []byte

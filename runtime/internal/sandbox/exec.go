@@ -77,13 +77,13 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	}
 	for _, a := range append(req.Args, req.Program) {
 		if strings.ContainsRune(a, 0) {
-			return abi.StatusInvalid, ErrorBody(fmt.Sprintf("exec: argument %q contains a NUL byte", a))
+			return abi.StatusInvalid, ErrorBody(fmt.Sprintf("exec: argument %q contains a NUL byte", clip(a)))
 		}
 	}
 	if !p.grant.Options {
 		for _, a := range req.Args {
 			if strings.HasPrefix(a, "-") {
-				return statusOf(deny("exec: argument %q starts with \"-\"; grant %q allows only positional arguments", a, p.grant.id()))
+				return statusOf(deny("exec: argument %q starts with \"-\"; grant %q allows only positional arguments", clip(a), p.grant.id()))
 			}
 		}
 	}
@@ -92,23 +92,21 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.grant.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, p.real, append(append([]string(nil), p.grant.Args...), req.Args...)...)
-	cmd.Args[0] = p.grant.Path
-	cmd.Env = p.env
-	if cmd.Env == nil {
-		cmd.Env = []string{} // an empty, not inherited, environment
-	}
-	cmd.Dir = p.grant.Dir
-	if cmd.Dir == "" {
-		cmd.Dir = os.TempDir()
-	}
-	cmd.Stdin = strings.NewReader(req.Stdin)
 	stdout := &OutputBuffer{Limit: p.grant.OutputBytes}
 	stderr := &OutputBuffer{Limit: p.grant.OutputBytes}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	setProcessGroup(cmd)
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	cmd := p.command(ctx, req, stdout, stderr)
+	err = cmd.Start()
+	if err != nil && isolated(cmd) && isolationFailed(err) {
+		// No PID namespace here: fall back to the process group alone, from now on.
+		stdout.Reset()
+		stderr.Reset()
+		cmd = p.command(ctx, req, stdout, stderr)
+		err = cmd.Start()
+	}
+	if err == nil {
+		err = cmd.Wait()
+	}
+	killGroup(cmd) // on every exit path: nothing the program started outlives the call
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -130,6 +128,27 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	return abi.StatusOK, out
 }
 
+// command builds the process for one exec request: the granted file with the grant's
+// arguments then the guest's, only granted variables, in the grant's directory, in its own
+// process group, killed with the context.
+func (p *execProgram) command(ctx context.Context, req abi.ExecRequest, stdout, stderr *OutputBuffer) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, p.real, append(append([]string(nil), p.grant.Args...), req.Args...)...)
+	cmd.Args[0] = p.grant.Path
+	cmd.Env = p.env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // an empty, not inherited, environment
+	}
+	cmd.Dir = p.grant.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = os.TempDir()
+	}
+	cmd.Stdin = strings.NewReader(req.Stdin)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	setProcessGroup(cmd)
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
 // findProgram looks a program up by grant name, else by path when exactly one grant has it.
 func (c *Tool) findProgram(name string) (*execProgram, error) {
 	var found *execProgram
@@ -139,7 +158,7 @@ func (c *Tool) findProgram(name string) (*execProgram, error) {
 		}
 		if p.grant.Path == name {
 			if found != nil {
-				return nil, deny("exec: %q is granted more than once; name the grant", name)
+				return nil, deny("exec: %q is granted more than once; name the grant", clip(name))
 			}
 			found = p
 		}
@@ -152,5 +171,5 @@ func (c *Tool) findProgram(name string) (*execProgram, error) {
 			return nil, deny("exec: program %q is granted but not requested by guest %q (its manifest must list %s)", name, c.guest, e.Path)
 		}
 	}
-	return nil, deny("exec: program %q is not granted to %s", name, c.subject())
+	return nil, deny("exec: program %q is not granted to %s", clip(name), c.subject())
 }

@@ -61,7 +61,7 @@ func (r *rootFS) OpenFile(path string, flag experimentalsys.Oflag, perm fs.FileM
 			osFlag |= m.os
 		}
 	}
-	f, err := r.root.OpenFile(path, osFlag, perm)
+	f, err := openChecked(r.root, path, osFlag, perm)
 	if err != nil {
 		return nil, errnoOf(err)
 	}
@@ -87,7 +87,31 @@ func (o *rootOpener) Open(name string) (fs.File, error) {
 		o.first = nil
 		return f, nil
 	}
-	return o.root.Open(name)
+	return openChecked(o.root, name, os.O_RDONLY, 0)
+}
+
+// openChecked opens name in root without blocking and refuses anything but a regular file or
+// a directory. Opening a FIFO blocks until a writer appears, and reading one (or a socket or
+// a character device) blocks with no end the call could impose; a guest must never reach a
+// blocking host operation that outlives its call (RATIONALE.md, "Why are FIFOs and devices
+// refused in fs grants?"). O_NONBLOCK makes the open itself return at once; the file type is
+// then checked on the open descriptor, so swapping the path between a check and the open
+// gains nothing.
+func openChecked(root *os.Root, name string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := root.OpenFile(name, flag|syscall.O_NONBLOCK, perm)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if m := fi.Mode(); !m.IsRegular() && !m.IsDir() {
+		f.Close()
+		return nil, errSpecial
+	}
+	return f, nil
 }
 
 func (r *rootFS) Lstat(path string) (sys.Stat_t, experimentalsys.Errno) {
@@ -119,8 +143,15 @@ func (r *rootFS) Chmod(path string, perm fs.FileMode) experimentalsys.Errno {
 	return r.mutate(func() error { return r.root.Chmod(path, perm) })
 }
 
+// Rename and Link refuse to move or copy a symlink whose target climbs (see Symlink): at a
+// shallower place its ".." would point outside the grant.
 func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
-	return r.mutate(func() error { return r.root.Rename(from, to) })
+	return r.mutate(func() error {
+		if err := r.checkLinkSource(from); err != nil {
+			return err
+		}
+		return r.root.Rename(from, to)
+	})
 }
 
 func (r *rootFS) Rmdir(path string) experimentalsys.Errno {
@@ -142,22 +173,60 @@ func (r *rootFS) Unlink(path string) experimentalsys.Errno {
 }
 
 func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
-	return r.mutate(func() error { return r.root.Link(oldPath, newPath) })
+	return r.mutate(func() error {
+		if err := r.checkLinkSource(oldPath); err != nil {
+			return err
+		}
+		return r.root.Link(oldPath, newPath)
+	})
 }
 
-// Symlink creates a link only if its target is relative and, read from the link's
-// directory, stays inside the root. The root would refuse to follow an escaping link anyway,
-// but such a link left in a host directory is a trap for every other program that reads it.
+// checkLinkSource refuses to rename or hard-link p if it is a symlink whose target climbs.
+// A trailing slash is dropped first: "l/" would otherwise resolve through the link and hide it.
+func (r *rootFS) checkLinkSource(p string) error {
+	p = strings.TrimRight(p, "/")
+	if p == "" {
+		return nil
+	}
+	fi, err := r.root.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil // the operation reports its own error, or moves no link
+	}
+	target, err := r.root.Readlink(p)
+	if err != nil {
+		return err
+	}
+	if !descending(target) {
+		return errEscape
+	}
+	return nil
+}
+
+// Symlink creates a link only if its target descends: relative, and without a ".."
+// component. Such a target points inside the link's own directory wherever the link is put,
+// so no rename, hard link, or link created through another link ("s -> .") can make it point
+// outside the grant. A lexical check of "..", relative to where the link is created, is not
+// enough: each of those routes changes the directory the target is read from (RATIONALE.md,
+// "Why may a guest's symlink not contain ".."?"). The root would refuse to follow an escaping
+// link anyway, but such a link left in a host directory is a trap for every other program.
 func (r *rootFS) Symlink(oldPath, linkName string) experimentalsys.Errno {
-	if path.IsAbs(oldPath) || !local(path.Join(path.Dir(linkName), oldPath)) {
+	if !descending(oldPath) {
 		return r.mutate(func() error { return errEscape })
 	}
 	return r.mutate(func() error { return r.root.Symlink(oldPath, linkName) })
 }
 
-// local reports whether a cleaned, root-relative path stays inside the root.
-func local(p string) bool {
-	return p != ".." && !strings.HasPrefix(p, "../")
+// descending reports whether a symlink target is relative and has no ".." component.
+func descending(target string) bool {
+	if target == "" || path.IsAbs(target) {
+		return false
+	}
+	for _, c := range strings.Split(target, "/") {
+		if c == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *rootFS) Utimens(path string, atim, mtim int64) experimentalsys.Errno {
@@ -186,9 +255,10 @@ func (r *rootFS) mutate(f func() error) experimentalsys.Errno {
 }
 
 var (
-	errNotDir = errors.New("not a directory")
-	errIsDir  = errors.New("is a directory")
-	errEscape = errors.New("symlink target leaves the granted directory")
+	errNotDir  = errors.New("not a directory")
+	errIsDir   = errors.New("is a directory")
+	errEscape  = errors.New("symlink target leaves the granted directory")
+	errSpecial = errors.New("not a regular file or directory")
 )
 
 func errnoOf(err error) experimentalsys.Errno {
@@ -201,6 +271,8 @@ func errnoOf(err error) experimentalsys.Errno {
 		return experimentalsys.EISDIR
 	case errors.Is(err, errEscape):
 		return experimentalsys.EPERM
+	case errors.Is(err, errSpecial):
+		return experimentalsys.EACCES
 	}
 	var sysErr syscall.Errno
 	if !errors.As(err, &sysErr) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrExist) {

@@ -96,6 +96,9 @@ func (g Grants) Validate() error {
 		}
 		guestPaths[f.Guest] = true
 	}
+	if err := checkFSNesting(g.FS); err != nil {
+		return err
+	}
 	return validateEnv(g.Env)
 }
 

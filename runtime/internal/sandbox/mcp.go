@@ -63,11 +63,11 @@ func (c *Tool) mcpRequest(ctx context.Context, kind string, body []byte) (abi.St
 		}
 	}
 	if !slices.Contains(c.effective.MCP, req.Server) {
-		return statusOf(deny("mcp: upstream %q is not granted to %s", req.Server, c.subject()))
+		return statusOf(deny("mcp: upstream %q is not granted to %s", clip(req.Server), c.subject()))
 	}
 	ups := c.upstreams
 	if ups == nil {
-		return abi.StatusNotFound, ErrorBody(fmt.Sprintf("mcp: upstream %q: %v (the host has no upstream servers)", req.Server, ErrUnknownUpstream))
+		return abi.StatusNotFound, ErrorBody(fmt.Sprintf("mcp: upstream %q: %v (the host has no upstream servers)", clip(req.Server), ErrUnknownUpstream))
 	}
 	var out []byte
 	var err error

@@ -105,15 +105,15 @@ func normalizeHost(h string) string {
 func (c *Tool) checkURL(u *url.URL) (netTarget, error) {
 	var t netTarget
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return t, deny("net: scheme %q is not allowed (http and https only)", u.Scheme)
+		return t, deny("net: scheme %q is not allowed (http and https only)", clip(u.Scheme))
 	}
 	host := normalizeHost(u.Hostname())
 	if host == "" {
-		return t, deny("net: URL %q has no host", u.Redacted())
+		return t, deny("net: URL %q has no host", clip(u.Redacted()))
 	}
 	if isNumericHost(host) {
 		if _, err := netip.ParseAddr(host); err != nil {
-			return t, deny("net: host %q is an ambiguous numeric address; use a dotted-quad IPv4 or a name", host)
+			return t, deny("net: host %q is an ambiguous numeric address; use a dotted-quad IPv4 or a name", clip(host))
 		}
 	}
 	port := 80
@@ -124,7 +124,7 @@ func (c *Tool) checkURL(u *url.URL) (netTarget, error) {
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
-			return t, deny("net: bad port %q", p)
+			return t, deny("net: bad port %q", clip(p))
 		}
 		port = n
 	}
@@ -145,7 +145,7 @@ func (c *Tool) checkURL(u *url.URL) (netTarget, error) {
 		hostPort = net.JoinHostPort(host, strconv.Itoa(port))
 	}
 	if _, ok := match(c.granted.Net); !ok {
-		return t, deny("net: host %q is not granted to %s", hostPort, c.subject())
+		return t, deny("net: host %q is not granted to %s", clip(hostPort), c.subject())
 	}
 	p, ok := match(c.effective.Net)
 	if !ok {
@@ -233,7 +233,7 @@ func (c *Tool) dialPinned(ctx context.Context, network string, target netTarget)
 	} else {
 		addrs, err = c.net.Resolver.LookupNetIP(ctx, "ip", target.host)
 		if err != nil {
-			return nil, fmt.Errorf("net: resolving %q: %w", target.host, err)
+			return nil, fmt.Errorf("net: resolving %q: %w", clip(target.host), err)
 		}
 		if len(addrs) == 0 {
 			return nil, fmt.Errorf("net: %q has no addresses", target.host)

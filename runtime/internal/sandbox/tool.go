@@ -81,7 +81,7 @@ func (c *Tool) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 	case abi.KindMCPList, abi.KindMCPCall:
 		return c.mcpRequest(ctx, kind, body)
 	}
-	return abi.StatusNotFound, ErrorBody(fmt.Sprintf("unknown request kind %q", kind))
+	return abi.StatusNotFound, ErrorBody(fmt.Sprintf("unknown request kind %q", clip(kind)))
 }
 
 // Ungranted lists what the tool requested and does not have, one item each, in the words of

@@ -1,0 +1,74 @@
+package runtime
+
+import (
+	"reflect"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// retainStackBytes is how much native call stack an idle instance may keep. wazero's
+// compiler gives each exported function its own Go-allocated stack, which grows (doubling,
+// up to wazero's fixed ceiling of about 100 MiB) while a call recurses and is never shrunk;
+// since an instance keeps its api.Functions for speed, one deep call would leave the stack
+// in the pool for good (reproducer stack-memory: 4 idle instances kept ~500 MiB). An instance
+// whose stacks grew past this after a call is discarded instead of pooled. See RATIONALE.md,
+// "Why are instances with a grown call stack discarded?".
+const retainStackBytes = 4 << 20
+
+// stackField caches, per concrete api.Function type, the index of its "stack" []byte field,
+// or -1 when the type has none (another engine, another wazero version).
+var stackField sync.Map // reflect.Type → int
+
+// nativeStackBytes returns the size of fn's native call stack, or -1 if it cannot be read.
+// wazero does not expose it; it is read by reflection from the compiler engine's callEngine.
+// TestNativeStackReadable fails if a wazero upgrade removes the field.
+func nativeStackBytes(fn api.Function) int {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return -1
+	}
+	t := v.Type()
+	idx, ok := stackField.Load(t)
+	if !ok {
+		i := -1
+		if f, found := t.Elem().FieldByName("stack"); found && len(f.Index) == 1 && f.Type == reflect.TypeFor[[]byte]() {
+			i = f.Index[0]
+		}
+		stackField.Store(t, i)
+		idx = i
+	}
+	if idx.(int) < 0 {
+		return -1
+	}
+	return v.Elem().Field(idx.(int)).Len()
+}
+
+// releasing is set while a returnStackMemory runs, so discards in a burst share one.
+var releasing atomic.Bool
+
+// returnStackMemory gives the memory of discarded stacks back to the operating system now,
+// rather than when the Go scavenger gets to it minutes later: the stacks are large and
+// deep calls are rare. Concurrent requests share one run.
+func returnStackMemory() {
+	if !releasing.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer releasing.Store(false)
+		debug.FreeOSMemory()
+	}()
+}
+
+// stackBytes returns the native call stack the instance holds across its exports.
+func (inst *instance) stackBytes() int {
+	n := 0
+	for _, fn := range inst.fns {
+		if fn != nil {
+			n += max(0, nativeStackBytes(fn))
+		}
+	}
+	return n
+}
