@@ -29,27 +29,35 @@ var BareWat []byte
 //go:embed testdata/extism_echo.wasm
 var ExtismWat []byte
 
-// GoEchoID is the guest and tool name of the Go echo guest (bench/testdata/goecho).
+// GoEchoID is the guest and tool name of the Go echo guest (testdata/guests/goecho).
 const GoEchoID = "gecho0000"
 
 // GoGuests are the Go guests, built from source by BuildGoGuests.
 type GoGuests struct {
-	Echo []byte // bench/testdata/goecho: guest SDK, AddRawTool
-	Bare []byte // bench/testdata/gobare: a bare //go:wasmexport echo
-	Sha  []byte // bench/testdata/gosha: SHA-256 of 1 MiB, as a tool and as a bare export
+	Echo []byte // testdata/guests/goecho: guest SDK, AddRawTool
+	Bare []byte // testdata/guests/gobare: a bare //go:wasmexport echo
+	Sha  []byte // testdata/guests/gosha: SHA-256 of 1 MiB, as a tool and as a bare export
 }
 
-// ModuleRoot returns the directory holding go.mod of the module in the working directory.
+// ModuleRoot returns the root of the mcpwasm repository: the directory above the working
+// directory whose go.mod declares module github.com/mcpwasm/mcpwasm. The benchmarks are a
+// module of their own (bench/go.mod) so the root module does not carry Extism; the guests and
+// binaries they measure are built in the root module.
 func ModuleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
+	dir, err := os.Getwd()
 	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
+		return "", err
 	}
-	mod := strings.TrimSpace(string(out))
-	if mod == "" || mod == os.DevNull {
-		return "", fmt.Errorf("not inside the mcpwasm module")
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/mcpwasm/mcpwasm\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("not inside the mcpwasm repository")
+		}
+		dir = parent
 	}
-	return filepath.Dir(mod), nil
 }
 
 // BuildGoGuests builds the Go guests into dir with
@@ -70,13 +78,13 @@ func BuildGoGuests(ctx context.Context, dir string) (*GoGuests, error) {
 		return os.ReadFile(out)
 	}
 	var g GoGuests
-	if g.Echo, err = build("bench/testdata/goecho"); err != nil {
+	if g.Echo, err = build("testdata/guests/goecho"); err != nil {
 		return nil, err
 	}
-	if g.Bare, err = build("bench/testdata/gobare"); err != nil {
+	if g.Bare, err = build("testdata/guests/gobare"); err != nil {
 		return nil, err
 	}
-	if g.Sha, err = build("bench/testdata/gosha"); err != nil {
+	if g.Sha, err = build("testdata/guests/gosha"); err != nil {
 		return nil, err
 	}
 	return &g, nil

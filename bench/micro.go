@@ -362,7 +362,7 @@ func stubImports(ctx context.Context, rt wazero.Runtime) error {
 	return err
 }
 
-// CPUCases run CPU-bound guest work, SHA-256 of 1 MiB in a Go guest (bench/testdata/gosha),
+// CPUCases run CPU-bound guest work, SHA-256 of 1 MiB in a Go guest (testdata/guests/gosha),
 // under each way of stopping a runaway guest: none, wazero's WithCloseOnContextDone, and
 // mcpwasm's (instrumentCalls' fuel checks and interrupt flag, through Guest.Call).
 func (e *Env) CPUCases() []Case {

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d "${TMPDIR:-/tmp}/mcpwasm-bench-quick.XXXXXX")
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/mcpwasm-bench" ./bench/cmd/mcpwasm-bench
+(cd bench && go build -o "$bin/mcpwasm-bench" ./cmd/mcpwasm-bench)   # bench is a module of its own
 out=$("$bin/mcpwasm-bench" -quick)
 printf '%s\n' "$out"
 for section in "## 1. ABI round trip" "### 1c. Instance level" "## 2. End-to-end" "### Over Streamable HTTP" \

@@ -1,7 +1,7 @@
 package runtime
 
 // Instance-level benchmarks, below Guest.Call, for bench/ and BENCHMARKS.md. They build the
-// Go guests of bench/testdata unless MCPWASM_BENCH_GOECHO and MCPWASM_BENCH_GOBARE name
+// Go guests of testdata/guests unless MCPWASM_BENCH_GOECHO and MCPWASM_BENCH_GOBARE name
 // prebuilt .wasm files (the driver bench/cmd/mcpwasm-bench sets them).
 
 import (
@@ -35,7 +35,7 @@ func benchGoGuest(b *testing.B, env, pkg string) []byte {
 		return w
 	}
 	out := filepath.Join(b.TempDir(), "guest.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", out, "./bench/testdata/"+pkg)
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", out, "./testdata/guests/"+pkg)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if o, err := cmd.CombinedOutput(); err != nil {
@@ -138,7 +138,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 // before ("entryloop": an empty loop at each entry, for WithCloseOnContextDone), in a runtime
 // with and without WithCloseOnContextDone (which makes every loop header call a termination
 // check). The host today is plain/instrumented; it was CloseOnContextDone/entryloop.
-// go-sha-1MiB is CPU-bound guest work (bench/testdata/gosha).
+// go-sha-1MiB is CPU-bound guest work (testdata/guests/gosha).
 func BenchmarkInstrumentation(b *testing.B) {
 	ctx := context.Background()
 	echo, bare := benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho"), benchGoGuest(b, "MCPWASM_BENCH_GOBARE", "gobare")

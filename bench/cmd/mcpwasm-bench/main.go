@@ -3,9 +3,9 @@
 // tools/call over stdio (against a native MCP go-sdk server), scaling, cold start and memory.
 // Run it from inside the module:
 //
-//	go run ./bench/cmd/mcpwasm-bench          # full run, a few minutes
-//	go run ./bench/cmd/mcpwasm-bench -quick   # CI smoke run, under a minute
-//	go run ./bench/cmd/mcpwasm-bench -startup -old OLD/mcpwasm   # section 6 only, old beside new
+//	cd bench && go run ./cmd/mcpwasm-bench          # full run, a few minutes
+//	cd bench && go run ./cmd/mcpwasm-bench -quick   # CI smoke run, under a minute
+//	cd bench && go run ./cmd/mcpwasm-bench -startup -old OLD/mcpwasm   # section 6 only, old beside new
 //
 // It needs the Go toolchain (it builds the Go guests, mcpwasm and the native server).
 package main
@@ -104,11 +104,12 @@ func run(ctx context.Context, c config) error {
 	}
 	p := paths{dir: dir, mcpwasm: filepath.Join(dir, "mcpwasm"), native: filepath.Join(dir, "nativeecho"), watEcho: filepath.Join(dir, "echo.wasm")}
 	step("building mcpwasm, nativeecho and the guests")
-	for _, b := range [][2]string{{p.mcpwasm, "./cmd/mcpwasm"}, {p.native, "./bench/cmd/nativeecho"}} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", b[0], b[1])
-		cmd.Dir = root
+	// mcpwasm in the root module, nativeecho in the bench module (bench/go.mod).
+	for _, b := range [][3]string{{p.mcpwasm, root, "./cmd/mcpwasm"}, {p.native, filepath.Join(root, "bench"), "./cmd/nativeecho"}} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", b[0], b[2])
+		cmd.Dir = b[1]
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
+			return fmt.Errorf("go build %s: %v\n%s", b[2], err, out)
 		}
 	}
 	gg, err := bench.BuildGoGuests(ctx, dir)
