@@ -320,7 +320,7 @@ func TestCloseStopsRunningCall(t *testing.T) {
 		if !errors.Is(err, runtime.ErrClosed) {
 			t.Errorf("err = %v; want ErrClosed", err)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("running call not stopped by Close")
 	}
 	if _, err := g.Call(context.Background(), "echo", nil); !errors.Is(err, runtime.ErrClosed) {
@@ -378,7 +378,7 @@ func TestStopResume(t *testing.T) {
 		if want := `guest "fixture" tool "spin": calls are stopped by the operator`; err == nil || err.Error() != want {
 			t.Errorf("running call: %v; want %s", err, want)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("Stop did not end the running call")
 	}
 	if _, err := g.Call(context.Background(), "echo", nil); !errors.Is(err, runtime.ErrStopped) {

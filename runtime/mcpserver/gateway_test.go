@@ -182,7 +182,7 @@ func TestExpose(t *testing.T) {
 	up.RemoveTools("echo")
 	select {
 	case <-changed:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("no notifications/tools/list_changed from the upstream")
 	}
 	if err := e.Refresh(context.Background()); err != nil {

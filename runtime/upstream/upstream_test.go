@@ -293,7 +293,7 @@ func TestManager(t *testing.T) {
 	}
 	select {
 	case <-changed:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Error("OnToolsChanged not called after a restart")
 	}
 	if got := strings.Count(logs.String(), `upstream: started" upstream=docs`); got < 3 {
