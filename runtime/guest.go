@@ -17,14 +17,15 @@ import (
 // Guest is one loaded guest module: its manifest, compiled code, and instance pool.
 // Its methods are safe for concurrent use.
 type Guest struct {
-	host     *Host
-	name     string
-	source   string
-	manifest abi.Manifest
-	tools    map[string]*tool
-	compiled wazero.CompiledModule
-	limits   Limits
-	pools    []*pool // pools[0] has no grants and the guest's memory limit: describe runs there
+	host      *Host
+	name      string
+	source    string
+	manifest  abi.Manifest
+	tools     map[string]*tool
+	compiled  wazero.CompiledModule
+	limits    Limits
+	isolation Isolation // which calls may share an instance (isolation.go)
+	pools     []*pool   // pools[0] has no grants and the guest's memory limit: describe runs there
 
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 

@@ -32,6 +32,9 @@ type instance struct {
 
 	stdout, stderr sandbox.OutputBuffer
 
+	served  bool // a call ran in it: with IsolationSession, session says whose
+	session any  // the session of its calls (WithSession)
+
 	intr interrupter // ends a running call from outside (epoch.go)
 }
 

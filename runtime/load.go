@@ -34,6 +34,8 @@ type GuestConfig struct {
 	// ToolGrants, when non-nil, narrows Grants per tool: a tool gets what both its entry and
 	// Grants give, and a tool without an entry gets nothing.
 	ToolGrants map[string]Grants
+	// Isolation says which calls may share an instance; the zero value is IsolationShared.
+	Isolation Isolation
 	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
 	SHA256 string
 }
@@ -66,6 +68,9 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	if err := limits.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
+	if c.Isolation < IsolationShared || c.Isolation > IsolationCall {
+		return nil, fmt.Errorf("%s: unknown %v", src, c.Isolation)
+	}
 	if err := checkSHA256(wasm, c.SHA256); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
@@ -89,7 +94,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits}
+	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits, isolation: c.Isolation}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	base, err := newPool(g, sandbox.Bare(limits.MemoryBytes), limits.Instances)
 	if err != nil {

@@ -70,6 +70,22 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 			return nil, fmt.Errorf("waiting for a free instance: %w: %w", ErrCancelled, ctx.Err())
 		}
 	}
+	if p.g.isolation == IsolationSession {
+		s := sessionFrom(ctx)
+		if inst.served && inst.session != s { // it served another session: a fresh one takes its slot
+			p.mu.Lock()
+			delete(p.idleAt, inst)
+			p.mu.Unlock()
+			inst.close(ctx)
+			fresh, err := p.instantiate(ctx)
+			if err != nil {
+				<-p.tokens
+				return nil, err
+			}
+			inst = fresh
+		}
+		inst.served, inst.session = true, s
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

@@ -76,6 +76,7 @@ type hostFlags struct {
 	cacheDir  string
 	noCache   bool
 	logLevel  string
+	isolation string            // runtime.ParseIsolation
 	upstreams runtime.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
 
 	lazy        bool          // serve: runtime.Options.Lazy
@@ -90,6 +91,7 @@ func (f *hostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "compilation cache directory (default: the user cache dir's mcpwasm/compile)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "keep compiled code in memory only")
 	fs.StringVar(&f.logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
+	fs.StringVar(&f.isolation, "isolation", "shared", "which calls may share a guest instance: shared (any), session (one MCP session's), call (none: a fresh instance per call); a config entry's \"isolation\" overrides it")
 }
 
 // validate rejects flag values no guest could run with; zero means the default.
@@ -101,6 +103,9 @@ func (f *hostFlags) validate() error {
 		return fmt.Errorf("--instances %d: must not be negative (0 means the default %d)", f.instances, runtime.DefaultLimits().Instances)
 	case f.memoryMB > 4096:
 		return fmt.Errorf("--memory-mb %d: 32-bit linear memory is at most 4096 MiB", f.memoryMB)
+	}
+	if _, err := runtime.ParseIsolation(f.isolation); err != nil {
+		return fmt.Errorf("--%w", err)
 	}
 	return nil
 }
@@ -152,7 +157,9 @@ type guestSpec struct {
 // guestSpecs gathers the guests to load: those of the config file (with their grants), then
 // the module paths given as arguments (no grants). With neither, the bundled default guests.
 // Limits from flags fill what the config leaves unset.
-func guestSpecs(configPath string, paths []string, limits runtime.Limits) ([]guestSpec, *config.Config, error) {
+// guestSpecs lists the guests to load: the config's, then those named on the command line,
+// or the bundled ones when there are neither. limits and iso apply where the config is silent.
+func guestSpecs(configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation) ([]guestSpec, *config.Config, error) {
 	var specs []guestSpec
 	var cfg *config.Config
 	if configPath != "" {
@@ -169,6 +176,9 @@ func guestSpecs(configPath string, paths []string, limits runtime.Limits) ([]gue
 			}
 			gc := cfg.GuestConfig(g, p)
 			gc.Limits = gc.Limits.Merge(limits)
+			if g.Isolation == "" {
+				gc.Isolation = iso
+			}
 			specs = append(specs, guestSpec{wasm: b, cfg: gc, path: p, entry: entry})
 		}
 	}
@@ -177,11 +187,11 @@ func guestSpecs(configPath string, paths []string, limits runtime.Limits) ([]gue
 		if err != nil {
 			return nil, nil, err
 		}
-		specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits}, path: p})
+		specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits, Isolation: iso}, path: p})
 	}
 	if configPath == "" && len(paths) == 0 {
 		for _, b := range guests.Default() {
-			specs = append(specs, guestSpec{wasm: b.Wasm, cfg: &runtime.GuestConfig{Source: "bundled:" + b.Name, Limits: limits}})
+			specs = append(specs, guestSpec{wasm: b.Wasm, cfg: &runtime.GuestConfig{Source: "bundled:" + b.Name, Limits: limits, Isolation: iso}})
 		}
 	}
 	return specs, cfg, nil
@@ -232,7 +242,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return ExitUsage, err
 	}
-	specs, cfg, err := guestSpecs(hf.config, fs.Args(), hf.limits())
+	iso, _ := runtime.ParseIsolation(hf.isolation) // validated above
+	specs, cfg, err := guestSpecs(hf.config, fs.Args(), hf.limits(), iso)
 	if err != nil {
 		return ExitLoad, err
 	}

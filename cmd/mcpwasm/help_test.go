@@ -65,6 +65,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"help", "nope"}, `mcpwasm help: unknown command "nope"`},
 		{[]string{"nope"}, `mcpwasm: unknown command "nope"`},
 		{[]string{"completion", "zsh"}, "mcpwasm completion: want: mcpwasm completion bash"},
+		{[]string{"serve", "--isolation", "tenant"}, `mcpwasm serve: --isolation "tenant": want shared, session or call`},
 	}
 	for _, tt := range tests {
 		_, errOut, code := runCLI(tt.args...)

@@ -58,6 +58,9 @@ type Guest struct {
 	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
 	// withheld.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
+	// Isolation is "shared", "session" or "call" (runtime.Isolation); empty means the
+	// command line's (serve --isolation, default shared).
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // Tool narrows grants and limits for one tool.
@@ -325,6 +328,7 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 		Limits: g.Limits.runtime(),
 		Grants: c.grants(g.Grants),
 	}
+	rc.Isolation, _ = runtime.ParseIsolation(g.Isolation) // the schema allows only valid names
 	for name, t := range g.Tools {
 		if t.Limits != (Limits{}) {
 			if rc.ToolLimits == nil {

@@ -21,6 +21,7 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate guest", `{"guests": [{"name": "a", "path": "a.wasm"}, {"name": "a", "path": "b.wasm"}]}`, `guests[0] and guests[1] are both named "a"`},
 		{"tool widens", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`, `guests[0] tool "t": net "b.test" is not granted to the guest`},
 		{"tool rw over read-only", `{"guests": [{"path": "a.wasm", "grants": {"fs": [{"guest": "/d", "host": "/srv"}]}, "tools": {"t": {"grants": {"fs": [{"guest": "/d", "host": "/srv", "rw": true}]}}}}]}`, `guests[0] tool "t": fs "/d" is read-only for the guest; a tool cannot make it rw`},
+		{"bad isolation", `{"guests": [{"path": "a.wasm", "isolation": "tenant"}]}`, `"isolation": enum: tenant does not equal any of: [shared session call]`},
 		{"duplicate key", "{\"guests\": [{\"path\": \"a.wasm\"}],\n \"guests\": []}", `line 2: duplicate key "guests"`},
 		{"duplicate nested key", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a"]}, "grants": {}}]}`, `line 1: duplicate key "grants"`},
 		{"mcp without upstream", `{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}]}`, `guests[0]: mcp grant "docs" names no upstream`},
@@ -143,5 +144,18 @@ func TestLoadLimitsFromFile(t *testing.T) {
 	l := cfg.Guests[0].Limits.runtime()
 	if l.ModuleBytes != 2<<20 || l.ManifestBytes != 1000 || l.Tools != 3 || l.Nesting != 50 || l.CompileTimeout != 1500*time.Millisecond {
 		t.Fatalf("limits %+v", l)
+	}
+}
+
+func TestIsolationKey(t *testing.T) {
+	c, err := Parse([]byte(`{"guests": [{"path": "a.wasm", "isolation": "session"}, {"path": "b.wasm"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.GuestConfig(c.Guests[0], "a.wasm").Isolation; got != runtime.IsolationSession {
+		t.Errorf("isolation session parsed as %v", got)
+	}
+	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != runtime.IsolationShared {
+		t.Errorf("no isolation key gave %v; want shared", got)
 	}
 }

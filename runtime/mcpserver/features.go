@@ -17,7 +17,7 @@ import (
 func addResourcesAndPrompts(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
 	m := g.Manifest()
 	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		out, err := g.ReadResource(ctx, req.Params.URI)
+		out, err := g.ReadResource(runtime.WithSession(ctx, req.Session), req.Params.URI)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
@@ -64,7 +64,7 @@ func promptHandler(g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
 		if err != nil {
 			return nil, err
 		}
-		out, err := g.GetPrompt(ctx, p.Name, args)
+		out, err := g.GetPrompt(runtime.WithSession(ctx, req.Session), p.Name, args)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}

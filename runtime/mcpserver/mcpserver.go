@@ -147,7 +147,7 @@ func toolHandler(g *runtime.Guest, tool string) mcp.ToolHandler {
 			return nil, err
 		}
 		ctx = runtime.WithCallHooks(ctx, callHooks(ctx, req))
-		out, err := g.Call(ctx, tool, args)
+		out, err := g.Call(runtime.WithSession(ctx, req.Session), tool, args) // isolation by session
 		if err != nil {
 			return toolError(err), nil
 		}

@@ -6,6 +6,7 @@
 //	wat2wasm testdata/wat/interrupt.wat -o testdata/wat/interrupt.wasm
 //	wat2wasm testdata/wat/hardening.wat -o testdata/wat/hardening.wasm
 //	wat2wasm testdata/wat/hygiene.wat -o testdata/wat/hygiene.wasm
+//	wat2wasm testdata/wat/state.wat -o testdata/wat/state.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -53,3 +54,12 @@ var Hardening []byte
 //
 //go:embed hygiene.wasm
 var Hygiene []byte
+
+// State is state.wasm: tool remember returns the arguments of the previous call the same
+// instance served (initially {}), then keeps the new ones — state left in linear memory, for
+// the isolation tests.
+//
+// Rebuild: wat2wasm testdata/wat/state.wat -o testdata/wat/state.wasm
+//
+//go:embed state.wasm
+var State []byte

@@ -1,0 +1,60 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+)
+
+// Isolation says which calls may share a guest instance — and so see what earlier calls left
+// in its linear memory and globals. A warm instance is what makes calls cheap, and a guest can
+// keep anything in it: a cache, a counter, the last arguments. Choose per guest
+// (GuestConfig.Isolation; config key "isolation"; serve --isolation).
+type Isolation int
+
+const (
+	// IsolationShared lets any call of the guest reuse an instance: the default, and the
+	// fastest. Calls of different sessions (and clients) may see each other's leftovers.
+	IsolationShared Isolation = iota
+	// IsolationSession reuses an instance only for calls of the session it last served (see
+	// WithSession); a call of another session gets a fresh instance. Calls whose context
+	// carries no session count as one session.
+	IsolationSession
+	// IsolationCall gives every call a fresh instance and discards it afterwards: nothing
+	// survives a call, at the price of an instantiation per call (milliseconds for a Go guest,
+	// microseconds for a small C or WAT one; BENCHMARKS.md).
+	IsolationCall
+)
+
+var isolationNames = [...]string{"shared", "session", "call"}
+
+// String returns "shared", "session" or "call".
+func (i Isolation) String() string {
+	if i >= 0 && int(i) < len(isolationNames) {
+		return isolationNames[i]
+	}
+	return fmt.Sprintf("Isolation(%d)", int(i))
+}
+
+// ParseIsolation parses "shared", "session" or "call"; "" is IsolationShared.
+func ParseIsolation(s string) (Isolation, error) {
+	if s == "" {
+		return IsolationShared, nil
+	}
+	for i, n := range isolationNames {
+		if s == n {
+			return Isolation(i), nil
+		}
+	}
+	return 0, fmt.Errorf("isolation %q: want shared, session or call", s)
+}
+
+type sessionKey struct{}
+
+// WithSession returns a context whose calls belong to session, any comparable value that
+// identifies the caller's session (mcpserver uses the *mcp.ServerSession). IsolationSession
+// never hands an instance one session used to another.
+func WithSession(ctx context.Context, session any) context.Context {
+	return context.WithValue(ctx, sessionKey{}, session)
+}
+
+func sessionFrom(ctx context.Context) any { return ctx.Value(sessionKey{}) }
