@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -262,6 +263,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	defer h.Close(context.Background())
 	// Every goroutine serve starts is joined before it returns (and before the host closes).
+	signalled := ctx // done on SIGINT/SIGTERM
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
@@ -332,6 +334,18 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 				_ = g.Ready(ctx)
 			}
 		}})
+	// SIGINT/SIGTERM: the same grace, then the host is closed, so a running call cannot hold
+	// the process until its time limit.
+	var graceTimer atomic.Pointer[time.Timer]
+	stopWatch := context.AfterFunc(signalled, func() {
+		graceTimer.Store(time.AfterFunc(drainGrace, func() { _ = h.Close(context.Background()) }))
+	})
+	defer func() {
+		stopWatch()
+		if t := graceTimer.Load(); t != nil {
+			t.Stop()
+		}
+	}()
 	err = srv.Run(ctx, t)
 	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		return ExitError, err

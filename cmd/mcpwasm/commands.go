@@ -56,7 +56,7 @@ annotations, and the capabilities it requests. With --config, also what the conf
 each tool and what is effective (granted ∩ requested).`,
 			Examples: `mcpwasm inspect tool.wasm
 mcpwasm inspect --json tool.wasm | jq -r .sha256     # the digest to pin in a config
-mcpwasm inspect --config mcpwasm.json guests/files.wasm`,
+mcpwasm inspect --config mcpwasm.json /tmp/g/files.wasm    # after guests/granted.sh /tmp/g`,
 			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
 				return inspect(ctx, args, stdout, stderr)
 			}},
@@ -92,9 +92,9 @@ mcpwasm call calc '{"expression":"1+2"}' --url http://127.0.0.1:8080/mcp`,
 			Long: `Creates a guest project for the language in DIR (default ./NAME): a one-tool guest, a
 build script and a test that loads the built guest through mcpwasm's runtime. The README in
 the project says how to build and test it.`,
-			Examples: `mcpwasm new go greet
-mcpwasm new wat greet /tmp/greet
-mcpwasm new --sdk ~/src/mcpwasm go greet     # use a local checkout of the SDK`,
+			Examples: `mcpwasm new --sdk ~/src/mcpwasm go greet     # a local checkout of the SDK (required until one is published)
+mcpwasm new --sdk ~/src/mcpwasm wat greet /tmp/greet
+mcpwasm new go greet                         # a released mcpwasm: its own version of the SDK`,
 			Run: newProject},
 		{Name: "version", Short: "print the versions of mcpwasm, the ABI, Go, wazero and the MCP SDK",
 			Examples: `mcpwasm version`, NoFlags: true,

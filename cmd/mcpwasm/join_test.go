@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // serve joins every goroutine it starts (kill-switch watchers, --watch, the gateway's
@@ -37,5 +38,36 @@ func TestServeJoinsItsGoroutines(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), `"id":1,"result"`) {
 		t.Errorf("no initialize result: %s", stdout.String())
+	}
+}
+
+// A stop signal (the context run gets) ends a stdio serve with a call running within the
+// drain grace, not at the call's time limit. (The SDK writes nothing once its run is
+// cancelled, so the interrupted call gets no answer; the client is going away.)
+func TestServeSignalStopsRunningCall(t *testing.T) {
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	stdout := &lockedBuffer{}
+	var stderr bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"serve", "--cache-dir", cacheDir, "--timeout", "10m", fixturePath}, stdinR, stdout, &stderr)
+	}()
+	lines := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"spin","arguments":{}}}` + "\n"
+	if _, err := io.WriteString(stdinW, lines); err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, stdout, "the initialize result", func(s string) bool { return strings.Contains(s, `"id":1,"result"`) })
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Errorf("exit code %d; want %d", code, ExitOK)
+		}
+	case <-time.After(time.Minute): // a failure bound: the grace is 1 s, the call's limit 10 min
+		t.Fatal("serve did not return after the stop signal")
 	}
 }

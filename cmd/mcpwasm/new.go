@@ -179,7 +179,7 @@ libclang-rt-16-dev-wasm32); set CC to use another clang. sdk/ is a copy of the C
 rustc libstd-rust-dev-wasm32 lld-16; rustup: rustup target add wasm32-wasip1); set RUSTC to
 use another. sdk/ is a copy of the Rust SDK.
 [[else if eq .Lang "wat"]]Toolchain: wat2wasm (Debian: wabt). The ABI the module implements is abi/ABI.md in mcpwasm.
-[[else]]Toolchain: Go 1.24 or later (go:wasmexport).
+[[else]]Toolchain: Go [[.GoVersion]] or later (the go.mod version; go:wasmexport).
 [[end]]`},
 }
 

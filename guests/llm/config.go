@@ -31,10 +31,11 @@ type NotConfiguredError struct{ Missing []string }
 func (e *NotConfiguredError) Error() string {
 	parts := make([]string, len(e.Missing))
 	for i, name := range e.Missing {
-		parts[i] = fmt.Sprintf("env %q is not granted (add it to the guest's \"env\" grant)", name)
+		parts[i] = fmt.Sprintf("env %q is not granted or not set (grant it in the guest's \"env\" grant and set it where mcpwasm serve runs)", name)
 	}
 	return "the model endpoint is not configured: " + strings.Join(parts, "; ") +
-		`. An "env" entry "NAME" passes the server's value (a variable the server's environment lacks stays missing); "NAME=value" sets one.`
+		`. An "env" entry "NAME" passes the server's value (a variable the server's environment lacks stays missing); "NAME=value" sets one. ` +
+		`mcpwasm call passes a server it spawns only a minimal environment: add --env NAME for each.`
 }
 
 // LoadConfig reads the configuration from the environment. Required variables that are

@@ -290,9 +290,10 @@ func TestLoadConfig(t *testing.T) {
 	t.Cleanup(func() { lookupEnv = old })
 
 	_, err := LoadConfig()
-	want := `the model endpoint is not configured: env "MCPWASM_LLM_BASE_URL" is not granted (add it to the guest's "env" grant); ` +
-		`env "MCPWASM_LLM_MODEL" is not granted (add it to the guest's "env" grant). An "env" entry "NAME" passes the server's value ` +
-		`(a variable the server's environment lacks stays missing); "NAME=value" sets one.`
+	want := `the model endpoint is not configured: env "MCPWASM_LLM_BASE_URL" is not granted or not set (grant it in the guest's "env" grant and set it where mcpwasm serve runs); ` +
+		`env "MCPWASM_LLM_MODEL" is not granted or not set (grant it in the guest's "env" grant and set it where mcpwasm serve runs). An "env" entry "NAME" passes the server's value ` +
+		`(a variable the server's environment lacks stays missing); "NAME=value" sets one. ` +
+		`mcpwasm call passes a server it spawns only a minimal environment: add --env NAME for each.`
 	if err == nil || err.Error() != want {
 		t.Errorf("nothing set: %v\nwant %q", err, want)
 	}

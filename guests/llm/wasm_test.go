@@ -535,8 +535,8 @@ func TestServeUnconfigured(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"consensus","arguments":{"prompt":"hello"}}}`)
 	res := response(3)["result"].(map[string]any)
 	text := res["content"].([]any)[0].(map[string]any)["text"].(string)
-	want := `the model endpoint is not configured: env "MCPWASM_LLM_BASE_URL" is not granted (add it to the guest's "env" grant); ` +
-		`env "MCPWASM_LLM_MODEL" is not granted (add it to the guest's "env" grant).`
+	want := `the model endpoint is not configured: env "MCPWASM_LLM_BASE_URL" is not granted or not set (grant it in the guest's "env" grant and set it where mcpwasm serve runs); ` +
+		`env "MCPWASM_LLM_MODEL" is not granted or not set (grant it in the guest's "env" grant and set it where mcpwasm serve runs).`
 	if res["isError"] != true || !strings.HasPrefix(text, want) {
 		t.Errorf("call: isError=%v %q\nwant prefix %q", res["isError"], text, want)
 	}

@@ -102,7 +102,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		}
 		tools = append(tools, t)
 	}
-	if err := namesOf(&o).claimAll(toolNames(g), guestOwner(g)); err != nil {
+	if err := namesOf(&o).claimAll(toolNames(g), guestOwner(g), g.Source()); err != nil {
 		return err
 	}
 	for _, t := range tools {

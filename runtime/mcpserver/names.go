@@ -8,59 +8,85 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// NameSet is the one registry of the tool names on a server: which owner (`guest "calc"`,
-// `upstream "docs"`) holds each. AddGuest, ReplaceGuest and Expose claim names in it, so no
-// owner can overwrite another's tool (mcp.Server.AddTool silently replaces a tool of the same
-// name). Its methods are safe for concurrent use; the zero value is ready.
+// NameSet is the one registry of the tool names on a server: which owner (a guest, an
+// upstream such as `upstream "docs"`) holds each. AddGuest, ReplaceGuest and Expose claim names
+// in it, so no owner can overwrite another's tool (mcp.Server.AddTool silently replaces a tool
+// of the same name). A guest is its own owner, not its name: two loaded guests that happen to
+// share a name still conflict. Its methods are safe for concurrent use; the zero value is
+// ready.
 type NameSet struct {
 	mu     sync.Mutex
-	owners map[string]string
+	owners map[string]owner
 }
 
-// Claim gives name to owner unless another owner holds it; it returns the holder.
-func (n *NameSet) Claim(name, owner string) (holder string, ok bool) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.owners == nil {
-		n.owners = map[string]string{}
-	}
-	if h, taken := n.owners[name]; taken && h != owner {
-		return h, false
-	}
-	n.owners[name] = owner
-	return owner, true
+// owner is who holds a name: id is the identity compared (a *runtime.Guest, or the label of an
+// upstream), label names it in messages.
+type owner struct {
+	id    any
+	label string
 }
 
-// Release frees name if owner holds it.
-func (n *NameSet) Release(name, owner string) {
+func labelOwner(label string) owner { return owner{id: label, label: label} }
+
+func guestOwner(g *runtime.Guest) owner {
+	return owner{id: g, label: fmt.Sprintf("guest %q", g.Name())}
+}
+
+// Claim gives name to owner (a label such as `upstream "docs"`) unless another owner holds
+// it; it returns the holder's label.
+func (n *NameSet) Claim(name, ownerLabel string) (holder string, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.owners[name] == owner {
+	o := labelOwner(ownerLabel)
+	if h, taken := n.owners[name]; taken && h.id != o.id {
+		return h.label, false
+	}
+	n.set(name, o)
+	return ownerLabel, true
+}
+
+// Release frees name if owner (a label given to Claim) holds it.
+func (n *NameSet) Release(name, ownerLabel string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.owners[name].id == any(ownerLabel) {
 		delete(n.owners, name)
 	}
 }
 
-// claimAll claims names for owner, all or none: on a conflict nothing changes and the error
+func (n *NameSet) set(name string, o owner) {
+	if n.owners == nil {
+		n.owners = map[string]owner{}
+	}
+	n.owners[name] = o
+}
+
+// claimAll claims names for o, all or none: on a conflict nothing changes and the error
 // names it.
-func (n *NameSet) claimAll(names []string, owner string) error {
-	return n.swap(nil, "", names, owner)
+func (n *NameSet) claimAll(names []string, o owner, source string) error {
+	return n.swap(nil, owner{}, names, o, source)
 }
 
 // swap releases oldNames held by oldOwner and claims newNames for newOwner in one step, all or
-// none: on a conflict nothing changes and the error names it.
-func (n *NameSet) swap(oldNames []string, oldOwner string, newNames []string, newOwner string) error {
+// none: on a conflict nothing changes and the error names it (with source, the new guest's
+// module, when both owners carry the same label).
+func (n *NameSet) swap(oldNames []string, oldOwner owner, newNames []string, newOwner owner, source string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.owners == nil {
-		n.owners = map[string]string{}
-	}
 	freed := map[string]bool{}
 	for _, name := range oldNames {
-		freed[name] = n.owners[name] == oldOwner
+		freed[name] = oldOwner.id != nil && n.owners[name].id == oldOwner.id
 	}
 	for _, name := range newNames {
-		if h, taken := n.owners[name]; taken && h != newOwner && !freed[name] {
-			return fmt.Errorf("tool %q of %s is already provided by %s", name, newOwner, h)
+		if h, taken := n.owners[name]; taken && h.id != newOwner.id && !freed[name] {
+			label, holder := newOwner.label, h.label
+			if label == holder {
+				label, holder = label+" ("+source+")", holder+" (another module)"
+				if g, ok := h.id.(*runtime.Guest); ok {
+					holder = h.label + " (" + g.Source() + ")"
+				}
+			}
+			return fmt.Errorf("tool %q of %s is already provided by %s", name, label, holder)
 		}
 	}
 	for name, ok := range freed {
@@ -69,12 +95,10 @@ func (n *NameSet) swap(oldNames []string, oldOwner string, newNames []string, ne
 		}
 	}
 	for _, name := range newNames {
-		n.owners[name] = newOwner
+		n.set(name, newOwner)
 	}
 	return nil
 }
-
-func guestOwner(g *runtime.Guest) string { return fmt.Sprintf("guest %q", g.Name()) }
 
 func toolNames(g *runtime.Guest) []string {
 	m := g.Manifest()
@@ -96,12 +120,12 @@ func ReplaceGuest(s *mcp.Server, old, next *runtime.Guest, opts *GuestOptions) (
 		o = *opts
 	}
 	names := namesOf(&o)
-	if err := names.swap(toolNames(old), guestOwner(old), toolNames(next), guestOwner(next)); err != nil {
+	if err := names.swap(toolNames(old), guestOwner(old), toolNames(next), guestOwner(next), next.Source()); err != nil {
 		return nil, err
 	}
 	o.Names = names
 	if err := AddGuest(s, next, &o); err != nil {
-		_ = names.swap(toolNames(next), guestOwner(next), toolNames(old), guestOwner(old))
+		_ = names.swap(toolNames(next), guestOwner(next), toolNames(old), guestOwner(old), old.Source())
 		return nil, err
 	}
 	for _, t := range old.Manifest().Tools {

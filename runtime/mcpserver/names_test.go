@@ -100,3 +100,22 @@ func TestReplaceGuest(t *testing.T) {
 		t.Errorf("tools after reload (-want +got):\n%s", diff)
 	}
 }
+
+// Two modules whose manifests carry the same guest name are still two owners: the second
+// cannot take over the first's tools (a swapped module must never shadow a tool silently).
+func TestSameNamedGuestsConflict(t *testing.T) {
+	h := newHost(t)
+	load := func(src string) *runtime.Guest {
+		g, err := h.Load(context.Background(), wat.Echo, &runtime.GuestConfig{Source: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	a, b := load("a.wasm"), load("b.wasm")
+	_, err := mcpserver.NewServer([]*runtime.Guest{a, b}, nil)
+	want := `tool "echo" of guest "echo" (b.wasm) is already provided by guest "echo" (a.wasm)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("NewServer error = %v; want %q", err, want)
+	}
+}
