@@ -50,18 +50,9 @@ func (h *Host) hostLog(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = statusResult(abi.StatusInvalid)
 		return
 	}
-	inst := h.instanceOf(mod)
-	if inst == nil {
-		stack[0] = statusResult(abi.StatusUnavailable)
-		return
-	}
-	if !inst.admitReport(n) {
-		stack[0] = statusResult(abi.StatusTooLarge)
-		return
-	}
-	msg, ok := readString(mod, ptr, min(n, maxImportMessage))
-	if !ok {
-		stack[0] = statusResult(abi.StatusInvalid)
+	inst, msg, st := h.report(mod, ptr, n)
+	if st != abi.StatusOK {
+		stack[0] = statusResult(st)
 		return
 	}
 	h.logger.Log(ctx, slogLevel(level), "guest log", "guest", inst.g.name, "tool", inst.tool, "level", level.String(), "msg", msg)
@@ -73,25 +64,35 @@ func (h *Host) hostLog(ctx context.Context, mod api.Module, stack []uint64) {
 
 func (h *Host) hostProgress(ctx context.Context, mod api.Module, stack []uint64) {
 	progress, total := api.DecodeF64(stack[0]), api.DecodeF64(stack[1])
-	ptr, n := uint32(stack[2]), uint32(stack[3])
-	inst := h.instanceOf(mod)
-	if inst == nil {
-		stack[0] = statusResult(abi.StatusUnavailable)
-		return
+	_, msg, st := h.report(mod, uint32(stack[2]), uint32(stack[3]))
+	if st == abi.StatusOK && (math.IsNaN(progress) || math.IsInf(progress, 0) || math.IsNaN(total) || math.IsInf(total, 0)) {
+		st = abi.StatusInvalid
 	}
-	if !inst.admitReport(n) {
-		stack[0] = statusResult(abi.StatusTooLarge)
-		return
-	}
-	msg, ok := readString(mod, ptr, min(n, maxImportMessage))
-	if !ok || math.IsNaN(progress) || math.IsInf(progress, 0) || math.IsNaN(total) || math.IsInf(total, 0) {
-		stack[0] = statusResult(abi.StatusInvalid)
+	if st != abi.StatusOK {
+		stack[0] = statusResult(st)
 		return
 	}
 	if hk := hooksFrom(ctx); hk != nil && hk.Progress != nil {
 		hk.Progress(progress, total, msg)
 	}
 	stack[0] = statusResult(abi.StatusOK)
+}
+
+// report admits one log or progress report of n bytes at ptr within the call's budget
+// (hostcaps.go) and reads its message: the instance and the message, or the status to answer.
+func (h *Host) report(mod api.Module, ptr, n uint32) (*instance, string, abi.Status) {
+	inst := h.instanceOf(mod)
+	if inst == nil {
+		return nil, "", abi.StatusUnavailable
+	}
+	if !inst.admitReport(n) {
+		return nil, "", abi.StatusTooLarge
+	}
+	msg, ok := readString(mod, ptr, min(n, maxImportMessage))
+	if !ok {
+		return nil, "", abi.StatusInvalid
+	}
+	return inst, msg, abi.StatusOK
 }
 
 func (h *Host) hostCancelled(ctx context.Context, mod api.Module, stack []uint64) {
