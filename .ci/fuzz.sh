@@ -5,18 +5,31 @@
 # (FuzzValidateArgs) and whatever is added later. FUZZTIME (default 10s) per target.
 # A failure leaves the failing input under the package's testdata/fuzz/FuzzX/ (commit it as a
 # regression case) and exits non-zero.
+#
+# A run that ends with a bare "context deadline exceeded" and no failing input is Go's
+# fuzzing-coordinator race at the -fuzztime boundary on a loaded machine (golang/go#75804,
+# #51484), not a finding: it is reported and tolerated. Anything else non-zero fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-10s}
 status=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 while IFS= read -r file; do
   pkg=./$(dirname "$file")
   for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
     echo "--- $target ($pkg, $FUZZTIME)"
-    if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg"; then
-      echo "FAIL: $target in $pkg" >&2
-      status=1
+    if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg" >"$log" 2>&1; then
+      tail -n 3 "$log"
+      continue
     fi
+    cat "$log"
+    if grep -q 'context deadline exceeded' "$log" && ! grep -qE 'Failing input written|panic:|_test\.go:[0-9]+:' "$log"; then
+      echo "fuzz.sh: $target: the fuzzing coordinator's deadline race, no failing input: tolerated"
+      continue
+    fi
+    echo "FAIL: $target in $pkg" >&2
+    status=1
   done
 done < <(git ls-files '*_test.go' | xargs grep -l '^func Fuzz' | sort)
 exit $status
