@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -268,8 +271,12 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args []byte
 	return res.Raw, nil // as the server sent it: no number rounded (exact.go)
 }
 
+// callError names the server and what failed. A connection that is gone — closed, at EOF, or
+// a write to a server process that just exited (EPIPE) — makes the server unavailable (the
+// next use restarts it), not a failed call.
 func callError(server, what string, err error) error {
-	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
+	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) || errors.Is(err, stdio.ErrClosed) {
 		return fmt.Errorf("upstream %q %s: %w: %w", server, what, runtime.ErrUpstreamUnavailable, err)
 	}
 	return fmt.Errorf("upstream %q %s: %w", server, what, err)

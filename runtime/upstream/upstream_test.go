@@ -4,14 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -320,5 +325,26 @@ func TestBackoff(t *testing.T) {
 	want := []time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, maxBackoff}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("backoff (-want +got):\n%s", diff)
+	}
+}
+
+// A server gone between calls — closed, at EOF, or exited so that our write fails with EPIPE
+// (it happened in CI: "write |1: broken pipe") — is unavailable, so the next use restarts it;
+// any other error is the call's own.
+func TestCallErrorClassifiesGoneServers(t *testing.T) {
+	for _, tc := range []struct {
+		err         error
+		unavailable bool
+	}{
+		{fmt.Errorf("calling %q: %w", "tools/call", &os.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE}), true},
+		{fmt.Errorf("%w: calling %q: x", mcp.ErrConnectionClosed, "tools/call"), true},
+		{io.EOF, true},
+		{stdio.ErrClosed, true},
+		{errors.New("tool failed"), false},
+	} {
+		err := callError("docs", `tool "echo"`, tc.err)
+		if got := errors.Is(err, runtime.ErrUpstreamUnavailable); got != tc.unavailable {
+			t.Errorf("callError(%v): unavailable = %v; want %v", tc.err, got, tc.unavailable)
+		}
 	}
 }
