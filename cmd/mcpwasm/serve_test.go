@@ -464,10 +464,16 @@ func TestServeGuestStdio(t *testing.T) {
 		t.Errorf("print (-want +got):\n%s", diff)
 	}
 	s.send(callLine(3, "read", `{}`), `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
-	if _, text := toolResult(t, s.recv()); text != "read=0" {
+	// The two requests run concurrently: their replies may come in either order.
+	replies := map[bool]string{}
+	for range 2 {
+		l := s.recv()
+		replies[strings.Contains(l, `"id":4,`)] = l
+	}
+	if _, text := toolResult(t, replies[false]); text != "read=0" {
 		t.Errorf("read: %s", text)
 	}
-	if diff := cmp.Diff(`{"jsonrpc":"2.0","id":4,"result":{}}`, s.recv()); diff != "" {
+	if diff := cmp.Diff(`{"jsonrpc":"2.0","id":4,"result":{}}`, replies[true]); diff != "" {
 		t.Errorf("ping after read (-want +got):\n%s", diff)
 	}
 	code, _ := s.closeAndWait(5 * time.Minute)
