@@ -59,12 +59,12 @@ type watchedGuest struct {
 // one; only if that succeeds do its tools replace the old ones on srv (the SDK then sends
 // notifications/tools/list_changed), and the old version closes once its running calls end.
 // A reload that fails is logged and the old version keeps serving.
+//
+// There is no baseline file time: the first poll reads each file and compares it with the
+// bytes that were loaded (reload does nothing when they are equal). A baseline taken when
+// this goroutine starts could already include a change made after loading, which would then
+// never be seen.
 func watchGuests(ctx context.Context, wg *sync.WaitGroup, h *runtime.Host, srv *mcp.Server, ws []*watchedGuest, logger *slog.Logger) {
-	for _, w := range ws {
-		if fi, err := os.Stat(w.path); err == nil {
-			w.mod, w.size = fi.ModTime(), fi.Size()
-		}
-	}
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	for {
