@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -71,33 +72,15 @@ const pageSize = 65536
 
 // Merge returns l with each zero field taken from base.
 func (l Limits) Merge(base Limits) Limits {
-	if l.MemoryBytes == 0 {
-		l.MemoryBytes = base.MemoryBytes
-	}
-	if l.Timeout == 0 {
-		l.Timeout = base.Timeout
-	}
-	if l.Instances == 0 {
-		l.Instances = base.Instances
-	}
-	if l.OutputBytes == 0 {
-		l.OutputBytes = base.OutputBytes
-	}
-	if l.ModuleBytes == 0 {
-		l.ModuleBytes = base.ModuleBytes
-	}
-	if l.ManifestBytes == 0 {
-		l.ManifestBytes = base.ManifestBytes
-	}
-	if l.Tools == 0 {
-		l.Tools = base.Tools
-	}
-	if l.Nesting == 0 {
-		l.Nesting = base.Nesting
-	}
-	if l.CompileTimeout == 0 {
-		l.CompileTimeout = base.CompileTimeout
-	}
+	l.MemoryBytes = cmp.Or(l.MemoryBytes, base.MemoryBytes)
+	l.Timeout = cmp.Or(l.Timeout, base.Timeout)
+	l.Instances = cmp.Or(l.Instances, base.Instances)
+	l.OutputBytes = cmp.Or(l.OutputBytes, base.OutputBytes)
+	l.ModuleBytes = cmp.Or(l.ModuleBytes, base.ModuleBytes)
+	l.ManifestBytes = cmp.Or(l.ManifestBytes, base.ManifestBytes)
+	l.Tools = cmp.Or(l.Tools, base.Tools)
+	l.Nesting = cmp.Or(l.Nesting, base.Nesting)
+	l.CompileTimeout = cmp.Or(l.CompileTimeout, base.CompileTimeout)
 	return l
 }
 
