@@ -1,0 +1,291 @@
+package ship
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+)
+
+// Media types of the CNCF "Wasm OCI artifact" layout.
+const (
+	MediaTypeConfig = "application/vnd.wasm.config.v0+json"
+	MediaTypeLayer  = "application/wasm"
+)
+
+// Options configure a Client. The zero value fetches over https only, with the system's
+// roots, the default Docker config's credentials, and a 64 MiB cap.
+type Options struct {
+	// MaxBytes caps a module's size in bytes (runtime.Limits.ModuleBytes); 0 means 64 MiB.
+	MaxBytes int64
+	// PlainHTTP names the hosts (host or host:port, as in the source) that may be reached
+	// over plain http: URLs and registries. Any other http:// URL or redirect is refused.
+	PlainHTTP []string
+	// TLS, if set, is the TLS configuration of every connection (tests: a private root).
+	TLS *tls.Config
+	// DockerConfig is the Docker config file with registry credentials; "" means
+	// $DOCKER_CONFIG/config.json, else ~/.docker/config.json. A missing file means none.
+	DockerConfig string
+	// Progress, if set, receives a progress line per download (a terminal's stderr).
+	Progress io.Writer
+	// Verify, if set, runs on a module's complete bytes before it is stored (signatures);
+	// an error refuses it. sig is the signature bundle found for it (nil: none found).
+	Verify func(ctx context.Context, src Source, wasm []byte, sig []byte) error
+}
+
+// Client fetches and publishes modules. It is safe for concurrent use.
+type Client struct {
+	o     Options
+	store *Store
+	http  *http.Client
+}
+
+// NewClient returns a client storing into store.
+func NewClient(store *Store, opts *Options) *Client {
+	c := &Client{store: store}
+	if opts != nil {
+		c.o = *opts
+		c.o.PlainHTTP = slices.Clone(opts.PlainHTTP)
+	}
+	if c.o.MaxBytes <= 0 {
+		c.o.MaxBytes = 64 << 20
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if c.o.TLS != nil {
+		tr.TLSClientConfig = c.o.TLS.Clone()
+	}
+	c.http = &http.Client{Transport: tr, CheckRedirect: c.checkRedirect}
+	return c
+}
+
+// checkRedirect refuses a redirect to plain http (unless the host is allowed) and long chains.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if req.URL.Scheme != "https" && !c.plainAllowed(req.URL.Host) {
+		return fmt.Errorf("refused redirect to %s: plain http is not allowed for %q", req.URL.Redacted(), req.URL.Host)
+	}
+	return nil
+}
+
+func (c *Client) plainAllowed(host string) bool { return slices.Contains(c.o.PlainHTTP, host) }
+
+// Fetched is a module in the store: where it came from and what it is.
+type Fetched struct {
+	Source Source
+	// Resolved is what the source pointed to when fetched: the OCI manifest digest
+	// ("sha256:…") for an OCI source, otherwise "sha256:" and the module's digest.
+	Resolved string
+	// SHA256 is the module's hex SHA-256; Path its file in the store.
+	SHA256 string
+	Path   string
+	// Size in bytes.
+	Size int64
+}
+
+// Fetch brings src's module into the store (a path is read and checked, not copied) and
+// returns it. wantSHA256, if set, is the hex digest the module must have (a lock or a
+// config pin). A module already in the store is not downloaded again; an OCI tag is still
+// resolved, so Resolved is current. Errors name the source.
+func (c *Client) Fetch(ctx context.Context, src Source, wantSHA256 string) (*Fetched, error) {
+	var f *Fetched
+	var err error
+	switch src.Kind {
+	case KindOCI:
+		f, err = c.fetchOCI(ctx, src, wantSHA256)
+	case KindURL:
+		f, err = c.fetchURL(ctx, src, wantSHA256)
+	default:
+		err = fmt.Errorf("%w: a path is not fetched", ErrSource)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	return f, nil
+}
+
+func (c *Client) fetchURL(ctx context.Context, src Source, want string) (*Fetched, error) {
+	if src.URL.Scheme != "https" && !c.plainAllowed(src.URL.Host) {
+		return nil, fmt.Errorf("plain http is not allowed for %q (allow the host in plain_http or with --plain-http)", src.URL.Host)
+	}
+	if want != "" && c.store.Has(want) {
+		return c.fetched(src, "sha256:"+want, want), nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET: %s", resp.Status)
+	}
+	if resp.ContentLength > c.o.MaxBytes {
+		return nil, fmt.Errorf("%w: %d bytes, the module-size cap is %d", ErrTooLarge, resp.ContentLength, c.o.MaxBytes)
+	}
+	body := c.progress(resp.Body, src.Raw, resp.ContentLength)
+	var sig []byte
+	check := func(b []byte) error {
+		if c.o.Verify == nil {
+			return nil
+		}
+		var err error
+		if sig == nil {
+			sig, err = c.urlBundle(ctx, src)
+			if err != nil {
+				return err
+			}
+		}
+		return c.o.Verify(ctx, src, b, sig)
+	}
+	d, err := c.store.write(body, want, c.o.MaxBytes, check)
+	if err != nil {
+		return nil, err
+	}
+	return c.fetched(src, "sha256:"+d, d), nil
+}
+
+// urlBundle fetches the Sigstore bundle published beside a URL source: the same URL with
+// ".sigstore.json" appended. A 404 means unsigned (nil, nil).
+func (c *Client) urlBundle(ctx context.Context, src Source) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL.String()+".sigstore.json", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("signature bundle: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("signature bundle: GET: %s", resp.Status)
+	}
+	return readCapped(resp.Body, 1<<20, "signature bundle")
+}
+
+func (c *Client) fetched(src Source, resolved, d string) *Fetched {
+	f := &Fetched{Source: src, Resolved: resolved, SHA256: d, Path: c.store.Path(d)}
+	if fi, err := statSize(f.Path); err == nil {
+		f.Size = fi
+	}
+	return f
+}
+
+// repository returns an oras-go repository for src with Docker-config credentials.
+func (c *Client) repository(src Source) (*remote.Repository, error) {
+	repo, err := remote.NewRepository(src.Ref.Registry + "/" + src.Ref.Repository)
+	if err != nil {
+		return nil, err
+	}
+	repo.PlainHTTP = c.plainAllowed(src.Ref.Registry)
+	var store credentials.Store
+	if c.o.DockerConfig != "" {
+		store, err = credentials.NewStore(c.o.DockerConfig, credentials.StoreOptions{})
+	} else {
+		store, err = credentials.NewStoreFromDocker(credentials.StoreOptions{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry credentials: %w", err)
+	}
+	repo.Client = &auth.Client{Client: c.http, Cache: auth.NewCache(), Credential: credentials.Credential(store)}
+	return repo, nil
+}
+
+// wasmManifest is the part of an OCI image manifest the layout check reads.
+type wasmManifest struct {
+	MediaType string               `json:"mediaType"`
+	Config    ocispec.Descriptor   `json:"config"`
+	Layers    []ocispec.Descriptor `json:"layers"`
+}
+
+func (c *Client) fetchOCI(ctx context.Context, src Source, want string) (*Fetched, error) {
+	repo, err := c.repository(src)
+	if err != nil {
+		return nil, err
+	}
+	desc, rc, err := repo.FetchReference(ctx, src.Ref.Reference)
+	if err != nil {
+		return nil, err
+	}
+	if desc.MediaType != ocispec.MediaTypeImageManifest {
+		rc.Close()
+		return nil, fmt.Errorf("%s is a %q, not an OCI image manifest (application/wasm artifact)", desc.Digest, desc.MediaType)
+	}
+	raw, err := content.ReadAll(rc, desc)
+	rc.Close()
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	var m wasmManifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	if m.Config.MediaType != MediaTypeConfig || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaTypeLayer {
+		return nil, fmt.Errorf("%s is not a Wasm OCI artifact (config %s, one layer %s)", desc.Digest, MediaTypeConfig, MediaTypeLayer)
+	}
+	layer := m.Layers[0]
+	if layer.Size > c.o.MaxBytes {
+		return nil, fmt.Errorf("%w: the layer is %d bytes, the module-size cap is %d", ErrTooLarge, layer.Size, c.o.MaxBytes)
+	}
+	if layer.Digest.Algorithm() != digest.SHA256 {
+		return nil, fmt.Errorf("layer digest %s: only sha256 is supported", layer.Digest)
+	}
+	d := layer.Digest.Encoded()
+	if want != "" && d != want {
+		return nil, fmt.Errorf("%w: the lock wants sha256:%s, %s has layer sha256:%s", ErrDigest, want, desc.Digest, d)
+	}
+	if !c.store.Has(d) {
+		body, err := repo.Fetch(ctx, layer)
+		if err != nil {
+			return nil, fmt.Errorf("layer: %w", err)
+		}
+		defer body.Close()
+		check := func(b []byte) error {
+			if c.o.Verify == nil {
+				return nil
+			}
+			sig, err := c.ociBundle(ctx, repo, desc)
+			if err != nil {
+				return err
+			}
+			return c.o.Verify(ctx, src, b, sig)
+		}
+		if _, err := c.store.write(c.progress(body, src.Raw, layer.Size), d, c.o.MaxBytes, check); err != nil {
+			return nil, fmt.Errorf("layer: %w", err)
+		}
+	}
+	return c.fetched(src, desc.Digest.String(), d), nil
+}
+
+func readCapped(r io.Reader, max int64, what string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s: more than %d bytes", what, max)
+	}
+	return b, nil
+}
+
+// trimDigest strips "sha256:".
+func trimDigest(s string) string { return strings.TrimPrefix(s, "sha256:") }

@@ -1,0 +1,225 @@
+package ship
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+)
+
+// LockName is the lock file's name, beside the config file.
+const LockName = "mcpwasm.lock"
+
+// LockVersion is the version of the lock format this package writes and reads.
+const LockVersion = 1
+
+// Lock is the content of mcpwasm.lock: what each guest's source resolved to when it was
+// locked, and what its tools looked like. JSON, two-space indented, guests sorted by source:
+//
+//	{"version": 1,
+//	 "guests": [{"name": "echo", "source": "oci://r.example/tools/echo:v1",
+//	             "resolved": "sha256:<OCI manifest digest>", "sha256": "<module hex>",
+//	             "manifest": "sha256:<canonical describe output>",
+//	             "tools": {"echo": {"description": "sha256:…", "inputSchema": "sha256:…", …}}}]}
+type Lock struct {
+	Version int           `json:"version"`
+	Guests  []LockedGuest `json:"guests"`
+}
+
+// LockedGuest pins one guest.
+type LockedGuest struct {
+	// Name is the guest's name (the config's, else the manifest's), for messages.
+	Name string `json:"name"`
+	// Source is the guest's source as written in the config: the key.
+	Source string `json:"source"`
+	// Resolved is the OCI manifest digest for an oci:// source, else "sha256:" and the
+	// module's digest.
+	Resolved string `json:"resolved"`
+	// SHA256 is the module's hex SHA-256.
+	SHA256 string `json:"sha256"`
+	// Manifest is "sha256:" and the SHA-256 of the canonical JSON of the guest's describe
+	// output (ManifestDigest).
+	Manifest string `json:"manifest"`
+	// Tools maps each tool to the digests of its fields (ToolFields).
+	Tools map[string]ToolDigests `json:"tools"`
+}
+
+// ToolDigests maps a tool field ("title", "description", "inputSchema", "outputSchema",
+// "annotations", "icons", "requests") to "sha256:" and the SHA-256 of its canonical JSON.
+// "requests" covers the guest-wide requests and the tool's own.
+type ToolDigests map[string]string
+
+// ReadLock reads the lock file at path. A missing file is (nil, nil).
+func ReadLock(path string) (*Lock, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var l Lock
+	if err := dec.Decode(&l); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if l.Version != LockVersion {
+		return nil, fmt.Errorf("%s: lock version %d, this mcpwasm reads %d", path, l.Version, LockVersion)
+	}
+	return &l, nil
+}
+
+// Write writes l to path atomically (a temporary file in the same directory, renamed).
+func (l *Lock) Write(path string) error {
+	l.Version = LockVersion
+	slices.SortFunc(l.Guests, func(a, b LockedGuest) int { return strings.Compare(a.Source, b.Source) })
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpwasm.lock-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, a no-op
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Guest returns the entry for source, or nil.
+func (l *Lock) Guest(source string) *LockedGuest {
+	if l == nil {
+		return nil
+	}
+	for i := range l.Guests {
+		if l.Guests[i].Source == source {
+			return &l.Guests[i]
+		}
+	}
+	return nil
+}
+
+// Set adds or replaces the entry for g.Source.
+func (l *Lock) Set(g LockedGuest) {
+	if old := l.Guest(g.Source); old != nil {
+		*old = g
+		return
+	}
+	l.Guests = append(l.Guests, g)
+}
+
+// Canonical returns v as canonical JSON: object keys sorted, no insignificant space, numbers
+// as written (never through float64).
+func Canonical(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	return json.Marshal(x) // maps marshal with sorted keys
+}
+
+func digestOf(v any) string {
+	b, err := Canonical(v)
+	if err != nil {
+		b = []byte(err.Error()) // unreachable for decoded manifests; still a stable value
+	}
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// ManifestDigest is "sha256:" and the SHA-256 of the canonical JSON of m.
+func ManifestDigest(m *abi.Manifest) string { return digestOf(m) }
+
+// ToolFields returns the field digests of every tool of m.
+func ToolFields(m *abi.Manifest) map[string]ToolDigests {
+	out := make(map[string]ToolDigests, len(m.Tools))
+	for _, t := range m.Tools {
+		out[t.Name] = ToolDigests{
+			"title":        digestOf(t.Title),
+			"description":  digestOf(t.Description),
+			"inputSchema":  digestOf(t.InputSchema),
+			"outputSchema": digestOf(t.OutputSchema),
+			"annotations":  digestOf(t.Annotations),
+			"icons":        digestOf(t.Icons),
+			"requests":     digestOf([]abi.Requests{m.Requests, t.Requests}),
+		}
+	}
+	return out
+}
+
+// Change is one tool that differs between a lock and a manifest.
+type Change struct {
+	Tool string
+	// Kind is "added", "removed" or "changed".
+	Kind string
+	// Fields lists the changed fields, sorted (for "changed").
+	Fields []string
+}
+
+// String is "tool NAME: added", "… removed" or "… description changed, inputSchema changed".
+func (c Change) String() string {
+	if c.Kind != "changed" {
+		return fmt.Sprintf("tool %q: %s", c.Tool, c.Kind)
+	}
+	parts := make([]string, len(c.Fields))
+	for i, f := range c.Fields {
+		parts[i] = f + " changed"
+	}
+	return fmt.Sprintf("tool %q: %s", c.Tool, strings.Join(parts, ", "))
+}
+
+// Diff lists, sorted by tool name, how the tools now differ from those locked.
+func Diff(locked, now map[string]ToolDigests) []Change {
+	var out []Change
+	for name, n := range now {
+		o, ok := locked[name]
+		if !ok {
+			out = append(out, Change{Tool: name, Kind: "added"})
+			continue
+		}
+		var fields []string
+		for f, d := range n {
+			if o[f] != d {
+				fields = append(fields, f)
+			}
+		}
+		for f := range o {
+			if _, ok := n[f]; !ok {
+				fields = append(fields, f)
+			}
+		}
+		if len(fields) > 0 {
+			slices.Sort(fields)
+			out = append(out, Change{Tool: name, Kind: "changed", Fields: fields})
+		}
+	}
+	for name := range locked {
+		if _, ok := now[name]; !ok {
+			out = append(out, Change{Tool: name, Kind: "removed"})
+		}
+	}
+	slices.SortFunc(out, func(a, b Change) int { return strings.Compare(a.Tool, b.Tool) })
+	return out
+}

@@ -1,0 +1,132 @@
+package ship
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote"
+)
+
+// MediaTypeBundle is the media type (and artifact type) of a Sigstore bundle attached to a
+// module's OCI manifest as a referrer (OCI distribution-spec v1.1 "Listing Referrers").
+const MediaTypeBundle = "application/vnd.dev.sigstore.bundle.v0.3+json"
+
+// wasmConfig is the config blob of the Wasm OCI artifact layout.
+type wasmConfig struct {
+	Architecture string   `json:"architecture"`
+	OS           string   `json:"os"`
+	LayerDigests []string `json:"layerDigests"`
+}
+
+// Push publishes wasm to the OCI source dst (a tag or a digest reference) in the Wasm OCI
+// artifact layout, with annotations on the manifest (org.opencontainers.image.title,
+// .version, .description …), and returns the manifest's digest ("sha256:…"). The module is
+// capped like a fetch (Options.MaxBytes).
+func (c *Client) Push(ctx context.Context, dst Source, wasm []byte, annotations map[string]string) (string, error) {
+	if dst.Kind != KindOCI {
+		return "", fmt.Errorf("%s: %w: push needs an oci:// reference", dst, ErrSource)
+	}
+	if int64(len(wasm)) > c.o.MaxBytes {
+		return "", fmt.Errorf("%s: %w: %d bytes, the cap is %d", dst, ErrTooLarge, len(wasm), c.o.MaxBytes)
+	}
+	repo, err := c.repository(dst)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", dst, err)
+	}
+	layer := content.NewDescriptorFromBytes(MediaTypeLayer, wasm)
+	cfg, _ := json.Marshal(wasmConfig{Architecture: "wasm", OS: "wasip1", LayerDigests: []string{layer.Digest.String()}})
+	config := content.NewDescriptorFromBytes(MediaTypeConfig, cfg)
+	for _, b := range []struct {
+		d ocispec.Descriptor
+		b []byte
+	}{{config, cfg}, {layer, wasm}} {
+		if err := pushBlob(ctx, repo, b.d, b.b); err != nil {
+			return "", fmt.Errorf("%s: %w", dst, err)
+		}
+	}
+	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, "", oras.PackManifestOptions{
+		ConfigDescriptor: &config, Layers: []ocispec.Descriptor{layer}, ManifestAnnotations: annotations})
+	if err != nil {
+		return "", fmt.Errorf("%s: manifest: %w", dst, err)
+	}
+	if !dst.IsDigest() {
+		if err := repo.Tag(ctx, desc, dst.Ref.Reference); err != nil {
+			return "", fmt.Errorf("%s: tag: %w", dst, err)
+		}
+	} else if dst.Ref.Reference != desc.Digest.String() {
+		return "", fmt.Errorf("%s: %w: the pushed manifest is %s", dst, ErrDigest, desc.Digest)
+	}
+	return desc.Digest.String(), nil
+}
+
+// PushBundle attaches a Sigstore bundle (JSON) to the manifest src resolves to, as a
+// referrer with artifact type MediaTypeBundle. It returns the referrer's digest.
+func (c *Client) PushBundle(ctx context.Context, src Source, bundle []byte) (string, error) {
+	repo, err := c.repository(src)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", src, err)
+	}
+	subject, err := repo.Resolve(ctx, src.Ref.Reference)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", src, err)
+	}
+	layer := content.NewDescriptorFromBytes(MediaTypeBundle, bundle)
+	if err := pushBlob(ctx, repo, layer, bundle); err != nil {
+		return "", fmt.Errorf("%s: %w", src, err)
+	}
+	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, MediaTypeBundle, oras.PackManifestOptions{
+		Subject: &subject, Layers: []ocispec.Descriptor{layer}})
+	if err != nil {
+		return "", fmt.Errorf("%s: signature: %w", src, err)
+	}
+	return desc.Digest.String(), nil
+}
+
+// ociBundle returns the Sigstore bundle attached to manifest desc (the first referrer of
+// artifact type MediaTypeBundle), or nil if there is none.
+func (c *Client) ociBundle(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor) ([]byte, error) {
+	var found *ocispec.Descriptor
+	err := repo.Referrers(ctx, desc, MediaTypeBundle, func(rs []ocispec.Descriptor) error {
+		if len(rs) > 0 && found == nil {
+			found = &rs[0]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("signature referrers: %w", err)
+	}
+	if found == nil {
+		return nil, nil
+	}
+	raw, err := content.FetchAll(ctx, repo, *found)
+	if err != nil {
+		return nil, fmt.Errorf("signature manifest: %w", err)
+	}
+	var m wasmManifest
+	if err := json.Unmarshal(raw, &m); err != nil || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaTypeBundle {
+		return nil, fmt.Errorf("signature manifest %s: want one %s layer", found.Digest, MediaTypeBundle)
+	}
+	if m.Layers[0].Size > 1<<20 {
+		return nil, fmt.Errorf("signature bundle: %d bytes, more than 1 MiB", m.Layers[0].Size)
+	}
+	b, err := content.FetchAll(ctx, repo, m.Layers[0])
+	if err != nil {
+		return nil, fmt.Errorf("signature bundle: %w", err)
+	}
+	return b, nil
+}
+
+func pushBlob(ctx context.Context, repo *remote.Repository, d ocispec.Descriptor, b []byte) error {
+	err := repo.Push(ctx, d, bytes.NewReader(b))
+	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+		return fmt.Errorf("push %s: %w", d.MediaType, err)
+	}
+	return nil
+}
