@@ -17,6 +17,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 )
 
 // Media types of the CNCF "Wasm OCI artifact" layout.
@@ -210,6 +211,18 @@ func (c *Client) repository(src Source) (*remote.Repository, error) {
 	return repo, nil
 }
 
+// registryError explains a registry failure a user can fix: missing or refused credentials.
+func (c *Client) registryError(src Source, err error) error {
+	var er *errcode.ErrorResponse
+	switch {
+	case errors.Is(err, auth.ErrBasicCredentialNotFound):
+		return fmt.Errorf("registry %s requires credentials and the Docker config has none for it (docker login %s): %w", src.Ref.Registry, src.Ref.Registry, err)
+	case errors.As(err, &er) && er.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("registry %s refused the credentials in the Docker config: %w", src.Ref.Registry, err)
+	}
+	return err
+}
+
 // wasmManifest is the part of an OCI image manifest the layout check reads.
 type wasmManifest struct {
 	MediaType string               `json:"mediaType"`
@@ -224,7 +237,7 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string) (*Fetche
 	}
 	desc, rc, err := repo.FetchReference(ctx, src.Ref.Reference)
 	if err != nil {
-		return nil, err
+		return nil, c.registryError(src, err)
 	}
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
 		rc.Close()
