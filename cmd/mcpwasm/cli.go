@@ -23,6 +23,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/config"
 	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
+	"github.com/mcpwasm/mcpwasm/runtime/ship"
 	"github.com/mcpwasm/mcpwasm/runtime/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -153,6 +154,8 @@ type guestSpec struct {
 	// entry names the config entry it came from ("mcpwasm.json: guests[2]"), for messages;
 	// empty for a guest given as an argument or a bundled one.
 	entry string
+	// locked is the guest's mcpwasm.lock entry (ship.go): tools that differ are withheld.
+	locked *ship.LockedGuest
 }
 
 // guestSpecs gathers the guests to load: those of the config file (with their grants), then
@@ -160,31 +163,60 @@ type guestSpec struct {
 // Limits from flags fill what the config leaves unset.
 // guestSpecs lists the guests to load: the config's, then those named on the command line,
 // or the bundled ones when there are neither. limits and iso apply where the config is silent.
-func guestSpecs(configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation) ([]guestSpec, *config.Config, error) {
+// URLs and OCI references are fetched (or read from the store) as ship.go says; with a lock
+// beside the config, exactly the locked bytes are served.
+func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation) ([]guestSpec, *config.Config, error) {
 	var specs []guestSpec
 	var cfg *config.Config
+	var sh *shipper
 	if configPath != "" {
 		var err error
 		if cfg, err = config.Load(configPath); err != nil {
 			return nil, nil, err
 		}
+		lock, err := ship.ReadLock(lockPath(configPath))
+		if err != nil {
+			return nil, nil, err
+		}
+		if sh, err = sf.shipper(cfg, limits.Merge(runtime.DefaultLimits()).ModuleBytes, stderr); err != nil {
+			return nil, nil, err
+		}
 		for i, g := range cfg.Guests {
 			entry := fmt.Sprintf("%s: guests[%d]", configPath, i)
 			p := cfg.ModulePath(g)
-			b, err := os.ReadFile(p)
+			b, locked, err := sh.module(ctx, g, lock)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s.path: %w", entry, err)
+				return nil, nil, fmt.Errorf("%s: %w", entry, err)
 			}
 			gc := cfg.GuestConfig(g, p)
 			gc.Limits = gc.Limits.Merge(limits)
 			if g.Isolation == "" {
 				gc.Isolation = iso
 			}
-			specs = append(specs, guestSpec{wasm: b, cfg: gc, path: p, entry: entry})
+			if strings.Contains(p, "://") {
+				p = "" // not a file to --watch
+			}
+			specs = append(specs, guestSpec{wasm: b, cfg: gc, path: p, entry: entry, locked: locked})
 		}
 	}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		var b []byte
+		src, err := ship.ParseSource(p)
+		if err == nil && src.Remote() {
+			if sh == nil {
+				if sh, err = sf.shipper(nil, limits.Merge(runtime.DefaultLimits()).ModuleBytes, stderr); err != nil {
+					return nil, nil, err
+				}
+			}
+			b, err = sh.fetchArg(ctx, src)
+			p2 := ""
+			if err != nil {
+				return nil, nil, err
+			}
+			specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits, Isolation: iso}, path: p2})
+			continue
+		}
+		b, err = os.ReadFile(p)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -226,6 +258,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	maxLine := fs.Int("max-line-bytes", stdio.DefaultMaxLineBytes, "largest accepted MCP message line, in bytes")
 	var hs httpFlags
 	hs.register(fs)
+	var sf shipFlags
+	sf.register(fs)
 	watch := fs.Bool("watch", false, "reload a guest when its file changes (tools/list_changed is sent; a failed reload keeps the old version)")
 	stopFile := fs.String("stop-file", "", "operator kill switch: while this file exists, calls are stopped and refused (SIGUSR1/SIGUSR2 work too)")
 	lazy := fs.Bool("lazy", true, "serve a guest whose manifest is cached before compiling it; it compiles in the background and a failure there becomes a tool error (false: compile and describe every guest first, exit 3 on failure)")
@@ -244,7 +278,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitUsage, err
 	}
 	iso, _ := runtime.ParseIsolation(hf.isolation) // validated above
-	specs, cfg, err := guestSpecs(hf.config, fs.Args(), hf.limits(), iso)
+	specs, cfg, err := guestSpecs(ctx, &sf, stderr, hf.config, fs.Args(), hf.limits(), iso)
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -294,6 +328,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return ExitLoad, err
 	}
+	withheldTools := 0
+	for i, sp := range specs {
+		withheldTools += withholdChanged(srv, gs[i], sp.locked, logger) // ship.go: changed since locked
+	}
 	exposeUpstreams(ctx, &wg, srv, ups, cfg, toolNames, logger) // upstreams.expose: the gateway (upstreams.go)
 	allowed := allowHiddenText(cfg, gs)
 	names, tools := make([]string, len(gs)), 0
@@ -305,6 +343,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			}
 		}
 	}
+	tools -= withheldTools
 	wg.Go(func() { watchStopSignals(ctx, h, logger) })
 	if *stopFile != "" {
 		wg.Go(func() { watchStopFile(ctx, h, *stopFile, logger) })

@@ -43,6 +43,9 @@ type Config struct {
 	// 0 means the default, negative never.
 	IdleTimeoutMS int `json:"idle_timeout_ms,omitempty"`
 
+	// Shipping guests from URLs and registries (runtime/ship; ship.go).
+	Ship
+
 	dir string // the file's directory: relative paths are resolved against it
 }
 
@@ -61,6 +64,9 @@ type Guest struct {
 	// Isolation is "shared", "session" or "call" (runtime.Isolation); empty means the
 	// command line's (serve --isolation, default shared).
 	Isolation string `json:"isolation,omitempty"`
+	// Signature, when set, is the Sigstore policy the module must satisfy before it is
+	// stored (ship.go); it overrides the registry's in Ship.Signatures.
+	Signature *Signature `json:"signature,omitempty"`
 }
 
 // Tool narrows grants and limits for one tool.
@@ -180,6 +186,9 @@ func Parse(data []byte) (*Config, error) {
 		if len(u.Env) > 0 && u.URL != "" {
 			return nil, fmt.Errorf("upstream %q: \"env\" applies to a spawned \"command\", not a \"url\"", name)
 		}
+	}
+	if err := c.checkShip(); err != nil { // ship.go
+		return nil, err
 	}
 	names := map[string]int{}
 	for i, g := range c.Guests {
@@ -310,7 +319,13 @@ func schemaError(data []byte, err error) error {
 }
 
 // ModulePath returns g.Path resolved against the config file's directory.
-func (c *Config) ModulePath(g Guest) string { return c.resolve(g.Path) }
+// A URL or oci:// source is returned as it is (runtime/ship fetches it).
+func (c *Config) ModulePath(g Guest) string {
+	if strings.Contains(g.Path, "://") {
+		return g.Path
+	}
+	return c.resolve(g.Path)
+}
 
 func (c *Config) resolve(p string) string {
 	if filepath.IsAbs(p) || c.dir == "" {

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/config"
+	"github.com/mcpwasm/mcpwasm/runtime/ship"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Shipping guests: pull, lock, push, and the part of serve that gets a guest's bytes from a
+// URL, a registry or the store (runtime/ship).
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// shipFlags are the flags of every command that fetches guests.
+type shipFlags struct {
+	store        string
+	plainHTTP    listFlag
+	dockerConfig string
+}
+
+func (f *shipFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.store, "store", "", "module store directory (default: the user cache dir's mcpwasm/store)")
+	fs.Var(&f.plainHTTP, "plain-http", "a host (host or host:port) whose URLs and registry may be reached over plain http; repeatable (the config's plain_http adds more)")
+	fs.StringVar(&f.dockerConfig, "docker-config", "", "Docker config file with registry credentials (default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
+}
+
+// shipper fetches the guests of one command run.
+type shipper struct {
+	cfg    *config.Config // may be nil (guests from the command line)
+	store  *ship.Store
+	client *ship.Client
+}
+
+func (f *shipFlags) shipper(cfg *config.Config, maxBytes int, stderr io.Writer) (*shipper, error) {
+	dir := f.store
+	if dir == "" {
+		var err error
+		if dir, err = ship.DefaultStoreDir(); err != nil {
+			return nil, err
+		}
+	}
+	store, err := ship.OpenStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	opts := &ship.Options{MaxBytes: int64(maxBytes), PlainHTTP: f.plainHTTP, DockerConfig: f.dockerConfig}
+	if cfg != nil {
+		opts.PlainHTTP = append(opts.PlainHTTP, cfg.PlainHTTP...)
+	}
+	if isTerminal(stderr) {
+		opts.Progress = stderr
+	}
+	s := &shipper{cfg: cfg, store: store}
+	opts.Verify = s.verify
+	s.client = ship.NewClient(store, opts)
+	return s, nil
+}
+
+// verify applies the config's signature policy for src (sign.go).
+func (s *shipper) verify(ctx context.Context, src ship.Source, wasm, bundle []byte) error {
+	if s.cfg == nil {
+		return nil
+	}
+	host := src.Ref.Registry
+	if src.Kind == ship.KindURL {
+		host = src.URL.Host
+	}
+	for _, g := range s.cfg.Guests {
+		if s.cfg.ModulePath(g) == src.Raw {
+			if p := s.cfg.SignaturePolicy(g, host); p != nil {
+				return verifySignature(p, wasm, bundle)
+			}
+			return nil
+		}
+	}
+	if p := s.cfg.SignaturePolicy(config.Guest{}, host); p != nil {
+		return verifySignature(p, wasm, bundle)
+	}
+	return nil
+}
+
+// lockPath is the lock file beside the config file.
+func lockPath(configPath string) string {
+	return filepath.Join(filepath.Dir(configPath), ship.LockName)
+}
+
+// guestLabel names a config guest in messages: its name, else its source.
+func guestLabel(g config.Guest) string {
+	if g.Name != "" {
+		return g.Name
+	}
+	return g.Path
+}
+
+// module returns the bytes of config guest g for serve: with a lock entry exactly the
+// locked bytes (from the store, fetched by digest if missing), else fetched (remote) or read
+// (a path). Errors name the guest.
+func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock) ([]byte, *ship.LockedGuest, error) {
+	p := s.cfg.ModulePath(g)
+	src, err := ship.ParseSource(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
+	}
+	locked := lock.Guest(g.Path)
+	if lock != nil && locked == nil {
+		return nil, nil, fmt.Errorf("guest %q (%s) is not in %s: run mcpwasm pull to fetch and lock it", guestLabel(g), g.Path, ship.LockName)
+	}
+	if src.Kind == ship.KindPath {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
+		}
+		if locked != nil && sha256Hex(b) != locked.SHA256 {
+			return nil, nil, fmt.Errorf("guest %q: %s changed since it was locked (sha256 %s, locked %s): run mcpwasm lock --update to accept it",
+				guestLabel(g), p, sha256Hex(b), locked.SHA256)
+		}
+		return b, locked, nil
+	}
+	want := g.SHA256
+	if locked != nil {
+		want = locked.SHA256
+		if src.Kind == ship.KindOCI {
+			src = src.AtDigest(locked.Resolved) // never the tag: it may have moved
+		}
+	}
+	if want == "" || !s.store.Has(want) {
+		f, err := s.client.Fetch(ctx, src, want)
+		if err != nil {
+			return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
+		}
+		want = f.SHA256
+	}
+	b, err := s.store.Read(want, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
+	}
+	return b, locked, nil
+}
+
+// fetchArg fetches a guest given on the serve command line as a URL or OCI reference.
+func (s *shipper) fetchArg(ctx context.Context, src ship.Source) ([]byte, error) {
+	f, err := s.client.Fetch(ctx, src, "")
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Read(f.SHA256, 0)
+}
+
+// withholdChanged removes from srv the tools of g that differ from its lock entry (added or
+// changed: MCP tool poisoning / rug pull, RATIONALE.md), with a warning naming each changed
+// field, and returns how many it withheld. The operator approves with mcpwasm lock --update.
+func withholdChanged(srv *mcp.Server, g *runtime.Guest, locked *ship.LockedGuest, logger *slog.Logger) int {
+	if locked == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range ship.Diff(locked.Tools, ship.ToolFields(g.Manifest())) {
+		switch c.Kind {
+		case "added":
+			logger.Warn("tool withheld: not in the lock (run mcpwasm lock --update to approve it)", "guest", g.Name(), "tool", c.Tool)
+		case "changed":
+			logger.Warn("tool withheld: its definition changed since it was locked (run mcpwasm lock --update to approve it)",
+				"guest", g.Name(), "tool", c.Tool, "changed", strings.Join(c.Fields, ","))
+		default:
+			continue
+		}
+		srv.RemoveTools(c.Tool)
+		n++
+	}
+	return n
+}
+
+// describeGuest loads wasm once, without grants, for its manifest.
+func describeGuest(ctx context.Context, h *runtime.Host, wasm []byte, name, source string) (*runtime.Guest, error) {
+	g, err := h.Load(ctx, wasm, &runtime.GuestConfig{Name: name, Source: source})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// lockEntry is the lock entry of a loaded guest.
+func lockEntry(g *runtime.Guest, cg config.Guest, resolved, sha string) ship.LockedGuest {
+	m := g.Manifest()
+	return ship.LockedGuest{Name: g.Name(), Source: cg.Path, Resolved: resolved, SHA256: sha,
+		Manifest: ship.ManifestDigest(m), Tools: ship.ToolFields(m)}
+}
+
+// pull fetches every guest of the config into the store and locks those not yet locked. A
+// locked guest must still resolve to what is locked (a moved tag or changed bytes is an
+// error); `lock --update` accepts a change.
+func pull(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
+	return pullOrLock(ctx, "pull", args, stdout, stderr)
+}
+
+func lockCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
+	return pullOrLock(ctx, "lock", args, stdout, stderr)
+}
+
+func pullOrLock(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "mcpwasm.json", "configuration file; the lock is "+ship.LockName+" beside it")
+	var update *bool
+	if cmd == "lock" {
+		update = fs.Bool("update", false, "re-resolve every guest, print what changed tool by tool, and write the lock (this approves the changes)")
+	}
+	var sf shipFlags
+	sf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage, nil
+	}
+	if fs.NArg() > 0 {
+		return ExitUsage, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if update != nil && !*update {
+		return ExitUsage, errors.New("say --update: lock re-resolves every guest and approves what changed")
+	}
+	cfg, err := config.Load(*configPath)
+	if err != nil {
+		return ExitLoad, err
+	}
+	lp := lockPath(*configPath)
+	lock, err := ship.ReadLock(lp)
+	if err != nil {
+		return ExitLoad, err
+	}
+	if lock == nil {
+		lock = &ship.Lock{}
+	}
+	s, err := sf.shipper(cfg, runtime.DefaultLimits().ModuleBytes, stderr)
+	if err != nil {
+		return ExitError, err
+	}
+	h, err := runtime.NewHost(ctx, &runtime.Options{NoDiskCache: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return ExitError, err
+	}
+	defer h.Close(context.Background())
+	for _, g := range cfg.Guests {
+		label := guestLabel(g)
+		p := cfg.ModulePath(g)
+		src, err := ship.ParseSource(p)
+		if err != nil {
+			return ExitLoad, fmt.Errorf("guest %q: %w", label, err)
+		}
+		locked := lock.Guest(g.Path)
+		var wasm []byte
+		var resolved, sha string
+		if src.Kind == ship.KindPath {
+			if wasm, err = os.ReadFile(p); err != nil {
+				return ExitLoad, fmt.Errorf("guest %q: %w", label, err)
+			}
+			sha = sha256Hex(wasm)
+			resolved = "sha256:" + sha
+		} else {
+			want := g.SHA256
+			if cmd == "pull" && locked != nil {
+				want = locked.SHA256
+			}
+			f, err := s.client.Fetch(ctx, src, want)
+			if err != nil {
+				if cmd == "pull" && locked != nil && errors.Is(err, ship.ErrDigest) {
+					return ExitLoad, fmt.Errorf("guest %q: %s no longer matches %s (a moved tag or changed bytes): %w; run mcpwasm lock --update to review and accept it", label, g.Path, ship.LockName, err)
+				}
+				return ExitLoad, fmt.Errorf("guest %q: %w", label, err)
+			}
+			resolved, sha = f.Resolved, f.SHA256
+			if wasm, err = s.store.Read(sha, 0); err != nil {
+				return ExitLoad, fmt.Errorf("guest %q: %w", label, err)
+			}
+		}
+		if cmd == "pull" && locked != nil {
+			if resolved != locked.Resolved || sha != locked.SHA256 {
+				return ExitLoad, fmt.Errorf("guest %q: %s no longer matches %s: it resolves to %s, locked %s (a moved tag or changed bytes); run mcpwasm lock --update to review and accept it",
+					label, g.Path, ship.LockName, resolved, locked.Resolved)
+			}
+			fmt.Fprintf(stdout, "%s  %s  %s (locked)\n", label, g.Path, resolved)
+			continue
+		}
+		lg, err := describeGuest(ctx, h, wasm, g.Name, p)
+		if err != nil {
+			return ExitLoad, fmt.Errorf("guest %q: %w", label, err)
+		}
+		entry := lockEntry(lg, g, resolved, sha)
+		_ = lg.Close(ctx)
+		switch {
+		case locked == nil:
+			fmt.Fprintf(stdout, "%s  %s  %s (new)\n", label, g.Path, resolved)
+		case locked.Manifest == entry.Manifest && locked.SHA256 == entry.SHA256 && locked.Resolved == entry.Resolved:
+			fmt.Fprintf(stdout, "%s  %s  %s (unchanged)\n", label, g.Path, resolved)
+		default:
+			fmt.Fprintf(stdout, "%s  %s  %s (was %s)\n", label, g.Path, resolved, locked.Resolved)
+			changes := ship.Diff(locked.Tools, entry.Tools)
+			if len(changes) == 0 {
+				fmt.Fprintln(stdout, "  tools unchanged")
+			}
+			for _, c := range changes {
+				fmt.Fprintf(stdout, "  %s\n", c)
+			}
+		}
+		lock.Set(entry)
+	}
+	if err := lock.Write(lp); err != nil {
+		return ExitError, err
+	}
+	return ExitOK, nil
+}
+
+// push publishes GUEST.wasm to an OCI registry in the Wasm OCI artifact layout, with the
+// manifest's name, version and description as org.opencontainers.image.* annotations.
+func push(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("push", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var sf shipFlags
+	sf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage, nil
+	}
+	if fs.NArg() != 2 {
+		return ExitUsage, errors.New("want GUEST.wasm and oci://REGISTRY/REPO:TAG")
+	}
+	dst, err := ship.ParseSource(fs.Arg(1))
+	if err != nil || dst.Kind != ship.KindOCI {
+		return ExitUsage, fmt.Errorf("%q: want oci://REGISTRY/REPO:TAG", fs.Arg(1))
+	}
+	wasm, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		return ExitLoad, err
+	}
+	h, err := runtime.NewHost(ctx, &runtime.Options{NoDiskCache: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return ExitError, err
+	}
+	defer h.Close(context.Background())
+	g, err := describeGuest(ctx, h, wasm, "", fs.Arg(0))
+	if err != nil {
+		return ExitLoad, err
+	}
+	m := g.Manifest()
+	ann := map[string]string{"org.opencontainers.image.title": m.Name}
+	if m.Version != "" {
+		ann["org.opencontainers.image.version"] = m.Version
+	}
+	if m.Description != "" {
+		ann["org.opencontainers.image.description"] = m.Description
+	}
+	s, err := sf.shipper(nil, runtime.DefaultLimits().ModuleBytes, stderr)
+	if err != nil {
+		return ExitError, err
+	}
+	d, err := s.client.Push(ctx, dst, wasm, ann)
+	if err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(stdout, "%s@%s\n", strings.TrimSuffix(dst.Raw, ":"+dst.Ref.Reference), d)
+	return ExitOK, nil
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
