@@ -88,6 +88,33 @@ mcpwasm call calc '{"expression":"1+2"}' --url http://127.0.0.1:8080/mcp`,
 			Long:     "Gets the prompt NAME with the arguments JSON (an object; non-string values are sent as\ntheir JSON text) and prints its messages.\n\n" + serverHelp,
 			Examples: `mcpwasm prompt explain '{"expression":"2^10"}' -- mcpwasm serve`,
 			Run:      clientRun("prompt")},
+		{Name: "pull", Args: "[--config FILE] [flags]", Short: "fetch the config's URL and OCI guests into the store and lock them (mcpwasm.lock)",
+			Long: `Fetches every guest of the config whose path is an https:// URL or an oci:// reference into
+the content-addressed store (the user cache dir's mcpwasm/store), verifying signatures where
+the config asks, and records in mcpwasm.lock, beside the config, what each source resolved
+to, the module's SHA-256 and a digest of each tool's definition. A guest already locked must
+still resolve to what is locked: a moved tag or changed bytes is an error naming the guest
+(review and accept with 'mcpwasm lock --update'). serve then uses exactly the locked bytes,
+from the store, without the network. Registry credentials come from the Docker config file.`,
+			Examples: `mcpwasm pull --config mcpwasm.json
+mcpwasm pull --config mcpwasm.json --plain-http 127.0.0.1:5000   # a local test registry`,
+			Run: pull},
+		{Name: "lock", Args: "--update [--config FILE] [flags]", Short: "re-resolve every guest, print what changed tool by tool, and approve it",
+			Long: `Re-resolves every guest of the config (tags, URLs, files), loads each, and prints per guest
+what changed since the lock, tool by tool: added, removed, or which fields changed
+(description, inputSchema, outputSchema, title, annotations, icons, requests). Writing the
+new lock approves the changes: tools that differ from the lock are withheld by serve until
+then.`,
+			Examples: `mcpwasm lock --update --config mcpwasm.json`,
+			Run:      lockCmd},
+		{Name: "push", Args: "[flags] GUEST.wasm oci://REGISTRY/REPO:TAG", Short: "publish a guest to an OCI registry (Wasm OCI artifact layout)",
+			Long: `Pushes GUEST.wasm as a Wasm OCI artifact (config application/vnd.wasm.config.v0+json, one
+application/wasm layer) with the guest's name, version and description as
+org.opencontainers.image.* annotations, and prints the reference by digest. Credentials
+come from the Docker config file ('docker login' or 'oras login' writes it).`,
+			Examples: `mcpwasm push tool.wasm oci://ghcr.io/acme/tool:1.0.0
+mcpwasm push --plain-http 127.0.0.1:5000 tool.wasm oci://127.0.0.1:5000/tool:dev`,
+			Run: push},
 		{Name: "new", Args: "[--sdk DIR] go|c|rust|wat NAME [DIR]", Short: "create a guest project that builds with one command and has a test",
 			Long: `Creates a guest project for the language in DIR (default ./NAME): a one-tool guest, a
 build script and a test that loads the built guest through mcpwasm's runtime. The README in

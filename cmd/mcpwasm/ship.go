@@ -304,10 +304,15 @@ func pullOrLock(ctx context.Context, cmd string, args []string, stdout, stderr i
 		switch {
 		case locked == nil:
 			fmt.Fprintf(stdout, "%s  %s  %s (new)\n", label, g.Path, resolved)
-		case locked.Manifest == entry.Manifest && locked.SHA256 == entry.SHA256 && locked.Resolved == entry.Resolved:
+		case locked.Manifest == entry.Manifest && locked.SHA256 == entry.SHA256 && locked.Resolved == entry.Resolved &&
+			len(ship.Diff(locked.Tools, entry.Tools)) == 0:
 			fmt.Fprintf(stdout, "%s  %s  %s (unchanged)\n", label, g.Path, resolved)
 		default:
-			fmt.Fprintf(stdout, "%s  %s  %s (was %s)\n", label, g.Path, resolved, locked.Resolved)
+			if locked.Resolved != resolved {
+				fmt.Fprintf(stdout, "%s  %s  %s (was %s)\n", label, g.Path, resolved, locked.Resolved)
+			} else {
+				fmt.Fprintf(stdout, "%s  %s  %s (tools changed)\n", label, g.Path, resolved)
+			}
 			changes := ship.Diff(locked.Tools, entry.Tools)
 			if len(changes) == 0 {
 				fmt.Fprintln(stdout, "  tools unchanged")
