@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 
@@ -59,6 +60,9 @@ type ExposeOptions struct {
 	// GuestOptions.Names); a colliding exposed tool is withheld and logged. Nil means a
 	// private set.
 	Names *NameSet
+	// Pins are definitions to hold the upstream's tools to from the start (e.g. from a lock
+	// file), by upstream tool name; tools without one are pinned when first seen (pin.go).
+	Pins map[string]ToolPin
 }
 
 // Exposed is one upstream server's tools on a server. Refresh re-lists them.
@@ -69,8 +73,9 @@ type Exposed struct {
 	opts  ExposeOptions
 	owner string
 
-	mu    sync.Mutex        // serializes Refresh
-	tools map[string]string // exposed name → upstream name
+	mu    sync.Mutex         // serializes Refresh
+	tools map[string]string  // exposed name → upstream name
+	pins  map[string]ToolPin // upstream name → first-seen definition (pin.go)
 }
 
 // Expose lists the tools of the upstream server name (through cs, every page) and adds them to
@@ -89,6 +94,10 @@ func Expose(ctx context.Context, s *mcp.Server, name string, cs *mcp.ClientSessi
 	}
 	if e.opts.Names == nil {
 		e.opts.Names = &NameSet{}
+	}
+	e.pins = map[string]ToolPin{}
+	for k, v := range e.opts.Pins {
+		e.pins[k] = maps.Clone(v)
 	}
 	if err := e.Refresh(ctx); err != nil {
 		return nil, err
@@ -114,8 +123,9 @@ func (e *Exposed) session(ctx context.Context) (*mcp.ClientSession, error) {
 	return e.cs, nil
 }
 
-// Refresh re-lists the upstream's tools and updates s: new tools are added, changed ones
-// replaced, vanished ones removed.
+// Refresh re-lists the upstream's tools and updates s: new tools are added (and pinned),
+// vanished ones removed, and tools whose definition differs from their pin withheld with a
+// warning naming the changed fields (pin.go; Approve accepts one).
 func (e *Exposed) Refresh(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -144,6 +154,11 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 		}
 		if err := checkSchemas(t); err != nil {
 			log.Warn("gateway: tool withheld", "tool", t.Name, "problem", err.Error())
+			continue
+		}
+		if changed := e.pinCheck(t); len(changed) > 0 { // pin.go
+			log.Warn("gateway: tool withheld: its definition changed since it was first seen (restart the server or approve it to serve it)",
+				"tool", t.Name, "changed", strings.Join(changed, ","))
 			continue
 		}
 		if holder, ok := e.opts.Names.Claim(exposed, e.owner); !ok {

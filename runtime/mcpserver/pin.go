@@ -1,0 +1,98 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Pinning an exposed upstream's tools (MCP tool poisoning / "rug pull", RATIONALE.md): the
+// first definition seen of each upstream tool is kept for the life of the Exposed; a later
+// listing whose definition differs withholds that tool — not listed, not callable — with a
+// warning naming each changed field, until Approve. Unchanged tools keep working.
+
+// ToolPin maps a tool field ("title", "description", "inputSchema", "outputSchema",
+// "annotations", "icons") to "sha256:" and the SHA-256 of its canonical JSON (object keys
+// sorted, numbers as sent).
+type ToolPin map[string]string
+
+// PinTool returns the pin of t's current definition.
+func PinTool(t *mcp.Tool) ToolPin {
+	return ToolPin{
+		"title":        pinDigest(t.Title),
+		"description":  pinDigest(t.Description),
+		"inputSchema":  pinDigest(t.InputSchema),
+		"outputSchema": pinDigest(t.OutputSchema),
+		"annotations":  pinDigest(t.Annotations),
+		"icons":        pinDigest(t.Icons),
+	}
+}
+
+func pinDigest(v any) string {
+	b, err := json.Marshal(v)
+	if err == nil {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var x any
+		if dec.Decode(&x) == nil {
+			b, _ = json.Marshal(x) // maps marshal with sorted keys
+		}
+	}
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// changedFields lists, sorted, the fields whose digests differ between pin and now.
+func changedFields(pin, now ToolPin) []string {
+	var out []string
+	for f, d := range now {
+		if pin[f] != d {
+			out = append(out, f)
+		}
+	}
+	for f := range pin {
+		if _, ok := now[f]; !ok {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pinCheck pins t on first sight and returns the fields that changed since (none: serve it).
+// Called with e.mu held.
+func (e *Exposed) pinCheck(t *mcp.Tool) []string {
+	now := PinTool(t)
+	pin, ok := e.pins[t.Name]
+	if !ok {
+		e.pins[t.Name] = now
+		return nil
+	}
+	return changedFields(pin, now)
+}
+
+// Pins returns the pinned definitions, by upstream tool name (for a lock file).
+func (e *Exposed) Pins() map[string]ToolPin {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]ToolPin, len(e.pins))
+	for k, v := range e.pins {
+		out[k] = maps.Clone(v)
+	}
+	return out
+}
+
+// Approve accepts the upstream tool's current definition (the operator's decision) and
+// refreshes, so a withheld tool is served again.
+func (e *Exposed) Approve(ctx context.Context, tool string) error {
+	e.mu.Lock()
+	delete(e.pins, tool)
+	e.mu.Unlock()
+	return e.Refresh(ctx)
+}
