@@ -81,8 +81,17 @@ func (c *Client) PushBundle(ctx context.Context, src Source, bundle []byte) (str
 	if err := pushBlob(ctx, repo, layer, bundle); err != nil {
 		return "", fmt.Errorf("%s: %w", src, err)
 	}
+	// The config says the type too (an empty JSON object of media type MediaTypeBundle): a
+	// registry that builds its referrers list from config media types, as older ones do,
+	// then reports the same artifact type as one that reads artifactType (image-spec v1.1
+	// "Guidelines for Artifact Usage").
+	empty := []byte("{}")
+	config := content.NewDescriptorFromBytes(MediaTypeBundle, empty)
+	if err := pushBlob(ctx, repo, config, empty); err != nil {
+		return "", fmt.Errorf("%s: %w", src, err)
+	}
 	desc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, MediaTypeBundle, oras.PackManifestOptions{
-		Subject: &subject, Layers: []ocispec.Descriptor{layer}})
+		Subject: &subject, Layers: []ocispec.Descriptor{layer}, ConfigDescriptor: &config})
 	if err != nil {
 		return "", fmt.Errorf("%s: signature: %w", src, err)
 	}
