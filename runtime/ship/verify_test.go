@@ -221,4 +221,3 @@ func TestFetchVerifiesSignatures(t *testing.T) {
 		})
 	}
 }
-
