@@ -3,7 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"log"
 	"net/http"
@@ -245,5 +250,35 @@ func TestShipServeRefusesChangedStore(t *testing.T) {
 	code, _ := s.closeAndWait(waitLimit(t))
 	if code != ExitLoad || !strings.Contains(s.stderr.String(), `guests[0]: guest "echo": stored sha256:`+sha256Hex(wat.Echo)+": digest mismatch") {
 		t.Errorf("exit %d, stderr:\n%s", code, s.stderr)
+	}
+}
+
+// TestShipPullRefusesUnsigned: a guest whose config asks for a signature and has none is
+// refused by pull, naming the guest and the reason; nothing is stored or locked.
+func TestShipPullRefusesUnsigned(t *testing.T) {
+	e := newShipEnv(t)
+	e.push(wat.Echo)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKIXPublicKey(key.Public())
+	if err := os.WriteFile(filepath.Join(e.dir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"guests": [{"name": "echo", "path": "oci://` + e.host + `/tools/echo:v1", "signature": {"key": "release.pub"}}]}`
+	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := e.run("pull", "--config", e.config)
+	want := `mcpwasm pull: guest "echo": oci://` + e.host + `/tools/echo:v1: layer: unsigned: no Sigstore bundle was published with the module` + "\n"
+	if code != ExitLoad || errOut != want {
+		t.Errorf("pull: exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+	if got := e.storeFiles(); len(got) != 0 {
+		t.Errorf("store = %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ship.LockName)); !os.IsNotExist(err) {
+		t.Errorf("a lock was written: %v", err)
 	}
 }
