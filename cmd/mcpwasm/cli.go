@@ -332,7 +332,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	for i, sp := range specs {
 		withheldTools += withholdChanged(srv, gs[i], sp.locked, logger) // ship.go: changed since locked
 	}
-	exposeUpstreams(ctx, &wg, srv, ups, cfg, toolNames, logger) // upstreams.expose: the gateway (upstreams.go)
+	exposeUpstreams(ctx, &wg, srv, ups, cfg, toolNames, upstreamPins(hf.config), logger) // upstreams.expose: the gateway (upstreams.go)
 	allowed := allowHiddenText(cfg, gs)
 	names, tools := make([]string, len(gs)), 0
 	for i, g := range gs {

@@ -11,11 +11,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/config"
+	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime/ship"
+	"github.com/mcpwasm/mcpwasm/runtime/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -323,10 +326,82 @@ func pullOrLock(ctx context.Context, cmd string, args []string, stdout, stderr i
 		}
 		lock.Set(entry)
 	}
+	if err := lockUpstreams(ctx, cmd, cfg, lock, stdout); err != nil {
+		return ExitLoad, err
+	}
 	if err := lock.Write(lp); err != nil {
 		return ExitError, err
 	}
 	return ExitOK, nil
+}
+
+// lockUpstreams records the tool definitions of the config's exposed upstreams in the lock:
+// pull records those not yet locked, lock --update all of them, printing what changed.
+func lockUpstreams(ctx context.Context, cmd string, cfg *config.Config, lock *ship.Lock, stdout io.Writer) error {
+	var todo []string
+	for name, u := range cfg.Upstreams {
+		if u.Expose && (cmd == "lock" || lock.Upstreams[name] == nil) {
+			todo = append(todo, name)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	slices.Sort(todo)
+	logger := slog.New(slog.DiscardHandler)
+	m := newUpstreams(cfg, logger)
+	defer m.Close()
+	if lock.Upstreams == nil {
+		lock.Upstreams = map[string]map[string]ship.ToolDigests{}
+	}
+	for _, name := range todo {
+		s, err := m.Session(ctx, name)
+		if err != nil {
+			return fmt.Errorf("upstream %q: %w", name, err)
+		}
+		list, err := upstream.ListTools(ctx, s.ClientSession, 0, logger)
+		if err != nil {
+			return fmt.Errorf("upstream %q: listing tools: %w", name, err)
+		}
+		now := map[string]ship.ToolDigests{}
+		for _, t := range list {
+			now[t.Name] = ship.ToolDigests(mcpserver.PinTool(t))
+		}
+		old, had := lock.Upstreams[name]
+		switch changes := ship.Diff(old, now); {
+		case !had:
+			fmt.Fprintf(stdout, "upstream %s  %d tools (new)\n", name, len(now))
+		case len(changes) == 0:
+			fmt.Fprintf(stdout, "upstream %s  %d tools (unchanged)\n", name, len(now))
+		default:
+			fmt.Fprintf(stdout, "upstream %s  %d tools\n", name, len(now))
+			for _, c := range changes {
+				fmt.Fprintf(stdout, "  %s\n", c)
+			}
+		}
+		lock.Upstreams[name] = now
+	}
+	return nil
+}
+
+// upstreamPins are the exposed upstreams' locked tool definitions in the lock beside
+// configPath, if any.
+func upstreamPins(configPath string) map[string]map[string]mcpserver.ToolPin {
+	if configPath == "" {
+		return nil
+	}
+	lock, err := ship.ReadLock(lockPath(configPath))
+	if err != nil || lock == nil {
+		return nil // a bad lock already failed guestSpecs
+	}
+	out := map[string]map[string]mcpserver.ToolPin{}
+	for name, tools := range lock.Upstreams {
+		out[name] = map[string]mcpserver.ToolPin{}
+		for t, d := range tools {
+			out[name][t] = mcpserver.ToolPin(d)
+		}
+	}
+	return out
 }
 
 // push publishes GUEST.wasm to an OCI registry in the Wasm OCI artifact layout, with the

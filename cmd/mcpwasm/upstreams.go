@@ -45,7 +45,10 @@ func allowHiddenText(cfg *config.Config, gs []*runtime.Guest) []string {
 // exposeUpstreams serves the tools of every upstream with expose: true on srv as NAME__tool
 // (the gateway), re-listing them when the upstream says they changed or restarts. A server
 // that cannot be reached at start is retried in the background.
-func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m *upstream.Manager, cfg *config.Config, names *mcpserver.NameSet, logger *slog.Logger) {
+//
+// pins (from mcpwasm.lock, ship.go) hold an upstream's tools to their locked definitions;
+// an upstream without pins is pinned when first seen.
+func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m *upstream.Manager, cfg *config.Config, names *mcpserver.NameSet, pins map[string]map[string]mcpserver.ToolPin, logger *slog.Logger) {
 	if m == nil {
 		return
 	}
@@ -54,7 +57,7 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 		if !u.Expose {
 			continue
 		}
-		opts := &mcpserver.ExposeOptions{Logger: logger, AllowHiddenText: u.AllowHiddenText, Names: names,
+		opts := &mcpserver.ExposeOptions{Logger: logger, AllowHiddenText: u.AllowHiddenText, Names: names, Pins: pins[name],
 			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
 				s, err := m.Session(ctx, name)
 				if err != nil {

@@ -33,6 +33,9 @@ const LockVersion = 1
 type Lock struct {
 	Version int           `json:"version"`
 	Guests  []LockedGuest `json:"guests"`
+	// Upstreams pins the tools of exposed upstream MCP servers: server name → tool name →
+	// field digests (as Tools of a guest, without "requests").
+	Upstreams map[string]map[string]ToolDigests `json:"upstreams,omitempty"`
 }
 
 // LockedGuest pins one guest.
