@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +158,41 @@ func TestIsolationKey(t *testing.T) {
 	}
 	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != runtime.IsolationShared {
 		t.Errorf("no isolation key gave %v; want shared", got)
+	}
+}
+
+func TestShipKeys(t *testing.T) {
+	c, err := Parse([]byte(`{"plain_http": ["127.0.0.1:5000"],
+		"signatures": {"ghcr.io": {"identity": "dev@example.com", "issuer": "https://issuer.example", "trusted_root": "root.json"}},
+		"guests": [{"name": "a", "path": "oci://127.0.0.1:5000/a:v1", "signature": {"key": "a.pub"}},
+		           {"name": "b", "path": "oci://ghcr.io/acme/b:v1"}, {"name": "c", "path": "https://example.com/c.wasm"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"127.0.0.1:5000"}, c.PlainHTTP); diff != "" {
+		t.Errorf("plain_http (-want +got):\n%s", diff)
+	}
+	if p := c.SignaturePolicy(c.Guests[0], "127.0.0.1:5000"); p == nil || p.Key != "a.pub" {
+		t.Errorf("guest a policy = %+v", p)
+	}
+	if p := c.SignaturePolicy(c.Guests[1], "ghcr.io"); p == nil || p.Identity != "dev@example.com" || p.TrustedRoot != "root.json" {
+		t.Errorf("guest b policy = %+v", p)
+	}
+	if p := c.SignaturePolicy(c.Guests[2], "example.com"); p != nil {
+		t.Errorf("guest c policy = %+v, want none", p)
+	}
+	if got := c.ModulePath(c.Guests[2]); got != "https://example.com/c.wasm" {
+		t.Errorf("ModulePath = %q", got)
+	}
+	for _, tt := range []struct{ cfg, want string }{
+		{`{"guests": [{"path": "x", "signature": {"identity": "a"}}]}`, `guests[0]: signature: keyless needs "identity", "issuer" and "trusted_root"`},
+		{`{"guests": [{"path": "x", "signature": {"key": "k", "issuer": "i"}}]}`, `guests[0]: signature: give "key" or`},
+		{`{"signatures": {"h": {}}}`, `signatures["h"]: signature: keyless needs`},
+		{`{"guests": [{"path": "x", "signature": {"keys": "k"}}]}`, `unknown key "keys"`},
+		{`{"plain_http": ["http://h"]}`, `"plain_http"`},
+	} {
+		if _, err := Parse([]byte(tt.cfg)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%s) = %v, want %q", tt.cfg, err, tt.want)
+		}
 	}
 }
