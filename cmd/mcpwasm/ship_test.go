@@ -324,7 +324,11 @@ func TestShipUpstreamPinnedInLock(t *testing.T) {
 		s := startServer(t, "--config", config, "--store", t.TempDir())
 		s.initialize()
 		s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-		var resp struct{ Result struct{ Tools []struct{ Name, Description string } } }
+		var resp struct {
+			Result struct {
+				Tools []struct{ Name, Description string }
+			}
+		}
 		if err := json.Unmarshal([]byte(s.recv()), &resp); err != nil {
 			t.Fatal(err)
 		}
