@@ -15,6 +15,7 @@ require (
 	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/tools v0.52.0
 	oras.land/oras-go/v2 v2.7.0
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -83,6 +84,7 @@ require (
 	go.opentelemetry.io/otel v1.44.0 // indirect
 	go.opentelemetry.io/otel/metric v1.44.0 // indirect
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
+	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect

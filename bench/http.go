@@ -140,12 +140,38 @@ func (s *HTTPServer) CallTool(tool string, args json.RawMessage) error {
 	return toolResultErr(res)
 }
 
-// Pid is the server's process id.
-func (s *HTTPServer) Pid() int { return s.cmd.Process.Pid }
+// DialHTTP opens one MCP session (initialize, notifications/initialized) with a server that
+// already listens at url (e.g. one the driver runs in-process). Close then only closes the
+// session's idle connections.
+func DialHTTP(url string) (*HTTPServer, error) {
+	s := &HTTPServer{url: url, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: time.Minute}}
+	if _, hdr, err := s.post(map[string]any{"jsonrpc": "2.0", "id": s.id.Add(1), "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "mcpwasm-bench", "version": "dev"}}}); err != nil {
+		return nil, fmt.Errorf("initialize over HTTP: %w", err)
+	} else {
+		s.session = hdr.Get("Mcp-Session-Id")
+	}
+	if _, _, err := s.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
 
-// Close stops the server with SIGTERM and waits (killing it after 5 s).
+// Pid is the server's process id (the driver's own for a DialHTTP session).
+func (s *HTTPServer) Pid() int {
+	if s.cmd == nil {
+		return os.Getpid()
+	}
+	return s.cmd.Process.Pid
+}
+
+// Close stops the server with SIGTERM and waits (killing it after 5 s); for a DialHTTP
+// session it closes the idle connections.
 func (s *HTTPServer) Close() error {
 	s.client.CloseIdleConnections()
+	if s.cmd == nil {
+		return nil
+	}
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	exited := make(chan error, 1)
 	go func() { exited <- s.cmd.Wait() }()

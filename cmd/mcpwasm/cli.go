@@ -311,10 +311,16 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	// Loading decodes and rewrites whole modules; hand that garbage back to the OS now rather
 	// than letting an idle server sit on it — once the background compiles of lazily loaded
 	// guests are done, so the first tools/list need not wait for it.
+	ready := newReadiness() // GET /readyz (http.go)
 	go func() {
+		var first error
 		for _, g := range gs {
-			_ = g.Ready(ctx) // a failure is logged by the runtime and answered by the guest's tools
+			// A failure is logged by the runtime and answered by the guest's tools.
+			if err := g.Ready(ctx); err != nil && first == nil {
+				first = fmt.Errorf("guest %s: %w", g.Name(), err)
+			}
 		}
+		ready.loaded(first)
 		debug.FreeOSMemory()
 	}()
 	for _, g := range gs {
@@ -359,7 +365,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		wg.Go(func() { watchGuests(ctx, &wg, h, srv, ws, logger) })
 	}
 	if hs.addr != "" {
-		return serveHTTP(ctx, srv, &hs, *maxLine, logger, strings.Join(names, ","), tools)
+		return serveHTTP(ctx, srv, &hs, *maxLine, logger, strings.Join(names, ","), tools, ready)
 	}
 	logger.Info("serving", "transport", "stdio", "guests", strings.Join(names, ","), "tools", tools)
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
@@ -22,6 +23,8 @@ type httpFlags struct {
 	tokenEnv     string
 	idleTimeout  time.Duration
 	maxSessions  int
+	drainDelay   time.Duration
+	drainTimeout time.Duration
 }
 
 func (f *httpFlags) register(fs *flag.FlagSet) {
@@ -31,6 +34,8 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.tokenEnv, "token-env", "MCPWASM_HTTP_TOKEN", "HTTP: if this environment variable is set, require it as a bearer token")
 	fs.DurationVar(&f.idleTimeout, "session-idle-timeout", mcpserver.DefaultSessionIdleTimeout, "HTTP: close a session after this long without a request (later requests with its id get 404; 0: never)")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "HTTP: most live sessions; a new one beyond is refused with 503 (0: no cap)")
+	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "HTTP: after SIGTERM/SIGINT, keep serving new requests this long with GET /readyz at 503, so a load balancer can stop routing here first (Kubernetes: a few seconds)")
+	fs.DurationVar(&f.drainTimeout, "drain-timeout", defaultDrainTimeout, "HTTP: after the drain delay, how long requests in flight may finish before they are cut")
 }
 
 // orNever and orNoCap map the flags' 0 ("never", "no cap") to HTTPOptions' negative values
@@ -49,12 +54,72 @@ func orNoCap(n int) int {
 	return n
 }
 
-// httpShutdownGrace is how long in-flight HTTP requests may finish after a stop signal.
-const httpShutdownGrace = 10 * time.Second
+// defaultDrainTimeout is --drain-timeout's default: how long in-flight HTTP requests may
+// finish after a stop signal (and the drain delay).
+const defaultDrainTimeout = 10 * time.Second
 
-// serveHTTP serves srv over Streamable HTTP until ctx is done, then drains in-flight
-// requests (up to httpShutdownGrace) and returns.
-func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage int, logger *slog.Logger, guests string, tools int) (int, error) {
+// readiness is what GET /readyz reports (mcpserver.HTTPOptions.Ready): not ready until every
+// guest's code has been compiled once (runtime.Guest.Ready; a guest whose compile failed keeps
+// it not ready), and not ready again from the moment a stop signal arrives (draining wins).
+// Once ready it stays so while guests' code is unloaded when idle and compiled again on use:
+// that is a cache, not a reason to take the replica out of a load balancer.
+type readiness struct {
+	mu       sync.Mutex
+	err      error // nil: ready
+	draining bool
+}
+
+var errGuestsLoading = errors.New("guests compiling")
+
+func newReadiness() *readiness { return &readiness{err: errGuestsLoading} }
+
+// loaded records the outcome of every guest's first compile: nil when all are ready.
+func (r *readiness) loaded(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.draining {
+		r.err = err
+	}
+}
+
+// drain marks the server as shutting down: not ready from now on.
+func (r *readiness) drain() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.draining, r.err = true, errors.New("draining")
+}
+
+func (r *readiness) isDraining() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.draining
+}
+
+// check is mcpserver.HTTPOptions.Ready.
+func (r *readiness) check() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// closeWhileDraining answers with "Connection: close" once draining, so clients and load
+// balancers open a new connection (which goes to another replica) for their next request,
+// instead of reusing one to a server about to stop (RFC 9112 §9.6).
+func closeWhileDraining(r *readiness, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if r.isDraining() {
+			w.Header().Set("Connection", "close")
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+// serveHTTP serves srv over Streamable HTTP until ctx is done (a stop signal), then drains:
+// GET /readyz turns 503 at once; new requests are still served for f.drainDelay (a load
+// balancer keeps sending for a while after it sees the replica go unready); then the listener
+// closes and in-flight requests get f.drainTimeout to finish. A drain that ends in time, or
+// whose timeout cuts requests, both exit 0 (ExitOK): the stop was asked for.
+func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage int, logger *slog.Logger, guests string, tools int, ready *readiness) (int, error) {
 	addr := f.addr
 	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
 		addr = net.JoinHostPort("127.0.0.1", port) // never all interfaces by accident
@@ -68,11 +133,12 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 		token = os.Getenv(f.tokenEnv)
 	}
 	hsrv := &http.Server{
-		Handler: mcpserver.NewHTTPHandler(srv, &mcpserver.HTTPOptions{
+		Handler: closeWhileDraining(ready, mcpserver.NewHTTPHandler(srv, &mcpserver.HTTPOptions{
 			Stateless: f.stateless, JSONResponse: f.jsonResponse, BearerToken: token,
 			MaxRequestBodyBytes: int64(maxMessage), // --max-line-bytes caps a message on both transports
 			SessionIdleTimeout:  orNever(f.idleTimeout), MaxSessions: orNoCap(f.maxSessions),
-		}),
+			Ready: ready.check,
+		})),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	logger.Info("serving", "transport", "http", "addr", ln.Addr().String(), "stateless", f.stateless,
@@ -84,11 +150,26 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 		return ExitError, err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), httpShutdownGrace)
+	ready.drain()
+	logger.Info("draining", "transport", "http", "delay", f.drainDelay, "timeout", f.drainTimeout)
+	if f.drainDelay > 0 {
+		t := time.NewTimer(f.drainDelay)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return ExitError, err
+		}
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), f.drainTimeout)
 	defer cancel()
 	err = hsrv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		logger.Warn("drain timeout: cutting requests still in flight", "transport", "http", "timeout", f.drainTimeout)
+		err = hsrv.Close()
+	}
 	<-errc // Serve has returned (http.ErrServerClosed)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err != nil {
 		return ExitError, err
 	}
 	logger.Info("stopped", "transport", "http")

@@ -29,9 +29,16 @@ type HTTPOptions struct {
 	// MaxSessions caps live sessions; a new one over the cap is refused with 503 (see
 	// sessionGate). Zero means DefaultMaxSessions; negative, no cap.
 	MaxSessions int
+	// Ready reports whether this server should get traffic, for GET /readyz: nil means ready
+	// (200), an error means not ready (503, with the error's text). Nil Ready: always ready.
+	// A load balancer or Kubernetes readiness probe uses it; GET /healthz (liveness) stays 200
+	// whatever Ready says.
+	Ready func() error
 }
 
-// NewHTTPHandler serves s over MCP Streamable HTTP at every path, plus GET /healthz.
+// NewHTTPHandler serves s over MCP Streamable HTTP at every path, plus GET /healthz
+// (liveness: 200 "ok" while the process serves) and GET /readyz (readiness: 200 "ready", or
+// 503 with HTTPOptions.Ready's error).
 //
 // Protection against DNS rebinding and cross-site requests (MCP "Security Best Practices ›
 // Local MCP Server Compromise"): a request that reached a loopback address with a
@@ -81,6 +88,18 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if o.Ready != nil {
+			if err := o.Ready(); err != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte("not ready: " + err.Error() + "\n"))
+				return
+			}
+		}
+		_, _ = w.Write([]byte("ready\n"))
 	})
 	mux.Handle("/", h)
 	return mux

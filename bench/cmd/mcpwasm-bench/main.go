@@ -40,6 +40,7 @@ type config struct {
 	soakWat, soakGo, soakNative int
 	skipMicro                   bool
 	startup                     bool   // -startup: only section 6
+	soakOnly                    bool   // -soak: only section 7
 	old                         string // -old: an mcpwasm binary measured beside the new one in section 6
 }
 
@@ -49,6 +50,7 @@ func main() {
 	flag.BoolVar(&c.quick, "quick", false, "short run for CI (< 60 s): shorter timings, fewer cases")
 	flag.BoolVar(&c.skipMicro, "skip-micro", false, "skip the in-process benchmarks")
 	flag.BoolVar(&c.startup, "startup", false, "run only section 6: warm-cache start and idle memory of the bundled server and of 5 and 20 Go guests")
+	flag.BoolVar(&c.soakOnly, "soak", false, "run only section 7: 8 HTTP sessions × 5,000 calc calls (50 with -quick), then idle; RSS and goroutines")
 	flag.StringVar(&c.old, "old", "", "with -startup: an older mcpwasm binary to measure beside the one built from this tree")
 	coldGo := flag.String("cold-go", "", "comma-separated Go guest counts for cold start (default 1,5; 1 with -quick); "+
 		"each count compiles that many Go guests once, about 3-4 s each on 2 cores")
@@ -102,6 +104,10 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
+	if c.soakOnly { // needs no build: the server runs in this process
+		fmt.Printf("# mcpwasm benchmarks\n\n%s\n", machine())
+		return soak(ctx, c, dir)
+	}
 	p := paths{dir: dir, mcpwasm: filepath.Join(dir, "mcpwasm"), native: filepath.Join(dir, "nativeecho"), watEcho: filepath.Join(dir, "echo.wasm")}
 	step("building mcpwasm, nativeecho and the guests")
 	// mcpwasm in the root module, nativeecho in the bench module (bench/go.mod).
@@ -140,6 +146,7 @@ func run(ctx context.Context, c config) error {
 	if c.startup {
 		return startup(ctx, c, p, c.old)
 	}
+
 	if !c.skipMicro {
 		if err := micro(ctx, c, dir, root); err != nil {
 			return err
@@ -151,7 +158,10 @@ func run(ctx context.Context, c config) error {
 	if err := coldStart(ctx, c, p); err != nil {
 		return err
 	}
-	return memory(ctx, c, p)
+	if err := memory(ctx, c, p); err != nil {
+		return err
+	}
+	return soak(ctx, c, dir)
 }
 
 func step(s string) { fmt.Fprintf(os.Stderr, "mcpwasm-bench: %s\n", s) }

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance server suite (as .ci/conformance.sh does, with its npm
+# install dir testdata/conformance and its baseline) against THREE `mcpwasm serve --http
+# --stateless` replicas behind testdata/lbproxy, a round-robin load balancer that routes only
+# to replicas whose GET /readyz is 200 — so consecutive requests of one client reach different
+# processes, as behind a Kubernetes Service (README "Run in production: container and
+# Kubernetes"). Modes: stateless and stateless-json (sessions cannot span replicas).
+#
+# Exit status: non-zero only if a scenario fails that testdata/conformance/baseline.txt does
+# not list for that mode (entries "stateless/X", "stateless-json/X" or a bare "X"), or if the
+# suite could not run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -z "${MCPWASM_CONFORMANCE_TIMED:-}" ]; then
+	MCPWASM_CONFORMANCE_TIMED=1 exec timeout -k 10 290 bash "$PWD/.ci/conformance-replicas.sh" "$@"
+fi
+
+dir=testdata/conformance
+baseline=$dir/baseline.txt
+modes=("stateless|--stateless" "stateless-json|--stateless --json-response")
+replicas=3
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+say() { echo "conformance-replicas: $*"; }
+
+# waitlog FILE REGEX PID: waits (60 s at most) until FILE has a line matching REGEX; prints
+# the first match's group 1.
+waitlog() {
+	local out=""
+	for _ in $(seq 300); do
+		out=$(sed -n -E "s#$2#\\1#p" "$1" | head -n1)
+		[ -n "$out" ] && { echo "$out"; return 0; }
+		kill -0 "$3" 2>/dev/null || break
+		sleep 0.2
+	done
+	echo "conformance-replicas: gave up waiting for /$2/ in $1:" >&2
+	cat "$1" >&2
+	return 1
+}
+
+# 1. The suite and Node 22, from .ci/conformance.sh's install dir.
+timeout 180 npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+node=$dir/node_modules/.bin/node
+[ -x "$node" ] || node=$(command -v node || true)
+node_major=$("$node" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 22 ]; then
+	echo "conformance-replicas: need Node >= 22 (got ${node_major} from ${node:-nothing})" >&2
+	exit 1
+fi
+cli=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
+
+# 2. mcpwasm, the proxy and the suite's guest.
+timeout 120 go build -o "$tmp/mcpwasm" ./cmd/mcpwasm
+timeout 120 go build -o "$tmp/lbproxy" ./testdata/lbproxy
+command -v wat2wasm >/dev/null || { echo "conformance-replicas: wat2wasm (Debian package wabt) is needed" >&2; exit 1; }
+wat2wasm "$dir/conformance.wat" -o "$tmp/conformance.wasm"
+guests=("$tmp/conformance.wasm" guests/calc.wasm guests/text.wasm)
+
+declare -A expected
+while IFS= read -r line; do
+	entry=$(echo "${line%%#*}" | tr -d '[:space:]')
+	[ -n "$entry" ] && expected[$entry]=1
+done <"$baseline"
+
+regressions=()
+for m in "${modes[@]}"; do
+	mode=${m%%|*}
+	read -r -a flags <<<"${m#*|}"
+	pids=()
+	backends=()
+	for i in $(seq "$replicas"); do
+		log=$tmp/serve-$mode-$i.log
+		"$tmp/mcpwasm" serve --http 127.0.0.1:0 "${flags[@]}" --cache-dir "$tmp/cache" "${guests[@]}" 2>"$log" &
+		pids+=($!)
+		addr=$(waitlog "$log" '.*msg=serving .*addr=([^ ]*).*' "$!")
+		backends+=(-backend "http://$addr")
+	done
+	plog=$tmp/lbproxy-$mode.log
+	"$tmp/lbproxy" -check-interval 100ms "${backends[@]}" 2>"$plog" &
+	pids+=($!)
+	proxy=$(waitlog "$plog" '.*listening on (http:[^ ]*).*' "$!")
+	for ((i = 1; i < ${#backends[@]}; i += 2)); do
+		waitlog "$plog" ".*backend (${backends[$i]}) ready.*" "${pids[-1]}" >/dev/null
+	done
+
+	out=$tmp/suite-$mode.txt
+	rc=0
+	timeout 120 "$node" "$cli" server --suite all --url "$proxy/mcp" -o "$tmp/results-$mode" >"$out" 2>&1 || rc=$?
+	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+	pids=()
+
+	total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" || true)
+	if [ "$rc" -gt 1 ] || [ -z "$total" ]; then
+		echo "conformance-replicas: the suite did not complete in mode $mode (exit $rc):" >&2
+		tail -n 40 "$out" >&2
+		exit 1
+	fi
+	n_pass=0 n_fail=0
+	while read -r mark name; do
+		name=${name%%:*}
+		if [ "$mark" = "✗" ]; then
+			n_fail=$((n_fail + 1))
+			if [ -z "${expected[$mode/$name]:-}" ] && [ -z "${expected[$name]:-}" ]; then
+				regressions+=("$mode/$name")
+			fi
+		else
+			n_pass=$((n_pass + 1))
+		fi
+	done < <(sed -n '/^=== SUMMARY ===/,$p' "$out" | grep -E '^(✓|✗) [^ ]+: [0-9]+ passed, [0-9]+ failed')
+	say "mode $mode ($replicas replicas behind $proxy): suite says \"$total\" (checks); scenarios: $n_pass pass, $n_fail fail"
+done
+
+if [ ${#regressions[@]} -gt 0 ]; then
+	echo "conformance-replicas: FAILED: ${#regressions[@]} scenario(s) fail through the load balancer that $baseline does not list:" >&2
+	printf '  %s\n' "${regressions[@]}" | sort >&2
+	exit 1
+fi
+say "OK: every failing scenario is in $baseline"
