@@ -29,9 +29,13 @@ type HTTPOptions struct {
 	// MaxSessions caps live sessions; a new one over the cap is refused with 503 (see
 	// sessionGate). Zero means DefaultMaxSessions; negative, no cap.
 	MaxSessions int
+	// Metrics, if set, is served at GET /metrics (e.g. telemetry.Telemetry.Handler) behind
+	// the same Host, Origin and bearer-token checks as MCP requests (metricsGate).
+	Metrics http.Handler
 }
 
-// NewHTTPHandler serves s over MCP Streamable HTTP at every path, plus GET /healthz.
+// NewHTTPHandler serves s over MCP Streamable HTTP at every path, plus GET /healthz and, with
+// opts.Metrics, GET /metrics.
 //
 // Protection against DNS rebinding and cross-site requests (MCP "Security Best Practices ›
 // Local MCP Server Compromise"): a request that reached a loopback address with a
@@ -82,6 +86,9 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
 	})
+	if o.Metrics != nil {
+		mux.Handle("GET /metrics", metricsGate(o.BearerToken, o.Metrics)) // telemetry.go
+	}
 	mux.Handle("/", h)
 	return mux
 }

@@ -2,6 +2,10 @@ package mcpserver
 
 import (
 	"context"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -89,4 +93,43 @@ func resultOutcome(res *mcp.CallToolResult) runtime.Outcome {
 		return runtime.OutcomeToolError
 	}
 	return runtime.OutcomeOK
+}
+
+// MetricsHandler serves h (e.g. telemetry.Telemetry.Handler) behind the checks NewHTTPHandler
+// gives MCP requests — Host (DNS rebinding), Origin, and bearerToken when not empty — for a
+// metrics listener of its own.
+func MetricsHandler(h http.Handler, bearerToken string) http.Handler {
+	return metricsGate(bearerToken, h)
+}
+
+// metricsGate puts /metrics behind the checks MCP requests get: DNS-rebinding protection (a
+// request that reached a loopback address must name a loopback host, as the SDK checks for
+// MCP; MCP "Security Best Practices › Local MCP Server Compromise"), cross-origin protection,
+// and the bearer token when one is set (RFC 6750 §2.1; Prometheus scrape configs send one
+// with `authorization`).
+func metricsGate(token string, h http.Handler) http.Handler {
+	if token != "" {
+		h = requireBearer(token, h)
+	}
+	h = originCheck(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(local.String()) && !isLoopback(r.Host) {
+			http.Error(w, "invalid Host header", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// isLoopback reports whether addr (host or host:port) is localhost or a loopback IP.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
