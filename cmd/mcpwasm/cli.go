@@ -230,6 +230,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	watch := fs.Bool("watch", false, "reload a guest when its file changes (tools/list_changed is sent; a failed reload keeps the old version)")
 	stopFile := fs.String("stop-file", "", "operator kill switch: while this file exists, calls are stopped and refused (SIGUSR1/SIGUSR2 work too)")
 	lazy := fs.Bool("lazy", true, "serve a guest whose manifest is cached before compiling it; it compiles in the background and a failure there becomes a tool error (false: compile and describe every guest first, exit 3 on failure)")
+	status := fs.Bool("status", false, "serve the resource mcpwasm://status and the tools mcpwasm_status and mcpwasm_stop (engages the kill switch; resuming stays SIGUSR2 or --stop-file) to MCP clients; the config's \"status\": true does too")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at GET /metrics on ADDR (\":9464\" binds 127.0.0.1:9464); with --http they are also at /metrics there")
 	idle := fs.Duration("idle-timeout", 0, "close guest instances idle longer than this (0: the config's idle_timeout_ms, else 60s; negative: never)")
 	if err := fs.Parse(args); err != nil {
@@ -309,6 +310,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitLoad, err
 	}
 	obs.watchServer(srv)
+	if *status || cfg != nil && cfg.Status {
+		if err := mcpserver.AddStatus(srv, h, toolNames); err != nil {
+			return ExitLoad, fmt.Errorf("--status: %w", err)
+		}
+	}
 	if *metricsAddr != "" {
 		if err := serveMetrics(ctx, &wg, *metricsAddr, obs.metricsHandler(), hs.token(), logger); err != nil {
 			return ExitError, err
