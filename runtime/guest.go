@@ -30,7 +30,8 @@ type Guest struct {
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 
 	closeOnce sync.Once
-	logRate   logBucket // log and progress reports of all calls (hostcaps.go)
+	logRate   logBucket     // log and progress reports of all calls (hostcaps.go)
+	stats     guestCounters // tool calls reported (observe.go)
 }
 
 type tool struct {

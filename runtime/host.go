@@ -53,6 +53,9 @@ type Options struct {
 	// IdleTimeout closes instances idle longer than it (checked every IdleTimeout/2). Zero
 	// means DefaultIdleTimeout; negative means never.
 	IdleTimeout time.Duration
+	// Observer receives tool-call, capability-request and cache events (observe.go). Nil
+	// means none, at no cost on the call path.
+	Observer Observer
 }
 
 // Host owns a wazero runtime shared by every guest it loads.
@@ -62,6 +65,7 @@ type Host struct {
 	logger    *slog.Logger
 	net       sandbox.NetOptions
 	upstreams Upstreams // Options.Upstreams; may be nil
+	observer  Observer  // Options.Observer; may be nil
 
 	mu     sync.Mutex
 	guests map[*Guest]struct{}
@@ -116,7 +120,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, guests: map[*Guest]struct{}{}}
+	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}}
 	h.lazy = newLazyHost(h, o)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)

@@ -128,9 +128,13 @@ func (h *Host) hostRequest(ctx context.Context, mod api.Module, stack []uint64) 
 	case !ok1 || !ok2:
 		st, body = abi.StatusInvalid, sandbox.ErrorBody("request: pointer/length outside linear memory")
 	default:
+		end := h.observeRequest(ctx, inst, kind)    // observe.go
 		rctx, done := inst.intr.requestContext(ctx) // also cancelled by Stop and Close
 		st, body = inst.request(rctx, kind, req)
 		done()
+		if end != nil {
+			end(st)
+		}
 	}
 	inst.pending = body
 	stack[0] = abi.Pack(uint32(st), uint32(len(body)))

@@ -209,7 +209,10 @@ func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntr
 	}
 	e := h.lazy.manifests.get(key)
 	if e == nil || uint64(e.MinMemoryPages)*pageSize > limits.MemoryBytes || len(e.Manifest) > limits.OutputBytes {
-		return key, nil
+		e = nil
+	}
+	if h.observer != nil {
+		h.observer.CacheLookup(e != nil)
 	}
 	return key, e
 }

@@ -25,7 +25,7 @@ type pool struct {
 
 	mu     sync.Mutex
 	closed bool
-	busy   map[*instance]struct{}
+	busy   map[*instance]uint64    // → its linear memory in bytes when the call started (Host.Stats)
 	idleAt map[*instance]time.Time // when each idle instance was released (lazy.go: shrink)
 }
 
@@ -36,7 +36,7 @@ func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
 		return nil, err
 	}
 	return &pool{g: g, profile: prof, config: cfg, mounts: mounts, tokens: make(chan struct{}, size),
-		idle: make(chan *instance, size), busy: map[*instance]struct{}{}, idleAt: map[*instance]time.Time{}}, nil
+		idle: make(chan *instance, size), busy: map[*instance]uint64{}, idleAt: map[*instance]time.Time{}}, nil
 }
 
 // acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
@@ -93,7 +93,7 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 		<-p.tokens
 		return nil, ErrClosed
 	}
-	p.busy[inst] = struct{}{}
+	p.busy[inst] = uint64(inst.mem.Size())
 	delete(p.idleAt, inst)
 	inst.intr.arm(ctx)
 	p.mu.Unlock()

@@ -81,8 +81,9 @@ type hostFlags struct {
 	isolation string            // runtime.ParseIsolation
 	upstreams runtime.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
 
-	lazy        bool          // serve: runtime.Options.Lazy
-	idleTimeout time.Duration // serve: runtime.Options.IdleTimeout
+	lazy        bool             // serve: runtime.Options.Lazy
+	idleTimeout time.Duration    // serve: runtime.Options.IdleTimeout
+	observer    runtime.Observer // serve: metrics and traces (observe.go); nil: none
 }
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
@@ -126,7 +127,7 @@ func (f *hostFlags) logger(stderr io.Writer) (*slog.Logger, error) {
 
 func (f *hostFlags) host(ctx context.Context, logger *slog.Logger) (*runtime.Host, error) {
 	return runtime.NewHost(ctx, &runtime.Options{CacheDir: f.cacheDir, NoDiskCache: f.noCache, Logger: logger, Upstreams: f.upstreams,
-		Lazy: f.lazy, IdleTimeout: f.idleTimeout})
+		Lazy: f.lazy, IdleTimeout: f.idleTimeout, Observer: f.observer})
 }
 
 // sdkLogger quiets the SDK's per-session lifecycle lines unless debug logging is on.
@@ -263,6 +264,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	watch := fs.Bool("watch", false, "reload a guest when its file changes (tools/list_changed is sent; a failed reload keeps the old version)")
 	stopFile := fs.String("stop-file", "", "operator kill switch: while this file exists, calls are stopped and refused (SIGUSR1/SIGUSR2 work too)")
 	lazy := fs.Bool("lazy", true, "serve a guest whose manifest is cached before compiling it; it compiles in the background and a failure there becomes a tool error (false: compile and describe every guest first, exit 3 on failure)")
+	status := fs.Bool("status", false, "serve the resource mcpwasm://status and the tools mcpwasm_status and mcpwasm_stop (engages the kill switch; resuming stays SIGUSR2 or --stop-file) to MCP clients; the config's \"status\": true does too")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at GET /metrics on ADDR (\":9464\" binds 127.0.0.1:9464); with --http they are also at /metrics there")
 	idle := fs.Duration("idle-timeout", 0, "close guest instances idle longer than this (0: the config's idle_timeout_ms, else 60s; negative: never)")
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage, nil
@@ -286,7 +289,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if hf.idleTimeout == 0 && cfg != nil {
 		hf.idleTimeout = time.Duration(cfg.IdleTimeoutMS) * time.Millisecond
 	}
-	ups := newUpstreams(cfg, logger) // started lazily (upstreams.go)
+	obs, err := newObservability(ctx, hs.addr != "" || *metricsAddr != "") // observe.go
+	if err != nil {
+		return ExitUsage, err
+	}
+	defer obs.close()
+	if obs.tel != nil {
+		hf.observer = obs.tel
+	}
+	ups := newUpstreams(cfg, logger, obs.upstreamRestarted) // started lazily (upstreams.go)
 	if ups != nil {
 		defer ups.Close()
 		hf.upstreams = ups
@@ -296,6 +307,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitError, err
 	}
 	defer h.Close(context.Background())
+	if obs.tel != nil {
+		obs.tel.WatchHost(h)
+	}
 	// Every goroutine serve starts is joined before it returns (and before the host closes).
 	signalled := ctx // done on SIGINT/SIGTERM
 	ctx, cancel := context.WithCancel(ctx)
@@ -330,7 +344,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	toolNames := &mcpserver.NameSet{} // the one registry of tool names: guests, reloads, the gateway
 	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
-		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger, Names: toolNames})
+		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger, Names: toolNames,
+		TracerProvider: obs.tp})
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -338,6 +353,18 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	for i, sp := range specs {
 		withheldTools += withholdChanged(srv, gs[i], sp.locked, logger) // ship.go: changed since locked
 	}
+	obs.watchServer(srv)
+	if *status || cfg != nil && cfg.Status {
+		if err := mcpserver.AddStatus(srv, h, toolNames); err != nil {
+			return ExitLoad, fmt.Errorf("--status: %w", err)
+		}
+	}
+	if *metricsAddr != "" {
+		if err := serveMetrics(ctx, &wg, *metricsAddr, obs.metricsHandler(), hs.token(), logger); err != nil {
+			return ExitError, err
+		}
+	}
+	hs.metrics = obs.metricsHandler()
 	exposeUpstreams(ctx, &wg, srv, ups, cfg, toolNames, upstreamPins(hf.config), logger) // upstreams.expose: the gateway (upstreams.go)
 	allowed := allowHiddenText(cfg, gs)
 	names, tools := make([]string, len(gs)), 0

@@ -223,7 +223,7 @@ func yamlDocs(t *testing.T, name string, b []byte) []map[string]any {
 }
 
 // get walks a JSON-shaped value by keys (string) and indexes (int).
-func get(v any, keys ...any) any {
+func dig(v any, keys ...any) any {
 	for _, k := range keys {
 		switch k := k.(type) {
 		case string:
@@ -440,21 +440,21 @@ func TestDeployManifests(t *testing.T) {
 // UID, cache directory, files) and the binary (flags, probe paths, the config file).
 func checkKubernetes(t *testing.T, objs map[string]map[string]any, flags map[string]bool, port, uid, cache string, imageFiles []string) {
 	dep, svc, pdb, cm := objs["Deployment"], objs["Service"], objs["PodDisruptionBudget"], objs["ConfigMap"]
-	pod := get(dep, "spec", "template", "spec").(map[string]any)
-	podLabels := get(dep, "spec", "template", "metadata", "labels")
+	pod := dig(dep, "spec", "template", "spec").(map[string]any)
+	podLabels := dig(dep, "spec", "template", "metadata", "labels")
 	for what, sel := range map[string]any{
-		"Deployment selector": get(dep, "spec", "selector", "matchLabels"),
-		"Service selector":    get(svc, "spec", "selector"),
-		"PDB selector":        get(pdb, "spec", "selector", "matchLabels"),
+		"Deployment selector": dig(dep, "spec", "selector", "matchLabels"),
+		"Service selector":    dig(svc, "spec", "selector"),
+		"PDB selector":        dig(pdb, "spec", "selector", "matchLabels"),
 	} {
 		if sel == nil || !cmp.Equal(sel, podLabels) {
 			t.Errorf("%s %v does not select the pods (labels %v)", what, sel, podLabels)
 		}
 	}
-	if r, _ := get(dep, "spec", "replicas").(float64); r < 2 {
+	if r, _ := dig(dep, "spec", "replicas").(float64); r < 2 {
 		t.Errorf("Deployment replicas %v: want several", r)
 	}
-	if get(pdb, "spec", "maxUnavailable") == nil && get(pdb, "spec", "minAvailable") == nil {
+	if dig(pdb, "spec", "maxUnavailable") == nil && dig(pdb, "spec", "minAvailable") == nil {
 		t.Errorf("PodDisruptionBudget sets neither maxUnavailable nor minAvailable")
 	}
 
@@ -475,7 +475,7 @@ func checkKubernetes(t *testing.T, objs map[string]map[string]any, flags map[str
 	// Ports: EXPOSE = containerPort "http" = Service targetPort = probes' port.
 	containerPorts := map[string]string{}
 	for _, p := range c["ports"].([]any) {
-		containerPorts[get(p, "name").(string)] = fmt.Sprint(get(p, "containerPort"))
+		containerPorts[dig(p, "name").(string)] = fmt.Sprint(dig(p, "containerPort"))
 	}
 	resolve := func(p any) string {
 		if s, ok := p.(string); ok {
@@ -489,19 +489,19 @@ func checkKubernetes(t *testing.T, objs map[string]map[string]any, flags map[str
 	if containerPorts["http"] != port {
 		t.Errorf("containerPort http = %s, the image EXPOSEs %s", containerPorts["http"], port)
 	}
-	svcPorts := get(svc, "spec", "ports").([]any)
-	if len(svcPorts) != 1 || resolve(get(svcPorts[0], "targetPort")) != port {
+	svcPorts := dig(svc, "spec", "ports").([]any)
+	if len(svcPorts) != 1 || resolve(dig(svcPorts[0], "targetPort")) != port {
 		t.Errorf("Service ports %v: want one with targetPort %s", svcPorts, port)
 	}
 	probePaths := map[string]string{}
 	for _, probe := range []string{"startupProbe", "readinessProbe", "livenessProbe"} {
-		p := get(c, probe, "httpGet", "path")
+		p := dig(c, probe, "httpGet", "path")
 		if p == nil {
 			t.Errorf("no %s.httpGet", probe)
 			continue
 		}
 		probePaths[probe] = p.(string)
-		if got := resolve(get(c, probe, "httpGet", "port")); got != port {
+		if got := resolve(dig(c, probe, "httpGet", "port")); got != port {
 			t.Errorf("%s port %s, want %s", probe, got, port)
 		}
 	}
@@ -520,7 +520,7 @@ func checkKubernetes(t *testing.T, objs map[string]map[string]any, flags map[str
 
 	// Security.
 	for key, want := range map[string]any{"runAsNonRoot": true, "runAsUser": uid, "seccompProfile": map[string]any{"type": "RuntimeDefault"}} {
-		got := get(pod, "securityContext", key)
+		got := dig(pod, "securityContext", key)
 		if f, ok := got.(float64); ok {
 			got = strconv.Itoa(int(f))
 		}
@@ -530,12 +530,12 @@ func checkKubernetes(t *testing.T, objs map[string]map[string]any, flags map[str
 	}
 	for key, want := range map[string]any{"readOnlyRootFilesystem": true, "allowPrivilegeEscalation": false,
 		"capabilities": map[string]any{"drop": []any{"ALL"}}} {
-		if got := get(c, "securityContext", key); !cmp.Equal(want, got) {
+		if got := dig(c, "securityContext", key); !cmp.Equal(want, got) {
 			t.Errorf("container securityContext.%s = %v, want %v", key, got, want)
 		}
 	}
 	for _, k := range []string{"requests", "limits"} {
-		if m, _ := get(c, "resources", k).(map[string]any); m["cpu"] == nil || m["memory"] == nil {
+		if m, _ := dig(c, "resources", k).(map[string]any); m["cpu"] == nil || m["memory"] == nil {
 			t.Errorf("resources.%s = %v: want cpu and memory", k, m)
 		}
 	}
@@ -543,21 +543,21 @@ func checkKubernetes(t *testing.T, objs map[string]map[string]any, flags map[str
 	// Volumes: the config file is the ConfigMap's key; the cache directory is writable.
 	mounts := map[string]string{} // mount path → volume
 	for _, m := range c["volumeMounts"].([]any) {
-		mounts[get(m, "mountPath").(string)] = get(m, "name").(string)
+		mounts[dig(m, "mountPath").(string)] = dig(m, "name").(string)
 	}
 	volumes := map[string]map[string]any{}
 	for _, v := range pod["volumes"].([]any) {
-		volumes[get(v, "name").(string)] = v.(map[string]any)
+		volumes[dig(v, "name").(string)] = v.(map[string]any)
 	}
 	cfgPath := vals["config"]
 	cfgVol := volumes[mounts[path.Dir(cfgPath)]]
-	if get(cfgVol, "configMap", "name") != get(cm, "metadata", "name") {
-		t.Errorf("--config %s is not in a mounted ConfigMap %v (mounts %v)", cfgPath, get(cm, "metadata", "name"), mounts)
+	if dig(cfgVol, "configMap", "name") != dig(cm, "metadata", "name") {
+		t.Errorf("--config %s is not in a mounted ConfigMap %v (mounts %v)", cfgPath, dig(cm, "metadata", "name"), mounts)
 	}
-	if get(volumes[mounts[cache]], "emptyDir") == nil {
+	if dig(volumes[mounts[cache]], "emptyDir") == nil {
 		t.Errorf("the cache directory %s (XDG_CACHE_HOME) is not an emptyDir mount: the root filesystem is read-only (mounts %v)", cache, mounts)
 	}
-	cfgText, _ := get(cm, "data", path.Base(cfgPath)).(string)
+	cfgText, _ := dig(cm, "data", path.Base(cfgPath)).(string)
 	cfg, err := config.Parse([]byte(cfgText))
 	if err != nil {
 		t.Fatalf("ConfigMap %s: %v", path.Base(cfgPath), err)

@@ -25,6 +25,15 @@ type httpFlags struct {
 	maxSessions  int
 	drainDelay   time.Duration
 	drainTimeout time.Duration
+	metrics      http.Handler // GET /metrics (observe.go); nil: none
+}
+
+// token is the bearer token from the environment variable --token-env names, or "".
+func (f *httpFlags) token() string {
+	if f.tokenEnv == "" {
+		return ""
+	}
+	return os.Getenv(f.tokenEnv)
 }
 
 func (f *httpFlags) register(fs *flag.FlagSet) {
@@ -128,16 +137,13 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 	if err != nil {
 		return ExitError, err
 	}
-	token := ""
-	if f.tokenEnv != "" {
-		token = os.Getenv(f.tokenEnv)
-	}
+	token := f.token()
 	hsrv := &http.Server{
 		Handler: closeWhileDraining(ready, mcpserver.NewHTTPHandler(srv, &mcpserver.HTTPOptions{
 			Stateless: f.stateless, JSONResponse: f.jsonResponse, BearerToken: token,
 			MaxRequestBodyBytes: int64(maxMessage), // --max-line-bytes caps a message on both transports
 			SessionIdleTimeout:  orNever(f.idleTimeout), MaxSessions: orNoCap(f.maxSessions),
-			Ready: ready.check,
+			Ready: ready.check, Metrics: f.metrics,
 		})),
 		ReadHeaderTimeout: 10 * time.Second,
 	}

@@ -349,7 +349,7 @@ func lockUpstreams(ctx context.Context, cmd string, cfg *config.Config, lock *sh
 	}
 	slices.Sort(todo)
 	logger := slog.New(slog.DiscardHandler)
-	m := newUpstreams(cfg, logger)
+	m := newUpstreams(cfg, logger, nil)
 	defer m.Close()
 	if lock.Upstreams == nil {
 		lock.Upstreams = map[string]map[string]ship.ToolDigests{}

@@ -16,7 +16,8 @@ import (
 
 // newUpstreams returns a Manager for the config's upstream MCP servers, or nil when there are
 // none. Nothing starts until a guest (or the gateway) first uses a server.
-func newUpstreams(cfg *config.Config, logger *slog.Logger) *upstream.Manager {
+// onRestart is called when a server is started again (metrics).
+func newUpstreams(cfg *config.Config, logger *slog.Logger, onRestart func(name string)) *upstream.Manager {
 	if cfg == nil || len(cfg.Upstreams) == 0 {
 		return nil
 	}
@@ -24,7 +25,7 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger) *upstream.Manager {
 	for name, u := range cfg.Upstreams {
 		specs[name] = upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
 	}
-	return upstream.NewManager(specs, &upstream.Options{Version: version(), Logger: logger})
+	return upstream.NewManager(specs, &upstream.Options{Version: version(), Logger: logger, OnRestart: onRestart})
 }
 
 // allowHiddenText names the loaded guests whose config entry has allow_hidden_text: they may

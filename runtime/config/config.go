@@ -42,6 +42,9 @@ type Config struct {
 	// IdleTimeoutMS closes guest instances idle longer than this (runtime.Options.IdleTimeout);
 	// 0 means the default, negative never.
 	IdleTimeoutMS int `json:"idle_timeout_ms,omitempty"`
+	// Status serves the status resource and the mcpwasm_status and mcpwasm_stop tools
+	// (mcpserver.AddStatus; serve --status); off by default.
+	Status bool `json:"status,omitempty"`
 
 	// Shipping guests from URLs and registries (runtime/ship; ship.go).
 	Ship

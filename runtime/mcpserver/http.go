@@ -34,11 +34,14 @@ type HTTPOptions struct {
 	// A load balancer or Kubernetes readiness probe uses it; GET /healthz (liveness) stays 200
 	// whatever Ready says.
 	Ready func() error
+	// Metrics, if set, is served at GET /metrics (e.g. telemetry.Telemetry.Handler) behind
+	// the same Host, Origin and bearer-token checks as MCP requests (metricsGate).
+	Metrics http.Handler
 }
 
 // NewHTTPHandler serves s over MCP Streamable HTTP at every path, plus GET /healthz
-// (liveness: 200 "ok" while the process serves) and GET /readyz (readiness: 200 "ready", or
-// 503 with HTTPOptions.Ready's error).
+// (liveness: 200 "ok" while the process serves), GET /readyz (readiness: 200 "ready", or
+// 503 with HTTPOptions.Ready's error) and, with opts.Metrics, GET /metrics.
 //
 // Protection against DNS rebinding and cross-site requests (MCP "Security Best Practices ›
 // Local MCP Server Compromise"): a request that reached a loopback address with a
@@ -101,6 +104,9 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
+	if o.Metrics != nil {
+		mux.Handle("GET /metrics", metricsGate(o.BearerToken, o.Metrics)) // telemetry.go
+	}
 	mux.Handle("/", h)
 	return mux
 }

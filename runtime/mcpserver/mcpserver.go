@@ -19,6 +19,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configure NewServer. Nil means defaults.
@@ -35,6 +36,9 @@ type Options struct {
 	// Names is the server's tool-name registry (see NameSet); pass the same set to later
 	// AddGuest, ReplaceGuest and Expose calls on this server. Nil means a private set.
 	Names *NameSet
+	// TracerProvider makes the tools/call spans (telemetry.go); nil means the global
+	// otel.GetTracerProvider(), a no-op until one is installed.
+	TracerProvider trace.TracerProvider
 }
 
 // GuestOptions configure AddGuest. Nil means defaults.
@@ -49,6 +53,8 @@ type GuestOptions struct {
 	// Names is the server's tool-name registry (see NameSet). Nil means a private set, which
 	// cannot see the server's other tools.
 	Names *NameSet
+	// TracerProvider makes the tools/call spans; nil means the global one (see Options).
+	TracerProvider trace.TracerProvider
 }
 
 // NewServer returns an MCP server serving the tools of guests. It fails if a guest's tool
@@ -70,7 +76,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
 	for _, g := range guests {
-		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names}
+		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider}
 		if err := AddGuest(s, g, gopts); err != nil {
 			return nil, err
 		}
@@ -109,7 +115,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		if withheld(g, t, &o) { // hidden characters (hygiene.go)
 			continue
 		}
-		s.AddTool(t, toolHandler(g, t.Name))
+		s.AddTool(t, toolHandler(g, t.Name, tracerOf(o.TracerProvider)))
 	}
 	addResourcesAndPrompts(s, g, &o)
 	return nil
@@ -139,19 +145,25 @@ func mcpTool(td abi.Tool) (*mcp.Tool, error) {
 	return t, nil
 }
 
-// toolHandler returns the tools/call handler of one guest tool.
-func toolHandler(g *runtime.Guest, tool string) mcp.ToolHandler {
+// toolHandler returns the tools/call handler of one guest tool. Each call is reported with
+// its outcome and traced (telemetry.go).
+func toolHandler(g *runtime.Guest, tool string, tracer trace.Tracer) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, done := startToolCall(ctx, tracer, g, tool, req)
 		args, err := objectArguments(req.Params.Arguments)
 		if err != nil {
+			done(runtime.OutcomeInvalidArguments)
 			return nil, err
 		}
 		ctx = runtime.WithCallHooks(ctx, callHooks(ctx, req))
 		out, err := g.Call(runtime.WithSession(ctx, req.Session), tool, args) // isolation by session
 		if err != nil {
+			done(runtime.OutcomeOf(err))
 			return toolError(err), nil
 		}
-		return decodeResult(g, tool, out), nil
+		res := decodeResult(g, tool, out)
+		done(resultOutcome(res))
+		return res, nil
 	}
 }
 

@@ -164,6 +164,9 @@ func (m *Manager) Session(ctx context.Context, name string) (*Session, error) {
 	m.opts.Logger.Info("upstream: started", "upstream", name, "server", s.spec.String(), "restart", restart)
 	go m.watch(s, sess)
 	if restart {
+		if m.opts.OnRestart != nil {
+			m.opts.OnRestart(name)
+		}
 		s.changed()
 	}
 	return sess, nil

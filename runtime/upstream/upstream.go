@@ -60,6 +60,9 @@ type Options struct {
 	Name, Version string
 	// Logger receives diagnostics: skipped lines, withheld pages, restarts. Nil discards them.
 	Logger *slog.Logger
+	// OnRestart, if set, is called (Manager only) each time server name is started again
+	// after its session ended, for metrics. It must return quickly.
+	OnRestart func(name string)
 	// Client holds SDK client options (notification handlers, capabilities). It is copied;
 	// Manager sets its own ToolListChangedHandler.
 	Client *mcp.ClientOptions

@@ -1,0 +1,182 @@
+package runtime
+
+import (
+	"cmp"
+	"context"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+)
+
+// Outcome names how one tool call ended, for metrics, traces and status. It is a small fixed
+// set, so it is safe as a metric label.
+type Outcome string
+
+// The outcomes of a tool call. OutcomeOf maps an error of Guest.Call to one of them;
+// OutcomeToolError is decided by the MCP binding, which reads the result.
+const (
+	OutcomeOK               Outcome = "ok"                // a result without isError
+	OutcomeToolError        Outcome = "tool_error"        // a result with isError (MCP "Tools › Error Handling"), or one that broke its outputSchema
+	OutcomeInvalidArguments Outcome = "invalid_arguments" // ErrInvalidArguments: the guest was not entered
+	OutcomeUnknownTool      Outcome = "unknown_tool"      // ErrUnknownTool
+	OutcomeTimeout          Outcome = "timeout"           // ErrTimeLimit
+	OutcomeMemoryLimit      Outcome = "memory_limit"      // ErrMemoryLimit
+	OutcomeOutputLimit      Outcome = "output_limit"      // ErrOutputLimit
+	OutcomeTrap             Outcome = "trap"              // ErrTrap
+	OutcomeABI              Outcome = "abi_error"         // ErrABI
+	OutcomeCancelled        Outcome = "cancelled"         // ErrCancelled
+	OutcomeStopped          Outcome = "stopped"           // ErrStopped (the kill switch)
+	OutcomeClosed           Outcome = "closed"            // ErrClosed
+	OutcomeError            Outcome = "error"             // anything else (a guest whose code failed to load, …)
+)
+
+// Outcomes lists every Outcome, for pre-declaring metric series.
+func Outcomes() []Outcome {
+	return []Outcome{OutcomeOK, OutcomeToolError, OutcomeInvalidArguments, OutcomeUnknownTool, OutcomeTimeout,
+		OutcomeMemoryLimit, OutcomeOutputLimit, OutcomeTrap, OutcomeABI, OutcomeCancelled, OutcomeStopped,
+		OutcomeClosed, OutcomeError}
+}
+
+// OutcomeOf classifies an error of Guest.Call by the sentinel it wraps (errors.Is), never by
+// its text: nil is OutcomeOK, an unrecognised error OutcomeError.
+func OutcomeOf(err error) Outcome {
+	if err == nil {
+		return OutcomeOK
+	}
+	// Stopped and closed come first: a stop or close ends the call through its context too.
+	for _, c := range [...]struct {
+		err error
+		o   Outcome
+	}{
+		{ErrStopped, OutcomeStopped}, {ErrClosed, OutcomeClosed}, {ErrInvalidArguments, OutcomeInvalidArguments},
+		{ErrUnknownTool, OutcomeUnknownTool}, {ErrTimeLimit, OutcomeTimeout}, {ErrMemoryLimit, OutcomeMemoryLimit},
+		{ErrOutputLimit, OutcomeOutputLimit}, {ErrTrap, OutcomeTrap}, {ErrABI, OutcomeABI}, {ErrCancelled, OutcomeCancelled},
+	} {
+		if errors.Is(err, c.err) {
+			return c.o
+		}
+	}
+	return OutcomeError
+}
+
+// Observer receives what a Host does, for metrics and traces (package telemetry implements
+// it with Prometheus and OpenTelemetry; the runtime imports neither). Set it in
+// Options.Observer. Its methods are called synchronously from many goroutines at once, on the
+// call path: they must be safe for concurrent use and return quickly.
+type Observer interface {
+	// CallDone reports one finished tool call of guest: its outcome and its duration (from
+	// the request reaching the binding to its answer). The binding that finishes the call
+	// reports it through Guest.ReportCall, since only it knows whether the result was a
+	// tool error.
+	CallDone(guest, tool string, outcome Outcome, d time.Duration)
+	// RequestStart reports that tool of guest made a capability request of kind (abi.KindHTTP,
+	// abi.KindExec, abi.KindMCPCall, …; any string the guest sent, so bound it before using it
+	// as a label). ctx is the call's context (it carries the caller's trace). The returned
+	// func, if not nil, is called once when the request is answered, with the status the
+	// guest gets: abi.StatusDenied when no grant allows it.
+	RequestStart(ctx context.Context, guest, tool, kind string) func(abi.Status)
+	// CacheLookup reports one look-up of a module in the manifest cache at Load, which lets
+	// a lazy load skip compiling and describing (Options.Lazy): hit or miss. Loads without
+	// Options.Lazy do not look.
+	CacheLookup(hit bool)
+}
+
+// ReportCall reports one finished tool call to the host's Observer (a no-op without one) and
+// counts it in Stats. Bindings call it once per tools/call with the outcome they answered
+// (OutcomeOf the error of Call, or OutcomeToolError / OutcomeOK from the result) and the
+// call's duration.
+//
+// A tool the guest does not declare is reported as "other", so callers cannot grow the label
+// set of a metric.
+func (g *Guest) ReportCall(tool string, outcome Outcome, d time.Duration) {
+	if _, ok := g.tools[tool]; !ok {
+		tool = "other"
+	}
+	g.stats.calls.Add(1)
+	if outcome != OutcomeOK {
+		g.stats.errors.Add(1)
+	}
+	if o := g.host.observer; o != nil {
+		o.CallDone(g.name, tool, outcome, d)
+	}
+}
+
+// guestCounters are a guest's call counts since it was loaded.
+type guestCounters struct {
+	calls, errors atomic.Uint64
+}
+
+// SHA256 returns the lowercase hex SHA-256 of the guest's module.
+func (g *Guest) SHA256() string {
+	if e := g.code.entry; e != nil {
+		return strings.ToLower(e.SHA256)
+	}
+	return hex.EncodeToString(g.code.sum[:])
+}
+
+// GuestStats is a snapshot of one loaded guest, for gauges and status.
+type GuestStats struct {
+	Name    string
+	Version string   // from the manifest
+	Source  string   // GuestConfig.Source
+	SHA256  string   // lowercase hex digest of the module
+	Tools   []string // tool names, sorted
+	// Busy and Idle count its instances running a call and waiting for one.
+	Busy, Idle int
+	// MemoryBytes is the linear memory of its instances, in bytes: idle ones as they are,
+	// busy ones as they were when their call started (a running guest's memory is not read).
+	MemoryBytes uint64
+	// Calls and Errors count its tool calls reported with ReportCall, and those whose outcome
+	// was not OutcomeOK.
+	Calls, Errors uint64
+}
+
+// Stats returns a snapshot of every loaded guest, sorted by name (then source). It takes each
+// pool's lock briefly and never waits for a call.
+func (h *Host) Stats() []GuestStats {
+	h.mu.Lock()
+	guests := make([]*Guest, 0, len(h.guests))
+	for g := range h.guests {
+		guests = append(guests, g)
+	}
+	h.mu.Unlock()
+	out := make([]GuestStats, 0, len(guests))
+	for _, g := range guests {
+		s := GuestStats{Name: g.name, Version: g.manifest.Version, Source: g.source, SHA256: g.SHA256(),
+			Calls: g.stats.calls.Load(), Errors: g.stats.errors.Load()}
+		for name := range g.tools {
+			s.Tools = append(s.Tools, name)
+		}
+		slices.Sort(s.Tools)
+		for _, p := range g.pools {
+			p.mu.Lock()
+			s.Busy += len(p.busy)
+			s.Idle += len(p.idleAt)
+			for _, size := range p.busy {
+				s.MemoryBytes += size
+			}
+			for inst := range p.idleAt {
+				s.MemoryBytes += uint64(inst.mem.Size())
+			}
+			p.mu.Unlock()
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b GuestStats) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Source, b.Source))
+	})
+	return out
+}
+
+// observeRequest wraps one capability request with the observer's start and end.
+func (h *Host) observeRequest(ctx context.Context, inst *instance, kind string) func(abi.Status) {
+	if h.observer == nil {
+		return nil
+	}
+	return h.observer.RequestStart(ctx, inst.g.name, inst.tool, kind)
+}
