@@ -188,6 +188,7 @@ type guestCode struct {
 	entry *manifestEntry // the cached manifest a lazy Load used, or nil
 	raw   []byte         // the manifest describe returned, to cache
 	wasm  []byte         // the module, to compile in the background or again after an unload
+	path  string         // or, for LoadFile's cache hit, its file: read and checked at each compile
 
 	mu       sync.Mutex
 	state    codeState
@@ -339,12 +340,18 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		if closed {
 			return ErrClosed
 		}
-		if c.entry != nil { // the fingerprint found the entry; the hash proves it is this module's
-			if sum := sha256.Sum256(c.wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {
+		wasm := c.wasm
+		if wasm == nil && c.path != "" {
+			if wasm, err = c.read(g.limits); err != nil {
+				return err
+			}
+		}
+		if c.entry != nil { // the fingerprint or file identity found the entry; the hash proves it is this module's
+			if sum := sha256.Sum256(wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {
 				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
 			}
 		}
-		if cm, err = g.host.compileOnce(ctx, c.key, c.wasm, g.limits.CompileTimeout); err != nil {
+		if cm, err = g.host.compileOnce(ctx, c.key, wasm, g.limits.CompileTimeout); err != nil {
 			return err
 		}
 		if err = checkModule(cm, g.limits); err == nil {
@@ -469,7 +476,7 @@ func (g *Guest) unloadIdle(now time.Time, idle time.Duration) bool {
 	c := g.code
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.wasm == nil || c.state != codeReady || c.users > 0 || now.Sub(c.lastUsed) < idle {
+	if c.wasm == nil && c.path == "" || c.state != codeReady || c.users > 0 || now.Sub(c.lastUsed) < idle {
 		return false
 	}
 	for _, p := range g.pools {

@@ -160,7 +160,10 @@ type guestSpec struct {
 // Limits from flags fill what the config leaves unset.
 // guestSpecs lists the guests to load: the config's, then those named on the command line,
 // or the bundled ones when there are neither. limits and iso apply where the config is silent.
-func guestSpecs(configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation) ([]guestSpec, *config.Config, error) {
+//
+// With read false a module file is only opened (to report a missing one here); loadAll then
+// loads it with Host.LoadFile, which need not read a file the manifest cache knows.
+func guestSpecs(configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation, read bool) ([]guestSpec, *config.Config, error) {
 	var specs []guestSpec
 	var cfg *config.Config
 	if configPath != "" {
@@ -171,7 +174,7 @@ func guestSpecs(configPath string, paths []string, limits runtime.Limits, iso ru
 		for i, g := range cfg.Guests {
 			entry := fmt.Sprintf("%s: guests[%d]", configPath, i)
 			p := cfg.ModulePath(g)
-			b, err := os.ReadFile(p)
+			b, err := readOrOpen(p, read)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s.path: %w", entry, err)
 			}
@@ -184,7 +187,7 @@ func guestSpecs(configPath string, paths []string, limits runtime.Limits, iso ru
 		}
 	}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := readOrOpen(p, read)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -198,10 +201,29 @@ func guestSpecs(configPath string, paths []string, limits runtime.Limits, iso ru
 	return specs, cfg, nil
 }
 
+// readOrOpen reads the file at p, or with read false only checks that it can be opened
+// (returning nil bytes).
+func readOrOpen(p string, read bool) ([]byte, error) {
+	if read {
+		return os.ReadFile(p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	return nil, f.Close()
+}
+
 func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec) ([]*runtime.Guest, error) {
 	gs := make([]*runtime.Guest, 0, len(specs))
 	for _, s := range specs {
-		g, err := h.Load(ctx, s.wasm, s.cfg)
+		var g *runtime.Guest
+		var err error
+		if s.wasm == nil && s.path != "" {
+			g, err = h.LoadFile(ctx, s.path, s.cfg)
+		} else {
+			g, err = h.Load(ctx, s.wasm, s.cfg)
+		}
 		if err != nil {
 			if s.entry != "" {
 				err = fmt.Errorf("%s: %w", s.entry, err)
@@ -244,7 +266,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitUsage, err
 	}
 	iso, _ := runtime.ParseIsolation(hf.isolation) // validated above
-	specs, cfg, err := guestSpecs(hf.config, fs.Args(), hf.limits(), iso)
+	// --watch compares a file's bytes with the loaded ones, so it reads them up front.
+	specs, cfg, err := guestSpecs(hf.config, fs.Args(), hf.limits(), iso, *watch)
 	if err != nil {
 		return ExitLoad, err
 	}
