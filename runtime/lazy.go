@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -41,6 +42,7 @@ type lazyHost struct {
 	idle      time.Duration // < 0: never sweep
 	unload    bool          // the sweep may drop compiled code (Lazy and a disk cache)
 	sem       chan struct{} // bounds background compiles running at once
+	loading   atomic.Int32  // background compiles started and not ended
 
 	sweepMu sync.Mutex // held by a running sweep; stop waits for it
 
@@ -313,6 +315,7 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 func (g *Guest) startLoad() {
 	c := g.code
 	c.state, c.done, c.urgent, c.waited = codeLoading, make(chan struct{}), make(chan struct{}), false
+	g.host.lazy.loading.Add(1)
 	go g.loadCode(c.done, c.urgent)
 }
 
@@ -320,6 +323,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 	c, l := g.code, g.host.lazy
 	ctx := context.Background()
 	var cm wazero.CompiledModule
+	dropped := false
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -372,6 +376,14 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 	case err != nil:
 		c.state, c.err = codeFailed, fmt.Errorf("%s: loading in the background: %w", g.source, err)
 		g.host.logger.Error("guest failed to load; its tools return errors", "guest", g.name, "source", g.source, "err", err)
+	case l.unload && !c.waited && c.users == 0:
+		// Nobody has called the guest yet: the compile has filled the on-disk cache and
+		// checked the module; its code need not stay resident until the first call, which
+		// loads it back from the cache (RATIONALE.md, "Why drop a guest's code after the
+		// background compile?").
+		_ = cm.Close(ctx)
+		c.state, dropped = codeUnloaded, true
+		g.host.logger.Debug("guest compiled into the cache; code dropped until its first call", "guest", g.name)
 	default:
 		g.compiled, c.state, c.lastUsed = cm, codeReady, l.now()
 		if !l.unload {
@@ -381,6 +393,10 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 	}
 	close(done)
 	c.mu.Unlock()
+	if l.loading.Add(-1) == 0 && dropped {
+		// The last background compile: hand the decoded modules' memory back to the OS now.
+		debug.FreeOSMemory()
+	}
 }
 
 // checkExports checks that a lazily loaded guest's module has the optional exports its cache
@@ -446,7 +462,8 @@ func (g *Guest) doneCode() {
 
 // Ready waits until the guest's code is compiled and returns nil, or returns why it could not
 // be: the error of a background compile (Options.Lazy), ErrClosed, or ctx's error. A guest
-// loaded eagerly is always ready.
+// loaded eagerly is always ready. (With Lazy and an on-disk cache, the code of a guest not
+// called yet is compiled into the cache and then dropped until its first call.)
 func (g *Guest) Ready(ctx context.Context) error {
 	c := g.code
 	for {
