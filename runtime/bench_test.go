@@ -237,6 +237,12 @@ func BenchmarkValidateArgs(b *testing.B) {
 			{"before", func() error { return validateArgsReference(tools[1], args) }},
 			{"after", func() error { return validateArgs(tools[1].input, args) }},
 			{"after-flat", func() error { return tools[1].validate(args) }},
+			{"flat-wave2", func() error { // three passes, as before the single-pass scanner
+				if !tools[1].flat.acceptsWave2(args) {
+					return validateArgs(tools[1].input, args)
+				}
+				return nil
+			}},
 		} {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
 				b.ReportAllocs()

@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -41,6 +42,7 @@ type lazyHost struct {
 	idle      time.Duration // < 0: never sweep
 	unload    bool          // the sweep may drop compiled code (Lazy and a disk cache)
 	sem       chan struct{} // bounds background compiles running at once
+	loading   atomic.Int32  // background compiles started and not ended
 
 	sweepMu sync.Mutex // held by a running sweep; stop waits for it
 
@@ -188,6 +190,7 @@ type guestCode struct {
 	entry *manifestEntry // the cached manifest a lazy Load used, or nil
 	raw   []byte         // the manifest describe returned, to cache
 	wasm  []byte         // the module, to compile in the background or again after an unload
+	path  string         // or, for LoadFile's cache hit, its file: read and checked at each compile
 
 	mu       sync.Mutex
 	state    codeState
@@ -315,6 +318,7 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 func (g *Guest) startLoad() {
 	c := g.code
 	c.state, c.done, c.urgent, c.waited = codeLoading, make(chan struct{}), make(chan struct{}), false
+	g.host.lazy.loading.Add(1)
 	go g.loadCode(c.done, c.urgent)
 }
 
@@ -322,6 +326,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 	c, l := g.code, g.host.lazy
 	ctx := context.Background()
 	var cm wazero.CompiledModule
+	dropped := false
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -342,12 +347,18 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		if closed {
 			return ErrClosed
 		}
-		if c.entry != nil { // the fingerprint found the entry; the hash proves it is this module's
-			if sum := sha256.Sum256(c.wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {
+		wasm := c.wasm
+		if wasm == nil && c.path != "" {
+			if wasm, err = c.read(g.limits); err != nil {
+				return err
+			}
+		}
+		if c.entry != nil { // the fingerprint or file identity found the entry; the hash proves it is this module's
+			if sum := sha256.Sum256(wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {
 				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
 			}
 		}
-		if cm, err = g.host.compileOnce(ctx, c.key, c.wasm, g.limits.CompileTimeout); err != nil {
+		if cm, err = g.host.compileOnce(ctx, c.key, wasm, g.limits.CompileTimeout); err != nil {
 			return err
 		}
 		if err = checkModule(cm, g.limits); err == nil {
@@ -368,6 +379,14 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 	case err != nil:
 		c.state, c.err = codeFailed, fmt.Errorf("%s: loading in the background: %w", g.source, err)
 		g.host.logger.Error("guest failed to load; its tools return errors", "guest", g.name, "source", g.source, "err", err)
+	case l.unload && !c.waited && c.users == 0:
+		// Nobody has called the guest yet: the compile has filled the on-disk cache and
+		// checked the module; its code need not stay resident until the first call, which
+		// loads it back from the cache (RATIONALE.md, "Why drop a guest's code after the
+		// background compile?").
+		_ = cm.Close(ctx)
+		c.state, dropped = codeUnloaded, true
+		g.host.logger.Debug("guest compiled into the cache; code dropped until its first call", "guest", g.name)
 	default:
 		g.compiled, c.state, c.lastUsed = cm, codeReady, l.now()
 		if !l.unload {
@@ -377,6 +396,10 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 	}
 	close(done)
 	c.mu.Unlock()
+	if l.loading.Add(-1) == 0 && dropped {
+		// The last background compile: hand the decoded modules' memory back to the OS now.
+		debug.FreeOSMemory()
+	}
 }
 
 // checkExports checks that a lazily loaded guest's module has the optional exports its cache
@@ -442,7 +465,8 @@ func (g *Guest) doneCode() {
 
 // Ready waits until the guest's code is compiled and returns nil, or returns why it could not
 // be: the error of a background compile (Options.Lazy), ErrClosed, or ctx's error. A guest
-// loaded eagerly is always ready.
+// loaded eagerly is always ready. (With Lazy and an on-disk cache, the code of a guest not
+// called yet is compiled into the cache and then dropped until its first call.)
 func (g *Guest) Ready(ctx context.Context) error {
 	c := g.code
 	for {
@@ -472,7 +496,7 @@ func (g *Guest) unloadIdle(now time.Time, idle time.Duration) bool {
 	c := g.code
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.wasm == nil || c.state != codeReady || c.users > 0 || now.Sub(c.lastUsed) < idle {
+	if c.wasm == nil && c.path == "" || c.state != codeReady || c.users > 0 || now.Sub(c.lastUsed) < idle {
 		return false
 	}
 	for _, p := range g.pools {

@@ -369,3 +369,41 @@ func TestLazySameModuleTwice(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLazyDropsCodeAfterBackgroundCompile: with an on-disk cache, the background compile of a
+// guest nobody has called checks the module and fills the cache, then drops the code; the
+// first call loads it back. A call that waited for the compile keeps it.
+func TestLazyDropsCodeAfterBackgroundCompile(t *testing.T) {
+	h, logs := testHost(t, Options{CacheDir: primed(t), Lazy: true})
+	g := mustLoad(t, h, wat.Fixture, nil)
+	if err := g.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.code.mu.Lock()
+	state, compiled := g.code.state, g.compiled
+	g.code.mu.Unlock()
+	if state != codeUnloaded || compiled != nil {
+		t.Fatalf("after the background compile: state %d, code resident %v; want dropped", state, compiled != nil)
+	}
+	if !strings.Contains(logs.String(), "code dropped until its first call") {
+		t.Errorf("drop not logged:\n%s", logs)
+	}
+	mustCall(t, g, "echo", `{}`)
+	g.code.mu.Lock()
+	state = g.code.state
+	g.code.mu.Unlock()
+	if state != codeReady {
+		t.Fatalf("after the first call: state %d, want ready", state)
+	}
+
+	// Memory-only cache: the code stays (dropping it would mean compiling afresh).
+	h2, _ := testHost(t, Options{NoDiskCache: true, Lazy: true})
+	mustLoad(t, h2, wat.Fixture, &GuestConfig{Name: "first"})
+	g2 := mustLoad(t, h2, wat.Fixture, nil)
+	if err := g2.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if g2.code.entry == nil || g2.compiled == nil {
+		t.Fatalf("memory-only cache: entry used %v, code resident %v; want both", g2.code.entry != nil, g2.compiled != nil)
+	}
+}

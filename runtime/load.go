@@ -47,6 +47,12 @@ type GuestConfig struct {
 // names need only be unique within the guest: across guests, the server they are served on
 // decides (mcpserver.AddGuest).
 func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Guest, err error) {
+	return h.load(ctx, wasm, cfg, nil)
+}
+
+// load is Load, or with file set LoadFile's cache hit: wasm is then nil, and the file's
+// cached manifest stands in for it (loadfile.go).
+func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fileSource) (g *Guest, err error) {
 	var c GuestConfig
 	if cfg != nil {
 		c = *cfg
@@ -71,7 +77,7 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	if c.Isolation < IsolationShared || c.Isolation > IsolationCall {
 		return nil, fmt.Errorf("%s: unknown %v", src, c.Isolation)
 	}
-	if err := checkSHA256(wasm, c.SHA256); err != nil {
+	if err := checkSHA256(wasm, c.SHA256, file); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	if err := c.Grants.internal().Validate(); err != nil {
@@ -82,10 +88,16 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
 		}
 	}
-	if err := checkModuleCaps(wasm, limits); err != nil {
-		return nil, fmt.Errorf("%s: %w", src, err)
+	var key string
+	var entry *manifestEntry
+	if file != nil { // LoadFile checked the size cap and the pin; the compile reads the bytes
+		key, entry = file.key, file.entry
+	} else {
+		if err := checkModuleCaps(wasm, limits); err != nil {
+			return nil, fmt.Errorf("%s: %w", src, err)
+		}
+		key, entry = h.cachedManifest(wasm, limits) // with Options.Lazy, a hit defers compiling (lazy.go)
 	}
-	key, entry := h.cachedManifest(wasm, limits) // with Options.Lazy, a hit defers compiling (lazy.go)
 	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits.CompileTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
@@ -96,6 +108,9 @@ func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Gues
 	}
 	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits, isolation: c.Isolation}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
+	if file != nil {
+		g.code.path = file.path
+	}
 	base, err := newPool(g, sandbox.Bare(limits.MemoryBytes), limits.Instances)
 	if err != nil {
 		return g, fmt.Errorf("%s: %w", src, err)
@@ -239,8 +254,17 @@ func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
 	return nil
 }
 
-func checkSHA256(wasm []byte, want string) error {
+// checkSHA256 checks the config pin against wasm, or for a module not read yet (file), against
+// the digest of the module its cached manifest was described from; the background compile
+// checks the bytes against that digest before they run.
+func checkSHA256(wasm []byte, want string, file *fileSource) error {
 	if want == "" {
+		return nil
+	}
+	if file != nil {
+		if !strings.EqualFold(file.entry.SHA256, want) {
+			return fmt.Errorf("sha256 is %s, config pins %s", file.entry.SHA256, want)
+		}
 		return nil
 	}
 	sum := sha256.Sum256(wasm)

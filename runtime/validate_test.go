@@ -160,3 +160,60 @@ func TestValidateExactNumbers(t *testing.T) {
 		}
 	}
 }
+
+// scanSeeds exercise the single-pass scanner of the flat acceptor against json.Valid.
+var scanSeeds = []string{
+	`{"a":"plain text longer than eight bytes","b":[1,-2,3.25,true,false,null,{"c":"d"}]}`,
+	`{"a":"tab\there"}`, "{\"a\":\"tab\there\"}", "{\"a\":\"nul\x00here, long enough\"}", `{"a":"\u00E9\/\b\f\n\r\t\"\\"}`,
+	`{"a":"\u00g0"}`, `{"a":"\x"}`, `{"a":"unterminated`, `{"a":"ends in a backslash\`, `{"a":01}`, `{"a":-}`, `{"a":1.}`,
+	`{"a":.5}`, `{"a":-0.5}`, `{"a":tru}`, `{"a":nul}`, `{"a":[1,]}`, `{"a":[,1]}`, `{"a":{"b"}}`, `{"a":{"b":1,}}`,
+	`{"a":1,}`, `{,"a":1}`, `{"a" 1}`, `{"a":1 "b":2}`, `{"a":[]}`, `{"a":{}}`, `{"a":[[[[]]]]}`, `{"` + "\xff" + `":1}`,
+	`{"a":"1234567\"89abcdef"}`, `{"a":"12345678\\9abcdef"}`, `{"a":"é long string of several bytes ü"}`,
+	strings.Repeat(`[`, 600) + strings.Repeat(`]`, 600),
+}
+
+// TestFlatScanMatchesValid: the acceptor's scanner never vouches for bytes json.Valid rejects,
+// and accepts what it is meant to (valid JSON without exponents, long digit runs or deep
+// nesting) under the permissive schema.
+func TestFlatScanMatchesValid(t *testing.T) {
+	for _, s := range append(slices.Clone(validateSeeds), scanSeeds...) {
+		checkScan(t, []byte(s))
+	}
+}
+
+func checkScan(t *testing.T, b []byte) {
+	f := compileFlat(json.RawMessage(`{"type":"object"}`))
+	valid := json.Valid(b)
+	if f.accepts(b) && !valid {
+		t.Errorf("accepts(%.80q) = true, json.Valid false", b)
+	}
+	end := scanValue(b, skipSpace(b, 0), 0)
+	scanned := end >= 0 && skipSpace(b, end) == len(b)
+	if scanned && !valid {
+		t.Errorf("scanValue(%.80q) vouches for it, json.Valid does not", b)
+	}
+	plain := !strings.ContainsAny(string(b), "eE") && len(b) < 1000 && !longDigitRun(b)
+	if valid && plain && !scanned {
+		t.Errorf("scanValue(%.80q) = %d for valid JSON", b, end)
+	}
+}
+
+func FuzzFlatScan(f *testing.F) {
+	for _, s := range append(slices.Clone(validateSeeds), scanSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkScan)
+}
+
+func longDigitRun(b []byte) bool {
+	n := 0
+	for _, c := range b {
+		if n = n + 1; c < '0' || c > '9' {
+			n = 0
+		}
+		if n >= 309 {
+			return true
+		}
+	}
+	return false
+}

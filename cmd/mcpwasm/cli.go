@@ -166,7 +166,11 @@ type guestSpec struct {
 // or the bundled ones when there are neither. limits and iso apply where the config is silent.
 // URLs and OCI references are fetched (or read from the store) as ship.go says; with a lock
 // beside the config, exactly the locked bytes are served.
-func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation) ([]guestSpec, *config.Config, error) {
+//
+// With read false a local module file that no lock pins is only opened (to report a missing
+// one here); loadAll then loads it with Host.LoadFile, which need not read a file the
+// manifest cache knows.
+func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation, read bool) ([]guestSpec, *config.Config, error) {
 	var specs []guestSpec
 	var cfg *config.Config
 	var sh *shipper
@@ -185,7 +189,13 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 		for i, g := range cfg.Guests {
 			entry := fmt.Sprintf("%s: guests[%d]", configPath, i)
 			p := cfg.ModulePath(g)
-			b, locked, err := sh.module(ctx, g, lock)
+			var b []byte
+			var locked *ship.LockedGuest
+			if src, perr := ship.ParseSource(p); perr == nil && src.Kind == ship.KindPath && lock == nil {
+				b, err = readOrOpen(p, read)
+			} else {
+				b, locked, err = sh.module(ctx, g, lock)
+			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", entry, err)
 			}
@@ -217,7 +227,7 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 			specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits, Isolation: iso}, path: p2})
 			continue
 		}
-		b, err = os.ReadFile(p)
+		b, err = readOrOpen(p, read)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -231,10 +241,29 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 	return specs, cfg, nil
 }
 
+// readOrOpen reads the file at p, or with read false only checks that it can be opened
+// (returning nil bytes).
+func readOrOpen(p string, read bool) ([]byte, error) {
+	if read {
+		return os.ReadFile(p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	return nil, f.Close()
+}
+
 func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec) ([]*runtime.Guest, error) {
 	gs := make([]*runtime.Guest, 0, len(specs))
 	for _, s := range specs {
-		g, err := h.Load(ctx, s.wasm, s.cfg)
+		var g *runtime.Guest
+		var err error
+		if s.wasm == nil && s.path != "" {
+			g, err = h.LoadFile(ctx, s.path, s.cfg)
+		} else {
+			g, err = h.Load(ctx, s.wasm, s.cfg)
+		}
 		if err != nil {
 			if s.entry != "" {
 				err = fmt.Errorf("%s: %w", s.entry, err)
@@ -281,7 +310,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return ExitUsage, err
 	}
 	iso, _ := runtime.ParseIsolation(hf.isolation) // validated above
-	specs, cfg, err := guestSpecs(ctx, &sf, stderr, hf.config, fs.Args(), hf.limits(), iso)
+	// --watch compares a file's bytes with the loaded ones, so it reads them up front.
+	specs, cfg, err := guestSpecs(ctx, &sf, stderr, hf.config, fs.Args(), hf.limits(), iso, *watch)
 	if err != nil {
 		return ExitLoad, err
 	}
