@@ -235,6 +235,13 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 			}
 		}
 	case "call":
+		if ir := sess.InitializeResult(); ir != nil && ir.ProtocolVersion >= "2026-07-28" {
+			// The SDK mirrors the parameters a tool's schema marks x-mcp-header into
+			// Mcp-Param-* headers (SEP-2243), from the schemas of a tools/list.
+			if _, err := sess.AllTools(ctx); err != nil {
+				return ExitError, err
+			}
+		}
 		var res *upstream.ExactResult
 		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", progress.notify)
 		progress.done()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -117,6 +118,18 @@ func NewHandler(c Config) (auth.OAuthHandler, error) {
 			return nil, err
 		}
 		if ok {
+			// A step-up asks for the scopes of the stored grant too (SEP-2350), as the SDK
+			// does for grants of the same run.
+			stored := e.Scopes
+			ac.ScopeFilter = func(discovered []string) []string {
+				out := slices.Clone(stored)
+				for _, s := range discovered {
+					if !slices.Contains(out, s) {
+						out = append(out, s)
+					}
+				}
+				return out
+			}
 			rctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
 			ac.InitialTokenSource = saver.source(e.config().TokenSource(rctx, e.token()), e)
 			saver.last = e.AccessToken
