@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/oauth"
+	"github.com/mcpwasm/mcpwasm/runtime/config"
 	"github.com/mcpwasm/mcpwasm/runtime/upstream"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -209,4 +210,32 @@ func clientOAuth(af *authFlags, url string, stderr io.Writer, logger *slog.Logge
 		return nil, nil, err
 	}
 	return h, done, nil
+}
+
+// upstreamOAuth returns the OAuth handler of url upstream name: no user to ask (a missing or
+// unusable token is an error naming `mcpwasm login`), the stored token used and refreshed,
+// or client credentials. A configuration it cannot use is logged and leaves the upstream
+// without OAuth (nil).
+func upstreamOAuth(name string, u config.Upstream, logger *slog.Logger) auth.OAuthHandler {
+	c := oauth.Config{Server: u.URL, Logger: logger}
+	if o := u.OAuth; o != nil {
+		c.ClientID, c.ClientCredentials, c.ClientMetadataURL = o.ClientID, o.ClientCredentials, o.ClientMetadataURL
+		if o.ClientSecretEnv != "" {
+			c.ClientSecret = os.Getenv(o.ClientSecretEnv)
+			if c.ClientSecret == "" {
+				logger.Warn("upstream: OAuth client secret variable is not set", "upstream", name, "variable", o.ClientSecretEnv)
+			}
+		}
+	}
+	if s, err := oauth.DefaultStore(); err == nil {
+		c.Store = s
+	} else {
+		logger.Warn("upstream: OAuth tokens are kept for this run only", "upstream", name, "err", err)
+	}
+	h, err := oauth.NewHandler(c)
+	if err != nil {
+		logger.Warn("upstream: OAuth is off", "upstream", name, "err", err)
+		return nil
+	}
+	return h
 }

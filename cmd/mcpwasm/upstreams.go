@@ -22,7 +22,11 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger) *upstream.Manager {
 	}
 	specs := map[string]upstream.Spec{}
 	for name, u := range cfg.Upstreams {
-		specs[name] = upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
+		spec := upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
+		if u.URL != "" {
+			spec.OAuth = upstreamOAuth(name, u, logger) // auth.go
+		}
+		specs[name] = spec
 	}
 	return upstream.NewManager(specs, &upstream.Options{Version: version(), Logger: logger})
 }
