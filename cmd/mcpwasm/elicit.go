@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -79,8 +80,8 @@ type formField struct {
 	Labels      []string // enumNames / oneOf titles, parallel to Choices
 }
 
-// formFields reads the properties of a requestedSchema, in the schema's order where the JSON
-// keeps it (properties are decoded in document order).
+// formFields reads the properties of a requestedSchema in the order of its JSON encoding
+// (alphabetical: the SDK hands the schema over decoded into a map).
 func formFields(schema any) []formField {
 	b, err := json.Marshal(schema)
 	if err != nil {
@@ -257,4 +258,87 @@ func (t *terminalElicitor) ask(f formField) (any, bool, error) {
 		return n, true, nil
 	}
 	return s, true, nil
+}
+
+// gatewayElicit forwards the elicitations of exposed upstreams (the gateway) to the client
+// whose call is waiting on them, when that client declared the elicitation capability;
+// otherwise they are declined. Guests' calls to the same upstream are never forwarded: only
+// the gateway's calls are tracked.
+var gatewayElicit = &elicitRouter{inflight: map[string][]*mcp.ServerSession{}}
+
+type elicitRouter struct {
+	logger *slog.Logger // set by exposeUpstreams before any upstream starts
+
+	mu       sync.Mutex
+	inflight map[string][]*mcp.ServerSession // upstream → sessions with a gateway call to it in flight
+}
+
+type downstreamKey struct{} // the *mcp.ServerSession of a tools/call (downstreamSession)
+type gatewayKey struct{}    // the same, on a gateway call's context (track)
+
+// downstreamSession is a receiving middleware of our own server: it puts the session of a
+// tools/call on the handler's context.
+func downstreamSession(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && method == "tools/call" {
+			ctx = context.WithValue(ctx, downstreamKey{}, ss)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// track notes a gateway call to upstream name for the client on ctx; release ends it.
+func (r *elicitRouter) track(ctx context.Context, name string) (context.Context, func()) {
+	ss, _ := ctx.Value(downstreamKey{}).(*mcp.ServerSession)
+	if ss == nil {
+		return ctx, func() {}
+	}
+	r.mu.Lock()
+	r.inflight[name] = append(r.inflight[name], ss)
+	r.mu.Unlock()
+	return context.WithValue(ctx, gatewayKey{}, ss), func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		l := r.inflight[name]
+		if i := slices.Index(l, ss); i >= 0 {
+			r.inflight[name] = slices.Delete(l, i, i+1)
+		}
+	}
+}
+
+// handler answers upstream name's elicitations: an input-required result (2026-07-28) is
+// fulfilled on the gateway call's own context, which names the client; an elicitation/create
+// request goes to the one client with a gateway call to name in flight (with several, whose
+// call it belongs to is unknown, so it is declined).
+func (r *elicitRouter) handler(name string) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		ss, _ := ctx.Value(gatewayKey{}).(*mcp.ServerSession)
+		if ss == nil {
+			r.mu.Lock()
+			if l := r.inflight[name]; len(l) == 1 {
+				ss = l[0]
+			}
+			r.mu.Unlock()
+		}
+		decline := func(why string, err error) (*mcp.ElicitResult, error) {
+			if r.logger != nil {
+				r.logger.Debug("gateway: elicitation declined", "upstream", name, "why", why, "err", err)
+			}
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+		switch {
+		case ss == nil:
+			return decline("no single gateway call it belongs to", nil)
+		case req.Params.Mode != "" && req.Params.Mode != "form":
+			return decline("not a form", nil)
+		}
+		if ip := ss.InitializeParams(); ip != nil && (ip.Capabilities == nil || ip.Capabilities.Elicitation == nil) {
+			return decline("the client did not declare elicitation", nil)
+		}
+		res, err := ss.Elicit(ctx, req.Params)
+		if err != nil {
+			return decline("forwarding failed", err)
+		}
+		return res, nil
+	}
 }

@@ -23,6 +23,9 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger) *upstream.Manager {
 	specs := map[string]upstream.Spec{}
 	for name, u := range cfg.Upstreams {
 		spec := upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
+		if u.Expose {
+			spec.Elicit = gatewayElicit.handler(name) // elicit.go
+		}
 		if u.URL != "" {
 			spec.OAuth = upstreamOAuth(name, u, logger) // auth.go
 		}
@@ -53,6 +56,8 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 	if m == nil {
 		return
 	}
+	srv.AddReceivingMiddleware(downstreamSession) // for gatewayElicit
+	gatewayElicit.logger = logger
 	for _, name := range m.Names() {
 		u := cfg.Upstreams[name]
 		if !u.Expose {
@@ -67,6 +72,8 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 				return s.ClientSession, nil
 			},
 			CallTool: func(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+				ctx, release := gatewayElicit.track(ctx, name)
+				defer release()
 				s, err := m.Session(ctx, name)
 				if err != nil {
 					return nil, err

@@ -51,6 +51,10 @@ type Spec struct {
 	// on a 403 with insufficient_scope (step-up), then retries once. One handler serves every
 	// session of the server, so a token outlives restarts. Nil: no OAuth.
 	OAuth auth.OAuthHandler
+	// Elicit, if set, answers the server's form elicitations (MCP "Client Features ›
+	// Elicitation"), and the form elicitation capability is declared; nil declares none.
+	// It overrides Options.Client's ElicitationHandler for this server.
+	Elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 }
 
 func (s Spec) String() string {
@@ -188,6 +192,21 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 	t = raw.wrap(t)
 	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, ErrConnectTimeout)
 	defer cancel()
+	if spec.Elicit != nil {
+		co := mcp.ClientOptions{}
+		if o.Client != nil {
+			co = *o.Client
+		}
+		co.ElicitationHandler = spec.Elicit
+		caps := &mcp.ClientCapabilities{}
+		if co.Capabilities != nil {
+			c := *co.Capabilities
+			caps = &c
+		}
+		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		co.Capabilities = caps
+		o.Client = &co
+	}
 	cs, err := connect(cctx, t, o, cancels, tracker, true)
 	if errors.Is(err, errDiscoverSilent) {
 		// The server never answered server/discover. It may be a legacy server that ignores
