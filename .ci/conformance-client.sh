@@ -6,7 +6,7 @@
 #
 # Exit status: non-zero if a scenario fails that testdata/conformance/client-baseline.txt does
 # not list (a regression), if a listed scenario passes (a stale entry: remove it), or if the
-# suite could not run. See testdata/conformance/README.md.
+# suite could not run. See testdata/conformance/client/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
