@@ -57,7 +57,7 @@ func (h headerFlags) Set(v string) error {
 // after "--", or over Streamable HTTP with --url), sends one request, prints the answer, and
 // shuts the server down. Cancelling ctx (Ctrl-C) cancels the request on the wire
 // (notifications/cancelled) before the session closes.
-func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) (int, error) {
+func client(ctx context.Context, cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var command []string
 	for i, a := range args {
 		if a == "--" {
@@ -76,6 +76,8 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit of the request")
 	connectTimeout := fs.Duration("connect-timeout", 30*time.Second, "time limit of connecting (start, initialize)")
 	logLevel := fs.String("log-level", "warn", "stderr log level: debug, info, warn or error")
+	af := addAuthFlags(fs)
+	elicit := fs.String("elicit", "auto", elicitHelp)
 	serverLogs := fs.Bool("server-logs", false, "show a spawned server's stderr (by default hidden, and its last lines shown only if it fails to start)")
 	// Flags and positional arguments may be interleaved.
 	var pos []string
@@ -98,6 +100,10 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	case len(command) > 0 && *url != "":
 		return ExitUsage, errors.New("give the server as -- CMD ARGS... or --url URL, not both")
 	}
+	co, err := elicitOptions(*elicit, stdin, stderr)
+	if err != nil {
+		return ExitUsage, err
+	}
 	hf := hostFlags{logLevel: *logLevel}
 	logger, err := hf.logger(stderr)
 	if err != nil {
@@ -110,13 +116,21 @@ func client(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		}
 	}
 	spec := upstream.Spec{Command: command, URL: *url, Headers: headers, Env: env}
+	if *url != "" {
+		h, release, err := clientOAuth(af, *url, stderr, logger)
+		if err != nil {
+			return ExitUsage, err
+		}
+		defer release()
+		spec.OAuth = h
+	}
 	var serverStderr io.Writer = stderr
 	tail := &tailBuffer{max: 4 << 10}
 	if !*serverLogs {
 		serverStderr = tail
 	}
 	progress := newProgressPrinter(stderr)
-	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger),
+	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger), Client: co,
 		ConnectTimeout: *connectTimeout, Stderr: serverStderr})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -221,6 +235,13 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 			}
 		}
 	case "call":
+		if ir := sess.InitializeResult(); ir != nil && ir.ProtocolVersion >= "2026-07-28" {
+			// The SDK mirrors the parameters a tool's schema marks x-mcp-header into
+			// Mcp-Param-* headers (SEP-2243), from the schemas of a tools/list.
+			if _, err := sess.AllTools(ctx); err != nil {
+				return ExitError, err
+			}
+		}
 		var res *upstream.ExactResult
 		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", progress.notify)
 		progress.done()

@@ -30,8 +30,8 @@ const serverHelp = `SERVER is "-- CMD ARGS..." (a server spawned over stdio; its
 Ctrl-C cancels the request (notifications/cancelled) and shuts a spawned server down.`
 
 func clientRun(name string) func(context.Context, []string, io.Reader, io.Writer, io.Writer) (int, error) {
-	return func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
-		return client(ctx, name, args, stdout, stderr)
+	return func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+		return client(ctx, name, args, stdin, stdout, stderr)
 	}
 }
 
@@ -115,6 +115,25 @@ come from the Docker config file ('docker login' or 'oras login' writes it).`,
 			Examples: `mcpwasm push tool.wasm oci://ghcr.io/acme/tool:1.0.0
 mcpwasm push --plain-http 127.0.0.1:5000 tool.wasm oci://127.0.0.1:5000/tool:dev`,
 			Run: push},
+		{Name: "login", Args: "[flags] URL", Short: "authorize mcpwasm at an OAuth-protected MCP server and store the token",
+			Long: `Runs the OAuth 2.1 authorization code flow (PKCE, RFC 8707 resource) against the MCP
+server at URL: discovers its authorization server (RFC 9728, RFC 8414), registers this client
+(a client ID metadata document, --client-id, or dynamic registration), prints the
+authorization URL and opens it ($BROWSER, xdg-open or open), and waits for the redirect on a
+127.0.0.1 listener. The token is stored per server in the user config directory
+(mcpwasm/tokens.json, mode 0600) and used — and refreshed — by the client commands with --url
+and by url upstreams. With --client-credentials, checks the client credentials grant instead.`,
+			Examples: `mcpwasm login https://mcp.example.com/mcp
+mcpwasm login --client-id my-app --client-secret-env MY_SECRET https://mcp.example.com/mcp`,
+			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
+				return login(ctx, args, stdout, stderr)
+			}},
+		{Name: "logout", Args: "URL", Short: "forget the OAuth token stored for an MCP server",
+			Long:     "Removes the token that login (or a client command) stored for the MCP server at URL.",
+			Examples: `mcpwasm logout https://mcp.example.com/mcp`,
+			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
+				return logout(ctx, args, stdout, stderr)
+			}},
 		{Name: "new", Args: "[--sdk DIR] go|c|rust|wat NAME [DIR]", Short: "create a guest project that builds with one command and has a test",
 			Long: `Creates a guest project for the language in DIR (default ./NAME): a one-tool guest, a
 build script and a test that loads the built guest through mcpwasm's runtime. The README in

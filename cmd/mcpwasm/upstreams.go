@@ -23,7 +23,14 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger, onRestart func(name s
 	}
 	specs := map[string]upstream.Spec{}
 	for name, u := range cfg.Upstreams {
-		specs[name] = upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
+		spec := upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
+		if u.Expose {
+			spec.Elicit = gatewayElicit.handler(name) // elicit.go
+		}
+		if u.URL != "" {
+			spec.OAuth = upstreamOAuth(name, u, logger) // auth.go
+		}
+		specs[name] = spec
 	}
 	return upstream.NewManager(specs, &upstream.Options{Version: version(), Logger: logger, OnRestart: onRestart})
 }
@@ -53,6 +60,8 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 	if m == nil {
 		return
 	}
+	srv.AddReceivingMiddleware(downstreamSession) // for gatewayElicit
+	gatewayElicit.logger = logger
 	for _, name := range m.Names() {
 		u := cfg.Upstreams[name]
 		if !u.Expose {
@@ -67,6 +76,8 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 				return s.ClientSession, nil
 			},
 			CallTool: func(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+				ctx, release := gatewayElicit.track(ctx, name)
+				defer release()
 				s, err := m.Session(ctx, name)
 				if err != nil {
 					return nil, err

@@ -135,6 +135,23 @@ type Upstream struct {
 	Expose bool     `json:"expose,omitempty"`
 	// AllowHiddenText serves exposed tools whose text hides invisible or format characters.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
+	// OAuth configures how a url upstream authorizes (MCP "Authorization"). Absent: a token
+	// that `mcpwasm login URL` stored is used and refreshed, and dynamic registration.
+	OAuth *UpstreamOAuth `json:"oauth,omitempty"`
+}
+
+// UpstreamOAuth is the OAuth 2.1 client configuration of one url upstream.
+type UpstreamOAuth struct {
+	// ClientID is a pre-registered client's ID.
+	ClientID string `json:"client_id,omitempty"`
+	// ClientSecretEnv names the environment variable holding the client's secret (the secret
+	// itself never goes into the config).
+	ClientSecretEnv string `json:"client_secret_env,omitempty"`
+	// ClientCredentials uses the client credentials grant (RFC 6749 §4.4; needs ClientID and
+	// ClientSecretEnv): for servers no user logs in to.
+	ClientCredentials bool `json:"client_credentials,omitempty"`
+	// ClientMetadataURL is this client's client ID metadata document (https URL).
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
 }
 
 var resolvedSchema = sync.OnceValue(func() *jsonschema.Resolved { // on first use: a server without a config skips it
@@ -185,6 +202,12 @@ func Parse(data []byte) (*Config, error) {
 	for name, u := range c.Upstreams {
 		if (len(u.Command) > 0) == (u.URL != "") {
 			return nil, fmt.Errorf("upstream %q: give exactly one of \"command\" or \"url\"", name)
+		}
+		if u.OAuth != nil && u.URL == "" {
+			return nil, fmt.Errorf("upstream %q: \"oauth\" applies to a \"url\", not a spawned \"command\"", name)
+		}
+		if o := u.OAuth; o != nil && o.ClientCredentials && (o.ClientID == "" || o.ClientSecretEnv == "") {
+			return nil, fmt.Errorf("upstream %q: \"oauth\": \"client_credentials\" needs \"client_id\" and \"client_secret_env\"", name)
 		}
 		if len(u.Env) > 0 && u.URL != "" {
 			return nil, fmt.Errorf("upstream %q: \"env\" applies to a spawned \"command\", not a \"url\"", name)

@@ -150,7 +150,7 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) 
 	if maxEvent <= 0 {
 		maxEvent = -1 // no cap
 	}
-	return &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: &hc, MaxEventSize: maxEvent}
+	return &mcp.StreamableClientTransport{Endpoint: spec.URL, HTTPClient: &hc, MaxEventSize: maxEvent, OAuthHandler: spec.OAuth}
 }
 
 // headerTransport adds the operator's headers (never replacing one the SDK set, such as

@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,6 +46,15 @@ type Spec struct {
 	URL string
 	// Headers are added to every HTTP request, e.g. {"Authorization": "Bearer …"}.
 	Headers map[string]string
+	// OAuth, for a URL server, authorizes its requests (MCP 2025-11-25 "Authorization"): the
+	// transport asks it for a token before each request and calls its Authorize on a 401, or
+	// on a 403 with insufficient_scope (step-up), then retries once. One handler serves every
+	// session of the server, so a token outlives restarts. Nil: no OAuth.
+	OAuth auth.OAuthHandler
+	// Elicit, if set, answers the server's form elicitations (MCP "Client Features ›
+	// Elicitation"), and the form elicitation capability is declared; nil declares none.
+	// It overrides Options.Client's ElicitationHandler for this server.
+	Elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 }
 
 func (s Spec) String() string {
@@ -172,6 +182,12 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 	o := opts.withDefaults()
 	cancels := &cancelCount{}
 	raw := newRawResults()
+	given := spec
+	var tracker *authTracker
+	if spec.OAuth != nil {
+		tracker = &authTracker{OAuthHandler: spec.OAuth}
+		spec.OAuth = tracker
+	}
 	t, err := newTransport(spec, o, cancels, raw)
 	if err != nil {
 		return nil, err
@@ -179,14 +195,29 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 	t = raw.wrap(t)
 	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, ErrConnectTimeout)
 	defer cancel()
-	cs, err := connect(cctx, t, o, cancels, true)
+	if spec.Elicit != nil {
+		co := mcp.ClientOptions{}
+		if o.Client != nil {
+			co = *o.Client
+		}
+		co.ElicitationHandler = spec.Elicit
+		caps := &mcp.ClientCapabilities{}
+		if co.Capabilities != nil {
+			c := *co.Capabilities
+			caps = &c
+		}
+		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		co.Capabilities = caps
+		o.Client = &co
+	}
+	cs, err := connect(cctx, t, o, cancels, tracker, true)
 	if errors.Is(err, errDiscoverSilent) {
 		// The server never answered server/discover. It may be a legacy server that ignores
 		// it, or one still starting; either way a fresh connection that sends only initialize
 		// works, where initialize on this one could meet a late discover reply.
 		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
 		if t, err = newTransport(spec, o, cancels, raw); err == nil {
-			cs, err = connect(cctx, raw.wrap(t), o, cancels, false)
+			cs, err = connect(cctx, raw.wrap(t), o, cancels, tracker, false)
 		}
 	}
 	if err != nil {
@@ -202,7 +233,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
-	return &Session{ClientSession: cs, spec: spec, logger: o.Logger, maxPages: o.MaxPages, cancels: cancels, raw: raw}, nil
+	return &Session{ClientSession: cs, spec: given, logger: o.Logger, maxPages: o.MaxPages, cancels: cancels, raw: raw}, nil
 }
 
 // errDiscoverSilent ends a connect attempt whose server/discover went unanswered.
@@ -221,7 +252,7 @@ func newTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) (
 // connect runs the SDK's handshake on t. With discover, the SDK probes server/discover first
 // (SEP-2575), bounded by o.DiscoverTimeout; without, it sends initialize at the newest legacy
 // version.
-func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCount, discover bool) (*mcp.ClientSession, error) {
+func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCount, tracker *authTracker, discover bool) (*mcp.ClientSession, error) {
 	var co mcp.ClientOptions
 	if o.Client != nil {
 		co = *o.Client
@@ -233,7 +264,7 @@ func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCou
 		co.Capabilities = &mcp.ClientCapabilities{} // no roots: we have none to offer
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: o.Name, Version: o.Version}, &co)
-	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout))
+	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout, tracker))
 	client.AddReceivingMiddleware(unsupportedRequests(&co)) // unsupported.go
 	var so *mcp.ClientSessionOptions
 	if !discover {
@@ -247,16 +278,36 @@ const legacyVersion = "2025-11-25"
 
 // sendMiddleware gives the SDK's server/discover probe its own deadline: when it passes, the
 // SDK cancels the probe (a late answer is dropped), and the initialize that the SDK sends next
-// fails with errDiscoverSilent, so Dial starts over on a fresh connection. It also counts calls that end because their context did: the SDK then
+// fails with errDiscoverSilent, so Dial starts over on a fresh connection. The deadline waits
+// while tracker says an OAuth authorization is in progress. It also counts calls that end because their context did: the SDK then
 // sends a notifications/cancelled for each (MCP "Utilities › Cancellation").
-func sendMiddleware(c *cancelCount, discover time.Duration) mcp.Middleware {
+func sendMiddleware(c *cancelCount, discover time.Duration, tracker *authTracker) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		silent := false // server/discover timed out on this connection
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch {
 			case method == "server/discover":
-				dctx, cancel := context.WithTimeout(ctx, discover)
+				dctx, cancel := context.WithCancel(ctx)
 				defer cancel()
+				stop := make(chan struct{})
+				defer close(stop)
+				go func() {
+					t := time.NewTimer(discover)
+					defer t.Stop()
+					for {
+						select {
+						case <-stop:
+							return
+						case <-t.C:
+							if tracker.authorizing() {
+								t.Reset(discover)
+								continue
+							}
+							cancel()
+							return
+						}
+					}
+				}()
 				res, err := next(dctx, method, req)
 				if err != nil && dctx.Err() != nil && ctx.Err() == nil {
 					c.expected.Add(1)

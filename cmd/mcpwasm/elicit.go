@@ -1,0 +1,344 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// elicitHelp is the help of a client command's --elicit flag.
+const elicitHelp = `how to answer a server's form elicitation (MCP "Client Features › Elicitation"): auto (ask on the terminal when stdin is one; otherwise the elicitation capability is not declared), ask, defaults (accept with the schema's defaults), decline, or none (not declared)`
+
+// elicitOptions returns the client options of --elicit mode: nil when the client declares no
+// elicitation capability (it cannot answer). Only form elicitation is declared.
+func elicitOptions(mode string, stdin io.Reader, stderr io.Writer) (*mcp.ClientOptions, error) {
+	var h func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	switch mode {
+	case "auto", "":
+		if !stdinTerminal(stdin) {
+			return nil, nil
+		}
+		h = (&terminalElicitor{in: bufio.NewReader(stdin), out: stderr}).elicit
+	case "ask":
+		h = (&terminalElicitor{in: bufio.NewReader(stdin), out: stderr}).elicit
+	case "defaults":
+		h = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if req.Params.Mode != "" && req.Params.Mode != "form" {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			content := map[string]any{}
+			for _, f := range formFields(req.Params.RequestedSchema) {
+				if f.Default != nil {
+					content[f.Name] = f.Default
+				}
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+		}
+	case "decline":
+		h = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+	case "none":
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("--elicit: want auto, ask, defaults, decline or none, got %q", mode)
+	}
+	return &mcp.ClientOptions{
+		Capabilities:       &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: h,
+	}, nil
+}
+
+// stdinTerminal reports whether r is a terminal.
+func stdinTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && isTerminal(f)
+}
+
+// formField is one property of a form elicitation's requestedSchema (a flat object of
+// primitive properties, MCP 2025-11-25 "Elicitation › Requested Schema").
+type formField struct {
+	Name        string
+	Type        string
+	Title       string
+	Description string
+	Default     any
+	Required    bool
+	Choices     []string // enum values (or oneOf consts)
+	Labels      []string // enumNames / oneOf titles, parallel to Choices
+}
+
+// formFields reads the properties of a requestedSchema in the order of its JSON encoding
+// (alphabetical: the SDK hands the schema over decoded into a map).
+func formFields(schema any) []formField {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if json.Unmarshal(b, &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(s.Properties)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var fields []formField
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fields
+		}
+		name, _ := t.(string)
+		var p struct {
+			Type        string   `json:"type"`
+			Title       string   `json:"title"`
+			Description string   `json:"description"`
+			Default     any      `json:"default"`
+			Enum        []string `json:"enum"`
+			EnumNames   []string `json:"enumNames"`
+			OneOf       []struct {
+				Const string `json:"const"`
+				Title string `json:"title"`
+			} `json:"oneOf"`
+		}
+		if dec.Decode(&p) != nil {
+			return fields
+		}
+		f := formField{Name: name, Type: p.Type, Title: p.Title, Description: p.Description, Default: p.Default,
+			Required: slices.Contains(s.Required, name), Choices: p.Enum, Labels: p.EnumNames}
+		for _, o := range p.OneOf {
+			f.Choices = append(f.Choices, o.Const)
+			f.Labels = append(f.Labels, o.Title)
+		}
+		fields = append(fields, f)
+	}
+	return fields
+}
+
+// terminalElicitor answers form elicitations on a terminal: the message, then accept, decline
+// or cancel, then one prompt per field (Enter takes the default; enums are numbered choices).
+// Elicitations are asked one at a time.
+type terminalElicitor struct {
+	mu  sync.Mutex
+	in  *bufio.Reader
+	out io.Writer
+}
+
+var errEndOfInput = errors.New("end of input")
+
+func (t *terminalElicitor) line() (string, error) {
+	s, err := t.in.ReadString('\n')
+	if err != nil && s == "" {
+		return "", errEndOfInput
+	}
+	return strings.TrimSpace(s), nil
+}
+
+func (t *terminalElicitor) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := req.Params
+	if p.Mode != "" && p.Mode != "form" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	fmt.Fprintf(t.out, "\nThe server asks: %s\n", p.Message)
+	fmt.Fprint(t.out, "Answer? [a]ccept, [d]ecline, [c]ancel: ")
+	a, err := t.line()
+	if err != nil {
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	switch strings.ToLower(a) {
+	case "a", "accept", "y", "yes":
+	case "c", "cancel":
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	default:
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	content := map[string]any{}
+	for _, f := range formFields(p.RequestedSchema) {
+		for {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			v, ok, err := t.ask(f)
+			if errors.Is(err, errEndOfInput) {
+				return &mcp.ElicitResult{Action: "cancel"}, nil
+			}
+			if err != nil {
+				fmt.Fprintf(t.out, "  %v\n", err)
+				continue
+			}
+			if ok {
+				content[f.Name] = v
+			}
+			break
+		}
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+}
+
+// ask prompts for one field; ok is false when it is left out (optional, no default).
+func (t *terminalElicitor) ask(f formField) (any, bool, error) {
+	label := cmp.Or(f.Title, f.Name)
+	if f.Description != "" {
+		fmt.Fprintf(t.out, "  %s — %s\n", label, f.Description)
+	}
+	for i, c := range f.Choices {
+		name := c
+		if i < len(f.Labels) && f.Labels[i] != "" {
+			name = f.Labels[i] + " (" + c + ")"
+		}
+		fmt.Fprintf(t.out, "    %d) %s\n", i+1, name)
+	}
+	fmt.Fprintf(t.out, "  %s", label)
+	if f.Default != nil {
+		fmt.Fprintf(t.out, " [%v]", f.Default)
+	} else if f.Required {
+		fmt.Fprint(t.out, " (required)")
+	}
+	fmt.Fprint(t.out, ": ")
+	s, err := t.line()
+	if err != nil {
+		return nil, false, err
+	}
+	if s == "" {
+		if f.Default != nil {
+			return f.Default, true, nil
+		}
+		if f.Required {
+			return nil, false, fmt.Errorf("%s is required", label)
+		}
+		return nil, false, nil
+	}
+	if len(f.Choices) > 0 {
+		if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= len(f.Choices) {
+			return f.Choices[n-1], true, nil
+		}
+		if slices.Contains(f.Choices, s) {
+			return s, true, nil
+		}
+		return nil, false, fmt.Errorf("choose 1 to %d", len(f.Choices))
+	}
+	switch f.Type {
+	case "boolean":
+		switch strings.ToLower(s) {
+		case "y", "yes", "true":
+			return true, true, nil
+		case "n", "no", "false":
+			return false, true, nil
+		}
+		return nil, false, errors.New("answer y or n")
+	case "integer":
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, false, errors.New("enter a whole number")
+		}
+		return n, true, nil
+	case "number":
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, false, errors.New("enter a number")
+		}
+		return n, true, nil
+	}
+	return s, true, nil
+}
+
+// gatewayElicit forwards the elicitations of exposed upstreams (the gateway) to the client
+// whose call is waiting on them, when that client declared the elicitation capability;
+// otherwise they are declined. Guests' calls to the same upstream are never forwarded: only
+// the gateway's calls are tracked.
+var gatewayElicit = &elicitRouter{inflight: map[string][]*mcp.ServerSession{}}
+
+type elicitRouter struct {
+	logger *slog.Logger // set by exposeUpstreams before any upstream starts
+
+	mu       sync.Mutex
+	inflight map[string][]*mcp.ServerSession // upstream → sessions with a gateway call to it in flight
+}
+
+type downstreamKey struct{} // the *mcp.ServerSession of a tools/call (downstreamSession)
+type gatewayKey struct{}    // the same, on a gateway call's context (track)
+
+// downstreamSession is a receiving middleware of our own server: it puts the session of a
+// tools/call on the handler's context.
+func downstreamSession(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && method == "tools/call" {
+			ctx = context.WithValue(ctx, downstreamKey{}, ss)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// track notes a gateway call to upstream name for the client on ctx; release ends it.
+func (r *elicitRouter) track(ctx context.Context, name string) (context.Context, func()) {
+	ss, _ := ctx.Value(downstreamKey{}).(*mcp.ServerSession)
+	if ss == nil {
+		return ctx, func() {}
+	}
+	r.mu.Lock()
+	r.inflight[name] = append(r.inflight[name], ss)
+	r.mu.Unlock()
+	return context.WithValue(ctx, gatewayKey{}, ss), func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		l := r.inflight[name]
+		if i := slices.Index(l, ss); i >= 0 {
+			r.inflight[name] = slices.Delete(l, i, i+1)
+		}
+	}
+}
+
+// handler answers upstream name's elicitations: an input-required result (2026-07-28) is
+// fulfilled on the gateway call's own context, which names the client; an elicitation/create
+// request goes to the one client with a gateway call to name in flight (with several, whose
+// call it belongs to is unknown, so it is declined).
+func (r *elicitRouter) handler(name string) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		ss, _ := ctx.Value(gatewayKey{}).(*mcp.ServerSession)
+		if ss == nil {
+			r.mu.Lock()
+			if l := r.inflight[name]; len(l) == 1 {
+				ss = l[0]
+			}
+			r.mu.Unlock()
+		}
+		decline := func(why string, err error) (*mcp.ElicitResult, error) {
+			if r.logger != nil {
+				r.logger.Debug("gateway: elicitation declined", "upstream", name, "why", why, "err", err)
+			}
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+		switch {
+		case ss == nil:
+			return decline("no single gateway call it belongs to", nil)
+		case req.Params.Mode != "" && req.Params.Mode != "form":
+			return decline("not a form", nil)
+		}
+		if ip := ss.InitializeParams(); ip != nil && (ip.Capabilities == nil || ip.Capabilities.Elicitation == nil) {
+			return decline("the client did not declare elicitation", nil)
+		}
+		res, err := ss.Elicit(ctx, req.Params)
+		if err != nil {
+			return decline("forwarding failed", err)
+		}
+		return res, nil
+	}
+}
