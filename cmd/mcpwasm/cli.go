@@ -535,6 +535,7 @@ func describeGrants(g runtime.Grants) string {
 		parts = append(parts, "random")
 	}
 	add("mcp", g.MCP)
+	parts = appendClientKinds(parts, g.Sampling, g.Elicitation, g.Roots)
 	return orNone(strings.Join(parts, "; "))
 }
 
@@ -563,7 +564,21 @@ func describeRequests(r abi.Requests) string {
 		parts = append(parts, "random")
 	}
 	add("mcp", r.MCP)
+	parts = appendClientKinds(parts, r.Sampling, r.Elicitation, r.Roots)
 	return orNone(strings.Join(parts, "; "))
+}
+
+// appendClientKinds names the granted or requested client request kinds (ABI.md §6.7).
+func appendClientKinds(parts []string, sampling, elicitation, roots bool) []string {
+	for _, k := range [...]struct {
+		on   bool
+		name string
+	}{{sampling, "sampling"}, {elicitation, "elicitation"}, {roots, "roots"}} {
+		if k.on {
+			parts = append(parts, k.name)
+		}
+	}
+	return parts
 }
 
 // version returns the main module's version, or "dev" for a source build.
