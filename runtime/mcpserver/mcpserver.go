@@ -35,6 +35,9 @@ type Options struct {
 	// Names is the server's tool-name registry (see NameSet); pass the same set to later
 	// AddGuest, ReplaceGuest and Expose calls on this server. Nil means a private set.
 	Names *NameSet
+	// RequestStateKey authenticates the requestState of input-required results (HMAC-SHA256,
+	// clientreq.go; see GuestOptions.RequestStateKey).
+	RequestStateKey []byte
 }
 
 // GuestOptions configure AddGuest. Nil means defaults.
@@ -49,6 +52,10 @@ type GuestOptions struct {
 	// Names is the server's tool-name registry (see NameSet). Nil means a private set, which
 	// cannot see the server's other tools.
 	Names *NameSet
+	// RequestStateKey authenticates the requestState of input-required results (HMAC-SHA256,
+	// at least 32 bytes; clientreq.go): servers behind one load balancer share it. Nil means
+	// a random per-process key.
+	RequestStateKey []byte
 }
 
 // NewServer returns an MCP server serving the tools of guests. It fails if a guest's tool
@@ -70,7 +77,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
 	for _, g := range guests {
-		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names}
+		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, RequestStateKey: o.RequestStateKey}
 		if err := AddGuest(s, g, gopts); err != nil {
 			return nil, err
 		}
@@ -109,7 +116,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		if withheld(g, t, &o) { // hidden characters (hygiene.go)
 			continue
 		}
-		s.AddTool(t, toolHandler(g, t.Name))
+		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, o.Logger, toolHandler(g, t.Name))) // clientreq.go
 	}
 	addResourcesAndPrompts(s, g, &o)
 	return nil
@@ -226,6 +233,7 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 	ss := req.Session
 	token := req.Params.GetProgressToken()
 	h := &runtime.CallHooks{
+		Client: clientOf(ctx), // clientreq.go
 		Log: func(level abi.Level, msg string) {
 			if ss != nil {
 				_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level.String()), Data: msg})
