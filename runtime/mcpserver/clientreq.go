@@ -300,6 +300,11 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 // Features": sampling, elicitation with its form or url mode, roots).
 func (b *clientBridge) capable(kind string, params []byte) error {
 	c := b.caps
+	if c == nil && !b.rounds {
+		// No initialize on this session: a stateless HTTP request of a revision before
+		// 2026-07-28, where neither a server-to-client request nor a round trip exists.
+		return fmt.Errorf("%w: the session cannot carry a server-to-client request (stateless HTTP needs protocol 2026-07-28 or later)", runtime.ErrClientUnavailable)
+	}
 	missing := ""
 	switch kind {
 	case abi.KindSampling:

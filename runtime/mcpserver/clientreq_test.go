@@ -21,9 +21,19 @@ import (
 )
 
 var askGuest struct {
-	once sync.Once
-	wasm []byte
-	err  error
+	once  sync.Once
+	wasm  []byte
+	dir   string // removed by TestMain
+	cache string // a compilation cache shared by the tests: ask.wasm is compiled once
+	err   error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if askGuest.dir != "" {
+		os.RemoveAll(askGuest.dir)
+	}
+	os.Exit(code)
 }
 
 // askWasm builds guests/ask once per test binary, as guests/granted.sh does.
@@ -35,7 +45,7 @@ func askWasm(t *testing.T) []byte {
 			askGuest.err = err
 			return
 		}
-		defer os.RemoveAll(dir)
+		askGuest.dir, askGuest.cache = dir, filepath.Join(dir, "cache")
 		out := filepath.Join(dir, "ask.wasm")
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, "../../guests/ask")
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
@@ -55,12 +65,13 @@ func askWasm(t *testing.T) []byte {
 func askServer(t *testing.T, grants runtime.Grants, key []byte) *mcp.Server {
 	t.Helper()
 	ctx := context.Background()
-	h, err := runtime.NewHost(ctx, &runtime.Options{NoDiskCache: true})
+	wasm := askWasm(t)
+	h, err := runtime.NewHost(ctx, &runtime.Options{CacheDir: askGuest.cache})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
-	g, err := h.Load(ctx, askWasm(t), &runtime.GuestConfig{Grants: grants})
+	g, err := h.Load(ctx, wasm, &runtime.GuestConfig{Grants: grants})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,5 +273,67 @@ func TestClientRequestsStateChecked(t *testing.T) {
 	}
 	if res.NeedsInput() || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "summary (m2): short" {
 		t.Errorf("second round: needsInput %v, content %#v", res.NeedsInput(), res.Content)
+	}
+}
+
+// Over stateful Streamable HTTP (2025-11-25) each kind reaches the client as a
+// server→client request on the session's stream, and the refusals are the same as on stdio.
+func TestClientRequestsStatefulHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		grants runtime.Grants
+		noElic bool
+		tool   string
+		args   map[string]any
+		want   string
+		isErr  bool
+	}{
+		{"sampling", allClientGrants, false, "summarize", map[string]any{"text": "t"}, "summary (m1): fixed answer", false},
+		{"elicitation", allClientGrants, false, "confirm", map[string]any{"question": "?"}, "yes", false},
+		{"roots", allClientGrants, false, "roots", map[string]any{}, "1 roots\nfile:///work work\n", false},
+		{"sampling not granted", runtime.Grants{Elicitation: true}, false, "summarize", map[string]any{"text": "t"},
+			`sampling: DENIED: sampling: not granted to guest "ask"`, true},
+		{"client without elicitation", allClientGrants, true, "confirm", map[string]any{"question": "?"},
+			"elicitation: UNAVAILABLE: elicitation: client unavailable: the client did not declare the elicitation capability", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := askServer(t, tc.grants, nil)
+			hs := httptest.NewServer(mcpserver.NewHTTPHandler(s, nil))
+			defer hs.Close()
+			f := &fakeClient{}
+			opts := f.options()
+			if tc.noElic {
+				opts.ElicitationHandler = nil
+			}
+			c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, opts)
+			c.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
+			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if got, isErr := callText(t, cs, tc.tool, tc.args); got != tc.want || isErr != tc.isErr {
+				t.Errorf("%s = %q (isError %v), want %q (isError %v)", tc.tool, got, isErr, tc.want, tc.isErr)
+			}
+		})
+	}
+}
+
+// A 2025-11-25 client of a stateless HTTP server: the session cannot carry a server→client
+// request, so the request is UNAVAILABLE and says why.
+func TestClientRequestsStatelessOldProtocol(t *testing.T) {
+	s := askServer(t, allClientGrants, nil)
+	hs := httptest.NewServer(mcpserver.NewHTTPHandler(s, &mcpserver.HTTPOptions{Stateless: true}))
+	defer hs.Close()
+	f := &fakeClient{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, f.options()).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	got, isErr := callText(t, cs, "summarize", map[string]any{"text": "t"})
+	if want := "sampling: UNAVAILABLE: sampling: client unavailable: the session cannot carry a server-to-client request (stateless HTTP needs protocol 2026-07-28 or later)"; !isErr || got != want {
+		t.Errorf("summarize = %q (isError %v), want %q", got, isErr, want)
 	}
 }
