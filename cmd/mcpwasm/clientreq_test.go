@@ -41,3 +41,25 @@ func TestClientRequestsInteropTypeScript(t *testing.T) {
 		t.Errorf("result = %+v, want one text block %q\nstderr:\n%s", res, want, stderr.String())
 	}
 }
+
+// inspect --config shows the client request kinds as requested, granted and effective, and
+// names the tools that lack them.
+func TestInspectClientRequestGrants(t *testing.T) {
+	ask := askWasm(t)
+	conf := writeConfig(t, `{"guests": [{"path": "`+ask+`", "grants": {"sampling": true, "roots": true},
+		"tools": {"summarize": {"grants": {"sampling": true}}}}]}`)
+	out, err := exec.Command(binPath, "inspect", "--cache-dir", cacheDir, "--config", conf, ask).CombinedOutput()
+	if err != nil {
+		t.Fatalf("inspect: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"requests: sampling; elicitation; roots\n",
+		"not granted: elicitation (tools summarize, confirm, draft, roots); roots (tools summarize, confirm, draft, roots); sampling (tools confirm, draft, roots)\n",
+		"  summarize — Summarize\n",
+		"    granted:   sampling\n    effective: sampling\n",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+}
