@@ -20,7 +20,7 @@ var askGuest struct {
 }
 
 // askWasm builds guests/ask once per test binary.
-func askWasm(t *testing.T) []byte {
+func askWasm(t testing.TB) []byte {
 	t.Helper()
 	askGuest.once.Do(func() {
 		out := filepath.Join(cacheDir, "ask.wasm")

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 }
 
 // askWasm builds guests/ask once per test binary, as guests/granted.sh does.
-func askWasm(t *testing.T) []byte {
+func askWasm(t testing.TB) []byte {
 	t.Helper()
 	askGuest.once.Do(func() {
 		dir, err := os.MkdirTemp("", "mcpwasm-ask-")
@@ -62,7 +62,7 @@ func askWasm(t *testing.T) []byte {
 }
 
 // askServer serves guests/ask with grants on a new MCP server.
-func askServer(t *testing.T, grants runtime.Grants, key []byte) *mcp.Server {
+func askServer(t testing.TB, grants runtime.Grants, key []byte) *mcp.Server {
 	t.Helper()
 	ctx := context.Background()
 	wasm := askWasm(t)
@@ -335,5 +335,52 @@ func TestClientRequestsStatelessOldProtocol(t *testing.T) {
 	got, isErr := callText(t, cs, "summarize", map[string]any{"text": "t"})
 	if want := "sampling: UNAVAILABLE: sampling: client unavailable: the session cannot carry a server-to-client request (stateless HTTP needs protocol 2026-07-28 or later)"; !isErr || got != want {
 		t.Errorf("summarize = %q (isError %v), want %q", got, isErr, want)
+	}
+}
+
+// BenchmarkClientRequest: one sampling request per call, answered by a go-sdk client's
+// handler — sent directly on a 2025-11-25 in-memory session, or in an input-required round
+// over stateless HTTP (2026-07-28: two tools/call POSTs and two guest runs per call).
+// "stateless-denied" is the floor of the rounds: one stateless call whose request is DENIED.
+func BenchmarkClientRequest(b *testing.B) {
+	for _, mode := range []string{"direct", "rounds", "stateless-denied"} {
+		b.Run(mode, func(b *testing.B) {
+			grants := allClientGrants
+			if mode == "stateless-denied" {
+				grants = runtime.Grants{}
+			}
+			s := askServer(b, grants, nil)
+			f := &fakeClient{}
+			var cs *mcp.ClientSession
+			if mode == "direct" {
+				st, ct := mcp.NewInMemoryTransports()
+				ss, err := s.Connect(context.Background(), st, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer ss.Close()
+				cs, err = mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, f.options()).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+				if err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				hs := httptest.NewServer(mcpserver.NewHTTPHandler(s, &mcpserver.HTTPOptions{Stateless: true}))
+				defer hs.Close()
+				var err error
+				cs, err = mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, f.options()).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			defer cs.Close()
+			params := &mcp.CallToolParams{Name: "summarize", Arguments: map[string]any{"text": "t"}}
+			b.ResetTimer()
+			for range b.N {
+				res, err := cs.CallTool(context.Background(), params)
+				if err != nil || res.IsError != (mode == "stateless-denied") {
+					b.Fatalf("%v %+v", err, res)
+				}
+			}
+		})
 	}
 }
