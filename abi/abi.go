@@ -200,6 +200,11 @@ type Requests struct {
 	Clock  bool        `json:"clock,omitempty"`
 	Random bool        `json:"random,omitempty"`
 	MCP    []string    `json:"mcp,omitempty"` // upstream server names
+	// Sampling, Elicitation and Roots ask to send the client of the current call an MCP
+	// sampling/createMessage, elicitation/create or roots/list request (ABI.md §6.7).
+	Sampling    bool `json:"sampling,omitempty"`
+	Elicitation bool `json:"elicitation,omitempty"`
+	Roots       bool `json:"roots,omitempty"`
 }
 
 // FSRequest asks for a directory at Path in the guest's file system, writable if RW.
@@ -335,6 +340,21 @@ type MCPCallRequest struct {
 	Tool      string          `json:"tool"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
+
+// Request kinds that ask the MCP client of the current tool call (ABI.md §6.7; MCP spec
+// 2025-11-25 "Client Features"). Each needs the grant of the same name. The request body is
+// the MCP request's params JSON and the OK answer is the client's result JSON:
+//
+//   - KindSampling: sampling/createMessage params → CreateMessageResult
+//     ({"role":"assistant","content":{"type":"text","text":…},"model":…,"stopReason":…});
+//   - KindElicitation: elicitation/create params → ElicitResult
+//     ({"action":"accept","content":{…}}; "decline" and "cancel" are OK answers too);
+//   - KindRoots: {} → ListRootsResult ({"roots":[{"uri":"file:///…","name":…}]}).
+const (
+	KindSampling    = "sampling"
+	KindElicitation = "elicitation"
+	KindRoots       = "roots"
+)
 
 // NamePattern is the rule for guest, tool and prompt names (ABI.md §4): 1–64 characters of
 // ASCII letters, digits, "_" and "-". MCP 2025-11-25 "Tools" allows tool names of up to 128

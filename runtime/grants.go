@@ -38,6 +38,14 @@ type Grants struct {
 	Random bool
 	// MCP lists upstream MCP servers (by config name) the guest may call.
 	MCP []string
+	// Sampling lets the guest ask the client of the current call to sample its model
+	// (abi.KindSampling, MCP sampling/createMessage): it spends the user's tokens.
+	Sampling bool
+	// Elicitation lets the guest ask the user through the client of the current call
+	// (abi.KindElicitation, MCP elicitation/create).
+	Elicitation bool
+	// Roots lets the guest list the client's roots (abi.KindRoots, MCP roots/list).
+	Roots bool
 }
 
 // ExecGrant allows one program.
@@ -75,7 +83,7 @@ type FSGrant struct {
 // not cover. A net pattern must lie within a guest pattern ("api.example.com" within
 // "*.example.com"), an exec grant must have the same name and path as one of the guest's,
 // an fs mount the same guest path and host directory (rw only if the guest's is rw); env
-// entries, mcp names, clock and random must be the guest's too.
+// entries, mcp names, clock, random, sampling, elicitation and roots must be the guest's too.
 func (g Grants) Within(guest Grants) error {
 	_, err := sandbox.Narrow(guest.internal(), g.internal())
 	return err
@@ -84,7 +92,8 @@ func (g Grants) Within(guest Grants) error {
 // internal returns a deep copy of g in the sandbox's type: nothing the caller holds can
 // reach the sandbox's state.
 func (g Grants) internal() sandbox.Grants {
-	s := sandbox.Grants{Net: slices.Clone(g.Net), Env: slices.Clone(g.Env), Clock: g.Clock, Random: g.Random, MCP: slices.Clone(g.MCP)}
+	s := sandbox.Grants{Net: slices.Clone(g.Net), Env: slices.Clone(g.Env), Clock: g.Clock, Random: g.Random, MCP: slices.Clone(g.MCP),
+		Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
 	for _, e := range g.Exec {
 		s.Exec = append(s.Exec, sandbox.ExecGrant(e))
 	}
@@ -97,7 +106,8 @@ func (g Grants) internal() sandbox.Grants {
 // publicGrants returns a deep copy of s in the public type.
 func publicGrants(s sandbox.Grants) Grants {
 	s = s.Clone()
-	g := Grants{Net: s.Net, Env: s.Env, Clock: s.Clock, Random: s.Random, MCP: s.MCP}
+	g := Grants{Net: s.Net, Env: s.Env, Clock: s.Clock, Random: s.Random, MCP: s.MCP,
+		Sampling: s.Sampling, Elicitation: s.Elicitation, Roots: s.Roots}
 	for _, e := range s.Exec {
 		g.Exec = append(g.Exec, ExecGrant(e))
 	}

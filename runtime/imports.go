@@ -18,6 +18,11 @@ type CallHooks struct {
 	Log func(level abi.Level, msg string)
 	// Progress receives a progress report; total <= 0 means unknown.
 	Progress func(progress, total float64, msg string)
+	// Client serves the guest's requests to the MCP client of this call (request kinds
+	// sampling, elicitation, roots; ABI.md §6.7) once the sandbox has checked the grant. Nil:
+	// such requests answer UNAVAILABLE. Unlike Log and Progress, Client.Request may block
+	// until the client answers (bounded by ctx, the call's deadline and cancellation).
+	Client Client
 }
 
 type hooksKey struct{}
@@ -135,6 +140,12 @@ func (h *Host) hostRequest(ctx context.Context, mod api.Module, stack []uint64) 
 		if end != nil {
 			end(st)
 		}
+		if sandbox.IsInputRequired(st, body) {
+			// The client's answer comes in a later round (ABI.md §6.7, mechanism 2): end the
+			// call here. wazero turns the panic into the call's error (wrapping the value),
+			// and the instance is discarded like after a trap.
+			panic(ErrInputRequired)
+		}
 	}
 	inst.pending = body
 	stack[0] = abi.Pack(uint32(st), uint32(len(body)))
@@ -178,6 +189,9 @@ func (inst *instance) request(ctx context.Context, kind string, req []byte) (abi
 	t, ok := inst.g.tools[inst.tool]
 	if !ok {
 		return abi.StatusUnavailable, sandbox.ErrorBody("request outside a tool call")
+	}
+	if hk := hooksFrom(ctx); hk != nil && hk.Client != nil {
+		ctx = sandbox.WithClient(ctx, hk.Client)
 	}
 	return t.sandbox.Request(ctx, kind, req)
 }

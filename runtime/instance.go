@@ -176,6 +176,9 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 	if code := inst.intr.interrupted(); code != 0 {
 		err = sys.NewExitError(code) // err may be nil: interrupted as the guest returned
 	}
+	if errors.Is(err, ErrInputRequired) { // hostRequest stopped the guest
+		return ErrInputRequired
+	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {
 		switch exit.ExitCode() {

@@ -44,6 +44,38 @@ int mcpwasm_request(const char *kind, const char *req, size_t n, char **resp, si
 	return status;
 }
 
+int mcpwasm_sample(const char *prompt, int max_tokens, char **resp, size_t *resp_len) {
+	mcpwasm_buf b = {0};
+	mcpwasm_buf_puts(&b, "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":");
+	mcpwasm_buf_json_string(&b, prompt, strlen(prompt));
+	mcpwasm_buf_printf(&b, "}}],\"maxTokens\":%d}", max_tokens);
+	if (b.oom) {
+		mcpwasm_buf_free(&b);
+		return MCPWASM_TOO_LARGE;
+	}
+	int st = mcpwasm_request("sampling", b.data, b.len, resp, resp_len);
+	mcpwasm_buf_free(&b);
+	return st;
+}
+
+int mcpwasm_elicit(const char *message, const char *requested_schema, char **resp, size_t *resp_len) {
+	mcpwasm_buf b = {0};
+	mcpwasm_buf_puts(&b, "{\"message\":");
+	mcpwasm_buf_json_string(&b, message, strlen(message));
+	if (requested_schema) {
+		mcpwasm_buf_puts(&b, ",\"requestedSchema\":");
+		mcpwasm_buf_puts(&b, requested_schema);
+	}
+	mcpwasm_buf_puts(&b, "}");
+	if (b.oom) {
+		mcpwasm_buf_free(&b);
+		return MCPWASM_TOO_LARGE;
+	}
+	int st = mcpwasm_request("elicitation", b.data, b.len, resp, resp_len);
+	mcpwasm_buf_free(&b);
+	return st;
+}
+
 /* ---- Buffers ------------------------------------------------------------------------------ */
 
 void mcpwasm_buf_append(mcpwasm_buf *b, const char *s, size_t n) {

@@ -149,6 +149,17 @@ int mcpwasm_cancelled(void);
  * response JSON (NUL-terminated, malloc'd: free it) is stored in *resp and its length in
  * *resp_len (either may be NULL to discard). */
 int mcpwasm_request(const char *kind, const char *req, size_t n, char **resp, size_t *resp_len);
+/* Asks the client of the current call to sample its model (request kind "sampling", needs
+ * the sampling grant; abi/ABI.md §6.7) with one user message of text prompt and at most
+ * max_tokens tokens in the answer. Returns the status; *resp is the CreateMessageResult JSON
+ * ({"role":"assistant","content":{"type":"text","text":…},"model":…}) or {"error":…}, as for
+ * mcpwasm_request. */
+int mcpwasm_sample(const char *prompt, int max_tokens, char **resp, size_t *resp_len);
+/* Asks the user through the client of the current call (request kind "elicitation", needs
+ * the elicitation grant) with message and requested_schema (a JSON Schema object; NULL means
+ * none). Returns the status; *resp is the ElicitResult JSON ({"action":"accept","content":…},
+ * or decline / cancel, which are MCPWASM_OK too) or {"error":…}. */
+int mcpwasm_elicit(const char *message, const char *requested_schema, char **resp, size_t *resp_len);
 
 #ifdef __cplusplus
 }

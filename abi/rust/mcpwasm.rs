@@ -448,6 +448,33 @@ pub fn request(kind: &str, req: &[u8]) -> Result<Vec<u8>, (i32, Vec<u8>)> {
     }
 }
 
+/// Asks the client of the current call to sample its model (request kind `sampling`, needs
+/// the sampling grant; abi/ABI.md §6.7) with one user message of text `prompt` and at most
+/// `max_tokens` tokens in the answer. Ok holds the CreateMessageResult JSON
+/// (`{"role":"assistant","content":{"type":"text","text":…},"model":…}`); Err as for `request`.
+pub fn sample(prompt: &str, max_tokens: u32) -> Result<Vec<u8>, (i32, Vec<u8>)> {
+    let req = format!(
+        "{{\"messages\":[{{\"role\":\"user\",\"content\":{{\"type\":\"text\",\"text\":{}}}}}],\"maxTokens\":{}}}",
+        quote(prompt),
+        max_tokens
+    );
+    request("sampling", req.as_bytes())
+}
+
+/// Asks the user through the client of the current call (request kind `elicitation`, needs
+/// the elicitation grant) with `message` and `requested_schema` (a JSON Schema object, or
+/// None). Ok holds the ElicitResult JSON (`{"action":"accept","content":…}`; decline and
+/// cancel are Ok too); Err as for `request`.
+pub fn elicit(message: &str, requested_schema: Option<&str>) -> Result<Vec<u8>, (i32, Vec<u8>)> {
+    let mut req = format!("{{\"message\":{}", quote(message));
+    if let Some(s) = requested_schema {
+        req.push_str(",\"requestedSchema\":");
+        req.push_str(s);
+    }
+    req.push('}');
+    request("elicitation", req.as_bytes())
+}
+
 // ---- Exports (abi/ABI.md §2) -------------------------------------------------------------
 
 fn ensure_init() {

@@ -373,9 +373,13 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	toolNames := &mcpserver.NameSet{} // the one registry of tool names: guests, reloads, the gateway
+	stateKey, err := requestStateKey(cfg)
+	if err != nil {
+		return ExitUsage, err
+	}
 	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
 		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger, Names: toolNames,
-		TracerProvider: obs.tp})
+		TracerProvider: obs.tp, RequestStateKey: stateKey})
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -416,7 +420,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		for i, sp := range specs {
 			if sp.path != "" {
 				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i],
-					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger, Names: toolNames}})
+					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger, Names: toolNames, RequestStateKey: stateKey}})
 			}
 		}
 		wg.Go(func() { watchGuests(ctx, &wg, h, srv, ws, logger) })
@@ -637,6 +641,7 @@ func describeGrants(g runtime.Grants) string {
 		parts = append(parts, "random")
 	}
 	add("mcp", g.MCP)
+	parts = appendClientKinds(parts, g.Sampling, g.Elicitation, g.Roots)
 	return orNone(strings.Join(parts, "; "))
 }
 
@@ -665,7 +670,38 @@ func describeRequests(r abi.Requests) string {
 		parts = append(parts, "random")
 	}
 	add("mcp", r.MCP)
+	parts = appendClientKinds(parts, r.Sampling, r.Elicitation, r.Roots)
 	return orNone(strings.Join(parts, "; "))
+}
+
+// requestStateKey is the HMAC key of input-required request states (ABI.md §6.7): the
+// config's request_state_key, else $MCPWASM_REQUEST_STATE_KEY, else nil (a random key per
+// process).
+func requestStateKey(cfg *config.Config) ([]byte, error) {
+	if cfg != nil && cfg.RequestStateKey != "" {
+		return mcpserver.ParseRequestStateKey(cfg.RequestStateKey)
+	}
+	if v := os.Getenv(mcpserver.RequestStateKeyEnv); v != "" {
+		k, err := mcpserver.ParseRequestStateKey(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mcpserver.RequestStateKeyEnv, err)
+		}
+		return k, nil
+	}
+	return nil, nil
+}
+
+// appendClientKinds names the granted or requested client request kinds (ABI.md §6.7).
+func appendClientKinds(parts []string, sampling, elicitation, roots bool) []string {
+	for _, k := range [...]struct {
+		on   bool
+		name string
+	}{{sampling, "sampling"}, {elicitation, "elicitation"}, {roots, "roots"}} {
+		if k.on {
+			parts = append(parts, k.name)
+		}
+	}
+	return parts
 }
 
 // version returns the main module's version, or "dev" for a source build.

@@ -174,3 +174,26 @@ func TestHiddenTextWithheld(t *testing.T) {
 		t.Errorf("startup line does not count 0 tools:\n%s", s.stderr)
 	}
 }
+
+var askGuest struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// askWasm builds guests/ask once per test binary.
+func askWasm(t *testing.T) string {
+	t.Helper()
+	askGuest.once.Do(func() {
+		askGuest.path = filepath.Join(filepath.Dir(binPath), "ask.wasm")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", askGuest.path, "../../guests/ask")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			askGuest.err = fmt.Errorf("building guests/ask: %v\n%s", err, b)
+		}
+	})
+	if askGuest.err != nil {
+		t.Fatal(askGuest.err)
+	}
+	return askGuest.path
+}

@@ -89,6 +89,9 @@ func Consensus(ctx context.Context, in ConsensusIn) (ConsensusOut, error) {
 			return ConsensusOut{}, fmt.Errorf("cancelled after %d of %d samples", i-1, n)
 		}
 		a, err := s.Sample(ctx, []Message{{Role: "user", Content: in.Prompt}}, in.Temperature)
+		if nm := (*NoModelError)(nil); errors.As(err, &nm) {
+			return ConsensusOut{}, err // about the setup, not this sample
+		}
 		if err != nil {
 			return ConsensusOut{}, fmt.Errorf("sample %d of %d: %w", i, n, err)
 		}

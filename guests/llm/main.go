@@ -14,23 +14,29 @@
 //
 // # Where the model comes from
 //
-// Every model request goes through the Sampler interface (sampler.go). Its one
-// implementation today is an OpenAI-compatible chat-completions endpoint
-// (POST {base}/chat/completions) reached with the host's http request kind, configured by
-// environment variables the operator grants:
+// Every model request goes through the Sampler interface (sampler.go). There are two:
 //
-//	MCPWASM_LLM_BASE_URL  required, e.g. https://api.openai.com/v1 or http://localhost:11434/v1
-//	MCPWASM_LLM_MODEL     required, e.g. gpt-4o-mini
-//	MCPWASM_LLM_API_KEY   optional; sent as "Authorization: Bearer …" when set
+//   - MCP sampling (mcpsampler.go): sampling/createMessage sent to the client of the current
+//     call through the host (request kind sampling, abi/ABI.md §6.7). It is used first; it
+//     needs the operator's "sampling" grant and a client that declares sampling.
 //
-// The manifest requests net "*:*" (any host: the operator's net grant names the endpoint's
-// host), those three env names, and clock. Nothing configured, the guest still loads and
-// lists its tools; a call is a tool error naming each missing variable and the grant to
-// add, and a refused host names the net grant entry to add.
+//   - An OpenAI-compatible chat-completions endpoint (POST {base}/chat/completions) reached
+//     with the host's http request kind, configured by environment variables the operator
+//     grants:
 //
-// MCP sampling (sampling/createMessage through the client) is a future request kind of the
-// ABI; when it exists it becomes a second Sampler, picked in newSampler — the tools do not
-// change.
+//     MCPWASM_LLM_BASE_URL  required, e.g. https://api.openai.com/v1 or http://localhost:11434/v1
+//     MCPWASM_LLM_MODEL     required, e.g. gpt-4o-mini
+//     MCPWASM_LLM_API_KEY   optional; sent as "Authorization: Bearer …" when set
+//
+// When MCP sampling is refused (not granted: DENIED; the client cannot sample: UNAVAILABLE)
+// the call uses the endpoint from then on. The manifest requests sampling, net "*:*" (any
+// host: the operator's net grant names the endpoint's host), those three env names, and
+// clock. With neither, the guest still loads and lists its tools; a call is a tool error
+// naming each missing variable, the grant to add, and why sampling was refused.
+//
+// Over MCP 2026-07-28 each sample is one input-required round (the guest runs again with
+// the answers so far), so a call takes n+1 rounds (plus one for a tie-break); the host caps
+// a call at 16 client requests.
 //
 // # Retries and the clock
 //

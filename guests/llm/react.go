@@ -159,6 +159,9 @@ func React(ctx context.Context, in ReactIn) (ReactOut, error) {
 			return ReactOut{}, fmt.Errorf("cancelled after round %d of %d", round-1, rounds)
 		}
 		text, err := s.Sample(ctx, messages, nil)
+		if nm := (*NoModelError)(nil); errors.As(err, &nm) {
+			return ReactOut{}, err // about the setup, not this round
+		}
 		if err != nil {
 			return ReactOut{}, fmt.Errorf("round %d of %d: %w", round, rounds, err)
 		}

@@ -13,7 +13,8 @@ func init() {
 	guest.SetInfo("llm", "1.0.0", "Asks a language model (an OpenAI-compatible endpoint the operator grants) and checks its answers: consensus voting and a bounded reason-act loop with a calculator.")
 	// Any host (the operator's net grant names the endpoint's), the three configuration
 	// variables, and a real clock to wait before retries (see main.go).
-	guest.SetRequests(abi.Requests{Net: []string{"*:*"}, Env: []string{EnvBaseURL, EnvModel, EnvAPIKey}, Clock: true})
+	// MCP sampling is tried first (mcpsampler.go).
+	guest.SetRequests(abi.Requests{Net: []string{"*:*"}, Env: []string{EnvBaseURL, EnvModel, EnvAPIKey}, Clock: true, Sampling: true})
 	annotations := json.RawMessage(`{"readOnlyHint":true,"idempotentHint":false,"openWorldHint":true}`)
 	guest.AddTool(abi.Tool{
 		Name: "consensus", Title: "Model consensus",

@@ -25,12 +25,10 @@ type Message struct {
 // Sampler produces one model reply to a conversation. temperature nil means the model's
 // default.
 //
-// It is the seam between the tools and where the model runs. endpoint (an OpenAI-compatible
-// chat-completions API over the host's http request kind) is the one implementation today.
-// MCP sampling — sampling/createMessage sent to the client through the host, a request kind
-// the ABI does not have yet — plugs in as a second implementation chosen by newSampler
-// (for example: sampling when granted, else the endpoint); consensus and react_loop only
-// see this interface.
+// It is the seam between the tools and where the model runs: mcpSampler (MCP sampling through
+// the client of the current call, mcpsampler.go) and endpoint (an OpenAI-compatible
+// chat-completions API over the host's http request kind); newSampler picks. consensus and
+// react_loop only see this interface.
 type Sampler interface {
 	Sample(ctx context.Context, messages []Message, temperature *float64) (string, error)
 }
@@ -38,8 +36,14 @@ type Sampler interface {
 // logMsg sends a line to the host's log; tests silence it.
 var logMsg = guest.Log
 
-// newSampler returns the Sampler for one call; tests replace it.
+// newSampler returns the Sampler for one call: MCP sampling first, the endpoint when the
+// client or the operator refuses it (preferMCP, mcpsampler.go). Tests replace it.
 var newSampler = func() (Sampler, error) {
+	return &preferMCP{mcp: mcpSampler{}, endpoint: newEndpoint}, nil
+}
+
+// newEndpoint returns the endpoint Sampler configured by the environment.
+func newEndpoint() (Sampler, error) {
 	c, err := LoadConfig()
 	if err != nil {
 		return nil, err

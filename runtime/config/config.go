@@ -49,6 +49,12 @@ type Config struct {
 	// Shipping guests from URLs and registries (runtime/ship; ship.go).
 	Ship
 
+	// RequestStateKey is the hex HMAC-SHA256 key (at least 32 bytes) that authenticates the
+	// requestState of input-required tool results (ABI.md §6.7): replicas behind one load
+	// balancer share it. Empty means the environment's MCPWASM_REQUEST_STATE_KEY, else a
+	// random key per process.
+	RequestStateKey string `json:"request_state_key,omitempty"`
+
 	dir string // the file's directory: relative paths are resolved against it
 }
 
@@ -87,6 +93,10 @@ type Grants struct {
 	Clock  bool     `json:"clock,omitempty"`
 	Random bool     `json:"random,omitempty"`
 	MCP    []string `json:"mcp,omitempty"`
+
+	Sampling    bool `json:"sampling,omitempty"`
+	Elicitation bool `json:"elicitation,omitempty"`
+	Roots       bool `json:"roots,omitempty"`
 }
 
 // Exec mirrors runtime.ExecGrant.
@@ -388,7 +398,8 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 }
 
 func (c *Config) grants(g Grants) runtime.Grants {
-	r := runtime.Grants{Net: g.Net, Env: g.Env, Clock: g.Clock, Random: g.Random, MCP: g.MCP}
+	r := runtime.Grants{Net: g.Net, Env: g.Env, Clock: g.Clock, Random: g.Random, MCP: g.MCP,
+		Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
 	for _, e := range g.Exec {
 		r.Exec = append(r.Exec, runtime.ExecGrant{Name: e.Name, Path: e.Path, Args: e.Args, Options: e.Options,
 			Env: e.Env, Dir: e.Dir, Timeout: time.Duration(e.TimeoutMS) * time.Millisecond, OutputBytes: e.OutputBytes})

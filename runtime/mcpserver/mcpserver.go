@@ -39,6 +39,9 @@ type Options struct {
 	// TracerProvider makes the tools/call spans (telemetry.go); nil means the global
 	// otel.GetTracerProvider(), a no-op until one is installed.
 	TracerProvider trace.TracerProvider
+	// RequestStateKey authenticates the requestState of input-required results (HMAC-SHA256,
+	// clientreq.go; see GuestOptions.RequestStateKey).
+	RequestStateKey []byte
 }
 
 // GuestOptions configure AddGuest. Nil means defaults.
@@ -55,6 +58,10 @@ type GuestOptions struct {
 	Names *NameSet
 	// TracerProvider makes the tools/call spans; nil means the global one (see Options).
 	TracerProvider trace.TracerProvider
+	// RequestStateKey authenticates the requestState of input-required results (HMAC-SHA256,
+	// at least 32 bytes; clientreq.go): servers behind one load balancer share it. Nil means
+	// a random per-process key.
+	RequestStateKey []byte
 }
 
 // NewServer returns an MCP server serving the tools of guests. It fails if a guest's tool
@@ -76,7 +83,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
 	for _, g := range guests {
-		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider}
+		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider, RequestStateKey: o.RequestStateKey}
 		if err := AddGuest(s, g, gopts); err != nil {
 			return nil, err
 		}
@@ -115,7 +122,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		if withheld(g, t, &o) { // hidden characters (hygiene.go)
 			continue
 		}
-		s.AddTool(t, toolHandler(g, t.Name, tracerOf(o.TracerProvider)))
+		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, o.Logger, toolHandler(g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
 	}
 	addResourcesAndPrompts(s, g, &o)
 	return nil
@@ -238,6 +245,7 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 	ss := req.Session
 	token := req.Params.GetProgressToken()
 	h := &runtime.CallHooks{
+		Client: clientOf(ctx), // clientreq.go
 		Log: func(level abi.Level, msg string) {
 			if ss != nil {
 				_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(level.String()), Data: msg})

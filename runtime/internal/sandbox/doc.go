@@ -18,7 +18,11 @@
 //     is created (profile.go); without them the environment is empty and the clock and the
 //     random source are deterministic;
 //   - mcp: tools of named upstream MCP servers (request kinds "mcp.list", "mcp.call",
-//     ABI.md §6.5) through the host's client (mcp.go).
+//     ABI.md §6.5) through the host's client (mcp.go);
+//   - sampling, elicitation, roots: requests to the MCP client of the current tool call
+//     (request kinds of the same names, ABI.md §6.7) — sampling spends the user's model
+//     tokens and elicitation asks the user, so like net and exec they need a grant; the host
+//     hands them to the call's Client (client.go) and never to another session's client.
 //
 // Outside this package a guest has only its own linear memory, the host imports that report
 // to the caller (log, progress, cancelled: ABI.md §6), and stdout and stderr, which the host

@@ -20,6 +20,10 @@ type Grants struct {
 	Clock  bool
 	Random bool
 	MCP    []string
+	// Sampling, Elicitation, Roots: requests to the client of the current call (client.go).
+	Sampling    bool
+	Elicitation bool
+	Roots       bool
 }
 
 // ExecGrant allows one program; see runtime.ExecGrant.
@@ -132,7 +136,8 @@ func (e ExecGrant) id() string {
 //     guest's mount is rw;
 //   - env: the same entry ("NAME" or "NAME=value");
 //   - clock, random: only if the guest has them;
-//   - mcp: the same upstream name.
+//   - mcp: the same upstream name;
+//   - sampling, elicitation, roots: only if the guest has them.
 func Narrow(guest, tool Grants) (Grants, error) {
 	var out Grants
 	for _, t := range tool.Net {
@@ -177,6 +182,12 @@ func Narrow(guest, tool Grants) (Grants, error) {
 		return Grants{}, fmt.Errorf("random is not granted to the guest")
 	}
 	out.Clock, out.Random = tool.Clock, tool.Random
+	for _, k := range clientKinds {
+		if k.of(tool) && !k.of(guest) {
+			return Grants{}, fmt.Errorf("%s is not granted to the guest", k.name)
+		}
+	}
+	out.Sampling, out.Elicitation, out.Roots = tool.Sampling, tool.Elicitation, tool.Roots
 	for _, t := range tool.MCP {
 		if !slices.Contains(guest.MCP, t) {
 			return Grants{}, fmt.Errorf("mcp %q is not granted to the guest", t)
@@ -219,6 +230,9 @@ func effective(granted Grants, requested abi.Requests) Grants {
 	}
 	eff.Clock = granted.Clock && requested.Clock
 	eff.Random = granted.Random && requested.Random
+	eff.Sampling = granted.Sampling && requested.Sampling
+	eff.Elicitation = granted.Elicitation && requested.Elicitation
+	eff.Roots = granted.Roots && requested.Roots
 	for _, m := range granted.MCP {
 		if slices.Contains(requested.MCP, m) {
 			eff.MCP = append(eff.MCP, m)
@@ -237,5 +251,9 @@ func MergeRequests(guest, tool abi.Requests) abi.Requests {
 		Clock:  guest.Clock || tool.Clock,
 		Random: guest.Random || tool.Random,
 		MCP:    append(slices.Clone(guest.MCP), tool.MCP...),
+
+		Sampling:    guest.Sampling || tool.Sampling,
+		Elicitation: guest.Elicitation || tool.Elicitation,
+		Roots:       guest.Roots || tool.Roots,
 	}
 }

@@ -69,7 +69,7 @@ func (c *Tool) subject() string {
 }
 
 // Request serves one request import call of the running tool (ABI.md §6.1): kind names the
-// request ("http", "exec", "mcp.list", "mcp.call"), body is its JSON. The answer is a status
+// request ("http", "exec", "mcp.list", "mcp.call", "sampling", "elicitation", "roots"), body is its JSON. The answer is a status
 // and a JSON body (the response, or abi.ErrorBody); a denied capability is data, never a
 // trap. ctx carries the call's deadline and cancellation; every request ends with it.
 func (c *Tool) Request(ctx context.Context, kind string, body []byte) (abi.Status, []byte) {
@@ -80,13 +80,15 @@ func (c *Tool) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 		return c.execRequest(ctx, body)
 	case abi.KindMCPList, abi.KindMCPCall:
 		return c.mcpRequest(ctx, kind, body)
+	case abi.KindSampling, abi.KindElicitation, abi.KindRoots:
+		return c.clientRequest(ctx, kind, body)
 	}
 	return abi.StatusNotFound, ErrorBody(fmt.Sprintf("unknown request kind %q", clip(kind)))
 }
 
 // Ungranted lists what the tool requested and does not have, one item each, in the words of
 // the config file: `net "*"`, `exec "/usr/bin/git"`, `fs "/data"`, `env "HOME"`, `clock`,
-// `random`, `mcp "docs"`.
+// `random`, `mcp "docs"`, `sampling`, `elicitation`, `roots`.
 func (c *Tool) Ungranted() []string {
 	var out []string
 	req, eff := c.requested, c.effective
@@ -119,6 +121,11 @@ func (c *Tool) Ungranted() []string {
 	for _, r := range req.MCP {
 		if !slices.Contains(eff.MCP, r) {
 			out = append(out, fmt.Sprintf("mcp %q", r))
+		}
+	}
+	for _, k := range clientKinds {
+		if k.ofRequests(req) && !k.of(eff) {
+			out = append(out, k.name)
 		}
 	}
 	return out

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Interop: the TypeScript SDK's client (@modelcontextprotocol/sdk, pinned in
+// testdata/interop) drives `mcpwasm serve` over stdio; the guest's tool samples through the
+// client's sampling handler, and the tool result carries the handler's fixed text.
+func TestClientRequestsInteropTypeScript(t *testing.T) {
+	sdkIndex := npmTool(t, "@modelcontextprotocol/sdk/dist/esm/client/index.js")
+	modules := strings.TrimSuffix(sdkIndex, filepath.FromSlash("/@modelcontextprotocol/sdk/dist/esm/client/index.js"))
+	conf := writeConfig(t, `{"guests": [{"path": "`+askWasm(t)+`", "grants": {"sampling": true}}]}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "testdata/interop/sampling-client.mjs", "summarize",
+		binPath, "serve", "--cache-dir", cacheDir, "--config", conf)
+	cmd.Env = append(os.Environ(), "MCPWASM_INTEROP_MODULES="+modules)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\n%s\n%s", err, out, stderr.String())
+	}
+	var res struct {
+		Content []struct{ Type, Text string }
+		IsError bool
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("client output is not JSON: %v\n%s", err, out)
+	}
+	want := "summary (ts-model): answer from the TypeScript client (1 message)"
+	if res.IsError || len(res.Content) != 1 || res.Content[0].Text != want {
+		t.Errorf("result = %+v, want one text block %q\nstderr:\n%s", res, want, stderr.String())
+	}
+}
+
+// inspect --config shows the client request kinds as requested, granted and effective, and
+// names the tools that lack them.
+func TestInspectClientRequestGrants(t *testing.T) {
+	ask := askWasm(t)
+	conf := writeConfig(t, `{"guests": [{"path": "`+ask+`", "grants": {"sampling": true, "roots": true},
+		"tools": {"summarize": {"grants": {"sampling": true}}}}]}`)
+	out, err := exec.Command(binPath, "inspect", "--cache-dir", cacheDir, "--config", conf, ask).CombinedOutput()
+	if err != nil {
+		t.Fatalf("inspect: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"requests: sampling; elicitation; roots\n",
+		"not granted: elicitation (tools summarize, confirm, draft, roots); roots (tools summarize, confirm, draft, roots); sampling (tools confirm, draft, roots)\n",
+		"  summarize — Summarize\n",
+		"    granted:   sampling\n    effective: sampling\n",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,357 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A guest's requests to the client of the current tools/call (request kinds sampling,
+// elicitation, roots; ABI.md §6.7) reach the client in one of two ways:
+//
+//  1. The request was made on a protocol revision before 2026-07-28 (stdio, stateful HTTP):
+//     the session can carry a server→client request, so clientBridge.Request sends it
+//     (ServerSession.CreateMessageWithTools, Elicit, ListRoots) and blocks until the client
+//     answers or the call's deadline or cancellation ends it.
+//  2. The request was made on 2026-07-28 or later (MCP SEP-2322 multi round-trip): the
+//     server cannot send a request mid-call. The n-th client request of a call gets key
+//     "r<n>"; a request the current tools/call has no answer for stops the guest, and the
+//     call is answered with an input-required result: inputRequests holds that request and
+//     requestState the answers so far, authenticated with HMAC-SHA256 (sealState). The
+//     client retries the call with inputResponses and the state; the guest runs again from
+//     the start and its requests are answered from them (replay).
+
+// Caps of multi round-trip calls.
+const (
+	// MaxClientRequests caps the client requests of one tool call (so its rounds).
+	MaxClientRequests = 16
+	// MaxRequestStateBytes caps an encoded requestState, in bytes.
+	MaxRequestStateBytes = 1 << 20
+	// RequestStateTTL is how long a requestState is accepted after it was issued.
+	RequestStateTTL = time.Hour
+	// RequestStateKeyEnv names the environment variable cmd/mcpwasm reads a hex key from.
+	RequestStateKeyEnv = "MCPWASM_REQUEST_STATE_KEY"
+)
+
+// ParseRequestStateKey decodes a hex HMAC key for requestState (Options.RequestStateKey): at
+// least 32 bytes.
+func ParseRequestStateKey(s string) ([]byte, error) {
+	k, err := hex.DecodeString(strings.TrimSpace(s))
+	if err != nil {
+		return nil, fmt.Errorf("request state key: %w", err)
+	}
+	if len(k) < 32 {
+		return nil, fmt.Errorf("request state key: %d bytes, need at least 32", len(k))
+	}
+	return k, nil
+}
+
+var processKey = sync.OnceValue(func() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k) // never fails (crypto/rand)
+	return k
+})
+
+var warnProcessKey sync.Once
+
+// stateKey returns key, or the random per-process key (logging once that its states do
+// not survive a restart or reach another replica).
+func stateKey(key []byte, logger *slog.Logger) []byte {
+	if len(key) > 0 {
+		return key
+	}
+	warnProcessKey.Do(func() {
+		logger.Info("request states use a random per-process key: they do not survive a restart or another replica (set request_state_key or " + RequestStateKeyEnv + ")")
+	})
+	return processKey()
+}
+
+// answer is a client's answer to the n-th client request of a call.
+type answer struct {
+	Kind   string          `json:"kind"`
+	Result json.RawMessage `json:"result"`
+}
+
+// requestState is what an input-required result carries to the client's retry.
+type requestState struct {
+	Tool    string   `json:"tool"`
+	Args    string   `json:"args"` // hex SHA-256 of the compacted arguments JSON
+	Issued  int64    `json:"iat"`  // Unix seconds
+	Answers []answer `json:"answers"`
+	Kinds   []string `json:"pending,omitempty"` // kinds of the requests asked and not answered, by index after Answers
+}
+
+// sealState encodes st as base64url(JSON) "." base64url(HMAC-SHA256(key, JSON)).
+func sealState(key []byte, st *requestState) (string, error) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(b)
+	s := base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	if len(s) > MaxRequestStateBytes {
+		return "", fmt.Errorf("request state of %d bytes is over the %d-byte cap", len(s), MaxRequestStateBytes)
+	}
+	return s, nil
+}
+
+// openState verifies and decodes a requestState for tool and args hash, issued no longer
+// than RequestStateTTL before now.
+func openState(key []byte, s, tool, args string, now time.Time) (*requestState, error) {
+	if len(s) > MaxRequestStateBytes {
+		return nil, fmt.Errorf("requestState of %d bytes is over the %d-byte cap", len(s), MaxRequestStateBytes)
+	}
+	body, sig, ok := strings.Cut(s, ".")
+	b, err1 := base64.RawURLEncoding.DecodeString(body)
+	mac, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if !ok || err1 != nil || err2 != nil {
+		return nil, errors.New("requestState is malformed")
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(b)
+	if !hmac.Equal(mac, m.Sum(nil)) {
+		return nil, errors.New("requestState is not authentic (tampered, or issued by a server with another key)")
+	}
+	var st requestState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("requestState: %w", err)
+	}
+	switch issued := time.Unix(st.Issued, 0); {
+	case st.Tool != tool:
+		return nil, fmt.Errorf("requestState was issued for tool %q, not %q", st.Tool, tool)
+	case st.Args != args:
+		return nil, errors.New("requestState was issued for other arguments")
+	case now.Sub(issued) > RequestStateTTL:
+		return nil, fmt.Errorf("requestState expired (issued %s ago, accepted for %s)", now.Sub(issued).Round(time.Second), RequestStateTTL)
+	}
+	return &st, nil
+}
+
+func argsHash(args json.RawMessage) string {
+	var buf bytes.Buffer
+	if len(bytes.TrimSpace(args)) == 0 || json.Compact(&buf, args) != nil {
+		buf.Reset()
+		buf.WriteString("{}")
+	}
+	if buf.String() == "null" {
+		buf.Reset()
+		buf.WriteString("{}")
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
+// clientBridge is the runtime.Client of one tools/call.
+type clientBridge struct {
+	ss     *mcp.ServerSession
+	caps   *mcp.ClientCapabilities
+	rounds bool // mechanism 2: answers come in later rounds
+
+	mu      sync.Mutex
+	n       int      // client requests made so far in this run of the guest
+	answers []answer // rounds: answers by request index
+	asked   *askedRequest
+}
+
+// askedRequest is the client request that stopped the guest (rounds only).
+type askedRequest struct {
+	key, kind string
+	params    mcp.InputRequest
+}
+
+type bridgeKey struct{}
+
+// clientOf returns the Client withClientRequests put in ctx, or nil.
+func clientOf(ctx context.Context) runtime.Client {
+	if b, ok := ctx.Value(bridgeKey{}).(*clientBridge); ok {
+		return b
+	}
+	return nil
+}
+
+// withClientRequests wraps the tools/call handler of one guest tool so the guest can ask the
+// calling client (see the comment at the top of this file). key authenticates request states.
+func withClientRequests(tool string, key []byte, logger *slog.Logger, next mcp.ToolHandler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: req.ProtocolVersion() >= "2026-07-28"}
+		var hash string
+		if b.rounds {
+			hash = argsHash(req.Params.Arguments)
+			if err := b.load(stateKey(key, logger), req.Params, tool, hash); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
+			}
+		}
+		res, err := next(context.WithValue(ctx, bridgeKey{}, b), req)
+		if err != nil || b.asked == nil {
+			return res, err
+		}
+		st := &requestState{Tool: tool, Args: hash, Issued: time.Now().Unix(), Answers: b.answers, Kinds: []string{b.asked.kind}}
+		s, err := sealState(stateKey(key, logger), st)
+		if err != nil {
+			return toolError(fmt.Errorf("tool %q: %w", tool, err)), nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{b.asked.key: b.asked.params}, RequestState: s}, nil
+	}
+}
+
+// load takes the answers of earlier rounds from the verified request state and this
+// round's inputResponses. An answer must be for the next unanswered key ("r<len(answers)>"),
+// which the state says was asked.
+func (b *clientBridge) load(key []byte, p *mcp.CallToolParamsRaw, tool, hash string) error {
+	if p.RequestState == "" {
+		if len(p.InputResponses) > 0 {
+			return errors.New("inputResponses without requestState")
+		}
+		return nil
+	}
+	st, err := openState(key, p.RequestState, tool, hash, time.Now())
+	if err != nil {
+		return err
+	}
+	b.answers = st.Answers
+	for i, kind := range st.Kinds {
+		k := fmt.Sprintf("r%d", len(st.Answers)+i)
+		resp, ok := p.InputResponses[k]
+		if !ok {
+			break // asked again when the guest gets there
+		}
+		raw, err := json.Marshal(resp)
+		if err != nil {
+			return fmt.Errorf("inputResponses[%q]: %w", k, err)
+		}
+		b.answers = append(b.answers, answer{Kind: kind, Result: raw})
+	}
+	return nil
+}
+
+// Request implements runtime.Client.
+func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) ([]byte, error) {
+	b.mu.Lock()
+	i := b.n
+	b.n++
+	b.mu.Unlock()
+	if i >= MaxClientRequests {
+		return nil, fmt.Errorf("%w: over %d client requests in one tool call", runtime.ErrClientFailed, MaxClientRequests)
+	}
+	if err := b.capable(kind, params); err != nil {
+		return nil, err
+	}
+	ir, err := inputRequest(kind, params)
+	if err != nil {
+		return nil, err
+	}
+	if b.rounds {
+		if i < len(b.answers) {
+			a := b.answers[i]
+			if a.Kind != kind {
+				return nil, fmt.Errorf("%w: request %d of this call was %s in an earlier round and is %s now: a guest's client requests must be the same for the same arguments", runtime.ErrClientFailed, i, a.Kind, kind)
+			}
+			return a.Result, nil
+		}
+		b.mu.Lock()
+		b.asked = &askedRequest{key: fmt.Sprintf("r%d", i), kind: kind, params: ir}
+		b.mu.Unlock()
+		return nil, runtime.ErrInputRequired
+	}
+	if b.ss == nil {
+		return nil, fmt.Errorf("%w: the call has no session to send a request on", runtime.ErrClientUnavailable)
+	}
+	var res any
+	switch p := ir.(type) {
+	case *mcp.CreateMessageWithToolsParams:
+		res, err = b.ss.CreateMessageWithTools(ctx, p)
+	case *mcp.ElicitParams:
+		res, err = b.ss.Elicit(ctx, p)
+	case *mcp.ListRootsParams:
+		res, err = b.ss.ListRoots(ctx, p)
+	}
+	var rpcErr *jsonrpc.Error
+	switch {
+	case err == nil:
+		return json.Marshal(res)
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(err, &rpcErr):
+		return nil, fmt.Errorf("%w: the client answered: %s", runtime.ErrClientFailed, rpcErr.Message)
+	}
+	// Not an answer of the client: the session could not carry the request (a stateless
+	// HTTP session, a closed connection).
+	return nil, fmt.Errorf("%w: the session cannot carry a server-to-client request: %v", runtime.ErrClientUnavailable, err)
+}
+
+// capable checks that the client declared the capability kind needs (MCP "Client
+// Features": sampling, elicitation with its form or url mode, roots).
+func (b *clientBridge) capable(kind string, params []byte) error {
+	c := b.caps
+	if c == nil && !b.rounds {
+		// No initialize on this session: a stateless HTTP request of a revision before
+		// 2026-07-28, where neither a server-to-client request nor a round trip exists.
+		return fmt.Errorf("%w: the session cannot carry a server-to-client request (stateless HTTP needs protocol 2026-07-28 or later)", runtime.ErrClientUnavailable)
+	}
+	missing := ""
+	switch kind {
+	case abi.KindSampling:
+		if c == nil || c.Sampling == nil {
+			missing = "sampling"
+		}
+	case abi.KindElicitation:
+		var p struct {
+			Mode string `json:"mode"`
+			URL  string `json:"url"`
+		}
+		_ = json.Unmarshal(params, &p)
+		url := p.Mode == "url" || (p.Mode == "" && p.URL != "")
+		switch {
+		case c == nil || c.Elicitation == nil:
+			missing = "elicitation"
+		case url && c.Elicitation.URL == nil:
+			missing = "elicitation (url mode)"
+		case !url && c.Elicitation.Form == nil && c.Elicitation.URL != nil:
+			missing = "elicitation (form mode)"
+		}
+	case abi.KindRoots:
+		if c == nil || c.RootsV2 == nil {
+			missing = "roots"
+		}
+	}
+	if missing != "" {
+		return fmt.Errorf("%w: the client did not declare the %s capability", runtime.ErrClientUnavailable, missing)
+	}
+	return nil
+}
+
+// inputRequest decodes a guest's params JSON into the SDK's params type for kind.
+func inputRequest(kind string, params []byte) (mcp.InputRequest, error) {
+	var p mcp.InputRequest
+	switch kind {
+	case abi.KindSampling:
+		p = new(mcp.CreateMessageWithToolsParams)
+	case abi.KindElicitation:
+		p = new(mcp.ElicitParams)
+	case abi.KindRoots:
+		p = new(mcp.ListRootsParams)
+	default:
+		return nil, fmt.Errorf("%w: unknown kind %q", runtime.ErrClientFailed, kind)
+	}
+	if err := json.Unmarshal(params, p); err != nil {
+		return nil, fmt.Errorf("%w: %s params: %v", runtime.ErrClientFailed, kind, err)
+	}
+	return p, nil
+}
