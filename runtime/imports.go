@@ -18,6 +18,9 @@ type CallHooks struct {
 	Log func(level abi.Level, msg string)
 	// Progress receives a progress report; total <= 0 means unknown.
 	Progress func(progress, total float64, msg string)
+	// ResourceUpdated receives the URI of a resource the guest reported changed (request
+	// kind resource.updated, ABI.md §6.8); the URI is one the guest serves.
+	ResourceUpdated func(uri string)
 }
 
 type hooksKey struct{}
@@ -174,6 +177,9 @@ func (inst *instance) request(ctx context.Context, kind string, req []byte) (abi
 	t, ok := inst.g.tools[inst.tool]
 	if !ok {
 		return abi.StatusUnavailable, sandbox.ErrorBody("request outside a tool call")
+	}
+	if kind == abi.KindResourceUpdated { // no grant: the guest's own resources (resources.go)
+		return inst.g.resourceUpdated(ctx, req)
 	}
 	return t.sandbox.Request(ctx, kind, req)
 }

@@ -17,8 +17,9 @@ import (
 // section is written to stdin line by line ("#await N" waits until stdout has N lines, which
 // keeps concurrent replies in a fixed order; there is no fixed-time pause), stdin is closed,
 // and stdout must equal the output section exactly. In the args section $FIXTURE is
-// testdata/wat/fixture.wasm and $ECHO testdata/wat/echo.wasm. Run with -args -update to
-// rewrite the outputs.
+// testdata/wat/fixture.wasm, $ECHO testdata/wat/echo.wasm and $CONFORMANCE the Go guest
+// testdata/guests/conformance (built on first use). Run with -args -update to rewrite the
+// outputs.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/transcripts/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -38,7 +39,11 @@ func TestTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			args := strings.Fields(strings.NewReplacer("$FIXTURE", fixturePath, "$ECHO", echo).Replace(sections["args"]))
+			argLine := sections["args"]
+			if strings.Contains(argLine, "$CONFORMANCE") {
+				argLine = strings.ReplaceAll(argLine, "$CONFORMANCE", conformanceGuest(t))
+			}
+			args := strings.Fields(strings.NewReplacer("$FIXTURE", fixturePath, "$ECHO", echo).Replace(argLine))
 			cmd := exec.Command(binPath, append([]string{"serve", "--cache-dir", cacheDir}, args...)...)
 			stdin, err := cmd.StdinPipe()
 			if err != nil {
