@@ -24,9 +24,16 @@ func unsubscribe(context.Context, *mcp.UnsubscribeRequest) error { return nil }
 
 // resourceUpdatedHook announces a guest's resource.updated request (ABI.md §6.8) to the
 // sessions of s subscribed to the URI. It runs while the guest waits, so the notification
-// leaves before the tool's result.
+// leaves before the tool's result. It is sent without the call's context values: they name
+// the calling session's request, and over Streamable HTTP the SDK would look for a stream of
+// that request in every subscribed session (and drop the notification) instead of using the
+// session's standalone stream. The call's deadline and cancellation still apply.
 func resourceUpdatedHook(ctx context.Context, s *mcp.Server) func(uri string) {
 	return func(uri string) {
-		_ = s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		nctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stop := context.AfterFunc(ctx, cancel)
+		defer stop()
+		_ = s.ResourceUpdated(nctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 	}
 }
