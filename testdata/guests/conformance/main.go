@@ -87,9 +87,34 @@ func init() {
 			}
 			return abi.TextResult("updated " + in.URI), nil
 		})
+	addDiagnosticTools()
 	addClientRequestTools()
 	addResources()
 	addPrompts()
+}
+
+// addDiagnosticTools adds the tools the 2026-07-28 scenarios probe the host with
+// (server-stateless, http-custom-header-server-validation): the host, not the guest, must
+// drop a log line the client did not ask for, send nothing but notifications on a response
+// stream, and check Mcp-Param-* headers against x-mcp-header arguments (SEP-2243).
+func addDiagnosticTools() {
+	guest.AddRawTool(abi.Tool{Name: "test_logging_tool", Description: "Logs one info line; the host drops it unless the client asked for logs", InputSchema: json.RawMessage(noArgs)},
+		func(context.Context, json.RawMessage) (*abi.Result, error) {
+			guest.Log(abi.LevelInfo, "test_logging_tool executed")
+			return abi.TextResult("Log attempted; the host gates it on the client's log level."), nil
+		})
+	guest.AddRawTool(abi.Tool{Name: "test_streaming_elicitation", Description: "Reports progress during the call, then returns a plain result", InputSchema: json.RawMessage(noArgs)},
+		func(context.Context, json.RawMessage) (*abi.Result, error) {
+			for _, p := range []float64{1, 2} {
+				guest.Progress(p, 2, "streaming")
+			}
+			return abi.TextResult("Streaming completed without independent requests."), nil
+		})
+	guest.AddRawTool(abi.Tool{Name: "test_x_mcp_header", Description: "Tests SEP-2243 Mcp-Param-* server-side validation",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","description":"mirrored into Mcp-Param-Region","x-mcp-header":"Region"},"level":{"type":"integer","description":"non-mirrored argument"}}}`)},
+		func(_ context.Context, args json.RawMessage) (*abi.Result, error) {
+			return abi.TextResult("x-mcp-header arguments: " + string(args)), nil
+		})
 }
 
 // addClientRequestTools adds the tools that ask the client something during the call:
