@@ -1,25 +1,31 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance server suite (@modelcontextprotocol/conformance, pinned in
 # testdata/conformance/package-lock.json, on the Node 22 that the same lock pins) against
-# `mcpwasm serve --http` on loopback, once per HTTP mode, and compares the failing scenarios with
+# `mcpwasm serve --http` on loopback, once per HTTP mode and protocol revision, and compares the failing scenarios with
 # testdata/conformance/baseline.txt.
 #
-# Exit status: non-zero only if a scenario fails that the baseline does not list (a regression),
-# or if the suite could not run. Baseline entries that now pass are printed (shrink the baseline).
+# Exit status: non-zero if a scenario fails that the baseline does not list (a regression), if a
+# baseline entry passes (stale: remove it), or if the suite could not run.
 # See testdata/conformance/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The whole script is time-bound: re-run under timeout, which signals its whole process group.
 if [ -z "${MCPWASM_CONFORMANCE_TIMED:-}" ]; then
-	MCPWASM_CONFORMANCE_TIMED=1 exec timeout -k 10 290 bash "$PWD/.ci/conformance.sh" "$@"
+	MCPWASM_CONFORMANCE_TIMED=1 exec timeout -k 10 900 bash "$PWD/.ci/conformance.sh" "$@"
 fi
 
 dir=testdata/conformance
 baseline=$dir/baseline.txt
-# HTTP modes: name and serve flags. A baseline entry "MODE/SCENARIO" applies to one mode,
-# a bare "SCENARIO" to every mode.
-modes=("sse|" "json|--json-response" "stateless|--stateless" "stateless-json|--stateless --json-response")
+# HTTP modes: name, the protocol revisions run against it (the suite's --spec-version), serve
+# flags. 2025-11-25 needs sessions or tolerates their absence; 2026-07-28 is sessionless, so
+# it runs where requests are served statelessly: the --stateless modes, and the default mode
+# ("sse", no flags), which picks the generation per request — so there both revisions run
+# against the same process. A baseline entry "MODE@REVISION/SCENARIO" applies to one
+# run, "MODE/SCENARIO" to every revision of a mode, "@REVISION/SCENARIO" to every mode of a
+# revision, a bare "SCENARIO" to every run.
+modes=("sse|2025-11-25,2026-07-28|" "json|2025-11-25|--json-response"
+	"stateless|2025-11-25,2026-07-28|--stateless" "stateless-json|2025-11-25,2026-07-28|--stateless --json-response")
 
 tmp=$(mktemp -d)
 server_pid=""
@@ -69,23 +75,25 @@ fi
 cli=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
 say "node $("$node" --version), suite $("$node" -p "require('./$dir/node_modules/@modelcontextprotocol/conformance/package.json').version")"
 
-# 2. mcpwasm and the guest with the suite's test_* tools (plus the bundled calc and text).
-step timeout 120 go build -o "$tmp/mcpwasm" ./cmd/mcpwasm
-command -v wat2wasm >/dev/null || { echo "conformance: wat2wasm (Debian package wabt) is needed" >&2; exit 1; }
-wat2wasm "$dir/conformance.wat" -o "$tmp/conformance.wasm"
+# 2. mcpwasm and the Go guest with the suite's fixtures (plus the bundled calc and text).
+step timeout 300 go build -o "$tmp/mcpwasm" ./cmd/mcpwasm
+step env GOOS=wasip1 GOARCH=wasm timeout 300 go build -buildmode=c-shared -trimpath -ldflags="-s -w" \
+	-o "$tmp/conformance.wasm" ./testdata/guests/conformance
 guests=("$tmp/conformance.wasm" guests/calc.wasm guests/text.wasm)
 
-# 3. One server per mode, the whole suite (active and pending scenarios) against it.
+# 3. One server per HTTP mode; against it, the suite once per protocol revision of that mode.
+# A run is MODE@REVISION.
 declare -A failed_in passed_in ran
+runs=()
 for m in "${modes[@]}"; do
-	mode=${m%%|*}
-	read -r -a flags <<<"${m#*|}"
+	IFS='|' read -r mode revisions flagline <<<"$m"
+	read -r -a flags <<<"$flagline"
 	log=$tmp/serve-$mode.log
-	timeout 240 "$tmp/mcpwasm" serve --http 127.0.0.1:0 "${flags[@]}" --cache-dir "$tmp/cache" \
+	timeout 600 "$tmp/mcpwasm" serve --http 127.0.0.1:0 "${flags[@]}" --cache-dir "$tmp/cache" \
 		"${guests[@]}" 2>"$log" &
 	server_pid=$!
 	addr=""
-	for _ in $(seq 300); do # 60 s: the first start compiles the guests
+	for _ in $(seq 600); do # 120 s: the first start compiles the guests
 		addr=$(sed -n 's/.*msg=serving .*addr=\([^ ]*\).*/\1/p' "$log" | head -n1)
 		[ -n "$addr" ] && break
 		kill -0 "$server_pid" 2>/dev/null || break
@@ -101,35 +109,41 @@ for m in "${modes[@]}"; do
 	*) echo "conformance: server not on loopback: $addr" >&2; exit 1 ;;
 	esac
 
-	out=$tmp/suite-$mode.txt
-	rc=0
-	step timeout 120 "$node" "$cli" server --suite all --url "http://$addr/mcp" -o "$tmp/results-$mode" >"$out" 2>&1 || rc=$?
+	for rev in ${revisions//,/ }; do
+		run=$mode@$rev
+		runs+=("$run")
+		out=$tmp/suite-$run.txt
+		rc=0
+		step timeout 180 "$node" "$cli" server --suite all --spec-version "$rev" --url "http://$addr/mcp" \
+			-o "$tmp/results-$run" >"$out" 2>&1 || rc=$?
+		total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" || true)
+		if [ "$rc" -gt 1 ] || [ -z "$total" ]; then
+			echo "conformance: the suite did not complete in $run (exit $rc):" >&2
+			tail -n 40 "$out" >&2
+			exit 1
+		fi
+		# Summary lines: "✓ NAME: N passed, M failed" / "✗ NAME: ...".
+		n_pass=0 n_fail=0
+		while read -r mark name; do
+			name=${name%%:*}
+			ran[$run/$name]=1
+			if [ "$mark" = "✗" ]; then
+				failed_in[$run/$name]=1
+				n_fail=$((n_fail + 1))
+			else
+				passed_in[$run/$name]=1
+				n_pass=$((n_pass + 1))
+			fi
+		done < <(sed -n '/^=== SUMMARY ===/,$p' "$out" | grep -E '^(✓|✗) [^ ]+: [0-9]+ passed, [0-9]+ failed')
+		say "$run (serve --http $addr${flags[*]:+ ${flags[*]}}): suite says \"$total\" (checks); scenarios: $n_pass pass, $n_fail fail"
+	done
 	stop "$server_pid"
 	server_pid=""
-
-	total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" || true)
-	if [ "$rc" -gt 1 ] || [ -z "$total" ]; then
-		echo "conformance: the suite did not complete in mode $mode (exit $rc):" >&2
-		tail -n 40 "$out" >&2
-		exit 1
-	fi
-	# Summary lines: "✓ NAME: N passed, M failed" / "✗ NAME: ...".
-	n_pass=0 n_fail=0
-	while read -r mark name; do
-		name=${name%%:*}
-		ran[$mode/$name]=1
-		if [ "$mark" = "✗" ]; then
-			failed_in[$mode/$name]=1
-			n_fail=$((n_fail + 1))
-		else
-			passed_in[$mode/$name]=1
-			n_pass=$((n_pass + 1))
-		fi
-	done < <(sed -n '/^=== SUMMARY ===/,$p' "$out" | grep -E '^(✓|✗) [^ ]+: [0-9]+ passed, [0-9]+ failed')
-	say "mode $mode (serve --http $addr${flags[*]:+ ${flags[*]}}): suite says \"$total\" (checks); scenarios: $n_pass pass, $n_fail fail"
 done
 
-# 4. Compare with the baseline.
+# 4. Compare with the baseline: every failure must be listed, and every entry must still fail
+# in every run it covers (a stale entry fails the script too, so the baseline never hides a
+# fixed scenario).
 declare -A expected
 while IFS= read -r line; do
 	entry=${line%%#*}
@@ -137,55 +151,65 @@ while IFS= read -r line; do
 	[ -n "$entry" ] && expected[$entry]=1
 done <"$baseline"
 
-mode_names=()
-for m in "${modes[@]}"; do mode_names+=("${m%%|*}"); done
+# covers RUN/SCENARIO: the baseline entries that apply to it.
+covers() {
+	local run=${1%%/*} name=${1#*/}
+	local mode=${run%@*} rev=${run#*@}
+	for e in "$name" "$mode/$name" "@$rev/$name" "$run/$name"; do
+		[ -n "${expected[$e]:-}" ] && echo "$e"
+	done
+	return 0
+}
 
 regressions=()
 for key in "${!failed_in[@]}"; do
-	name=${key#*/}
-	if [ -z "${expected[$key]:-}" ] && [ -z "${expected[$name]:-}" ]; then
-		regressions+=("$key")
-	fi
+	[ -z "$(covers "$key")" ] && regressions+=("$key")
 done
 
 stale=()
 for entry in "${!expected[@]}"; do
-	if [[ $entry == */* ]]; then
-		keys=("$entry")
-	else
-		keys=()
-		for mode in "${mode_names[@]}"; do keys+=("$mode/$entry"); done
-	fi
-	now_pass=()
-	for key in "${keys[@]}"; do
-		if [ -z "${ran[$key]:-}" ]; then
-			say "baseline entry $entry: $key did not run (renamed or removed upstream?)"
-		elif [ -n "${passed_in[$key]:-}" ]; then
-			now_pass+=("$key")
-		fi
+	name=${entry##*/} scope=""
+	[[ $entry == */* ]] && scope=${entry%/*}
+	keys=()
+	for run in "${runs[@]}"; do
+		case $scope in
+		"" | "$run" | "${run%@*}" | "@${run#*@}") keys+=("$run/$name") ;;
+		esac
 	done
-	if [ ${#now_pass[@]} -eq ${#keys[@]} ]; then
-		stale+=("$entry: passes now, remove it from $baseline")
+	now_pass=() ran_any=0
+	for key in "${keys[@]}"; do
+		[ -n "${ran[$key]:-}" ] || continue
+		ran_any=1
+		[ -n "${passed_in[$key]:-}" ] && now_pass+=("$key")
+	done
+	if [ $ran_any -eq 0 ]; then
+		stale+=("$entry: did not run in any run it covers (renamed or removed upstream?)")
 	elif [ ${#now_pass[@]} -gt 0 ]; then
-		stale+=("$entry: passes now in ${now_pass[*]}; keep it only for the modes where it fails (MODE/$entry)")
+		stale+=("$entry: passes now in ${now_pass[*]}; remove it or narrow it to the runs where it fails")
 	fi
 done
 
-for s in "${stale[@]}"; do say "baseline entry $s"; done
+failed=0
+if [ ${#stale[@]} -gt 0 ]; then
+	echo "conformance: FAILED: ${#stale[@]} stale baseline entr(y/ies) in $baseline:" >&2
+	printf '  %s\n' "${stale[@]}" | sort >&2
+	failed=1
+fi
 if [ ${#regressions[@]} -gt 0 ]; then
 	mapfile -t regressions < <(printf '%s\n' "${regressions[@]}" | sort)
 	echo "conformance: FAILED: ${#regressions[@]} scenario(s) fail that $baseline does not list:" >&2
 	for r in "${regressions[@]}"; do
-		mode=${r%%/*}
+		run=${r%%/*}
 		echo "  $r" >&2
 		# The failing checks' messages, from the suite's output directory.
-		for f in "$tmp/results-$mode/server-${r#*/}-"*/checks.json; do
+		for f in "$tmp/results-$run/server-${r#*/}-"*/checks.json; do
 			[ -f "$f" ] && "$node" -e '
 				for (const c of require(process.argv[1]))
 					if (c.status === "FAILURE") console.error("    " + c.id + ": " + (c.errorMessage || ""));
 			' "$f"
 		done
 	done
-	exit 1
+	failed=1
 fi
-say "OK: every failing scenario is in $baseline"
+[ $failed -eq 0 ] || exit 1
+say "OK: the failing scenarios are exactly those in $baseline"

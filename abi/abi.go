@@ -110,6 +110,7 @@ type Manifest struct {
 	Resources         []Resource         `json:"resources,omitempty"`
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates,omitempty"`
 	Prompts           []Prompt           `json:"prompts,omitempty"`
+	Completions       bool               `json:"completions,omitempty"` // exports mcpwasm_complete (ABI.md §2.5)
 	Requests          Requests           `json:"requests,omitzero"`
 }
 
@@ -228,6 +229,8 @@ type Content struct {
 	MIMEType string `json:"mimeType,omitempty"`
 	URI      string `json:"uri,omitempty"`
 	Name     string `json:"name,omitempty"`
+	// Resource is the resource of an embedded-resource block (Type "resource").
+	Resource *ResourceContents `json:"resource,omitempty"`
 }
 
 // MarshalJSON encodes only the fields of c.Type; a text block always carries "text", even

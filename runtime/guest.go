@@ -21,6 +21,7 @@ type Guest struct {
 	name      string
 	source    string
 	manifest  abi.Manifest
+	served    *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
 	tools     map[string]*tool
 	compiled  wazero.CompiledModule
 	limits    Limits

@@ -23,6 +23,9 @@ type CallHooks struct {
 	// such requests answer UNAVAILABLE. Unlike Log and Progress, Client.Request may block
 	// until the client answers (bounded by ctx, the call's deadline and cancellation).
 	Client Client
+	// ResourceUpdated receives the URI of a resource the guest reported changed (request
+	// kind resource.updated, ABI.md §6.8); the URI is one the guest serves.
+	ResourceUpdated func(uri string)
 }
 
 type hooksKey struct{}
@@ -189,6 +192,9 @@ func (inst *instance) request(ctx context.Context, kind string, req []byte) (abi
 	t, ok := inst.g.tools[inst.tool]
 	if !ok {
 		return abi.StatusUnavailable, sandbox.ErrorBody("request outside a tool call")
+	}
+	if kind == abi.KindResourceUpdated { // no grant: the guest's own resources (resources.go)
+		return inst.g.resourceUpdated(ctx, req)
 	}
 	if hk := hooksFrom(ctx); hk != nil && hk.Client != nil {
 		ctx = sandbox.WithClient(ctx, hk.Client)

@@ -20,7 +20,7 @@ type instance struct {
 	g     *Guest
 	mod   api.Module
 	mem   api.Memory
-	fns   [6]api.Function // in exportOrder; the optional ones may be nil
+	fns   [7]api.Function // in exportOrder; the optional ones may be nil
 	stack []uint64        // reused for CallWithStack; 4 params is the widest export
 
 	inPtr, inCap uint32 // the input region the guest gave us (ABI.md §2.1)
@@ -38,13 +38,14 @@ type instance struct {
 	intr interrupter // ends a running call from outside (epoch.go)
 }
 
-var exportOrder = [...]string{abi.ExportABIVersion, abi.ExportDescribe, abi.ExportAlloc, abi.ExportCall, abi.ExportRead, abi.ExportPrompt}
+var exportOrder = [...]string{abi.ExportABIVersion, abi.ExportDescribe, abi.ExportAlloc, abi.ExportCall, abi.ExportRead, abi.ExportPrompt, abi.ExportComplete}
 
 // Indexes into instance.fns of the exports that take input.
 const (
-	fnCall   = 3
-	fnRead   = 4
-	fnPrompt = 5
+	fnCall     = 3
+	fnRead     = 4
+	fnPrompt   = 5
+	fnComplete = 6
 )
 
 func (inst *instance) fn(name string) api.Function {
@@ -139,7 +140,7 @@ func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args 
 	}
 	s := inst.stack[:4]
 	s[0], s[1], s[2], s[3] = uint64(inst.inPtr), uint64(len(toolName)), uint64(inst.inPtr)+uint64(len(toolName)), uint64(len(args))
-	if fn == fnRead {
+	if fn == fnRead || fn == fnComplete {
 		s = s[:2]
 	}
 	err = inst.fns[fn].CallWithStack(ctx, s)

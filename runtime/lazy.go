@@ -305,7 +305,7 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 		e.MinMemoryPages = mem.Min()
 	}
 	exports := cm.ExportedFunctions()
-	for _, name := range []string{abi.ExportRead, abi.ExportPrompt} {
+	for _, name := range []string{abi.ExportRead, abi.ExportPrompt, abi.ExportComplete} {
 		if _, ok := exports[name]; ok {
 			e.Exports = append(e.Exports, name)
 		}
@@ -409,7 +409,7 @@ func (c *guestCode) checkExports(cm wazero.CompiledModule) error {
 		return nil
 	}
 	exports := cm.ExportedFunctions()
-	for _, name := range []string{abi.ExportRead, abi.ExportPrompt} {
+	for _, name := range []string{abi.ExportRead, abi.ExportPrompt, abi.ExportComplete} {
 		_, has := exports[name]
 		_, had := c.exports(nil)[name]
 		if has != had {

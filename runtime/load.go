@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -193,6 +195,9 @@ func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 	if _, ok := exports[abi.ExportPrompt]; !ok && len(m.Prompts) > 0 {
 		return fmt.Errorf("%w: manifest declares prompts but the module does not export %s", ErrABI, abi.ExportPrompt)
 	}
+	if _, ok := exports[abi.ExportComplete]; !ok && m.Completions {
+		return fmt.Errorf("%w: manifest declares completions but the module does not export %s", ErrABI, abi.ExportComplete)
+	}
 	uris := map[string]bool{}
 	for _, r := range m.Resources {
 		if r.URI == "" || r.Name == "" {
@@ -208,6 +213,15 @@ func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 			return fmt.Errorf("resource template %q: uriTemplate and name are required", r.URITemplate)
 		}
 	}
+	var templates []string
+	for _, r := range m.ResourceTemplates {
+		templates = append(templates, r.URITemplate)
+	}
+	served, err := sandbox.NewResources(g.name, slices.Collect(maps.Keys(uris)), templates)
+	if err != nil {
+		return err
+	}
+	g.served = served
 	names := map[string]bool{}
 	for _, p := range m.Prompts {
 		if !abi.ValidName(p.Name) {
@@ -302,6 +316,7 @@ func checkModule(cm wazero.CompiledModule, limits Limits) error {
 		params []api.ValueType
 	}{
 		{abi.ExportRead, []api.ValueType{i32, i32}},
+		{abi.ExportComplete, []api.ValueType{i32, i32}},
 		{abi.ExportPrompt, []api.ValueType{i32, i32, i32, i32}},
 	} {
 		if def, ok := exports[w.name]; ok && (!equalTypes(def.ParamTypes(), w.params) || !equalTypes(def.ResultTypes(), []api.ValueType{i64})) {

@@ -2,6 +2,7 @@ package guest
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -161,6 +162,12 @@ func appendContent(dst []byte, c *abi.Content) []byte {
 		if f.val != "" {
 			dst = append(dst, f.key...)
 			dst = appendString(dst, f.val)
+		}
+	}
+	if c.Resource != nil {
+		if b, err := json.Marshal(c.Resource); err == nil {
+			dst = append(dst, `,"resource":`...)
+			dst = append(dst, b...)
 		}
 	}
 	return append(dst, '}')

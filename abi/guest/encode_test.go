@@ -95,7 +95,7 @@ func TestContentFields(t *testing.T) {
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[abi.Content]()) {
 		names = append(names, f.Name)
 	}
-	if got := strings.Join(names, ","); got != "Type,Text,Data,MIMEType,URI,Name" {
+	if got := strings.Join(names, ","); got != "Type,Text,Data,MIMEType,URI,Name,Resource" {
 		t.Errorf("abi.Content fields are %s: update appendContent (encode.go) and this test", got)
 	}
 }
@@ -108,6 +108,7 @@ func TestAppendResult(t *testing.T) {
 		abi.TextResult("98"),
 		abi.TextResult("a <b> & \"c\"\n\x01\xff\u2028"),
 		abi.ErrorResult("division by zero"),
+		{Content: []abi.Content{{Type: "resource", Resource: &abi.ResourceContents{URI: "test://x", MIMEType: "text/plain", Text: "a <b>"}}}},
 		{Content: []abi.Content{}, StructuredContent: json.RawMessage(`{"text":"x"}`)},
 		{Content: []abi.Content{{Type: "text", Text: `{"value":98}`}}, StructuredContent: json.RawMessage(`{"value":98}`), IsError: true},
 		{Content: []abi.Content{

@@ -103,6 +103,15 @@ func exportPrompt(namePtr, nameLen, argsPtr, argsLen uint32) uint64 {
 	return packOut()
 }
 
+//go:wasmexport mcpwasm_complete
+func exportComplete(reqPtr, reqLen uint32) uint64 {
+	base := uint32(uintptr(unsafe.Pointer(unsafe.SliceData(inBuf))))
+	req := inBuf[reqPtr-base : reqPtr-base+reqLen]
+	outBuf = nil
+	outBuf = complete(req)
+	return packOut()
+}
+
 func packOut() uint64 {
 	return abi.Pack(uint32(uintptr(unsafe.Pointer(unsafe.SliceData(outBuf)))), uint32(len(outBuf)))
 }

@@ -38,7 +38,7 @@ func (f *httpFlags) token() string {
 
 func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.addr, "http", "", "serve MCP Streamable HTTP on ADDR instead of stdio (\":8080\" binds 127.0.0.1:8080)")
-	fs.BoolVar(&f.stateless, "stateless", false, "HTTP: no sessions; each request stands alone (MCP 2026-07-28 style)")
+	fs.BoolVar(&f.stateless, "stateless", false, "HTTP: no sessions for any request, whatever its protocol revision (default: sessionless 2026-07-28 requests stand alone, the rest use sessions)")
 	fs.BoolVar(&f.jsonResponse, "json-response", false, "HTTP: answer POSTs with application/json instead of SSE")
 	fs.StringVar(&f.tokenEnv, "token-env", "MCPWASM_HTTP_TOKEN", "HTTP: if this environment variable is set, require it as a bearer token")
 	fs.DurationVar(&f.idleTimeout, "session-idle-timeout", mcpserver.DefaultSessionIdleTimeout, "HTTP: close a session after this long without a request (later requests with its id get 404; 0: never)")

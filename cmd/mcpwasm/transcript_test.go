@@ -17,8 +17,9 @@ import (
 // section is written to stdin line by line ("#await N" waits until stdout has N lines, which
 // keeps concurrent replies in a fixed order; there is no fixed-time pause), stdin is closed,
 // and stdout must equal the output section exactly. In the args section $FIXTURE is
-// testdata/wat/fixture.wasm and $ECHO testdata/wat/echo.wasm. A config section is written to
-// a file whose path replaces $CONFIG in the args, after $ASK in it is replaced by the path of
+// testdata/wat/fixture.wasm, $ECHO testdata/wat/echo.wasm and $CONFORMANCE the Go guest
+// testdata/guests/conformance (built on first use). A config section is written to a file
+// whose path replaces $CONFIG in the args, after $ASK in it is replaced by the path of
 // guests/ask built to wasm. Run with -args -update to rewrite the outputs.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/transcripts/*.txtar")
@@ -43,7 +44,11 @@ func TestTranscripts(t *testing.T) {
 			if c, ok := sections["config"]; ok {
 				conf = writeConfig(t, strings.ReplaceAll(c, "$ASK", askWasm(t)))
 			}
-			args := strings.Fields(strings.NewReplacer("$FIXTURE", fixturePath, "$ECHO", echo, "$CONFIG", conf).Replace(sections["args"]))
+			argLine := sections["args"]
+			if strings.Contains(argLine, "$CONFORMANCE") {
+				argLine = strings.ReplaceAll(argLine, "$CONFORMANCE", conformanceGuest(t))
+			}
+			args := strings.Fields(strings.NewReplacer("$FIXTURE", fixturePath, "$ECHO", echo, "$CONFIG", conf).Replace(argLine))
 			cmd := exec.Command(binPath, append([]string{"serve", "--cache-dir", cacheDir}, args...)...)
 			stdin, err := cmd.StdinPipe()
 			if err != nil {

@@ -11,9 +11,11 @@ import (
 
 // HTTPOptions configure NewHTTPHandler. Nil means defaults.
 type HTTPOptions struct {
-	// Stateless serves every request in a fresh session, without Mcp-Session-Id (MCP
-	// 2026-07-28 "Transports › Streamable HTTP" is sessionless). Server-to-client requests
-	// and GET streams are then unavailable.
+	// Stateless serves every request in a fresh session, without Mcp-Session-Id, whatever
+	// its protocol revision (MCP 2026-07-28 "Transports › Streamable HTTP" is sessionless).
+	// Server-to-client requests and GET streams are then unavailable. By default both
+	// generations are served: sessionless 2026-07-28 requests statelessly, everything else
+	// in sessions (byGeneration).
 	Stateless bool
 	// JSONResponse answers POSTs with application/json instead of an SSE stream.
 	JSONResponse bool
@@ -69,18 +71,21 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
-		Stateless:           o.Stateless,
-		JSONResponse:        o.JSONResponse,
-		MaxRequestBodyBytes: o.MaxRequestBodyBytes,
-		SessionTimeout:      idle,
-		// A client that hangs up stops its call's guest (for 2026-07-28 requests, where the
-		// POST is the whole request).
-		PropagateRequestCancellation: true,
-	})
-	var h http.Handler = mcpHandler
+	sdkHandler := func(stateless bool) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
+			Stateless:           stateless,
+			JSONResponse:        o.JSONResponse,
+			MaxRequestBodyBytes: o.MaxRequestBodyBytes,
+			SessionTimeout:      idle,
+			// A client that hangs up stops its call's guest (for 2026-07-28 requests, where
+			// the POST is the whole request).
+			PropagateRequestCancellation: true,
+		})
+	}
+	h := sdkHandler(true)
 	if !o.Stateless {
-		h = &sessionGate{server: s, max: o.MaxSessions, maxBody: o.MaxRequestBodyBytes, next: h} // httpsession.go
+		stateful := &sessionGate{server: s, max: o.MaxSessions, maxBody: o.MaxRequestBodyBytes, next: sdkHandler(false)} // httpsession.go
+		h = byGeneration(h, stateful)                                                                                    // httpdual.go
 	}
 	h = negotiate(o.JSONResponse, h)
 	if o.BearerToken != "" {

@@ -80,7 +80,14 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	if o.Names == nil {
 		o.Names = &NameSet{}
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, o.ServerOptions)
+	var sopts mcp.ServerOptions
+	if o.ServerOptions != nil {
+		sopts = *o.ServerOptions
+	}
+	reg := newRegistry()
+	reg.configure(&sopts, guests) // completions and subscriptions (registry.go)
+	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
+	registries.Store(s, reg)
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
 	for _, g := range guests {
 		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider, RequestStateKey: o.RequestStateKey}
@@ -122,9 +129,10 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		if withheld(g, t, &o) { // hidden characters (hygiene.go)
 			continue
 		}
-		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, o.Logger, toolHandler(g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
+		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, o.Logger, toolHandler(s, g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
 	}
 	addResourcesAndPrompts(s, g, &o)
+	registryOf(s).add(g)
 	return nil
 }
 
@@ -154,7 +162,7 @@ func mcpTool(td abi.Tool) (*mcp.Tool, error) {
 
 // toolHandler returns the tools/call handler of one guest tool. Each call is reported with
 // its outcome and traced (telemetry.go).
-func toolHandler(g *runtime.Guest, tool string, tracer trace.Tracer) mcp.ToolHandler {
+func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Tracer) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, done := startToolCall(ctx, tracer, g, tool, req)
 		args, err := objectArguments(req.Params.Arguments)
@@ -162,7 +170,9 @@ func toolHandler(g *runtime.Guest, tool string, tracer trace.Tracer) mcp.ToolHan
 			done(runtime.OutcomeInvalidArguments)
 			return nil, err
 		}
-		ctx = runtime.WithCallHooks(ctx, callHooks(ctx, req))
+		hooks := callHooks(ctx, req)
+		hooks.ResourceUpdated = resourceUpdatedHook(ctx, s) // subscriptions.go
+		ctx = runtime.WithCallHooks(ctx, hooks)
 		out, err := g.Call(runtime.WithSession(ctx, req.Session), tool, args) // isolation by session
 		if err != nil {
 			done(runtime.OutcomeOf(err))

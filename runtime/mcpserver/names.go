@@ -133,6 +133,7 @@ func ReplaceGuest(s *mcp.Server, old, next *runtime.Guest, opts *GuestOptions) (
 			removed = append(removed, t.Name)
 		}
 	}
+	registryOf(s).remove(old)
 	if len(removed) > 0 {
 		s.RemoveTools(removed...)
 	}

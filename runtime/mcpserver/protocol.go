@@ -37,7 +37,7 @@ func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
 					Message: fmt.Sprintf("invalid params: level %q is not one of debug, info, notice, warning, error, critical, alert, emergency", p.Level)}
 			}
-		case "resources/read":
+		case "resources/read", "resources/subscribe":
 			res, err := next(ctx, method, req)
 			return res, withCode(resourceNotFoundCode(req, err))
 		}

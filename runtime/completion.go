@@ -1,0 +1,47 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+)
+
+// MaxCompleteRequestBytes caps the CompleteRequest JSON handed to a guest's
+// mcpwasm_complete, in bytes: a completion argument is a partial value a user is typing.
+const MaxCompleteRequestBytes = 64 << 10
+
+// Completes reports whether the guest completes prompt and resource-template arguments
+// (manifest "completions", export mcpwasm_complete; ABI.md §2.5).
+func (g *Guest) Completes() bool { return g.manifest.Completions }
+
+// Complete asks the guest's mcpwasm_complete for completions of one argument. req is an
+// abi.CompleteRequest as JSON (at most MaxCompleteRequestBytes, else ErrInvalidArguments);
+// the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs without
+// capability grants, under the guest's limits. Errors are *CallError.
+func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
+	if !g.manifest.Completions {
+		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: the guest declares no completions", ErrABI)}
+	}
+	if len(req) > MaxCompleteRequestBytes {
+		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), MaxCompleteRequestBytes)}
+	}
+	return g.run(ctx, g.pools[0], fnComplete, string(req), nil, g.limits)
+}
+
+// ServesResource reports whether uri is one of the guest's resources or matches one of its
+// resource templates (RFC 6570).
+func (g *Guest) ServesResource(uri string) bool { return g.served.Serves(uri) }
+
+// resourceUpdated serves request kind resource.updated (ABI.md §6.8): the sandbox checks
+// that the guest serves the URI, then the call's ResourceUpdated hook announces it.
+func (g *Guest) resourceUpdated(ctx context.Context, body []byte) (abi.Status, []byte) {
+	uri, st, resp := g.served.Updated(body)
+	if st != abi.StatusOK {
+		return st, resp
+	}
+	if hk := hooksFrom(ctx); hk != nil && hk.ResourceUpdated != nil {
+		hk.ResourceUpdated(uri)
+	}
+	return st, resp
+}

@@ -1,0 +1,119 @@
+package mcpserver
+
+import (
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// registry routes the requests the SDK serves with one server-wide handler —
+// completion/complete and resources/subscribe — to the guest that owns the prompt, resource
+// or resource template. NewServer makes one per server; AddGuest and ReplaceGuest keep it
+// current. Safe for concurrent use.
+type registry struct {
+	mu        sync.RWMutex
+	prompts   map[string]*runtime.Guest // by prompt name
+	resources map[string]*runtime.Guest // by resource URI and by URI template, as declared
+	guests    []*runtime.Guest          // in registration order
+}
+
+// registries maps a *mcp.Server made by NewServer to its *registry.
+var registries sync.Map
+
+func registryOf(s *mcp.Server) *registry {
+	r, _ := registries.Load(s)
+	reg, _ := r.(*registry)
+	return reg
+}
+
+func newRegistry() *registry {
+	return &registry{prompts: map[string]*runtime.Guest{}, resources: map[string]*runtime.Guest{}}
+}
+
+// add records what g serves; a later guest claiming a name or URI takes it over (a reload).
+func (r *registry) add(g *runtime.Guest) {
+	if r == nil {
+		return
+	}
+	m := g.Manifest()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range m.Prompts {
+		r.prompts[p.Name] = g
+	}
+	for _, res := range m.Resources {
+		r.resources[res.URI] = g
+	}
+	for _, t := range m.ResourceTemplates {
+		r.resources[t.URITemplate] = g
+	}
+	r.guests = append(r.guests, g)
+}
+
+// remove forgets g: what it alone still held (names a replacement took over stay).
+func (r *registry) remove(g *runtime.Guest) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, v := range r.prompts {
+		if v == g {
+			delete(r.prompts, k)
+		}
+	}
+	for k, v := range r.resources {
+		if v == g {
+			delete(r.resources, k)
+		}
+	}
+	for i, v := range r.guests {
+		if v == g {
+			r.guests = append(r.guests[:i:i], r.guests[i+1:]...)
+			break
+		}
+	}
+}
+
+// prompt returns the guest serving prompt name, or nil.
+func (r *registry) prompt(name string) *runtime.Guest {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.prompts[name]
+}
+
+// resource returns the guest that declares uri (a resource URI or a URI template, exactly),
+// else the first guest serving a URI that matches, or nil.
+func (r *registry) resource(uri string) *runtime.Guest {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if g := r.resources[uri]; g != nil {
+		return g
+	}
+	for _, g := range r.guests {
+		if g.ServesResource(uri) {
+			return g
+		}
+	}
+	return nil
+}
+
+// configure sets the SDK handlers the guests need on opts (a copy the caller owns): a
+// completion handler when a guest completes arguments (so the server declares the
+// "completions" capability), subscribe handlers when a guest serves resources (so it declares
+// "resources.subscribe"). Handlers the caller set are kept.
+func (r *registry) configure(opts *mcp.ServerOptions, guests []*runtime.Guest) {
+	completes, resources := false, false
+	for _, g := range guests {
+		m := g.Manifest()
+		completes = completes || g.Completes()
+		resources = resources || len(m.Resources)+len(m.ResourceTemplates) > 0
+	}
+	if completes && opts.CompletionHandler == nil {
+		opts.CompletionHandler = r.complete // completions.go
+	}
+	if resources && opts.SubscribeHandler == nil && opts.UnsubscribeHandler == nil {
+		opts.SubscribeHandler, opts.UnsubscribeHandler = r.subscribe, unsubscribe // subscriptions.go
+	}
+}
