@@ -139,7 +139,48 @@ func NewHandler(c Config) (auth.OAuthHandler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
-	return h, nil
+	if c.Login != nil || c.Store == nil || c.Fresh {
+		return h, nil
+	}
+	// No user: a token that `mcpwasm login` stored after this handler was made is picked up
+	// when the server next refuses a request, without a restart.
+	return &reloading{inner: h, saver: saver, rebuild: func() (auth.OAuthHandler, error) { return NewHandler(c) }}, nil
+}
+
+// reloading is the handler of a client that cannot ask a user: before authorizing (which can
+// only fail with ErrLoginRequired) it looks for a token stored since, by another process.
+type reloading struct {
+	saver   *saver // of inner: the token it last stored or loaded
+	rebuild func() (auth.OAuthHandler, error)
+
+	mu    sync.Mutex
+	inner auth.OAuthHandler
+}
+
+func (r *reloading) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	r.mu.Lock()
+	inner := r.inner
+	r.mu.Unlock()
+	return inner.TokenSource(ctx)
+}
+
+func (r *reloading) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sv := r.saver
+	sv.mu.Lock()
+	last := sv.last
+	sv.mu.Unlock()
+	if e, ok, err := sv.store.get(sv.key); err == nil && ok && e.AccessToken != last {
+		if h, err := r.rebuild(); err == nil {
+			if rh, ok := h.(*reloading); ok {
+				r.inner, r.saver = rh.inner, rh.saver
+				resp.Body.Close()
+				return nil // the transport retries with the new token
+			}
+		}
+	}
+	return r.inner.Authorize(ctx, req, resp)
 }
 
 // saver writes a server's token to the store whenever its token source hands out a new one

@@ -52,7 +52,8 @@ func (l *Loopback) RedirectURL() string {
 	return "http://" + l.ln.Addr().String() + CallbackPath
 }
 
-// Close stops the listener; a Fetcher still waiting fails. Close is idempotent.
+// Close stops the listener (a Fetcher still waiting returns when its context ends). Close is
+// idempotent.
 func (l *Loopback) Close() error {
 	var err error
 	l.closeOnce.Do(func() { err = l.srv.Close() })

@@ -142,6 +142,25 @@ func TestNoLoginNoToken(t *testing.T) {
 	if ok, _ := store.Has(srv.MCPURL); ok {
 		t.Errorf("a token was stored")
 	}
+
+	// A login by another process (another handler on the same store) is picked up by this
+	// handler on its next refused request, without a new handler.
+	lb, err := oauth.ListenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lb.Close()
+	login, err := oauth.NewHandler(oauth.Config{Server: srv.MCPURL, Store: store, Fresh: true,
+		Login: lb.Fetcher(oauthtest.Browser(func(err error) { t.Error(err) })), RedirectURL: lb.RedirectURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := echo(t, srv.MCPURL, login, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := echo(t, srv.MCPURL, h, nil); got != "echo: hi" || err != nil {
+		t.Errorf("after a login elsewhere: %q, %v", got, err)
+	}
 }
 
 // The client credentials grant (headless upstreams) with a pre-registered client.
