@@ -35,13 +35,6 @@ const (
 	OutcomeError            Outcome = "error"             // anything else (a guest whose code failed to load, …)
 )
 
-// Outcomes lists every Outcome, for pre-declaring metric series.
-func Outcomes() []Outcome {
-	return []Outcome{OutcomeOK, OutcomeToolError, OutcomeInvalidArguments, OutcomeUnknownTool, OutcomeTimeout,
-		OutcomeMemoryLimit, OutcomeOutputLimit, OutcomeTrap, OutcomeABI, OutcomeCancelled, OutcomeStopped,
-		OutcomeClosed, OutcomeError}
-}
-
 // OutcomeOf classifies an error of Guest.Call by the sentinel it wraps (errors.Is), never by
 // its text: nil is OutcomeOK, an unrecognised error OutcomeError.
 func OutcomeOf(err error) Outcome {

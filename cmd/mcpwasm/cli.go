@@ -565,6 +565,8 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 		fmt.Fprintf(w, "  %s\n", o.Description)
 	}
 	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", o.Source, o.Bytes, o.SHA256)
+	// What serve's metrics and its opt-in status (--status) tell about this guest.
+	fmt.Fprintf(w, "observed as: guest %q — /metrics and --status show its version, sha256, tool names, call and error counts, instances and memory; never its path\n", o.Name)
 	fmt.Fprintf(w, "requests: %s\n", describeRequests(o.Requests))
 	if o.Grants != nil {
 		fmt.Fprintf(w, "not granted: %s\n", orNone(strings.Join(o.NotGranted, "; ")))

@@ -52,7 +52,8 @@ type Telemetry struct {
 	restarts *prometheus.CounterVec
 	tracer   trace.Tracer
 
-	kinds labelSet
+	kinds  labelSet
+	series sync.Map // callKey → *callSeries
 
 	mu       sync.Mutex
 	host     *runtime.Host
@@ -131,10 +132,29 @@ func (t *Telemetry) Handler() http.Handler {
 	return promhttp.HandlerFor(t.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }
 
-// CallDone implements runtime.Observer.
+// callKey names one series of the call counter and histogram.
+type callKey struct {
+	guest, tool string
+	outcome     runtime.Outcome
+}
+
+type callSeries struct {
+	count    prometheus.Counter
+	duration prometheus.Observer
+}
+
+// CallDone implements runtime.Observer. The series of each (guest, tool, outcome) is looked
+// up once and kept: hashing the label values on every call cost more than the count.
 func (t *Telemetry) CallDone(guest, tool string, outcome runtime.Outcome, d time.Duration) {
-	t.calls.WithLabelValues(guest, tool, string(outcome)).Inc()
-	t.duration.WithLabelValues(guest, tool, string(outcome)).Observe(d.Seconds())
+	k := callKey{guest, tool, outcome}
+	v, ok := t.series.Load(k)
+	if !ok {
+		v, _ = t.series.LoadOrStore(k, &callSeries{t.calls.WithLabelValues(guest, tool, string(outcome)),
+			t.duration.WithLabelValues(guest, tool, string(outcome))})
+	}
+	s := v.(*callSeries)
+	s.count.Inc()
+	s.duration.Observe(d.Seconds())
 }
 
 // RequestStart implements runtime.Observer: it starts a client span "{kind}" (http, exec,

@@ -237,3 +237,12 @@ func TestTraceToolCallWithRequestSpan(t *testing.T) {
 		t.Errorf("tracestate = %q, want vendor=x", ts)
 	}
 }
+
+// BenchmarkCallDone is the per-call cost of the tool-call counter and histogram.
+func BenchmarkCallDone(b *testing.B) {
+	tel := telemetry.New(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		tel.CallDone("fx", "echo", runtime.OutcomeOK, time.Millisecond)
+	}
+}
