@@ -185,6 +185,10 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 			entry := fmt.Sprintf("%s: guests[%d]", configPath, i)
 			p := cfg.ModulePath(g)
 			b, locked, err := sh.module(ctx, g, lock)
+			var pe *pathError
+			if errors.As(err, &pe) {
+				return nil, nil, fmt.Errorf("%s.path: %w", entry, pe.err)
+			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", entry, err)
 			}
