@@ -192,9 +192,15 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 			var b []byte
 			var locked *ship.LockedGuest
 			if src, perr := ship.ParseSource(p); perr == nil && src.Kind == ship.KindPath && lock == nil {
-				b, err = readOrOpen(p, read)
+				if b, err = readOrOpen(p, read); err != nil {
+					err = &pathError{err}
+				}
 			} else {
 				b, locked, err = sh.module(ctx, g, lock)
+			}
+			var pe *pathError
+			if errors.As(err, &pe) {
+				return nil, nil, fmt.Errorf("%s.path: %w", entry, pe.err)
 			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", entry, err)
@@ -219,12 +225,10 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 					return nil, nil, err
 				}
 			}
-			b, err = sh.fetchArg(ctx, src)
-			p2 := ""
-			if err != nil {
+			if b, err = sh.fetchArg(ctx, src); err != nil {
 				return nil, nil, err
 			}
-			specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits, Isolation: iso}, path: p2})
+			specs = append(specs, guestSpec{wasm: b, cfg: &runtime.GuestConfig{Source: p, Limits: limits, Isolation: iso}})
 			continue
 		}
 		b, err = readOrOpen(p, read)
@@ -418,6 +422,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if *watch {
 		var ws []*watchedGuest
 		for i, sp := range specs {
+			if sp.path != "" && sp.locked != nil {
+				logger.Warn("--watch: a locked guest is not reloaded (run mcpwasm lock --update and restart)", "guest", gs[i].Name())
+				continue
+			}
 			if sp.path != "" {
 				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i],
 					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger, Names: toolNames, RequestStateKey: stateKey}})

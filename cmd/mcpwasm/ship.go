@@ -128,7 +128,7 @@ func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock) (
 	if src.Kind == ship.KindPath {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
+			return nil, nil, &pathError{err}
 		}
 		if locked != nil && sha256Hex(b) != locked.SHA256 {
 			return nil, nil, fmt.Errorf("guest %q: %s changed since it was locked (sha256 %s, locked %s): run mcpwasm lock --update to accept it",
@@ -156,6 +156,12 @@ func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock) (
 	}
 	return b, locked, nil
 }
+
+// pathError is a config guest's file that cannot be read: reported as "guests[N].path: …".
+type pathError struct{ err error }
+
+func (e *pathError) Error() string { return e.err.Error() }
+func (e *pathError) Unwrap() error { return e.err }
 
 // fetchArg fetches a guest given on the serve command line as a URL or OCI reference.
 func (s *shipper) fetchArg(ctx context.Context, src ship.Source) ([]byte, error) {

@@ -139,6 +139,17 @@ func (e *shipEnv) serveTools() (map[string]string, *server) {
 func TestShipPushPullLockServe(t *testing.T) {
 	e := newShipEnv(t)
 	d1 := e.push(wat.Echo)
+	// push put the guest's name and version on the manifest.
+	resp, err := http.Get("http://" + e.host + "/v2/tools/echo/manifests/" + d1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Annotations map[string]string }
+	err = json.NewDecoder(resp.Body).Decode(&m)
+	resp.Body.Close()
+	if err != nil || m.Annotations["org.opencontainers.image.title"] != "echo" || m.Annotations["org.opencontainers.image.version"] != "1.0.0" {
+		t.Errorf("pushed manifest annotations = %v (%v)", m.Annotations, err)
+	}
 	code, out, errOut := e.run("pull", "--config", e.config)
 	if code != ExitOK {
 		t.Fatalf("pull: exit %d: %s", code, errOut)

@@ -67,7 +67,7 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 		if !u.Expose {
 			continue
 		}
-		opts := &mcpserver.ExposeOptions{Logger: logger, AllowHiddenText: u.AllowHiddenText, Names: names, Pins: pins[name],
+		opts := &mcpserver.ExposeOptions{Logger: logger, AllowHiddenText: u.AllowHiddenText, Names: names, Pins: pins[name], PinnedOnly: pins[name] != nil,
 			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
 				s, err := m.Session(ctx, name)
 				if err != nil {

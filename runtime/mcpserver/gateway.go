@@ -63,6 +63,9 @@ type ExposeOptions struct {
 	// Pins are definitions to hold the upstream's tools to from the start (e.g. from a lock
 	// file), by upstream tool name; tools without one are pinned when first seen (pin.go).
 	Pins map[string]ToolPin
+	// PinnedOnly withholds tools without a pin in Pins instead of pinning them when first
+	// seen (a lock lists every approved tool).
+	PinnedOnly bool
 }
 
 // Exposed is one upstream server's tools on a server. Refresh re-lists them.
@@ -76,6 +79,8 @@ type Exposed struct {
 	mu    sync.Mutex         // serializes Refresh
 	tools map[string]string  // exposed name → upstream name
 	pins  map[string]ToolPin // upstream name → first-seen definition (pin.go)
+	// approved are tools Approve accepted, pinned at the next listing even with PinnedOnly.
+	approved map[string]bool
 }
 
 // Expose lists the tools of the upstream server name (through cs, every page) and adds them to
@@ -156,7 +161,10 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 			log.Warn("gateway: tool withheld", "tool", t.Name, "problem", err.Error())
 			continue
 		}
-		if changed := e.pinCheck(t); len(changed) > 0 { // pin.go
+		if changed := e.pinCheck(t); changed == nil && e.opts.PinnedOnly && e.pins[t.Name] == nil {
+			log.Warn("gateway: tool withheld: it is not in the lock (approve it to serve it)", "tool", t.Name)
+			continue
+		} else if len(changed) > 0 { // pin.go
 			log.Warn("gateway: tool withheld: its definition changed since it was first seen (restart the server or approve it to serve it)",
 				"tool", t.Name, "changed", strings.Join(changed, ","))
 			continue

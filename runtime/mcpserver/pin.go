@@ -71,7 +71,10 @@ func (e *Exposed) pinCheck(t *mcp.Tool) []string {
 	now := PinTool(t)
 	pin, ok := e.pins[t.Name]
 	if !ok {
-		e.pins[t.Name] = now
+		if !e.opts.PinnedOnly || e.approved[t.Name] {
+			e.pins[t.Name] = now
+			delete(e.approved, t.Name)
+		}
 		return nil
 	}
 	return changedFields(pin, now)
@@ -93,6 +96,10 @@ func (e *Exposed) Pins() map[string]ToolPin {
 func (e *Exposed) Approve(ctx context.Context, tool string) error {
 	e.mu.Lock()
 	delete(e.pins, tool)
+	if e.approved == nil {
+		e.approved = map[string]bool{}
+	}
+	e.approved[tool] = true // with PinnedOnly, pinned at the next listing
 	e.mu.Unlock()
 	return e.Refresh(ctx)
 }

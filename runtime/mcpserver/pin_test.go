@@ -99,3 +99,30 @@ func TestExposeStartsFromPins(t *testing.T) {
 		t.Errorf("log:\n%s", logs)
 	}
 }
+
+// TestExposePinnedOnly: with PinnedOnly (a lock), a tool without a pin is withheld until
+// approved.
+func TestExposePinnedOnly(t *testing.T) {
+	obj := map[string]any{"type": "object"}
+	_, ups, _ := upstreamPair(t, &mcp.Tool{Name: "a", Description: "same", InputSchema: obj}, &mcp.Tool{Name: "b", InputSchema: obj})
+	pins := map[string]mcpserver.ToolPin{"a": mcpserver.PinTool(&mcp.Tool{Name: "a", Description: "same", InputSchema: obj})}
+	s := mcp.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+	logs := &syncBuf{}
+	e, err := mcpserver.Expose(context.Background(), s, "up", ups, &mcpserver.ExposeOptions{Pins: pins, PinnedOnly: true, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectClient(t, s)
+	if diff := cmp.Diff([]string{"up__a"}, listNames(t, cs)); diff != "" {
+		t.Errorf("exposed (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(logs.String(), `msg="gateway: tool withheld: it is not in the lock (approve it to serve it)" upstream=up tool=b`) {
+		t.Errorf("log:\n%s", logs)
+	}
+	if err := e.Approve(context.Background(), "b"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"up__a", "up__b"}, listNames(t, cs)); diff != "" {
+		t.Errorf("after approval (-want +got):\n%s", diff)
+	}
+}

@@ -310,6 +310,17 @@ func TestFetchRefused(t *testing.T) {
 			t.Errorf("store (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("progress", func(t *testing.T) {
+		store, _ := newStore(t)
+		var progress bytes.Buffer
+		c := ship.NewClient(store, &ship.Options{TLS: trusting(files), Progress: &progress, DockerConfig: emptyDockerConfig(t)})
+		if _, err := c.Fetch(ctx, mustSource(t, u+"/echo.wasm"), ""); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := progress.String(), "\r"+u+"/echo.wasm  0.0/0.0 MiB\n"; !strings.HasSuffix(got, want) {
+			t.Errorf("progress = %q, want it to end %q", got, want)
+		}
+	})
 	t.Run("plain http allowed for the host", func(t *testing.T) {
 		store, dir := newStore(t)
 		host := strings.TrimPrefix(plain.URL, "http://")
