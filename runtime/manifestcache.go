@@ -28,7 +28,7 @@ import (
 // cannot be read back is ignored (and logged) and rewritten by the next load.
 
 // manifestFormat is the layout of a cache entry; bump it when manifestEntry changes.
-const manifestFormat = 1
+const manifestFormat = 2 // 2: Exports records mcpwasm_complete too
 
 // manifestEntry is one cached describe result, manifests/<key>.json.
 type manifestEntry struct {

@@ -155,6 +155,18 @@ func addClientRequestTools() {
 			}
 			return abi.TextResult("LLM response: " + text), nil
 		})
+	// The host, not the guest, must answer -32021 when a client without the sampling
+	// capability calls a tool that needs it (SEP-2575): the guest just asks.
+	guest.AddRawTool(abi.Tool{Name: "test_missing_capability", Description: "Needs the client's sampling capability (SEP-2575 -32021 when it is missing)", InputSchema: json.RawMessage(noArgs)},
+		func(context.Context, json.RawMessage) (*abi.Result, error) {
+			if _, err := ask("sampling", map[string]any{
+				"messages":  []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "ping"}}},
+				"maxTokens": 10,
+			}); err != nil {
+				return abi.ErrorResult("sampling failed: " + err.Error()), nil
+			}
+			return abi.TextResult("Client declared the sampling capability; tool executed."), nil
+		})
 	elicit := func(name, desc, message string, schema string, prefix string, params json.RawMessage) {
 		guest.AddRawTool(abi.Tool{Name: name, Description: desc, InputSchema: params},
 			func(_ context.Context, args json.RawMessage) (*abi.Result, error) {
@@ -228,6 +240,13 @@ func addResources() {
 	guest.CompleteResourceTemplate(tmpl, func(_ context.Context, req abi.CompleteRequest) (*abi.Completion, error) {
 		if req.Argument.Name != "id" {
 			return nil, fmt.Errorf("%w: template %s has no variable %q", guest.ErrInvalidArguments, tmpl, req.Argument.Name)
+		}
+		if req.Argument.Value == "#" { // more than a completion may carry: the host cuts to 100
+			c := &abi.Completion{Total: 150}
+			for i := range 150 {
+				c.Values = append(c.Values, fmt.Sprint(i))
+			}
+			return c, nil
 		}
 		return match(req.Argument.Value), nil
 	})
