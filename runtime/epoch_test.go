@@ -85,15 +85,25 @@ func TestInterruptDeadline(t *testing.T) {
 		Grants: runtime.Grants{MCP: []string{"slow"}}})
 	for _, tool := range []string{"spin", "tree", "block"} {
 		t.Run(tool, func(t *testing.T) {
-			start := time.Now()
-			_, err := g.Call(context.Background(), tool, nil)
-			took := time.Since(start)
-			want := fmt.Sprintf(`guest "interrupt" tool %q: time limit exceeded (300ms)`, tool)
-			if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
-				t.Fatalf("err = %v; want %s", err, want)
+			// A late stop is retried (up to 3 attempts): on a loaded machine one call can be
+			// descheduled past the slack; a mechanism that does not stop is late every time.
+			var took []time.Duration
+			for range 3 {
+				start := time.Now()
+				_, err := g.Call(context.Background(), tool, nil)
+				took = append(took, time.Since(start))
+				want := fmt.Sprintf(`guest "interrupt" tool %q: time limit exceeded (300ms)`, tool)
+				if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
+					t.Fatalf("err = %v; want %s", err, want)
+				}
+				if d := took[len(took)-1]; d < limit {
+					t.Fatalf("stopped after %v, before the limit %v", d, limit)
+				} else if d <= limit+slack {
+					break
+				}
 			}
-			if took < limit || took > limit+slack {
-				t.Errorf("stopped after %v; want within [%v, %v]", took, limit, limit+slack)
+			if d := took[len(took)-1]; d > limit+slack {
+				t.Errorf("stopped after %v in every attempt; want within [%v, %v]", took, limit, limit+slack)
 			}
 			if got := call(t, g, "ok", ""); got != `{"content":[]}` {
 				t.Errorf("next call: %s", got)
