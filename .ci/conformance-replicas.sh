@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ -z "${MCPWASM_CONFORMANCE_TIMED:-}" ]; then
-	MCPWASM_CONFORMANCE_TIMED=1 exec timeout -k 10 290 bash "$PWD/.ci/conformance-replicas.sh" "$@"
+	MCPWASM_CONFORMANCE_TIMED=1 exec timeout -k 10 600 bash "$PWD/.ci/conformance-replicas.sh" "$@"
 fi
 
 dir=testdata/conformance
@@ -62,8 +62,8 @@ cli=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
 # 2. mcpwasm, the proxy and the suite's guest.
 timeout 120 go build -o "$tmp/mcpwasm" ./cmd/mcpwasm
 timeout 120 go build -o "$tmp/lbproxy" ./testdata/lbproxy
-command -v wat2wasm >/dev/null || { echo "conformance-replicas: wat2wasm (Debian package wabt) is needed" >&2; exit 1; }
-wat2wasm "$dir/conformance.wat" -o "$tmp/conformance.wasm"
+env GOOS=wasip1 GOARCH=wasm timeout 300 go build -buildmode=c-shared -trimpath -ldflags="-s -w" \
+	-o "$tmp/conformance.wasm" ./testdata/guests/conformance
 guests=("$tmp/conformance.wasm" guests/calc.wasm guests/text.wasm)
 
 declare -A expected
@@ -93,32 +93,36 @@ for m in "${modes[@]}"; do
 		waitlog "$plog" ".*backend (${backends[$i]}) ready.*" "${pids[-1]}" >/dev/null
 	done
 
-	out=$tmp/suite-$mode.txt
-	rc=0
-	timeout 120 "$node" "$cli" server --suite all --url "$proxy/mcp" -o "$tmp/results-$mode" >"$out" 2>&1 || rc=$?
+	# Both protocol revisions, as .ci/conformance.sh runs them in the stateless modes; a
+	# baseline entry applies as there: MODE@REV/S, MODE/S, @REV/S or S.
+	for rev in 2025-11-25 2026-07-28; do
+		out=$tmp/suite-$mode-$rev.txt
+		rc=0
+		timeout 180 "$node" "$cli" server --suite all --spec-version "$rev" --url "$proxy/mcp" -o "$tmp/results-$mode-$rev" >"$out" 2>&1 || rc=$?
+		total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" || true)
+		if [ "$rc" -gt 1 ] || [ -z "$total" ]; then
+			echo "conformance-replicas: the suite did not complete in mode $mode at $rev (exit $rc):" >&2
+			tail -n 40 "$out" >&2
+			exit 1
+		fi
+		n_pass=0 n_fail=0
+		while read -r mark name; do
+			name=${name%%:*}
+			if [ "$mark" = "✗" ]; then
+				n_fail=$((n_fail + 1))
+				if [ -z "${expected[$mode@$rev/$name]:-}" ] && [ -z "${expected[$mode/$name]:-}" ] &&
+					[ -z "${expected[@$rev/$name]:-}" ] && [ -z "${expected[$name]:-}" ]; then
+					regressions+=("$mode@$rev/$name")
+				fi
+			else
+				n_pass=$((n_pass + 1))
+			fi
+		done < <(sed -n '/^=== SUMMARY ===/,$p' "$out" | grep -E '^(✓|✗) [^ ]+: [0-9]+ passed, [0-9]+ failed')
+		say "mode $mode@$rev ($replicas replicas behind $proxy): suite says \"$total\" (checks); scenarios: $n_pass pass, $n_fail fail"
+	done
 	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
 	pids=()
-
-	total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" || true)
-	if [ "$rc" -gt 1 ] || [ -z "$total" ]; then
-		echo "conformance-replicas: the suite did not complete in mode $mode (exit $rc):" >&2
-		tail -n 40 "$out" >&2
-		exit 1
-	fi
-	n_pass=0 n_fail=0
-	while read -r mark name; do
-		name=${name%%:*}
-		if [ "$mark" = "✗" ]; then
-			n_fail=$((n_fail + 1))
-			if [ -z "${expected[$mode/$name]:-}" ] && [ -z "${expected[$name]:-}" ]; then
-				regressions+=("$mode/$name")
-			fi
-		else
-			n_pass=$((n_pass + 1))
-		fi
-	done < <(sed -n '/^=== SUMMARY ===/,$p' "$out" | grep -E '^(✓|✗) [^ ]+: [0-9]+ passed, [0-9]+ failed')
-	say "mode $mode ($replicas replicas behind $proxy): suite says \"$total\" (checks); scenarios: $n_pass pass, $n_fail fail"
 done
 
 if [ ${#regressions[@]} -gt 0 ]; then
