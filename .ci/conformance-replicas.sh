@@ -112,7 +112,15 @@ for m in "${modes[@]}"; do
 				n_fail=$((n_fail + 1))
 				if [ -z "${expected[$mode@$rev/$name]:-}" ] && [ -z "${expected[$mode/$name]:-}" ] &&
 					[ -z "${expected[@$rev/$name]:-}" ] && [ -z "${expected[$name]:-}" ]; then
-					regressions+=("$mode@$rev/$name")
+					# One retry of that scenario alone: through a proxy on a loaded 2-core
+					# machine a single request can miss the suite's own deadline. A real
+					# regression fails again.
+					if timeout 120 "$node" "$cli" server --scenario "$name" --spec-version "$rev" --url "$proxy/mcp" </dev/null \
+						>"$out.retry-$name" 2>&1 && grep -qE "^✓ $name: " "$out.retry-$name"; then
+						say "mode $mode@$rev: $name failed once and passed when run again alone (not counted)"
+					else
+						regressions+=("$mode@$rev/$name")
+					fi
 				fi
 			else
 				n_pass=$((n_pass + 1))
