@@ -66,7 +66,7 @@ func mcpwasm(t *testing.T, args ...string) (string, string, int) {
 // client's, the server's debug log, `inspect`, or what the guest returns.
 func TestOAuthUpstream(t *testing.T) {
 	srv := oauthtest.NewServer(t)
-	srv.ExpiresIn = 1
+	srv.SetExpiresIn(1)
 	cfgHome := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfgHome)
 	t.Setenv("BROWSER", os.Args[0])

@@ -66,7 +66,7 @@ func noToken(t *testing.T, what, s string, srv *oauthtest.Server) {
 // and refreshes it when it expires, writing the new token back; no token reaches the logs.
 func TestLoginStoresTokenThenRefreshes(t *testing.T) {
 	srv := oauthtest.NewServer(t)
-	srv.ExpiresIn = 1 // every use refreshes
+	srv.SetExpiresIn(1) // every use refreshes
 	dir := filepath.Join(t.TempDir(), "config", "mcpwasm")
 	store := oauth.NewStore(dir)
 	var logs syncBuffer
@@ -166,7 +166,7 @@ func TestNoLoginNoToken(t *testing.T) {
 // The client credentials grant (headless upstreams) with a pre-registered client.
 func TestClientCredentials(t *testing.T) {
 	srv := oauthtest.NewServer(t)
-	srv.Clients["svc"] = "s3cret-value"
+	srv.AddClient("svc", "s3cret-value")
 	h, err := oauth.NewHandler(oauth.Config{Server: srv.MCPURL, ClientID: "svc", ClientSecret: "s3cret-value", ClientCredentials: true})
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestStoreKeysAndDelete(t *testing.T) {
 		t.Errorf("ResourceKey = %q, want %q", got, want)
 	}
 	srv := oauthtest.NewServer(t)
-	srv.Clients["svc"] = "x"
+	srv.AddClient("svc", "x")
 	store := oauth.NewStore(t.TempDir())
 	lb, err := oauth.ListenLoopback()
 	if err != nil {

@@ -30,13 +30,9 @@ type Server struct {
 	*httptest.Server
 	MCPURL string
 
-	// ExpiresIn is the expires_in of issued access tokens, in seconds. 1 makes a client
-	// refresh before every use (golang.org/x/oauth2 refreshes 10 s before expiry).
-	ExpiresIn int
-	// Clients are the pre-registered confidential clients: ID → secret (client credentials).
-	Clients map[string]string
-
 	mu        sync.Mutex
+	expiresIn int               // expires_in of issued access tokens, in seconds (SetExpiresIn)
+	clients   map[string]string // pre-registered confidential clients: ID → secret (AddClient)
 	valid     map[string]bool   // access tokens the MCP endpoint accepts
 	refresh   map[string]string // refresh token → the access token issued with it
 	codes     map[string]grant  // authorization code → what it was issued for
@@ -47,9 +43,26 @@ type Server struct {
 
 type grant struct{ challenge, redirect, resource string }
 
+// SetExpiresIn sets the expires_in of access tokens issued from now on, in seconds. 1 makes
+// a client refresh before every use (golang.org/x/oauth2 refreshes 10 s before expiry). Safe
+// while requests are served (a client in another process has no happens-before edge to a
+// plain field write).
+func (s *Server) SetExpiresIn(sec int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expiresIn = sec
+}
+
+// AddClient pre-registers a confidential client (client credentials grant).
+func (s *Server) AddClient(id, secret string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients[id] = secret
+}
+
 // NewServer starts the server; it is closed when the test ends.
 func NewServer(t interface{ Cleanup(func()) }) *Server {
-	s := &Server{ExpiresIn: 3600, Clients: map[string]string{}, valid: map[string]bool{},
+	s := &Server{expiresIn: 3600, clients: map[string]string{}, valid: map[string]bool{},
 		refresh: map[string]string{}, codes: map[string]grant{}}
 	mux := http.NewServeMux()
 	s.Server = httptest.NewServer(mux)
@@ -169,7 +182,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			id, secret = f.Get("client_id"), f.Get("client_secret")
 		}
-		if want, known := s.Clients[id]; !known || want != secret || secret == "" {
+		if want, known := s.clients[id]; !known || want != secret || secret == "" {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
 			return
 		}
@@ -185,7 +198,7 @@ func (s *Server) issue(w http.ResponseWriter, withRefresh bool) {
 	at := "at-" + random()
 	s.valid[at] = true
 	s.issued = append(s.issued, at)
-	res := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": s.ExpiresIn}
+	res := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": s.expiresIn}
 	if withRefresh {
 		rt := "rt-" + random()
 		s.refresh[rt] = at
