@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -210,24 +211,18 @@ func withClientRequests(tool string, key []byte, logger *slog.Logger, next mcp.T
 		var hash string
 		if b.rounds {
 			hash = argsHash(req.Params.Arguments)
-			if err := b.load(stateKey(key, logger), req.Params, tool, hash); err != nil {
+			if err := b.load(stateKey(key, logger), req.Params.RequestState, req.Params.InputResponses, tool, hash); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 			}
 		}
 		res, err := next(context.WithValue(ctx, bridgeKey{}, b), req)
 		if b.missing != nil {
-			return nil, missingCapability(tool, b.missing)
+			return nil, missingCapability("tool "+strconv.Quote(tool), b.missing)
 		}
 		if err != nil || len(b.asked) == 0 {
 			return res, err
 		}
-		st := &requestState{Tool: tool, Args: hash, Issued: time.Now().Unix(), Answers: b.answers}
-		irs := make(mcp.InputRequestMap, len(b.asked))
-		for _, a := range b.asked {
-			st.Pending = append(st.Pending, pending{Key: a.key, Kind: a.kind})
-			irs[a.key] = a.params
-		}
-		s, err := sealState(stateKey(key, logger), st)
+		irs, s, err := b.inputRequired(stateKey(key, logger), tool, hash)
 		if err != nil {
 			return toolError(fmt.Errorf("tool %q: %w", tool, err)), nil
 		}
@@ -235,10 +230,53 @@ func withClientRequests(tool string, key []byte, logger *slog.Logger, next mcp.T
 	}
 }
 
+// withPromptClientRequests is withClientRequests for the prompts/get handler of one guest
+// prompt: the same two mechanisms (ABI.md §6.7), with a requestState bound to the prompt
+// ("prompt:NAME") and its arguments.
+func withPromptClientRequests(prompt string, key []byte, logger *slog.Logger, next mcp.PromptHandler) mcp.PromptHandler {
+	subject := "prompt:" + prompt
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: req.ProtocolVersion() >= "2026-07-28"}
+		var hash string
+		if b.rounds {
+			args, _ := json.Marshal(req.Params.Arguments)
+			hash = argsHash(args)
+			if err := b.load(stateKey(key, logger), req.Params.RequestState, req.Params.InputResponses, subject, hash); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
+			}
+		}
+		res, err := next(context.WithValue(ctx, bridgeKey{}, b), req)
+		if b.missing != nil {
+			return nil, missingCapability("prompt "+strconv.Quote(prompt), b.missing)
+		}
+		if len(b.asked) == 0 {
+			return res, err
+		}
+		irs, s, err := b.inputRequired(stateKey(key, logger), subject, hash)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("prompt %q: %v", prompt, err)}
+		}
+		return &mcp.GetPromptResult{InputRequests: irs, RequestState: s}, nil
+	}
+}
+
+// inputRequired is the input-required answer of a round that asked b.asked: the requests by
+// key and the sealed state for the retry.
+func (b *clientBridge) inputRequired(key []byte, subject, hash string) (mcp.InputRequestMap, string, error) {
+	st := &requestState{Tool: subject, Args: hash, Issued: time.Now().Unix(), Answers: b.answers}
+	irs := make(mcp.InputRequestMap, len(b.asked))
+	for _, a := range b.asked {
+		st.Pending = append(st.Pending, pending{Key: a.key, Kind: a.kind})
+		irs[a.key] = a.params
+	}
+	s, err := sealState(key, st)
+	return irs, s, err
+}
+
 // missingCapability is the JSON-RPC error -32021 MissingRequiredClientCapability (SEP-2575
 // "Missing Required Capabilities"): data is {"requiredCapabilities": caps}, a
 // ClientCapabilities object keyed by what is missing (e.g. {"sampling": {}}).
-func missingCapability(tool string, caps *mcp.ClientCapabilities) error {
+func missingCapability(subject string, caps *mcp.ClientCapabilities) error {
 	// Built by hand: mcp.ClientCapabilities always marshals a "roots" member.
 	req := map[string]any{}
 	var names []string
@@ -253,7 +291,7 @@ func missingCapability(tool string, caps *mcp.ClientCapabilities) error {
 	}
 	data, _ := json.Marshal(map[string]any{"requiredCapabilities": req})
 	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Data: data,
-		Message: fmt.Sprintf("tool %q needs the client capability %s, which the request's clientCapabilities do not declare", tool, strings.Join(names, ", "))}
+		Message: fmt.Sprintf("%s needs the client capability %s, which the request's clientCapabilities do not declare", subject, strings.Join(names, ", "))}
 }
 
 // load takes the answers of earlier rounds from the verified request state and this
@@ -261,18 +299,18 @@ func missingCapability(tool string, caps *mcp.ClientCapabilities) error {
 // ignored (SEP-2322: a server ignores responses it did not ask for), and a response of
 // the wrong kind leaves its request unanswered, so it is asked again. Without a state
 // (the first round) the inputResponses answer the guest's requests by key and kind.
-func (b *clientBridge) load(key []byte, p *mcp.CallToolParamsRaw, tool, hash string) error {
-	if p.RequestState == "" {
-		b.fresh = p.InputResponses
+func (b *clientBridge) load(key []byte, state string, responses mcp.InputResponseMap, tool, hash string) error {
+	if state == "" {
+		b.fresh = responses
 		return nil
 	}
-	st, err := openState(key, p.RequestState, tool, hash, time.Now())
+	st, err := openState(key, state, tool, hash, time.Now())
 	if err != nil {
 		return err
 	}
 	b.answers = st.Answers
 	for _, q := range st.Pending {
-		resp, ok := p.InputResponses[q.Key]
+		resp, ok := responses[q.Key]
 		if !ok || !answers(q.Kind, resp) {
 			continue // asked again when the guest gets there
 		}

@@ -97,6 +97,18 @@ func rootURIs(out json.RawMessage) []string {
 }
 
 func addInputRequiredTools() {
+	// A prompt asks the client too (the host grants prompts the client request kinds only).
+	guest.AddPrompt(abi.Prompt{Name: "test_input_required_result_prompt", Description: "Asks the user for context (elicitation, key user_context), then renders it"},
+		func(context.Context, map[string]string) (*abi.PromptResult, error) {
+			out, err := askKeyed(abi.KindElicitation, elicitParams("What context should the prompt use?", nameSchema("context")), opts{Key: "user_context"})
+			if err != nil {
+				return nil, fmt.Errorf("elicitation failed: %w", err)
+			}
+			return &abi.PromptResult{Description: "A prompt with elicited context", Messages: []abi.PromptMessage{
+				{Role: "user", Content: abi.Content{Type: "text", Text: "Context: " + elicitField(out, "context")}},
+			}}, nil
+		})
+
 	tool := func(name, desc string, h func() (*abi.Result, error)) {
 		guest.AddRawTool(abi.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(noArgs)},
 			func(context.Context, json.RawMessage) (*abi.Result, error) {
