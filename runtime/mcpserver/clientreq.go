@@ -383,13 +383,29 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 		return nil, fmt.Errorf("%w: the call has no session to send a request on", runtime.ErrClientUnavailable)
 	}
 	var res any
-	switch p := ir.(type) {
-	case *mcp.CreateMessageWithToolsParams:
-		res, err = b.ss.CreateMessageWithTools(ctx, p)
-	case *mcp.ElicitParams:
-		res, err = b.ss.Elicit(ctx, p)
-	case *mcp.ListRootsParams:
-		res, err = b.ss.ListRoots(ctx, p)
+	send := func() {
+		switch p := ir.(type) {
+		case *mcp.CreateMessageWithToolsParams:
+			res, err = b.ss.CreateMessageWithTools(ctx, p)
+		case *mcp.ElicitParams:
+			res, err = b.ss.Elicit(ctx, p)
+		case *mcp.ListRootsParams:
+			res, err = b.ss.ListRoots(ctx, p)
+		}
+	}
+	send()
+	// Streamable HTTP with JSON responses (serve --json-response) sends a server→client
+	// request on the session's standalone GET stream, which the client opens after
+	// initialize; a call made at once may find it not yet connected. Retry with backoff
+	// for up to StandaloneStreamWait (bounded by the call's own deadline).
+	start := time.Now()
+	for wait := 10 * time.Millisecond; err != nil && standaloneNotConnected(err) && time.Since(start) < StandaloneStreamWait; wait = min(2*wait, 200*time.Millisecond) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		send()
 	}
 	var rpcErr *jsonrpc.Error
 	switch {
@@ -403,6 +419,17 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 	// Not an answer of the client: the session could not carry the request (a stateless
 	// HTTP session, a closed connection).
 	return nil, fmt.Errorf("%w: the session cannot carry a server-to-client request: %v", runtime.ErrClientUnavailable, err)
+}
+
+// StandaloneStreamWait is how long a server→client request waits for the client to connect
+// the session's standalone GET stream (JSON-response Streamable HTTP) before it is
+// UNAVAILABLE.
+const StandaloneStreamWait = 5 * time.Second
+
+// standaloneNotConnected reports whether err is the go-sdk's refusal to write to a session
+// stream that no GET holds (yet).
+func standaloneNotConnected(err error) bool {
+	return strings.Contains(err.Error(), "stream not connected")
 }
 
 // replay answers a request of a 2026-07-28 call from the answers of earlier rounds or the
