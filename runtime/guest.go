@@ -23,6 +23,7 @@ type Guest struct {
 	manifest  abi.Manifest
 	served    *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
 	tools     map[string]*tool
+	prompts   *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
 	compiled  wazero.CompiledModule
 	limits    Limits
 	isolation Isolation // which calls may share an instance (isolation.go)

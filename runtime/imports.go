@@ -187,17 +187,23 @@ func readString(mod api.Module, ptr, n uint32) (string, bool) {
 }
 
 // request serves one request import call (ABI.md §6.1) through the sandbox of the tool the
-// instance is running. Resource reads, prompts and describe run no tool: they get nothing.
+// instance is running. A prompt gets the client request kinds its guest was granted
+// (sandbox.PromptGrants); resource reads, completions and describe run no tool: they get
+// nothing.
 func (inst *instance) request(ctx context.Context, kind string, req []byte) (abi.Status, []byte) {
-	t, ok := inst.g.tools[inst.tool]
-	if !ok {
+	var sb *sandbox.Tool
+	if t, ok := inst.g.tools[inst.tool]; ok {
+		if kind == abi.KindResourceUpdated { // no grant: the guest's own resources (resources.go)
+			return inst.g.resourceUpdated(ctx, req)
+		}
+		sb = t.sandbox
+	} else if inst.prompt && inst.g.prompts != nil && kind != abi.KindResourceUpdated {
+		sb = inst.g.prompts // the client request kinds only (sandbox.PromptGrants)
+	} else {
 		return abi.StatusUnavailable, sandbox.ErrorBody("request outside a tool call")
-	}
-	if kind == abi.KindResourceUpdated { // no grant: the guest's own resources (resources.go)
-		return inst.g.resourceUpdated(ctx, req)
 	}
 	if hk := hooksFrom(ctx); hk != nil && hk.Client != nil {
 		ctx = sandbox.WithClient(ctx, hk.Client)
 	}
-	return t.sandbox.Request(ctx, kind, req)
+	return sb.Request(ctx, kind, req)
 }

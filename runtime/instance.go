@@ -27,6 +27,7 @@ type instance struct {
 	memory       *limitedMemory
 
 	tool    string     // the tool running now, for host-function logs
+	prompt  bool       // a prompt is running now (mcpwasm_prompt)
 	pending []byte     // response of the last request import (ABI.md §6.1)
 	budget  callBudget // log and progress reports of the running call (hostcaps.go)
 
@@ -133,8 +134,9 @@ func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args 
 
 	inst.pending = nil
 	if fn == fnCall {
-		inst.tool = toolName // only tool calls may use capabilities
+		inst.tool = toolName // only tool calls may use capabilities…
 	}
+	inst.prompt = fn == fnPrompt // …and prompts the client request kinds (sandbox.PromptGrants)
 	if inst.memory != nil {
 		inst.memory.hit = false
 	}
@@ -144,7 +146,7 @@ func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args 
 		s = s[:2]
 	}
 	err = inst.fns[fn].CallWithStack(ctx, s)
-	inst.tool, inst.pending = "", nil
+	inst.tool, inst.prompt, inst.pending = "", false, nil
 	if err != nil || inst.intr.interrupted() != 0 {
 		return nil, inst.classify(ctx, err, limits.Timeout)
 	}

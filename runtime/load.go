@@ -147,6 +147,14 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if err := g.checkResourcesAndPrompts(compiled); err != nil {
 		return g, fmt.Errorf("guest %q: %w", g.name, err)
 	}
+	if len(g.manifest.Prompts) > 0 {
+		sb, err := sandbox.NewTool(g.name, "", sandbox.PromptGrants(c.Grants.internal()), false, g.manifest.Requests,
+			sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
+		if err != nil {
+			return g, fmt.Errorf("guest %q prompts: %w", g.name, err)
+		}
+		g.prompts = sb
+	}
 	for name := range c.ToolLimits {
 		if _, ok := g.tools[name]; !ok {
 			return g, fmt.Errorf("guest %q: limits given for unknown tool %q", g.name, name)

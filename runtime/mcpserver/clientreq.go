@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,12 +31,19 @@ import (
 //     (ServerSession.CreateMessageWithTools, Elicit, ListRoots) and blocks until the client
 //     answers or the call's deadline or cancellation ends it.
 //  2. The request was made on 2026-07-28 or later (MCP SEP-2322 multi round-trip): the
-//     server cannot send a request mid-call. The n-th client request of a call gets key
-//     "r<n>"; a request the current tools/call has no answer for stops the guest, and the
-//     call is answered with an input-required result: inputRequests holds that request and
-//     requestState the answers so far, authenticated with HMAC-SHA256 (sealState). The
-//     client retries the call with inputResponses and the state; the guest runs again from
-//     the start and its requests are answered from them (replay).
+//     server cannot send a request mid-call. A client request is keyed by the guest's
+//     "mcpwasm.key" or, without one, "r<n>" for the n-th request of the call; a request the
+//     current tools/call has no answer for stops the guest (or, with "mcpwasm.defer", is
+//     UNAVAILABLE to it and collected), and the call is answered with an input-required
+//     result: inputRequests holds the requests asked and requestState the answers so far,
+//     authenticated with HMAC-SHA256 (sealState). The client retries the call with
+//     inputResponses and the state; the guest runs again from the start and its requests
+//     are answered from them (replay).
+//
+// A request for a capability the client did not declare is UNAVAILABLE to the guest, but
+// at 2026-07-28 a request without "mcpwasm.optional" ends the call with the JSON-RPC error
+// -32021 MissingRequiredClientCapability (SEP-2575 "Missing Required Capabilities"), whose
+// data names the capability: there the client can fix it by declaring it and retrying.
 
 // Caps of multi round-trip calls.
 const (
@@ -82,19 +90,26 @@ func stateKey(key []byte, logger *slog.Logger) []byte {
 	return processKey()
 }
 
-// answer is a client's answer to the n-th client request of a call.
+// answer is a client's answer to the client request of a call with key Key.
 type answer struct {
+	Key    string          `json:"key"`
 	Kind   string          `json:"kind"`
 	Result json.RawMessage `json:"result"`
 }
 
+// pending is a client request asked in an input-required result and not answered yet.
+type pending struct {
+	Key  string `json:"key"`
+	Kind string `json:"kind"`
+}
+
 // requestState is what an input-required result carries to the client's retry.
 type requestState struct {
-	Tool    string   `json:"tool"`
-	Args    string   `json:"args"` // hex SHA-256 of the compacted arguments JSON
-	Issued  int64    `json:"iat"`  // Unix seconds
-	Answers []answer `json:"answers"`
-	Kinds   []string `json:"pending,omitempty"` // kinds of the requests asked and not answered, by index after Answers
+	Tool    string    `json:"tool"`
+	Args    string    `json:"args"` // hex SHA-256 of the compacted arguments JSON
+	Issued  int64     `json:"iat"`  // Unix seconds
+	Answers []answer  `json:"answers"`
+	Pending []pending `json:"pending,omitempty"` // requests asked and not answered
 }
 
 // sealState encodes st as base64url(JSON) "." base64url(HMAC-SHA256(key, JSON)).
@@ -165,9 +180,11 @@ type clientBridge struct {
 	rounds bool // mechanism 2: answers come in later rounds
 
 	mu      sync.Mutex
-	n       int      // client requests made so far in this run of the guest
-	answers []answer // rounds: answers by request index
-	asked   *askedRequest
+	n       int                          // client requests made so far in this run of the guest
+	answers []answer                     // rounds: answers so far, in the order they came
+	fresh   map[string]mcp.InputResponse // rounds: inputResponses of a call without requestState
+	asked   []askedRequest               // rounds: requests this run asked and has no answer for
+	missing *mcp.ClientCapabilities      // rounds: a required capability the client lacks
 }
 
 // askedRequest is the client request that stopped the guest (rounds only).
@@ -194,51 +211,137 @@ func withClientRequests(tool string, key []byte, logger *slog.Logger, next mcp.T
 		var hash string
 		if b.rounds {
 			hash = argsHash(req.Params.Arguments)
-			if err := b.load(stateKey(key, logger), req.Params, tool, hash); err != nil {
+			if err := b.load(stateKey(key, logger), req.Params.RequestState, req.Params.InputResponses, tool, hash); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 			}
 		}
 		res, err := next(context.WithValue(ctx, bridgeKey{}, b), req)
-		if err != nil || b.asked == nil {
+		if b.missing != nil {
+			return nil, missingCapability("tool "+strconv.Quote(tool), b.missing)
+		}
+		if err != nil || len(b.asked) == 0 {
 			return res, err
 		}
-		st := &requestState{Tool: tool, Args: hash, Issued: time.Now().Unix(), Answers: b.answers, Kinds: []string{b.asked.kind}}
-		s, err := sealState(stateKey(key, logger), st)
+		irs, s, err := b.inputRequired(stateKey(key, logger), tool, hash)
 		if err != nil {
 			return toolError(fmt.Errorf("tool %q: %w", tool, err)), nil
 		}
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{b.asked.key: b.asked.params}, RequestState: s}, nil
+		return &mcp.CallToolResult{InputRequests: irs, RequestState: s}, nil
 	}
 }
 
-// load takes the answers of earlier rounds from the verified request state and this
-// round's inputResponses. An answer must be for the next unanswered key ("r<len(answers)>"),
-// which the state says was asked.
-func (b *clientBridge) load(key []byte, p *mcp.CallToolParamsRaw, tool, hash string) error {
-	if p.RequestState == "" {
-		if len(p.InputResponses) > 0 {
-			return errors.New("inputResponses without requestState")
+// withPromptClientRequests is withClientRequests for the prompts/get handler of one guest
+// prompt: the same two mechanisms (ABI.md §6.7), with a requestState bound to the prompt
+// ("prompt:NAME") and its arguments.
+func withPromptClientRequests(prompt string, key []byte, logger *slog.Logger, next mcp.PromptHandler) mcp.PromptHandler {
+	subject := "prompt:" + prompt
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: req.ProtocolVersion() >= "2026-07-28"}
+		var hash string
+		if b.rounds {
+			args, _ := json.Marshal(req.Params.Arguments)
+			hash = argsHash(args)
+			if err := b.load(stateKey(key, logger), req.Params.RequestState, req.Params.InputResponses, subject, hash); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
+			}
 		}
+		res, err := next(context.WithValue(ctx, bridgeKey{}, b), req)
+		if b.missing != nil {
+			return nil, missingCapability("prompt "+strconv.Quote(prompt), b.missing)
+		}
+		if len(b.asked) == 0 {
+			return res, err
+		}
+		irs, s, err := b.inputRequired(stateKey(key, logger), subject, hash)
+		if err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("prompt %q: %v", prompt, err)}
+		}
+		return &mcp.GetPromptResult{InputRequests: irs, RequestState: s}, nil
+	}
+}
+
+// inputRequired is the input-required answer of a round that asked b.asked: the requests by
+// key and the sealed state for the retry.
+func (b *clientBridge) inputRequired(key []byte, subject, hash string) (mcp.InputRequestMap, string, error) {
+	st := &requestState{Tool: subject, Args: hash, Issued: time.Now().Unix(), Answers: b.answers}
+	irs := make(mcp.InputRequestMap, len(b.asked))
+	for _, a := range b.asked {
+		st.Pending = append(st.Pending, pending{Key: a.key, Kind: a.kind})
+		irs[a.key] = a.params
+	}
+	s, err := sealState(key, st)
+	return irs, s, err
+}
+
+// missingCapability is the JSON-RPC error -32021 MissingRequiredClientCapability (SEP-2575
+// "Missing Required Capabilities"): data is {"requiredCapabilities": caps}, a
+// ClientCapabilities object keyed by what is missing (e.g. {"sampling": {}}).
+func missingCapability(subject string, caps *mcp.ClientCapabilities) error {
+	// Built by hand: mcp.ClientCapabilities always marshals a "roots" member.
+	req := map[string]any{}
+	var names []string
+	if caps.Sampling != nil {
+		req["sampling"], names = caps.Sampling, append(names, "sampling")
+	}
+	if caps.Elicitation != nil {
+		req["elicitation"], names = caps.Elicitation, append(names, "elicitation")
+	}
+	if caps.RootsV2 != nil {
+		req["roots"], names = caps.RootsV2, append(names, "roots")
+	}
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": req})
+	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Data: data,
+		Message: fmt.Sprintf("%s needs the client capability %s, which the request's clientCapabilities do not declare", subject, strings.Join(names, ", "))}
+}
+
+// load takes the answers of earlier rounds from the verified request state and this
+// round's inputResponses for the requests the state says were asked; other keys are
+// ignored (SEP-2322: a server ignores responses it did not ask for), and a response of
+// the wrong kind leaves its request unanswered, so it is asked again. Without a state
+// (the first round) the inputResponses answer the guest's requests by key and kind.
+func (b *clientBridge) load(key []byte, state string, responses mcp.InputResponseMap, tool, hash string) error {
+	if state == "" {
+		b.fresh = responses
 		return nil
 	}
-	st, err := openState(key, p.RequestState, tool, hash, time.Now())
+	st, err := openState(key, state, tool, hash, time.Now())
 	if err != nil {
 		return err
 	}
 	b.answers = st.Answers
-	for i, kind := range st.Kinds {
-		k := fmt.Sprintf("r%d", len(st.Answers)+i)
-		resp, ok := p.InputResponses[k]
-		if !ok {
-			break // asked again when the guest gets there
+	for _, q := range st.Pending {
+		resp, ok := responses[q.Key]
+		if !ok || !answers(q.Kind, resp) {
+			continue // asked again when the guest gets there
 		}
 		raw, err := json.Marshal(resp)
 		if err != nil {
-			return fmt.Errorf("inputResponses[%q]: %w", k, err)
+			return fmt.Errorf("inputResponses[%q]: %w", q.Key, err)
 		}
-		b.answers = append(b.answers, answer{Kind: kind, Result: raw})
+		b.answers = append(b.answers, answer{Key: q.Key, Kind: q.Kind, Result: raw})
 	}
 	return nil
+}
+
+// answers reports whether resp is a result of the client request kind.
+func answers(kind string, resp mcp.InputResponse) bool {
+	switch resp.(type) {
+	case *mcp.CreateMessageResult, *mcp.CreateMessageWithToolsResult:
+		return kind == abi.KindSampling
+	case *mcp.ElicitResult:
+		return kind == abi.KindElicitation
+	case *mcp.ListRootsResult:
+		return kind == abi.KindRoots
+	}
+	return false
+}
+
+// requestOptions are the host's members of a client request body, under "mcpwasm" (ABI.md
+// §6.7); they are not sent to the client.
+type requestOptions struct {
+	Key      string `json:"key"`      // the inputRequests key (2026-07-28); default "r<n>"
+	Defer    bool   `json:"defer"`    // unanswered: UNAVAILABLE to the guest, asked with the others at the end
+	Optional bool   `json:"optional"` // a missing client capability is UNAVAILABLE, never -32021
 }
 
 // Request implements runtime.Client.
@@ -250,7 +353,23 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 	if i >= MaxClientRequests {
 		return nil, fmt.Errorf("%w: over %d client requests in one tool call", runtime.ErrClientFailed, MaxClientRequests)
 	}
+	var opt struct {
+		O requestOptions `json:"mcpwasm"`
+	}
+	if err := json.Unmarshal(params, &opt); err != nil {
+		return nil, fmt.Errorf("%w: %s: mcpwasm options: %v", runtime.ErrClientFailed, kind, err)
+	}
+	o := opt.O
+	if o.Key == "" {
+		o.Key = fmt.Sprintf("r%d", i)
+	}
 	if err := b.capable(kind, params); err != nil {
+		if b.rounds && !o.Optional {
+			b.mu.Lock()
+			b.missing = requiredCapability(kind, params)
+			b.mu.Unlock()
+			return nil, runtime.ErrInputRequired // stops the guest; the call ends with -32021
+		}
 		return nil, err
 	}
 	ir, err := inputRequest(kind, params)
@@ -258,29 +377,35 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 		return nil, err
 	}
 	if b.rounds {
-		if i < len(b.answers) {
-			a := b.answers[i]
-			if a.Kind != kind {
-				return nil, fmt.Errorf("%w: request %d of this call was %s in an earlier round and is %s now: a guest's client requests must be the same for the same arguments", runtime.ErrClientFailed, i, a.Kind, kind)
-			}
-			return a.Result, nil
-		}
-		b.mu.Lock()
-		b.asked = &askedRequest{key: fmt.Sprintf("r%d", i), kind: kind, params: ir}
-		b.mu.Unlock()
-		return nil, runtime.ErrInputRequired
+		return b.replay(o, kind, ir)
 	}
 	if b.ss == nil {
 		return nil, fmt.Errorf("%w: the call has no session to send a request on", runtime.ErrClientUnavailable)
 	}
 	var res any
-	switch p := ir.(type) {
-	case *mcp.CreateMessageWithToolsParams:
-		res, err = b.ss.CreateMessageWithTools(ctx, p)
-	case *mcp.ElicitParams:
-		res, err = b.ss.Elicit(ctx, p)
-	case *mcp.ListRootsParams:
-		res, err = b.ss.ListRoots(ctx, p)
+	send := func() {
+		switch p := ir.(type) {
+		case *mcp.CreateMessageWithToolsParams:
+			res, err = b.ss.CreateMessageWithTools(ctx, p)
+		case *mcp.ElicitParams:
+			res, err = b.ss.Elicit(ctx, p)
+		case *mcp.ListRootsParams:
+			res, err = b.ss.ListRoots(ctx, p)
+		}
+	}
+	send()
+	// Streamable HTTP with JSON responses (serve --json-response) sends a server→client
+	// request on the session's standalone GET stream, which the client opens after
+	// initialize; a call made at once may find it not yet connected. Retry with backoff
+	// for up to StandaloneStreamWait (bounded by the call's own deadline).
+	start := time.Now()
+	for wait := 10 * time.Millisecond; err != nil && standaloneNotConnected(err) && time.Since(start) < StandaloneStreamWait; wait = min(2*wait, 200*time.Millisecond) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+		send()
 	}
 	var rpcErr *jsonrpc.Error
 	switch {
@@ -294,6 +419,74 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 	// Not an answer of the client: the session could not carry the request (a stateless
 	// HTTP session, a closed connection).
 	return nil, fmt.Errorf("%w: the session cannot carry a server-to-client request: %v", runtime.ErrClientUnavailable, err)
+}
+
+// StandaloneStreamWait is how long a server→client request waits for the client to connect
+// the session's standalone GET stream (JSON-response Streamable HTTP) before it is
+// UNAVAILABLE.
+const StandaloneStreamWait = 5 * time.Second
+
+// standaloneNotConnected reports whether err is the go-sdk's refusal to write to a session
+// stream that no GET holds (yet).
+func standaloneNotConnected(err error) bool {
+	return strings.Contains(err.Error(), "stream not connected")
+}
+
+// replay answers a request of a 2026-07-28 call from the answers of earlier rounds or the
+// call's own inputResponses, or records it as asked.
+func (b *clientBridge) replay(o requestOptions, kind string, ir mcp.InputRequest) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, a := range b.answers {
+		if a.Key != o.Key {
+			continue
+		}
+		if a.Kind != kind {
+			return nil, fmt.Errorf("%w: request %q of this call was %s in an earlier round and is %s now: a guest's client requests must be the same for the same arguments", runtime.ErrClientFailed, o.Key, a.Kind, kind)
+		}
+		return a.Result, nil
+	}
+	if resp, ok := b.fresh[o.Key]; ok && answers(kind, resp) {
+		raw, err := json.Marshal(resp)
+		if err != nil {
+			return nil, fmt.Errorf("%w: inputResponses[%q]: %v", runtime.ErrClientFailed, o.Key, err)
+		}
+		b.answers = append(b.answers, answer{Key: o.Key, Kind: kind, Result: raw})
+		return raw, nil
+	}
+	for _, a := range b.asked {
+		if a.key == o.Key {
+			return nil, fmt.Errorf("%w: two client requests of this call have the key %q", runtime.ErrClientFailed, o.Key)
+		}
+	}
+	b.asked = append(b.asked, askedRequest{key: o.Key, kind: kind, params: ir})
+	if o.Defer {
+		return nil, fmt.Errorf("%w: %s %q is asked when the guest returns; the answer comes in the next round of the call", runtime.ErrClientUnavailable, kind, o.Key)
+	}
+	return nil, runtime.ErrInputRequired
+}
+
+// requiredCapability is the ClientCapabilities object naming what kind needs.
+func requiredCapability(kind string, params []byte) *mcp.ClientCapabilities {
+	c := &mcp.ClientCapabilities{}
+	switch kind {
+	case abi.KindSampling:
+		c.Sampling = &mcp.SamplingCapabilities{}
+	case abi.KindElicitation:
+		var p struct {
+			Mode string `json:"mode"`
+			URL  string `json:"url"`
+		}
+		_ = json.Unmarshal(params, &p)
+		if p.Mode == "url" || (p.Mode == "" && p.URL != "") {
+			c.Elicitation = &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}
+		} else {
+			c.Elicitation = &mcp.ElicitationCapabilities{}
+		}
+	case abi.KindRoots:
+		c.RootsV2 = &mcp.RootCapabilities{}
+	}
+	return c
 }
 
 // capable checks that the client declared the capability kind needs (MCP "Client

@@ -384,3 +384,35 @@ func BenchmarkClientRequest(b *testing.B) {
 		})
 	}
 }
+
+// SEP-2575 "Missing Required Capabilities": at 2026-07-28 a guest's sampling request from a
+// client whose clientCapabilities lack sampling ends the call with the JSON-RPC error -32021,
+// whose data names the capability, instead of a tool result; the guest never runs on.
+func TestClientRequestsMissingCapability(t *testing.T) {
+	s := askServer(t, allClientGrants, nil)
+	opts := (&fakeClient{}).options()
+	opts.CreateMessageHandler = nil // declares elicitation only
+	opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	cs := statelessClient(t, s, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "summarize", Arguments: map[string]any{"text": "abc"}})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != mcp.CodeMissingRequiredClientCapabilities {
+		t.Fatalf("err = %v, want JSON-RPC error %d", err, mcp.CodeMissingRequiredClientCapabilities)
+	}
+	if want := `tool "summarize" needs the client capability sampling, which the request's clientCapabilities do not declare`; je.Message != want {
+		t.Errorf("message = %q, want %q", je.Message, want)
+	}
+	if want := `{"requiredCapabilities":{"sampling":{}}}`; string(je.Data) != want {
+		t.Errorf("data = %s, want %s", je.Data, want)
+	}
+	// The same client's elicitation is served: only the missing capability is refused.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "confirm", Arguments: map[string]any{"question": "?"}})
+	if err != nil || !res.NeedsInput() || len(res.InputRequests) != 1 {
+		t.Fatalf("confirm: err %v, result %+v", err, res)
+	}
+	if _, ok := res.InputRequests["r0"].(*mcp.ElicitParams); !ok {
+		t.Errorf("confirm: inputRequests = %#v, want an elicitation under r0", res.InputRequests)
+	}
+}

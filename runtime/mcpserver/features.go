@@ -48,7 +48,7 @@ func addResourcesAndPrompts(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
 		for _, a := range p.Arguments {
 			mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
 		}
-		s.AddPrompt(mp, promptHandler(g, p))
+		s.AddPrompt(mp, withPromptClientRequests(p.Name, o.RequestStateKey, o.Logger, promptHandler(g, p))) // clientreq.go
 	}
 }
 
@@ -64,7 +64,8 @@ func promptHandler(g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
 		if err != nil {
 			return nil, err
 		}
-		out, err := g.GetPrompt(runtime.WithSession(ctx, req.Session), p.Name, args)
+		hooks := &runtime.CallHooks{Client: clientOf(ctx)} // clientreq.go
+		out, err := g.GetPrompt(runtime.WithCallHooks(runtime.WithSession(ctx, req.Session), hooks), p.Name, args)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}

@@ -31,6 +31,14 @@ var (
 	ErrInputRequired = errors.New("client input required")
 )
 
+// PromptGrants is what a prompt of a guest granted g may use (ABI.md §6.7): only the client
+// request kinds sampling, elicitation and roots, which ask the client of the same
+// prompts/get. A prompt renders text; it never gets net, exec, fs, env, clock, random or mcp.
+// Per-tool narrowing does not apply: a prompt is not a tool.
+func PromptGrants(g Grants) Grants {
+	return Grants{Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
+}
+
 // maxClientResponseBytes caps one client answer handed to a guest, in bytes (16 MiB).
 const maxClientResponseBytes = 16 << 20
 

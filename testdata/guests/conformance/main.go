@@ -36,6 +36,9 @@ const noArgs = `{"type":"object","properties":{}}`
 
 func init() {
 	guest.SetInfo("conformance", "1.0.0", "The tools, resources and prompts the MCP conformance server suite uses")
+	// The client request kinds of the test_sampling, test_elicitation* and
+	// test_input_required_result_* tools (ABI.md §6.7); .ci/conformance.sh grants them.
+	guest.SetRequests(abi.Requests{Sampling: true, Elicitation: true, Roots: true})
 	fixed := func(name, desc string, res *abi.Result) {
 		guest.AddRawTool(abi.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(noArgs)},
 			func(context.Context, json.RawMessage) (*abi.Result, error) { return res, nil })
@@ -89,6 +92,7 @@ func init() {
 		})
 	addDiagnosticTools()
 	addClientRequestTools()
+	addInputRequiredTools()
 	addResources()
 	addPrompts()
 }
