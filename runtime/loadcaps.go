@@ -24,6 +24,9 @@ func checkModuleCaps(wasm []byte, limits Limits) error {
 		return fmt.Errorf("%w: module is %s, over the module size limit of %s", ErrLoadLimit,
 			sandbox.FormatBytes(uint64(len(wasm))), sandbox.FormatBytes(uint64(limits.ModuleBytes)))
 	}
+	if err := checkVectorCounts(wasm); err != nil {
+		return err
+	}
 	if fn, depth := maxNesting(wasm, limits.Nesting); depth > limits.Nesting {
 		return fmt.Errorf("%w: function %d nests blocks more than %d deep (compile time grows with the square of the depth)", ErrLoadLimit, fn, limits.Nesting)
 	}
@@ -283,4 +286,66 @@ func (r *wasmReader) blockType() {
 		return
 	}
 	r.leb(5)
+}
+
+// checkVectorCounts refuses a module whose section declares more entries than its bytes can
+// hold (every entry takes at least one byte), and likewise a function type's parameter and
+// result counts, before wazero sees it: wazero sizes its slices from these counts, so a
+// 22-byte module declaring 3 billion types made it allocate tens of GB and the host died of
+// an out-of-memory fatal error (found by FuzzInstrumentCalls). Sections are those of the
+// binary format (WebAssembly Core 2.0 §5.5) that start with a vector: type, import,
+// function, table, memory, global, export, element, code, data, tag. Anything this walk
+// cannot read is left to wazero's own (precise) error.
+func checkVectorCounts(wasm []byte) error {
+	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
+		return nil
+	}
+	r := &wasmReader{b: wasm, i: 8}
+	for r.i < len(r.b) {
+		id := r.byte()
+		size := int(r.u32())
+		if r.err {
+			return nil
+		}
+		if size < 0 || r.i+size > len(r.b) { // wazero reads the section's count before noticing
+			return fmt.Errorf("%w: section %d of %d bytes overruns the module (%d bytes left)", errMalformed, id, size, len(r.b)-r.i)
+		}
+		end := r.i + size
+		switch id {
+		case 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13:
+			sec := &wasmReader{b: r.b[:end], i: r.i}
+			n := sec.u32()
+			if !sec.err && uint64(n) > uint64(end-sec.i) {
+				return fmt.Errorf("%w: section %d declares %d entries in %d bytes", errMalformed, id, n, end-sec.i)
+			}
+			if id == 1 && !sec.err {
+				if err := checkFuncTypes(sec, n); err != nil {
+					return err
+				}
+			}
+		}
+		r.i = end
+	}
+	return nil
+}
+
+// checkFuncTypes walks n function types (0x60 params results) and refuses a parameter or
+// result count larger than the bytes left.
+func checkFuncTypes(r *wasmReader, n uint32) error {
+	for t := uint32(0); t < n && !r.err && r.i < len(r.b); t++ {
+		if r.byte() != 0x60 {
+			return nil // not a plain function type (e.g. GC rec types): wazero decides
+		}
+		for range 2 { // params, then results
+			k := r.u32()
+			if r.err {
+				return nil
+			}
+			if uint64(k) > uint64(len(r.b)-r.i) {
+				return fmt.Errorf("%w: type %d declares %d value types in %d bytes", errMalformed, t, k, len(r.b)-r.i)
+			}
+			r.skip(int(k))
+		}
+	}
+	return nil
 }

@@ -160,3 +160,24 @@ func ExampleLimits_load() {
 	fmt.Println(l.ModuleBytes>>20, "MiB module,", l.ManifestBytes>>20, "MiB manifest,", l.Tools, "tools,", l.Nesting, "nesting,", l.CompileTimeout, "compile")
 	// Output: 64 MiB module, 4 MiB manifest, 1000 tools, 10000 nesting, 5m0s compile
 }
+
+// A module whose section declares more entries than it has bytes is refused before wazero
+// sizes a slice from the count (FuzzInstrumentCalls found this 30-byte module: a type section
+// declaring ~3.3 billion types, which made wazero allocate ~27 GB and the host die of an
+// out-of-memory fatal error); so is a function type declaring more parameters than bytes.
+func TestLoadRefusesImpossibleCounts(t *testing.T) {
+	h, _ := newHost(t)
+	for _, tc := range []struct {
+		name, wasm, want string
+	}{
+		{"types", "\x00asm\x01\x00\x00\x00\x0100`\x96\xa2\x8a\xca\f\x00\x01f`0", "section 1 of 48 bytes overruns the module (12 bytes left)"},
+		{"types-in-bounds", "\x00asm\x01\x00\x00\x00\x01\x08\x96\xa2\x8a\xca\x0c\x60\x00\x00", "section 1 declares 3376582934 entries in 3 bytes"},
+		{"params", "\x00asm\x01\x00\x00\x00\x01\x08\x01\x60\xff\xff\xff\xff\x0f\x00", "type 0 declares 4294967295 value types in 1 bytes"},
+	} {
+		_, err := h.Load(context.Background(), []byte(tc.wasm), &runtime.GuestConfig{Source: tc.name})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "malformed module") {
+			t.Errorf("%s: Load: %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+	answersNormally(t, h)
+}
