@@ -74,6 +74,9 @@ func (h *Host) loadFileCached(ctx context.Context, path, id string, size int64, 
 		c.SHA256 != "" && !strings.EqualFold(c.SHA256, e.SHA256):
 		return nil, false, nil // Load gives the precise error, or describes the module afresh
 	}
+	if h.observer != nil {
+		h.observer.CacheLookup(true) // a miss is counted by Load, which the caller then runs
+	}
 	g, err = h.load(ctx, nil, c, &fileSource{path: path, key: key, entry: e})
 	return g, true, err
 }

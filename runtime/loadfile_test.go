@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -54,10 +57,14 @@ func TestLoadFileServesCachedWithoutReading(t *testing.T) {
 	want := mustCall(t, g1, "echo", `{"x":1}`)
 	h1.Close(context.Background())
 
-	h2, _ := testHost(t, Options{CacheDir: dir, Lazy: true})
+	lookups := &lookupCounter{}
+	h2, _ := testHost(t, Options{CacheDir: dir, Lazy: true, Observer: lookups})
 	release := holdCompiles(h2)
 	defer release()
 	g2 := mustLoadFile(t, h2, path, nil)
+	if lookups.hits.Load() != 1 || lookups.misses.Load() != 0 {
+		t.Errorf("manifest cache lookups reported: %d hits, %d misses; want 1 hit (a newcomer saw 0 and 0)", lookups.hits.Load(), lookups.misses.Load())
+	}
 	if g2.code.entry == nil || g2.code.wasm != nil || g2.code.path != path {
 		t.Fatalf("second LoadFile: entry %v, bytes held %v, path %q; want the cached manifest and the file unread", g2.code.entry != nil, g2.code.wasm != nil, g2.code.path)
 	}
@@ -153,5 +160,20 @@ func TestLoadFileEager(t *testing.T) {
 	missing := filepath.Join(dir, "missing.wasm")
 	if _, err := h.LoadFile(context.Background(), missing, nil); err == nil || !os.IsNotExist(err) {
 		t.Fatalf("LoadFile(missing) = %v, want not-exist", err)
+	}
+}
+
+// lookupCounter is an Observer counting manifest cache lookups.
+type lookupCounter struct{ hits, misses atomic.Int64 }
+
+func (*lookupCounter) CallDone(string, string, Outcome, time.Duration) {}
+func (*lookupCounter) RequestStart(context.Context, string, string, string) func(abi.Status) {
+	return nil
+}
+func (c *lookupCounter) CacheLookup(hit bool) {
+	if hit {
+		c.hits.Add(1)
+	} else {
+		c.misses.Add(1)
 	}
 }

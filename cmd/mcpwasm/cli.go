@@ -381,8 +381,16 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return ExitUsage, err
 	}
+	sopts := &mcp.ServerOptions{Logger: sdkLogger(logger)}
+	if exposesUpstreams(cfg) {
+		// Tools of an exposed upstream arrive after initialize (or never, while it is down):
+		// declare tools (with listChanged) from the start, so that a client heeds the
+		// notifications/tools/list_changed sent when they come (MCP "Server Features › Tools").
+		sopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
+			Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	}
 	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
-		ServerOptions: &mcp.ServerOptions{Logger: sdkLogger(logger)}, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger, Names: toolNames,
+		ServerOptions: sopts, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger, Names: toolNames,
 		TracerProvider: obs.tp, RequestStateKey: stateKey})
 	if err != nil {
 		return ExitLoad, err

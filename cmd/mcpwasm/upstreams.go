@@ -121,3 +121,16 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 		})
 	}
 }
+
+// exposesUpstreams reports whether the config exposes any upstream's tools (expose: true).
+func exposesUpstreams(cfg *config.Config) bool {
+	if cfg == nil {
+		return false
+	}
+	for _, u := range cfg.Upstreams {
+		if u.Expose {
+			return true
+		}
+	}
+	return false
+}
