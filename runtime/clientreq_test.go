@@ -4,40 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
 )
 
-var askGuest struct {
-	once sync.Once
-	wasm []byte
-	err  error
-}
-
 // askWasm builds guests/ask once per test binary.
-func askWasm(t testing.TB) []byte {
-	t.Helper()
-	askGuest.once.Do(func() {
-		out := filepath.Join(cacheDir, "ask.wasm")
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./guests/ask")
-		cmd.Dir = ".."
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			askGuest.err = fmt.Errorf("building guests/ask: %v\n%s", err, b)
-			return
-		}
-		askGuest.wasm, askGuest.err = os.ReadFile(out)
-	})
-	if askGuest.err != nil {
-		t.Fatal(askGuest.err)
-	}
-	return askGuest.wasm
-}
+func askWasm(t testing.TB) []byte { return guestWasm(t, "guests/ask") }
 
 type hookClient struct {
 	kinds  []string

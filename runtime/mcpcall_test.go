@@ -14,31 +14,41 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime"
 )
 
-var upstreamGuest struct {
+// builtGuests holds the guests built by guestWasm, one build per guest directory per test
+// binary.
+var builtGuests sync.Map // dir → *builtGuest
+
+type builtGuest struct {
 	once sync.Once
 	wasm []byte
 	err  error
 }
 
-// upstreamWasm builds guests/upstream once per test binary.
-func upstreamWasm(t *testing.T) []byte {
+// guestWasm builds the Go guest in dir (relative to the repository root, e.g.
+// "guests/upstream") to wasip1 once per test binary and returns its module.
+func guestWasm(t testing.TB, dir string) []byte {
 	t.Helper()
-	upstreamGuest.once.Do(func() {
-		out := filepath.Join(cacheDir, "upstream.wasm")
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./guests/upstream")
+	v, _ := builtGuests.LoadOrStore(dir, &builtGuest{})
+	g := v.(*builtGuest)
+	g.once.Do(func() {
+		out := filepath.Join(cacheDir, filepath.Base(dir)+".wasm")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./"+dir)
 		cmd.Dir = ".."
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 		if b, err := cmd.CombinedOutput(); err != nil {
-			upstreamGuest.err = fmt.Errorf("building upstream guest: %v\n%s", err, b)
+			g.err = fmt.Errorf("building %s: %v\n%s", dir, err, b)
 			return
 		}
-		upstreamGuest.wasm, upstreamGuest.err = os.ReadFile(out)
+		g.wasm, g.err = os.ReadFile(out)
 	})
-	if upstreamGuest.err != nil {
-		t.Fatal(upstreamGuest.err)
+	if g.err != nil {
+		t.Fatal(g.err)
 	}
-	return upstreamGuest.wasm
+	return g.wasm
 }
+
+// upstreamWasm builds guests/upstream once per test binary.
+func upstreamWasm(t *testing.T) []byte { return guestWasm(t, "guests/upstream") }
 
 // fakeUpstreams is an in-memory runtime.Upstreams: server "docs" has one tool, echo.
 type fakeUpstreams struct {
