@@ -208,9 +208,10 @@ func clientOf(ctx context.Context) runtime.Client {
 func withClientRequests(tool string, key []byte, logger *slog.Logger, next mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: req.ProtocolVersion() >= "2026-07-28"}
-		var hash string
+		// The arguments' hash binds a request state; it is computed only when a state is
+		// opened or issued, not on every call (a 1 MiB argument would cost a pass each time).
+		hash := sync.OnceValue(func() string { return argsHash(req.Params.Arguments) })
 		if b.rounds {
-			hash = argsHash(req.Params.Arguments)
 			if err := b.load(stateKey(key, logger), req.Params.RequestState, req.Params.InputResponses, tool, hash); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 			}
@@ -222,7 +223,7 @@ func withClientRequests(tool string, key []byte, logger *slog.Logger, next mcp.T
 		if err != nil || len(b.asked) == 0 {
 			return res, err
 		}
-		irs, s, err := b.inputRequired(stateKey(key, logger), tool, hash)
+		irs, s, err := b.inputRequired(stateKey(key, logger), tool, hash())
 		if err != nil {
 			return toolError(fmt.Errorf("tool %q: %w", tool, err)), nil
 		}
@@ -237,10 +238,11 @@ func withPromptClientRequests(prompt string, key []byte, logger *slog.Logger, ne
 	subject := "prompt:" + prompt
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: req.ProtocolVersion() >= "2026-07-28"}
-		var hash string
-		if b.rounds {
+		hash := sync.OnceValue(func() string {
 			args, _ := json.Marshal(req.Params.Arguments)
-			hash = argsHash(args)
+			return argsHash(args)
+		})
+		if b.rounds {
 			if err := b.load(stateKey(key, logger), req.Params.RequestState, req.Params.InputResponses, subject, hash); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
 			}
@@ -252,7 +254,7 @@ func withPromptClientRequests(prompt string, key []byte, logger *slog.Logger, ne
 		if len(b.asked) == 0 {
 			return res, err
 		}
-		irs, s, err := b.inputRequired(stateKey(key, logger), subject, hash)
+		irs, s, err := b.inputRequired(stateKey(key, logger), subject, hash())
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("prompt %q: %v", prompt, err)}
 		}
@@ -299,12 +301,12 @@ func missingCapability(subject string, caps *mcp.ClientCapabilities) error {
 // ignored (SEP-2322: a server ignores responses it did not ask for), and a response of
 // the wrong kind leaves its request unanswered, so it is asked again. Without a state
 // (the first round) the inputResponses answer the guest's requests by key and kind.
-func (b *clientBridge) load(key []byte, state string, responses mcp.InputResponseMap, tool, hash string) error {
+func (b *clientBridge) load(key []byte, state string, responses mcp.InputResponseMap, tool string, hash func() string) error {
 	if state == "" {
 		b.fresh = responses
 		return nil
 	}
-	st, err := openState(key, state, tool, hash, time.Now())
+	st, err := openState(key, state, tool, hash(), time.Now())
 	if err != nil {
 		return err
 	}
