@@ -160,6 +160,22 @@ func (s *server) recv() string {
 	return ""
 }
 
+// recvReplies reads n lines that answer concurrent requests, which may come in any order,
+// and returns them keyed by their JSON-RPC id; a line without a numeric id fails the test.
+func (s *server) recvReplies(n int) map[int]string {
+	s.t.Helper()
+	out := make(map[int]string, n)
+	for range n {
+		l := s.recv()
+		var m struct{ ID *int }
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.ID == nil {
+			s.t.Fatalf("not a reply with a numeric id: %s", l)
+		}
+		out[*m.ID] = l
+	}
+	return out
+}
+
 func (s *server) initialize() {
 	s.t.Helper()
 	s.send(initLine, initializedLine)
@@ -390,10 +406,13 @@ func TestRunawayGuestsOverMCP(t *testing.T) {
 		id := 10 + 2*i
 		start := time.Now()
 		s.send(callLine(id, tool, `{}`), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id+1))
-		if diff := cmp.Diff(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id+1), s.recv()); diff != "" {
+		// The ping is answered while the guest runs; the order of the two replies is left to
+		// the scheduler.
+		replies := s.recvReplies(2)
+		if diff := cmp.Diff(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id+1), replies[id+1]); diff != "" {
 			t.Errorf("ping during %s (-want +got):\n%s", tool, diff)
 		}
-		isErr, text := toolResult(t, s.recv())
+		isErr, text := toolResult(t, replies[id])
 		t.Logf("%s answered after %v", tool, time.Since(start))
 		if want := fmt.Sprintf(`guest "fixture" tool %q: time limit exceeded (500ms)`, tool); !isErr || text != want {
 			t.Errorf("%s: isError=%v %q; want %q", tool, isErr, text, want)
@@ -465,15 +484,11 @@ func TestServeGuestStdio(t *testing.T) {
 	}
 	s.send(callLine(3, "read", `{}`), `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	// The two requests run concurrently: their replies may come in either order.
-	replies := map[bool]string{}
-	for range 2 {
-		l := s.recv()
-		replies[strings.Contains(l, `"id":4,`)] = l
-	}
-	if _, text := toolResult(t, replies[false]); text != "read=0" {
+	replies := s.recvReplies(2)
+	if _, text := toolResult(t, replies[3]); text != "read=0" {
 		t.Errorf("read: %s", text)
 	}
-	if diff := cmp.Diff(`{"jsonrpc":"2.0","id":4,"result":{}}`, replies[true]); diff != "" {
+	if diff := cmp.Diff(`{"jsonrpc":"2.0","id":4,"result":{}}`, replies[4]); diff != "" {
 		t.Errorf("ping after read (-want +got):\n%s", diff)
 	}
 	code, _ := s.closeAndWait(5 * time.Minute)
