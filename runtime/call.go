@@ -84,9 +84,9 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 	if g.host.stopped.Load() {
 		return nil, &CallError{g.name, op, name, ErrStopped}
 	}
-	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
-	defer cancel()
-	inst, err := p.acquire(ctx)
+	// No context.WithTimeout: the deadline goes to the interrupter and to whatever waits
+	// (epoch.go); a warm call derives no context at all.
+	inst, err := p.acquire(ctx, g.host.watch.now()+limits.Timeout)
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
 	}

@@ -76,6 +76,8 @@ type Host struct {
 	stopped atomic.Bool // Stop was called and Resume was not
 
 	lazy *lazyHost // manifest cache, background compiles, idle sweep (lazy.go)
+
+	watch *watchdog // ends calls past their deadline or cancelled (epoch.go)
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error
@@ -120,7 +122,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}}
+	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog()}
 	h.lazy = newLazyHost(h, o)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
@@ -175,6 +177,7 @@ func (h *Host) Close(ctx context.Context) error {
 	for _, g := range guests {
 		errs = append(errs, g.Close(ctx))
 	}
+	h.watch.close()
 	errs = append(errs, h.rt.Close(ctx), h.cache.Close(ctx))
 	return errors.Join(errs...)
 }

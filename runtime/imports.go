@@ -104,7 +104,8 @@ func (h *Host) report(mod api.Module, ptr, n uint32) (*instance, string, abi.Sta
 }
 
 func (h *Host) hostCancelled(ctx context.Context, mod api.Module, stack []uint64) {
-	if ctx.Err() != nil {
+	// The call's deadline is not in ctx (epoch.go): the interrupter knows it.
+	if inst := h.instanceOf(mod); ctx.Err() != nil || (inst != nil && inst.intr.interrupted() != 0) {
 		stack[0] = 1
 	} else {
 		stack[0] = 0

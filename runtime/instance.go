@@ -17,11 +17,13 @@ import (
 
 // must never call it.
 type instance struct {
-	g     *Guest
-	mod   api.Module
-	mem   api.Memory
-	fns   [7]api.Function // in exportOrder; the optional ones may be nil
-	stack []uint64        // reused for CallWithStack; 4 params is the widest export
+	g   *Guest
+	mod api.Module
+	mem api.Memory
+	fns [7]api.Function // in exportOrder; the optional ones may be nil
+	// stacks[i] is where fns[i] keeps its native call stack (stackmem.go); nil if unknown.
+	stacks [7]*[]byte
+	stack  []uint64 // reused for CallWithStack; 4 params is the widest export
 
 	inPtr, inCap uint32 // the input region the guest gave us (ABI.md §2.1)
 	memory       *limitedMemory
@@ -73,14 +75,16 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
 	}
-	inst.intr.init(mod)
+	inst.intr.init(mod, g.host.watch)
 	if err := inst.start(ctx, mod); err != nil {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
 	for i, name := range exportOrder {
-		inst.fns[i] = mod.ExportedFunction(name)
+		if inst.fns[i] = mod.ExportedFunction(name); inst.fns[i] != nil {
+			inst.stacks[i] = nativeStack(inst.fns[i])
+		}
 	}
 	g.host.instances.Store(mod, inst)
 	return inst, nil

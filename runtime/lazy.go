@@ -54,7 +54,7 @@ type lazyHost struct {
 	mu      sync.Mutex
 	timer   *time.Timer
 	stopped bool
-	now     func() time.Time   // time.Now; tests may replace it
+	now     func() time.Time   // the current time; tests may replace it
 	onSweep func(released int) // test hook, called after every timer-driven sweep
 
 	testHold chan struct{} // test hook: background loads wait for it to close; set before Load
@@ -68,7 +68,9 @@ func newLazyHost(h *Host, o Options) *lazyHost {
 		idle:      o.IdleTimeout,
 		// Leave a core to the server: background compiles must not starve tools/list.
 		sem: make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1)),
-		now: time.Now,
+		// time.Now, read as the watchdog's one monotonic clock read (epoch.go): release
+		// stamps every idle instance with it.
+		now: func() time.Time { return h.watch.time(h.watch.now()) },
 	}
 	if l.idle == 0 {
 		l.idle = DefaultIdleTimeout
@@ -420,9 +422,9 @@ func (c *guestCode) checkExports(cm wazero.CompiledModule) error {
 }
 
 // useCode waits until g's code is compiled (starting a compile if it was unloaded) and keeps
-// it from being unloaded until doneCode. It fails with ctx, ErrClosed, or the background
-// load's error.
-func (g *Guest) useCode(ctx context.Context) error {
+// it from being unloaded until doneCode. It fails when the call's wait ends (ErrCancelled),
+// with ErrClosed, or with the background load's error.
+func (g *Guest) useCode(wait *callWait) error {
 	c := g.code
 	for {
 		c.mu.Lock()
@@ -447,6 +449,7 @@ func (g *Guest) useCode(ctx context.Context) error {
 		}
 		done := c.done
 		c.mu.Unlock()
+		ctx := wait.context()
 		select {
 		case <-done:
 		case <-ctx.Done():
@@ -455,11 +458,11 @@ func (g *Guest) useCode(ctx context.Context) error {
 	}
 }
 
-func (g *Guest) doneCode() {
+func (g *Guest) doneCode(now time.Time) {
 	c := g.code
 	c.mu.Lock()
 	c.users--
-	c.lastUsed = g.host.lazy.now()
+	c.lastUsed = now
 	c.mu.Unlock()
 }
 

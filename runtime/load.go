@@ -386,7 +386,8 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
 	defer cancel()
-	inst, err := g.pools[0].acquire(ctx)
+	deadline, _ := ctx.Deadline()
+	inst, err := g.pools[0].acquire(ctx, g.host.watch.reading(deadline))
 	if err != nil {
 		return nil, err
 	}

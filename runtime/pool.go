@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
@@ -25,6 +26,7 @@ type pool struct {
 
 	mu     sync.Mutex
 	closed bool
+	shut   atomic.Bool             // closed, readable without mu: acquire's early refusal
 	busy   map[*instance]uint64    // → its linear memory in bytes when the call started (Host.Stats)
 	idleAt map[*instance]time.Time // when each idle instance was released (lazy.go: shrink)
 }
@@ -40,34 +42,42 @@ func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
 }
 
 // acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
-// waits for one to be released.
-func (p *pool) acquire(ctx context.Context) (*instance, error) {
+// waits for one to be released, and arms it for a call that ends at deadline (on the host's
+// watchdog clock; 0: when ctx ends). Whatever it waits for (the guest's code, a free instance, a new instance's start
+// functions) ends at deadline too.
+func (p *pool) acquire(ctx context.Context, deadline time.Duration) (*instance, error) {
 	if p.isClosed() {
 		return nil, ErrClosed
 	}
-	if err := p.g.useCode(ctx); err != nil { // a lazily loaded guest may still be compiling
+	wait := callWait{parent: ctx}
+	if deadline != 0 {
+		wait.deadline = p.g.host.watch.time(deadline)
+	}
+	defer wait.done()
+	if err := p.g.useCode(&wait); err != nil { // a lazily loaded guest may still be compiling
 		return nil, err
 	}
 	used := false
 	defer func() {
 		if !used {
-			p.g.doneCode()
+			p.g.doneCode(p.g.host.lazy.now())
 		}
 	}()
 	var inst *instance
 	select {
 	case inst = <-p.idle:
 	default:
+		wctx := wait.context()
 		select {
 		case inst = <-p.idle:
 		case p.tokens <- struct{}{}:
 			var err error
-			if inst, err = p.instantiate(ctx); err != nil {
+			if inst, err = p.instantiate(wctx); err != nil {
 				<-p.tokens
 				return nil, err
 			}
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for a free instance: %w: %w", ErrCancelled, ctx.Err())
+		case <-wctx.Done():
+			return nil, fmt.Errorf("waiting for a free instance: %w: %w", ErrCancelled, wctx.Err())
 		}
 	}
 	if p.g.isolation == IsolationSession {
@@ -77,7 +87,7 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 			delete(p.idleAt, inst)
 			p.mu.Unlock()
 			inst.close(ctx)
-			fresh, err := p.instantiate(ctx)
+			fresh, err := p.instantiate(wait.context())
 			if err != nil {
 				<-p.tokens
 				return nil, err
@@ -95,7 +105,7 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 	}
 	p.busy[inst] = uint64(inst.mem.Size())
 	delete(p.idleAt, inst)
-	inst.intr.arm(ctx)
+	inst.intr.arm(ctx, deadline)
 	p.mu.Unlock()
 	used = true
 	if p.g.host.stopped.Load() { // Stop ran between the caller's check and arm
@@ -104,15 +114,38 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 	return inst, nil
 }
 
-func (p *pool) isClosed() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.closed
+// callWait gives the waits of a call's setup its deadline. The context is derived on the
+// first wait: a warm call, which waits for nothing, derives none.
+type callWait struct {
+	parent   context.Context
+	deadline time.Time // zero: none beyond parent's
+	ctx      context.Context
+	cancel   context.CancelFunc
 }
+
+func (w *callWait) context() context.Context {
+	if w.ctx == nil {
+		if w.deadline.IsZero() {
+			w.ctx = w.parent
+		} else {
+			w.ctx, w.cancel = context.WithDeadline(w.parent, w.deadline)
+		}
+	}
+	return w.ctx
+}
+
+func (w *callWait) done() {
+	if w.cancel != nil {
+		w.cancel()
+	}
+}
+
+func (p *pool) isClosed() bool { return p.shut.Load() }
 
 // release returns inst to the pool if healthy, else closes it and frees its slot.
 func (p *pool) release(inst *instance, healthy bool) {
-	defer p.g.doneCode()
+	now := p.g.host.lazy.now()
+	defer p.g.doneCode(now)
 	if inst.intr.disarm() != 0 {
 		healthy = false
 	}
@@ -120,7 +153,7 @@ func (p *pool) release(inst *instance, healthy bool) {
 	delete(p.busy, inst)
 	closed := p.closed
 	if healthy {
-		p.idleAt[inst] = p.g.host.lazy.now()
+		p.idleAt[inst] = now
 	}
 	p.mu.Unlock()
 	if healthy && !closed && !inst.mod.IsClosed() {
@@ -139,6 +172,7 @@ func (p *pool) release(inst *instance, healthy bool) {
 func (p *pool) close(ctx context.Context) {
 	p.mu.Lock()
 	p.closed = true
+	p.shut.Store(true)
 	busy := make([]*instance, 0, len(p.busy))
 	for inst := range p.busy {
 		busy = append(busy, inst)

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -22,13 +23,15 @@ const retainStackBytes = 4 << 20
 // or -1 when the type has none (another engine, another wazero version).
 var stackField sync.Map // reflect.Type → int
 
-// nativeStackBytes returns the size of fn's native call stack, or -1 if it cannot be read.
-// wazero does not expose it; it is read by reflection from the compiler engine's callEngine.
-// TestNativeStackReadable fails if a wazero upgrade removes the field.
-func nativeStackBytes(fn api.Function) int {
+// nativeStack returns where fn keeps its native call stack, or nil if it cannot be found.
+// wazero does not expose it; it is found by reflection in the compiler engine's callEngine,
+// once per instance (instantiate), and read on every call through the pointer: wazero
+// replaces the slice when the stack grows, never the field. TestNativeStackReadable fails if
+// a wazero upgrade removes the field.
+func nativeStack(fn api.Function) *[]byte {
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return -1
+		return nil
 	}
 	t := v.Type()
 	idx, ok := stackField.Load(t)
@@ -41,9 +44,17 @@ func nativeStackBytes(fn api.Function) int {
 		idx = i
 	}
 	if idx.(int) < 0 {
-		return -1
+		return nil
 	}
-	return v.Elem().Field(idx.(int)).Len()
+	return (*[]byte)(unsafe.Pointer(v.Elem().Field(idx.(int)).UnsafeAddr()))
+}
+
+// nativeStackBytes returns the size of fn's native call stack, or -1 if it cannot be read.
+func nativeStackBytes(fn api.Function) int {
+	if p := nativeStack(fn); p != nil {
+		return len(*p)
+	}
+	return -1
 }
 
 // releasing is set while a returnStackMemory runs, so discards in a burst share one.
@@ -62,12 +73,13 @@ func returnStackMemory() {
 	}()
 }
 
-// stackBytes returns the native call stack the instance holds across its exports.
+// stackBytes returns the native call stack the instance holds across its exports. The caller
+// must hold inst (no call runs in it).
 func (inst *instance) stackBytes() int {
 	n := 0
-	for _, fn := range inst.fns {
-		if fn != nil {
-			n += max(0, nativeStackBytes(fn))
+	for _, p := range inst.stacks {
+		if p != nil {
+			n += len(*p)
 		}
 	}
 	return n
