@@ -77,7 +77,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer t.pool.release(inst, true)
+			defer t.pool.release(inst, true, h.watch.now())
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := inst.call(cctx, gc.tool, benchArgs100, t.limits); err != nil {
@@ -126,7 +126,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				t.pool.release(inst, true)
+				t.pool.release(inst, true, h.watch.now())
 			}
 		})
 	}

@@ -86,7 +86,8 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 	}
 	// No context.WithTimeout: the deadline goes to the interrupter and to whatever waits
 	// (epoch.go); a warm call derives no context at all.
-	inst, err := p.acquire(ctx, g.host.watch.now()+limits.Timeout)
+	start := g.host.watch.now()
+	inst, err := p.acquire(ctx, start+limits.Timeout)
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
 	}
@@ -101,7 +102,7 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 		healthy = false
 		defer returnStackMemory()
 	}
-	p.release(inst, healthy)
+	p.release(inst, healthy, start)
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
 	}

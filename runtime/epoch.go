@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -28,10 +29,12 @@ type interrupter struct {
 	flag api.MutableGlobal // nil only for a module that fails checkModule anyway
 	w    *watchdog
 
-	// Guarded by w.mu.
+	// Written under w.mu. ctx is written only by the goroutine running the call (arm,
+	// disarm), which may therefore read it without the mutex; reason is atomic so that it can
+	// read that one too (interrupted's fast path).
 	ctx        context.Context // the armed call's; nil when no call runs
 	deadline   time.Duration   // the armed call's, on the watchdog's clock; 0 means none
-	reason     uint32          // why the call was interrupted (an exit code), 0 if it was not
+	reason     atomic.Uint32   // why the call was interrupted (an exit code), 0 if it was not
 	cancelReq  context.CancelFunc
 	prev, next *interrupter // links in w's list of armed calls
 	linked     bool
@@ -45,7 +48,7 @@ func (in *interrupter) init(mod api.Module, w *watchdog) {
 // check interrupts the armed call if its context is done or, unless now is 0, its deadline
 // has passed at now (the watchdog's clock). Called with w.mu held.
 func (in *interrupter) check(now time.Duration) {
-	if in.ctx == nil || in.reason != 0 {
+	if in.ctx == nil || in.reason.Load() != 0 {
 		return
 	}
 	switch err := in.ctx.Err(); {
@@ -64,7 +67,8 @@ func (in *interrupter) arm(ctx context.Context, deadline time.Duration) {
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	in.ctx, in.deadline, in.reason = ctx, deadline, 0
+	in.ctx, in.deadline = ctx, deadline
+	in.reason.Store(0)
 	if deadline != 0 || ctx.Done() != nil { // else there is nothing to watch
 		w.link(in)
 	}
@@ -77,19 +81,25 @@ func (in *interrupter) disarm() uint32 {
 	defer w.mu.Unlock()
 	w.unlink(in)
 	in.ctx, in.deadline = nil, 0
-	return in.reason
+	return in.reason.Load()
 }
 
 // interrupted returns the reason the armed call was interrupted, or 0. A call whose context
 // is done counts as interrupted even if the watchdog has not looked yet, and a request import
 // that ended at the deadline has already recorded it (requestContext): a guest that returns
-// because a host call saw the end must not race the watchdog. It reads no clock: the warm
-// path stays at two clock reads per call.
+// because a host call saw the end must not race the watchdog. Only the goroutine running the
+// call calls it. It reads no clock, and takes the mutex only when the context is done.
 func (in *interrupter) interrupted() uint32 {
+	if r := in.reason.Load(); r != 0 {
+		return r
+	}
+	if in.ctx == nil || in.ctx.Err() == nil {
+		return 0
+	}
 	in.w.mu.Lock()
 	defer in.w.mu.Unlock()
 	in.check(0)
-	return in.reason
+	return in.reason.Load()
 }
 
 // interrupt ends the armed call, if any, with exit code code (exitCodeStopped, exitCodeClosed).
@@ -103,10 +113,10 @@ func (in *interrupter) interrupt(code uint32) {
 
 // set records code and stops the guest. Called with w.mu held.
 func (in *interrupter) set(code uint32) {
-	if in.reason != 0 {
+	if in.reason.Load() != 0 {
 		return
 	}
-	in.reason = code
+	in.reason.Store(code)
 	if in.flag != nil {
 		in.flag.Set(1)
 	}
@@ -130,7 +140,7 @@ func (in *interrupter) requestContext(ctx context.Context) (_ context.Context, d
 		ctx, cancel = context.WithDeadline(ctx, w.time(deadline))
 	}
 	w.mu.Lock()
-	if in.reason != 0 {
+	if in.reason.Load() != 0 {
 		cancel()
 	}
 	in.cancelReq = cancel

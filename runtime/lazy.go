@@ -54,7 +54,6 @@ type lazyHost struct {
 	mu      sync.Mutex
 	timer   *time.Timer
 	stopped bool
-	now     func() time.Time   // the current time; tests may replace it
 	onSweep func(released int) // test hook, called after every timer-driven sweep
 
 	testHold chan struct{} // test hook: background loads wait for it to close; set before Load
@@ -68,9 +67,6 @@ func newLazyHost(h *Host, o Options) *lazyHost {
 		idle:      o.IdleTimeout,
 		// Leave a core to the server: background compiles must not starve tools/list.
 		sem: make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1)),
-		// time.Now, read as the watchdog's one monotonic clock read (epoch.go): release
-		// stamps every idle instance with it.
-		now: func() time.Time { return h.watch.time(h.watch.now()) },
 	}
 	if l.idle == 0 {
 		l.idle = DefaultIdleTimeout
@@ -104,12 +100,12 @@ func (l *lazyHost) sweepTick() {
 	l.sweepMu.Lock()
 	defer l.sweepMu.Unlock()
 	l.mu.Lock()
-	stopped, now := l.stopped, l.now
+	stopped := l.stopped
 	l.mu.Unlock()
 	if stopped {
 		return
 	}
-	n := l.sweep(now())
+	n := l.sweep(l.h.watch.now())
 	l.mu.Lock()
 	if !l.stopped {
 		l.timer.Reset(l.interval())
@@ -123,7 +119,7 @@ func (l *lazyHost) sweepTick() {
 
 // sweep closes the instances idle since before now-idle and, where allowed, the compiled code
 // of guests left without instances. It returns how many instances and modules it closed.
-func (l *lazyHost) sweep(now time.Time) int {
+func (l *lazyHost) sweep(now time.Duration) int {
 	h := l.h
 	h.mu.Lock()
 	guests := make([]*Guest, 0, len(h.guests))
@@ -150,7 +146,7 @@ func (l *lazyHost) sweep(now time.Time) int {
 }
 
 // shrink closes the idle instances released before now-idle.
-func (p *pool) shrink(now time.Time, idle time.Duration) int {
+func (p *pool) shrink(now, idle time.Duration) int {
 	closed := 0
 	for range len(p.idle) {
 		var inst *instance
@@ -160,7 +156,7 @@ func (p *pool) shrink(now time.Time, idle time.Duration) int {
 			return closed
 		}
 		p.mu.Lock()
-		if !p.closed && now.Sub(p.idleAt[inst]) < idle {
+		if !p.closed && now-p.idleAt[inst] < idle {
 			p.idle <- inst // never blocks: we took it out; the lock orders this before close's drain
 			p.mu.Unlock()
 			continue
@@ -194,14 +190,27 @@ type guestCode struct {
 	wasm  []byte         // the module, to compile in the background or again after an unload
 	path  string         // or, for LoadFile's cache hit, its file: read and checked at each compile
 
-	mu       sync.Mutex
-	state    codeState
-	done     chan struct{} // codeLoading: closed when the load ends
-	urgent   chan struct{} // codeLoading: closed when a call waits, so the load skips the queue
-	waited   bool          // urgent is closed
-	err      error         // codeFailed
-	users    int
-	lastUsed time.Time
+	mu     sync.Mutex
+	state  codeState     // set only through setState
+	done   chan struct{} // codeLoading: closed when the load ends
+	urgent chan struct{} // codeLoading: closed when a call waits, so the load skips the queue
+	waited bool          // urgent is closed
+	err    error         // codeFailed
+
+	// The warm call's fast path (useCode, doneCode) takes no mutex: notReady mirrors
+	// state != codeReady, users counts the uses, lastUsed is the watchdog-clock reading of the
+	// last doneCode. unloadIdle clears readiness before it looks at users, and useCode counts
+	// itself before it looks at readiness, so one of the two always sees the other (Go's
+	// atomics are sequentially consistent): code in use is never dropped.
+	notReady atomic.Bool
+	users    atomic.Int64
+	lastUsed atomic.Int64
+}
+
+// setState sets state and its lock-free mirror. Called with mu held.
+func (c *guestCode) setState(s codeState) {
+	c.state = s
+	c.notReady.Store(s != codeReady)
 }
 
 // cachedManifest returns wasm's manifest cache key and, with Options.Lazy, its entry if the
@@ -249,7 +258,8 @@ func checkModuleUnlessCached(cm wazero.CompiledModule, e *manifestEntry, limits 
 }
 
 func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero.CompiledModule) *guestCode {
-	c := &guestCode{key: key, entry: e, lastUsed: h.lazy.now()}
+	c := &guestCode{key: key, entry: e}
+	c.lastUsed.Store(int64(h.watch.now()))
 	if e == nil {
 		c.sum = sha256.Sum256(wasm)
 	}
@@ -257,7 +267,7 @@ func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero
 		c.wasm = wasm
 	}
 	if cm == nil {
-		c.state = codeUnloaded
+		c.setState(codeUnloaded)
 	}
 	return c
 }
@@ -319,7 +329,8 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 // startLoad starts compiling g's code in the background. c.mu is held.
 func (g *Guest) startLoad() {
 	c := g.code
-	c.state, c.done, c.urgent, c.waited = codeLoading, make(chan struct{}), make(chan struct{}), false
+	c.setState(codeLoading)
+	c.done, c.urgent, c.waited = make(chan struct{}), make(chan struct{}), false
 	g.host.lazy.loading.Add(1)
 	go g.loadCode(c.done, c.urgent)
 }
@@ -379,18 +390,22 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 			_ = cm.Close(ctx)
 		}
 	case err != nil:
-		c.state, c.err = codeFailed, fmt.Errorf("%s: loading in the background: %w", g.source, err)
+		c.setState(codeFailed)
+		c.err = fmt.Errorf("%s: loading in the background: %w", g.source, err)
 		g.host.logger.Error("guest failed to load; its tools return errors", "guest", g.name, "source", g.source, "err", err)
-	case l.unload && !c.waited && c.users == 0:
+	case l.unload && !c.waited && c.users.Load() == 0:
 		// Nobody has called the guest yet: the compile has filled the on-disk cache and
 		// checked the module; its code need not stay resident until the first call, which
 		// loads it back from the cache (RATIONALE.md, "Why drop a guest's code after the
 		// background compile?").
 		_ = cm.Close(ctx)
-		c.state, dropped = codeUnloaded, true
+		c.setState(codeUnloaded)
+		dropped = true
 		g.host.logger.Debug("guest compiled into the cache; code dropped until its first call", "guest", g.name)
 	default:
-		g.compiled, c.state, c.lastUsed = cm, codeReady, l.now()
+		g.compiled = cm
+		c.lastUsed.Store(int64(l.h.watch.now()))
+		c.setState(codeReady) // last: the fast path of useCode may now take it
 		if !l.unload {
 			c.wasm = nil
 		}
@@ -426,11 +441,15 @@ func (c *guestCode) checkExports(cm wazero.CompiledModule) error {
 // with ErrClosed, or with the background load's error.
 func (g *Guest) useCode(wait *callWait) error {
 	c := g.code
+	if c.users.Add(1); !c.notReady.Load() {
+		return nil
+	}
+	c.users.Add(-1)
 	for {
 		c.mu.Lock()
 		switch c.state {
 		case codeReady:
-			c.users++
+			c.users.Add(1)
 			c.mu.Unlock()
 			return nil
 		case codeFailed:
@@ -458,12 +477,10 @@ func (g *Guest) useCode(wait *callWait) error {
 	}
 }
 
-func (g *Guest) doneCode(now time.Time) {
+func (g *Guest) doneCode(now time.Duration) {
 	c := g.code
-	c.mu.Lock()
-	c.users--
-	c.lastUsed = now
-	c.mu.Unlock()
+	c.lastUsed.Store(int64(now))
+	c.users.Add(-1)
 }
 
 // Ready waits until the guest's code is compiled and returns nil, or returns why it could not
@@ -495,20 +512,27 @@ func (g *Guest) Ready(ctx context.Context) error {
 
 // unloadIdle drops g's compiled code if it has been unused since before now-idle and no
 // instance of it exists. It reports whether it did.
-func (g *Guest) unloadIdle(now time.Time, idle time.Duration) bool {
+func (g *Guest) unloadIdle(now, idle time.Duration) bool {
 	c := g.code
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.wasm == nil && c.path == "" || c.state != codeReady || c.users > 0 || now.Sub(c.lastUsed) < idle {
+	if c.wasm == nil && c.path == "" || c.state != codeReady || now-time.Duration(c.lastUsed.Load()) < idle {
+		return false
+	}
+	c.setState(codeUnloaded) // before looking at users: see guestCode
+	if c.users.Load() > 0 {
+		c.setState(codeReady)
 		return false
 	}
 	for _, p := range g.pools {
 		if len(p.tokens) > 0 { // instances exist only between useCode and doneCode, or idle
+			c.setState(codeReady)
 			return false
 		}
 	}
 	_ = g.compiled.Close(context.Background())
-	g.compiled, c.state = nil, codeUnloaded
+	g.compiled = nil
+	c.setState(codeUnloaded)
 	return true
 }
 
@@ -523,7 +547,7 @@ func (g *Guest) closeCode(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	prev, done := c.state, c.done
-	c.state = codeClosed
+	c.setState(codeClosed)
 	c.mu.Unlock()
 	switch prev {
 	case codeLoading:

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -260,11 +261,11 @@ func TestIdleSweep(t *testing.T) {
 	if before == 0 {
 		t.Fatal("no instances after calls")
 	}
-	now := time.Now()
-	if n := h.lazy.sweep(now.Add(time.Minute)); n != 0 || len(p.tokens) != before {
+	now := h.watch.now()
+	if n := h.lazy.sweep(now + time.Minute); n != 0 || len(p.tokens) != before {
 		t.Fatalf("sweep before the idle timeout closed %d (instances %d → %d)", n, before, len(p.tokens))
 	}
-	if n := h.lazy.sweep(now.Add(2 * time.Hour)); n != before+1 {
+	if n := h.lazy.sweep(now + 2*time.Hour); n != before+1 {
 		t.Fatalf("sweep after the idle timeout released %d, want %d instances and the code", n, before+1)
 	}
 	if len(p.tokens) != 0 || g.compiled != nil {
@@ -405,5 +406,69 @@ func TestLazyDropsCodeAfterBackgroundCompile(t *testing.T) {
 	}
 	if g2.code.entry == nil || g2.compiled == nil {
 		t.Fatalf("memory-only cache: entry used %v, code resident %v; want both", g2.code.entry != nil, g2.compiled != nil)
+	}
+}
+
+// Code in use is never dropped: useCode's fast path takes a use without the mutex while
+// unloadIdle, which would drop the code, runs as fast as it can. Whoever holds a use must see
+// the code (g.compiled) every time; without the users check in unloadIdle this fails at once.
+func TestUnloadNeverDropsCodeInUse(t *testing.T) {
+	h, _ := testHost(t, Options{CacheDir: primed(t), Lazy: true, IdleTimeout: time.Hour})
+	g := mustLoad(t, h, wat.Fixture, nil)
+	if err := g.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Deterministic first: a held use keeps the code; released, it can go.
+	if err := g.useCode(&callWait{parent: context.Background()}); err != nil {
+		t.Fatal(err)
+	}
+	if g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
+		t.Fatal("code unloaded while a use was held")
+	}
+	g.doneCode(h.watch.now())
+	if !g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
+		t.Fatal("unused code not unloaded")
+	}
+	// Then racing.
+	stop := make(chan struct{})
+	var unloads atomic.Int64
+	var sweeper sync.WaitGroup
+	sweeper.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				if g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
+					unloads.Add(1)
+				}
+			}
+		}
+	})
+	var users sync.WaitGroup
+	for range 4 {
+		users.Go(func() {
+			for range 200 {
+				if err := g.useCode(&callWait{parent: context.Background()}); err != nil {
+					t.Error(err)
+					return
+				}
+				g.code.mu.Lock() // g.compiled is written under mu; a use lets us read it
+				compiled := g.compiled
+				g.code.mu.Unlock()
+				g.doneCode(h.watch.now())
+				if compiled == nil {
+					t.Error("a holder of a use found the code dropped")
+					return
+				}
+			}
+		})
+	}
+	users.Wait()
+	close(stop)
+	sweeper.Wait()
+	t.Logf("%d unloads during 800 uses", unloads.Load())
+	if unloads.Load() == 0 {
+		t.Error("the sweeper never unloaded: the race was not exercised")
 	}
 }

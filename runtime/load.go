@@ -391,7 +391,7 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer func() { g.pools[0].release(inst, false) }()
+	defer func() { g.pools[0].release(inst, false, g.host.watch.now()) }()
 	if err := inst.fn(abi.ExportABIVersion).CallWithStack(ctx, inst.stack[:1]); err != nil {
 		return nil, fmt.Errorf("%s: %w", abi.ExportABIVersion, inst.classify(ctx, err, g.limits.Timeout))
 	}

@@ -26,9 +26,9 @@ type pool struct {
 
 	mu     sync.Mutex
 	closed bool
-	shut   atomic.Bool             // closed, readable without mu: acquire's early refusal
-	busy   map[*instance]uint64    // → its linear memory in bytes when the call started (Host.Stats)
-	idleAt map[*instance]time.Time // when each idle instance was released (lazy.go: shrink)
+	shut   atomic.Bool                 // closed, readable without mu: acquire's early refusal
+	busy   map[*instance]uint64        // → its linear memory in bytes when the call started (Host.Stats)
+	idleAt map[*instance]time.Duration // when each idle instance was released, on the watchdog clock (lazy.go: shrink)
 }
 
 func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
@@ -38,7 +38,7 @@ func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
 		return nil, err
 	}
 	return &pool{g: g, profile: prof, config: cfg, mounts: mounts, tokens: make(chan struct{}, size),
-		idle: make(chan *instance, size), busy: map[*instance]uint64{}, idleAt: map[*instance]time.Time{}}, nil
+		idle: make(chan *instance, size), busy: map[*instance]uint64{}, idleAt: map[*instance]time.Duration{}}, nil
 }
 
 // acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
@@ -60,7 +60,7 @@ func (p *pool) acquire(ctx context.Context, deadline time.Duration) (*instance, 
 	used := false
 	defer func() {
 		if !used {
-			p.g.doneCode(p.g.host.lazy.now())
+			p.g.doneCode(p.g.host.watch.now())
 		}
 	}()
 	var inst *instance
@@ -142,9 +142,11 @@ func (w *callWait) done() {
 
 func (p *pool) isClosed() bool { return p.shut.Load() }
 
-// release returns inst to the pool if healthy, else closes it and frees its slot.
-func (p *pool) release(inst *instance, healthy bool) {
-	now := p.g.host.lazy.now()
+// release returns inst to the pool if healthy, else closes it and frees its slot. now (on the
+// host's watchdog clock) stamps the instance's and the code's last use: the caller passes the
+// reading it took when the call started, so a warm call reads the clock once (epoch.go); a
+// call longer than the idle timeout may then see its instance swept a sweep early.
+func (p *pool) release(inst *instance, healthy bool, now time.Duration) {
 	defer p.g.doneCode(now)
 	if inst.intr.disarm() != 0 {
 		healthy = false
