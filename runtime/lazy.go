@@ -362,9 +362,11 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		}
 		wasm := c.wasm
 		if wasm == nil && c.path != "" {
-			if wasm, err = c.read(g.limits); err != nil {
+			if wasm, err = c.read(g.limits); err != nil { // checks the caps
 				return err
 			}
+		} else if err := checkModuleCaps(wasm, g.limits); err != nil { // Load deferred them
+			return err
 		}
 		if c.entry != nil { // the fingerprint or file identity found the entry; the hash proves it is this module's
 			if sum := sha256.Sum256(wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {

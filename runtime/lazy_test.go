@@ -472,3 +472,28 @@ func TestUnloadNeverDropsCodeInUse(t *testing.T) {
 		t.Error("the sweeper never unloaded: the race was not exercised")
 	}
 }
+
+// A lazy Load from a cached manifest does not scan the module's function bodies: the
+// structural caps (nesting, vector counts) run before the module compiles, in the background,
+// and a module over them fails there (Ready and every call name the cap). Eagerly, Load
+// itself refuses it.
+func TestLazyChecksStructuralCapsBeforeCompile(t *testing.T) {
+	dir := primed(t)
+	tight := &GuestConfig{Source: "fixture.wasm", Limits: Limits{Nesting: 1}}
+	h, _ := testHost(t, Options{CacheDir: dir, Lazy: true})
+	g, err := h.Load(context.Background(), wat.Fixture, tight)
+	if err != nil {
+		t.Fatalf("lazy Load = %v, want success from the cached manifest", err)
+	}
+	const want = "nests blocks more than 1 deep"
+	if err := g.Ready(context.Background()); !errors.Is(err, ErrLoadLimit) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Ready = %v, want ErrLoadLimit (%s)", err, want)
+	}
+	if _, err := g.Call(context.Background(), "echo", nil); !errors.Is(err, ErrLoadLimit) {
+		t.Fatalf("Call = %v, want ErrLoadLimit", err)
+	}
+	h2, _ := testHost(t, Options{CacheDir: dir})
+	if _, err := h2.Load(context.Background(), wat.Fixture, tight); !errors.Is(err, ErrLoadLimit) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("eager Load = %v, want ErrLoadLimit (%s)", err, want)
+	}
+}

@@ -20,15 +20,23 @@ var ErrLoadLimit = errors.New("load limit exceeded")
 // checkModuleCaps refuses a module over the size cap, or one with a function whose blocks
 // nest deeper than the nesting cap, before wazero parses it.
 func checkModuleCaps(wasm []byte, limits Limits) error {
-	if len(wasm) > limits.ModuleBytes {
-		return fmt.Errorf("%w: module is %s, over the module size limit of %s", ErrLoadLimit,
-			sandbox.FormatBytes(uint64(len(wasm))), sandbox.FormatBytes(uint64(limits.ModuleBytes)))
+	if err := checkModuleSize(wasm, limits); err != nil {
+		return err
 	}
 	if err := checkVectorCounts(wasm); err != nil {
 		return err
 	}
 	if fn, depth := maxNesting(wasm, limits.Nesting); depth > limits.Nesting {
 		return fmt.Errorf("%w: function %d nests blocks more than %d deep (compile time grows with the square of the depth)", ErrLoadLimit, fn, limits.Nesting)
+	}
+	return nil
+}
+
+// checkModuleSize refuses a module over the size cap.
+func checkModuleSize(wasm []byte, limits Limits) error {
+	if len(wasm) > limits.ModuleBytes {
+		return fmt.Errorf("%w: module is %s, over the module size limit of %s", ErrLoadLimit,
+			sandbox.FormatBytes(uint64(len(wasm))), sandbox.FormatBytes(uint64(limits.ModuleBytes)))
 	}
 	return nil
 }
