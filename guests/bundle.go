@@ -12,7 +12,7 @@ import _ "embed"
 // Rebuild from the repo root with guests/build.sh, which runs:
 //
 //	go generate ./guests/calc   # writes guests/calc/schemas_gen.go
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w" -o guests/calc.wasm ./guests/calc
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w" -tags mcpwasm_nojson -o guests/calc.wasm ./guests/calc
 //
 //go:embed calc.wasm
 var calcWasm []byte
@@ -20,7 +20,7 @@ var calcWasm []byte
 // Rebuild from the repo root with guests/build.sh, which runs:
 //
 //	go generate ./guests/text   # writes guests/text/schemas_gen.go
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w" -o guests/text.wasm ./guests/text
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags="-s -w" -tags mcpwasm_nojson -o guests/text.wasm ./guests/text
 //
 //go:embed text.wasm
 var textWasm []byte

@@ -40,12 +40,15 @@ func goTool(t *testing.T) string {
 	return p
 }
 
+// buildTags are the build tags guests/build.sh gives each guest.
+var buildTags = map[string]string{"calc": "mcpwasm_nojson", "text": "mcpwasm_nojson"}
+
 // buildGuest builds ./guests/name into dir with exactly the flags of build.sh.
 func buildGuest(t *testing.T, goCmd, name, dir string) []byte {
 	t.Helper()
 	out := filepath.Join(dir, name+".wasm")
 	cmd := exec.Command(goCmd, "build", "-buildmode=c-shared", "-trimpath", `-ldflags=-s -w`,
-		"-o", out, "./guests/"+name)
+		"-tags="+buildTags[name], "-o", out, "./guests/"+name)
 	cmd.Dir = ".." // the repo root, as build.sh runs it
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {

@@ -2,8 +2,8 @@ package guest
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 )
@@ -37,8 +37,8 @@ func CompleteResourceTemplate(uriTemplate string, h CompletionHandler) {
 // complete answers mcpwasm_complete. A prompt or template without a handler gets no values.
 func complete(in []byte) []byte {
 	var req abi.CompleteRequest
-	if err := json.Unmarshal(in, &req); err != nil {
-		return failure(fmt.Errorf("%w: %v", ErrInvalidArguments, err))
+	if err := decodeCompleteRequest(in, &req); err != nil {
+		return failure(&wrapped{ErrInvalidArguments.Error() + ": " + err.Error(), ErrInvalidArguments})
 	}
 	var h CompletionHandler
 	switch req.Ref.Type {
@@ -57,11 +57,42 @@ func complete(in []byte) []byte {
 	if c.Values == nil {
 		c.Values = []string{}
 	}
-	b, err := marshal(abi.CompleteResult{Completion: *c})
-	if err != nil {
-		return failure(err)
+	return encodeCompletion(c)
+}
+
+// completeRequestNode returns the decNode of abi.CompleteRequest, built on first use.
+func completeRequestNode() *decNode {
+	if completeReqNode == nil {
+		completeReqNode = buildNode(reflect.TypeFor[abi.CompleteRequest]())
 	}
-	return b
+	return completeReqNode
+}
+
+var completeReqNode *decNode
+
+// buildNode describes t for decodeInto: t is made of structs (exported fields, json tags, no
+// embedding), pointers to structs, map[string]string and scalars, as abi's request types are.
+func buildNode(t reflect.Type) *decNode {
+	n := &decNode{t: t, kind: t.Kind()}
+	switch t.Kind() {
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if !f.IsExported() || tag == "-" {
+				continue
+			}
+			key, _, _ := strings.Cut(tag, ",")
+			if key == "" {
+				key = f.Name
+			}
+			n.fields = append(n.fields, decField{key: key, folded: string(foldName([]byte(key))), offset: f.Offset,
+				node: buildNode(f.Type)})
+		}
+	case reflect.Pointer, reflect.Map:
+		n.elem = buildNode(t.Elem())
+	}
+	return n
 }
 
 // ResourceUpdated tells the host that resource uri changed (request kind resource.updated,
@@ -69,10 +100,8 @@ func complete(in []byte) []byte {
 // it. uri must be a resource of this guest or match one of its templates, else the host
 // answers DENIED (*RequestError). Only a running tool may call it.
 func ResourceUpdated(uri string) error {
-	b, err := json.Marshal(abi.ResourceUpdatedRequest{URI: uri})
-	if err != nil {
-		return err
-	}
-	_, err = Request(abi.KindResourceUpdated, b)
+	// As json.Marshal(abi.ResourceUpdatedRequest{URI: uri}) writes it.
+	b := append(appendStringHTML([]byte(`{"uri":`), uri), '}')
+	_, err := Request(abi.KindResourceUpdated, b)
 	return err
 }

@@ -2,7 +2,6 @@ package guest
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -89,6 +88,11 @@ func appendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// AppendJSONString appends s to dst as a JSON string, quotes included, byte for byte as
+// encoding/json with SetEscapeHTML(false) writes it (see appendString): for guests that
+// encode their results by hand, e.g. in a MarshalJSON method, without linking encoding/json.
+func AppendJSONString(dst []byte, s string) []byte { return appendString(dst, s) }
+
 // load8 reads s[i:i+8] as a little-endian word (the compiler turns this into one load).
 func load8(s string, i int) uint64 {
 	_ = s[i+7]
@@ -165,10 +169,8 @@ func appendContent(dst []byte, c *abi.Content) []byte {
 		}
 	}
 	if c.Resource != nil {
-		if b, err := json.Marshal(c.Resource); err == nil {
-			dst = append(dst, `,"resource":`...)
-			dst = append(dst, b...)
-		}
+		dst = append(dst, `,"resource":`...)
+		dst = appendResourceContents(dst, c.Resource, true)
 	}
 	return append(dst, '}')
 }

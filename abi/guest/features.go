@@ -2,9 +2,8 @@ package guest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -34,7 +33,7 @@ var features = struct {
 // AddResource registers a fixed resource (ABI.md §2.4).
 func AddResource(r abi.Resource, h ResourceHandler) {
 	if _, dup := features.resources[r.URI]; dup {
-		panic(fmt.Sprintf("guest: resource %q registered twice", r.URI))
+		panic("guest: resource " + strconv.Quote(r.URI) + " registered twice")
 	}
 	reg.manifest.Resources = append(reg.manifest.Resources, r)
 	features.resources[r.URI] = h
@@ -50,7 +49,7 @@ func AddResourceTemplate(t abi.ResourceTemplate, h ResourceHandler) {
 // AddPrompt registers a prompt (ABI.md §2.4).
 func AddPrompt(p abi.Prompt, h PromptHandler) {
 	if _, dup := features.prompts[p.Name]; dup {
-		panic(fmt.Sprintf("guest: prompt %q registered twice", p.Name))
+		panic("guest: prompt " + strconv.Quote(p.Name) + " registered twice")
 	}
 	reg.manifest.Prompts = append(reg.manifest.Prompts, p)
 	features.prompts[p.Name] = h
@@ -71,38 +70,30 @@ func read(uri string) []byte {
 		}
 	}
 	if !ok {
-		return failure(fmt.Errorf("%w: %s", ErrResourceNotFound, uri))
+		return failure(&wrapped{ErrResourceNotFound.Error() + ": " + uri, ErrResourceNotFound})
 	}
 	res, err := h(context.Background(), uri)
 	if err != nil {
 		return failure(err)
 	}
-	b, err := marshal(res)
-	if err != nil {
-		return failure(err)
-	}
-	return b
+	return encodeResourceResult(res)
 }
 
 // prompt answers mcpwasm_prompt.
 func prompt(name string, args []byte) []byte {
 	h, ok := features.prompts[name]
 	if !ok {
-		return failure(fmt.Errorf("%w: unknown prompt %q", ErrInvalidArguments, name))
+		return failure(&wrapped{ErrInvalidArguments.Error() + ": unknown prompt " + strconv.Quote(name), ErrInvalidArguments})
 	}
 	var m map[string]string
-	if err := json.Unmarshal(args, &m); err != nil {
-		return failure(fmt.Errorf("%w: %v", ErrInvalidArguments, err))
+	if err := decodePromptArgs(args, &m); err != nil {
+		return failure(&wrapped{ErrInvalidArguments.Error() + ": " + err.Error(), ErrInvalidArguments})
 	}
 	res, err := h(context.Background(), m)
 	if err != nil {
 		return failure(err)
 	}
-	b, err := marshal(res)
-	if err != nil {
-		return failure(err)
-	}
-	return b
+	return encodePromptResult(res)
 }
 
 func failure(err error) []byte {
@@ -113,8 +104,7 @@ func failure(err error) []byte {
 	case errors.Is(err, ErrInvalidArguments):
 		code = abi.CodeInvalidParams
 	}
-	b, _ := marshal(abi.ErrorBody{Error: err.Error(), Code: code})
-	return b
+	return encodeErrorBody(err.Error(), code)
 }
 
 // templateMatches reports whether uri could come from template: literal parts must match in

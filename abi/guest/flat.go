@@ -7,20 +7,17 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 )
 
-// A flatDecoder decodes the common case of a typed tool's arguments — a JSON object of
-// strings, numbers and booleans into a struct of such fields — without encoding/json,
-// whose reflective decoding (and its allocations) is most of a small typed call in a
-// guest. It is a fast path only: decode reports false for anything it does not handle
-// exactly as encoding/json would (escapes in strings, invalid UTF-8, null, nested values,
-// keys that match no field exactly, numbers that do not fit), and the caller then zeroes
-// the value and runs json.Unmarshal, which decodes it or writes the error it always wrote.
-// FuzzFlatDecoder checks that whenever decode succeeds, json.Unmarshal gives the same value.
+// A flatDecoder decodes a typed tool's arguments — a JSON object — into a struct of string,
+// number and bool fields without encoding/json, whose reflective decoding is most of a small
+// typed call in a guest and, with reflect, fmt and what they reach, over a megabyte of its
+// module. It is exact, not a fast path: any input gets the value json.Unmarshal would give,
+// or the error text it would give (syntax errors first, then the first type mismatch, named
+// as "Go struct field T.key"). FuzzFlatDecoder holds the two to the same answers.
 type flatDecoder struct {
-	fields []flatField
+	node *decNode
 }
 
 // flatField is one exported field: its JSON key, its offset in the struct, its kind, and
@@ -29,6 +26,7 @@ type flatField struct {
 	key       string
 	offset    uintptr
 	kind      reflect.Kind
+	typ       reflect.Type
 	omitEmpty bool
 }
 
@@ -47,7 +45,12 @@ func newFlatDecoder(t reflect.Type) *flatDecoder {
 	if !ok {
 		return nil
 	}
-	return &flatDecoder{fields: fields}
+	n := &decNode{t: t, kind: reflect.Struct}
+	for _, f := range fields {
+		n.fields = append(n.fields, decField{key: f.key, folded: string(foldName([]byte(f.key))), offset: f.offset,
+			node: &decNode{t: f.typ, kind: f.kind}})
+	}
+	return &flatDecoder{node: n}
 }
 
 // flatFields returns the exported fields of t if t is a struct of only string, bool,
@@ -95,7 +98,7 @@ func flatFields(t reflect.Type) ([]flatField, bool) {
 				return nil, false // encoding/json's rules for such pairs are not worth copying
 			}
 		}
-		fields = append(fields, flatField{key: key, offset: f.Offset, kind: f.Type.Kind(),
+		fields = append(fields, flatField{key: key, offset: f.Offset, kind: f.Type.Kind(), typ: f.Type,
 			omitEmpty: strings.Contains(opts, ",omitempty,")})
 	}
 	return fields, true
@@ -121,201 +124,10 @@ func simpleKey(key string) bool {
 	return key != ""
 }
 
-// decode decodes data into the struct at p (of the decoder's type, zeroed). On false, p may
-// be partly written.
-func (d *flatDecoder) decode(data []byte, p unsafe.Pointer) bool {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return skipSpace(data, i+1) == len(data)
-	}
-	for {
-		key, j, ok := plainString(data, i)
-		if !ok {
-			return false
-		}
-		var f *flatField
-		for k := range d.fields {
-			if d.fields[k].key == unsafe.String(unsafe.SliceData(key), len(key)) {
-				f = &d.fields[k]
-				break
-			}
-		}
-		if f == nil {
-			return false // unknown, or matching a field only case-insensitively
-		}
-		i = skipSpace(data, j)
-		if i >= len(data) || data[i] != ':' {
-			return false
-		}
-		i = skipSpace(data, i+1)
-		if i, ok = f.set(data, i, unsafe.Add(p, f.offset)); !ok {
-			return false
-		}
-		i = skipSpace(data, i)
-		if i >= len(data) {
-			return false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return skipSpace(data, i+1) == len(data)
-		default:
-			return false
-		}
-	}
-}
-
-// set decodes the value at data[i:] into the field at p and returns the offset after it.
-func (f *flatField) set(data []byte, i int, p unsafe.Pointer) (int, bool) {
-	switch f.kind {
-	case reflect.String:
-		s, j, ok := plainString(data, i)
-		if !ok {
-			return 0, false
-		}
-		*(*string)(p) = string(s)
-		return j, true
-	case reflect.Bool:
-		switch {
-		case hasPrefix(data[i:], "true"):
-			*(*bool)(p) = true
-			return i + 4, true
-		case hasPrefix(data[i:], "false"):
-			*(*bool)(p) = false
-			return i + 5, true
-		}
-		return 0, false
-	}
-	j, ok := number(data, i)
-	if !ok {
-		return 0, false
-	}
-	lit := unsafe.String(&data[i], j-i)
-	var err error
-	switch f.kind {
-	case reflect.Float64:
-		*(*float64)(p), err = strconv.ParseFloat(lit, 64)
-	case reflect.Float32:
-		var v float64
-		v, err = strconv.ParseFloat(lit, 32)
-		*(*float32)(p) = float32(v)
-	case reflect.Int:
-		var v int64
-		v, err = strconv.ParseInt(lit, 10, strconv.IntSize)
-		*(*int)(p) = int(v)
-	case reflect.Int64:
-		*(*int64)(p), err = strconv.ParseInt(lit, 10, 64)
-	case reflect.Int32:
-		var v int64
-		v, err = strconv.ParseInt(lit, 10, 32)
-		*(*int32)(p) = int32(v)
-	case reflect.Int16:
-		var v int64
-		v, err = strconv.ParseInt(lit, 10, 16)
-		*(*int16)(p) = int16(v)
-	case reflect.Int8:
-		var v int64
-		v, err = strconv.ParseInt(lit, 10, 8)
-		*(*int8)(p) = int8(v)
-	case reflect.Uint:
-		var v uint64
-		v, err = strconv.ParseUint(lit, 10, strconv.IntSize)
-		*(*uint)(p) = uint(v)
-	case reflect.Uint64:
-		*(*uint64)(p), err = strconv.ParseUint(lit, 10, 64)
-	case reflect.Uint32:
-		var v uint64
-		v, err = strconv.ParseUint(lit, 10, 32)
-		*(*uint32)(p) = uint32(v)
-	case reflect.Uint16:
-		var v uint64
-		v, err = strconv.ParseUint(lit, 10, 16)
-		*(*uint16)(p) = uint16(v)
-	case reflect.Uint8:
-		var v uint64
-		v, err = strconv.ParseUint(lit, 10, 8)
-		*(*uint8)(p) = uint8(v)
-	default:
-		return 0, false
-	}
-	return j, err == nil
-}
-
-func hasPrefix(b []byte, s string) bool { return len(b) >= len(s) && string(b[:len(s)]) == s }
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// plainString returns the contents of the JSON string at data[i:] and the offset after its
-// closing quote, if it has no escapes and no control characters and is valid UTF-8 (so its
-// bytes are its value).
-func plainString(data []byte, i int) ([]byte, int, bool) {
-	if i >= len(data) || data[i] != '"' {
-		return nil, 0, false
-	}
-	start := i + 1
-	ascii := true
-	for j := start; j < len(data); j++ {
-		switch c := data[j]; {
-		case c == '"':
-			s := data[start:j]
-			return s, j + 1, ascii || utf8.Valid(s)
-		case c == '\\' || c < 0x20:
-			return nil, 0, false
-		case c >= utf8.RuneSelf:
-			ascii = false
-		}
-	}
-	return nil, 0, false
-}
-
-// number returns the offset after the JSON number at data[i:] (RFC 8259 §6 grammar).
-func number(data []byte, i int) (int, bool) {
-	digits := func(i int) int {
-		for i < len(data) && '0' <= data[i] && data[i] <= '9' {
-			i++
-		}
-		return i
-	}
-	if i < len(data) && data[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(data) && data[i] == '0':
-		i++
-	case i < len(data) && '1' <= data[i] && data[i] <= '9':
-		i = digits(i + 1)
-	default:
-		return 0, false
-	}
-	if i < len(data) && data[i] == '.' {
-		j := digits(i + 1)
-		if j == i+1 {
-			return 0, false
-		}
-		i = j
-	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		j := digits(i)
-		if j == i {
-			return 0, false
-		}
-		i = j
-	}
-	return i, true
+// decode decodes data into the struct at p (of the decoder's type, zeroed) and returns
+// json.Unmarshal's error for data, if any; on error, p may be partly written.
+func (d *flatDecoder) decode(data []byte, p unsafe.Pointer) error {
+	return decodeInto(data, d.node, p)
 }
 
 // A flatEncoder encodes a struct of scalar fields (see flatFields) as encoding/json with
@@ -453,4 +265,24 @@ func appendFloat(dst []byte, f float64, bits int) ([]byte, bool) {
 		}
 	}
 	return dst, true
+}
+
+// unsupported returns, for a struct at p that encode refused, the text of encoding/json's
+// error for it: the first field holding a NaN or an infinity.
+func (e *flatEncoder) unsupported(p unsafe.Pointer) string {
+	for k := range e.fields {
+		f := &e.fields[k]
+		q := unsafe.Add(p, f.offset)
+		switch f.kind {
+		case reflect.Float32:
+			if v := float64(*(*float32)(q)); math.IsInf(v, 0) || math.IsNaN(v) {
+				return "json: unsupported value: " + strconv.FormatFloat(v, 'g', -1, 32)
+			}
+		case reflect.Float64:
+			if v := *(*float64)(q); math.IsInf(v, 0) || math.IsNaN(v) {
+				return "json: unsupported value: " + strconv.FormatFloat(v, 'g', -1, 64)
+			}
+		}
+	}
+	return "json: unsupported value"
 }

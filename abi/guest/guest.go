@@ -20,8 +20,11 @@
 //
 // Results are encoded without reflection into one buffer reused by every call; a call of a
 // raw tool allocates nothing in the SDK. A typed tool whose In and Out are structs of
-// string, number and bool fields is decoded and encoded by hand as well, falling back to
-// encoding/json (same values, same errors) for anything else.
+// string, number and bool fields is decoded and encoded by hand as well (same values, same
+// error texts as encoding/json); other types go to encoding/json. The manifest, resource,
+// prompt and completion answers are encoded by hand too, so a guest links encoding/json's
+// and fmt's code only for what it uses itself — and, unless it is built with
+// -tags mcpwasm_nojson, for AddTool's types that are not flat (see AddTool).
 //
 // Registration functions must be called from init (a c-shared module never runs main) and
 // are not safe for concurrent use; the host never runs two calls in one instance at once.
@@ -32,7 +35,6 @@
 package guest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,7 +89,7 @@ func SetRequests(r abi.Requests) { reg.manifest.Requests = r }
 // error found at the first describe.
 func AddRawTool(t abi.Tool, h ToolHandler) {
 	if _, dup := reg.handlers[t.Name]; dup {
-		panic(fmt.Sprintf("guest: tool %q registered twice", t.Name))
+		panic("guest: tool " + strconv.Quote(t.Name) + " registered twice")
 	}
 	if len(t.InputSchema) == 0 {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
@@ -124,101 +126,145 @@ func UseSchemas(m map[string]Schemas) bool {
 // build does not link jsonschema-go (it is most of a small guest's size); it takes the
 // schemas given to UseSchemas under t.Name, which schemagen generates from the same
 // inference, and panics naming the tool when there are none.
+//
+// Arguments are decoded, and a non-string Out encoded, as encoding/json does (results
+// without HTML escaping): a decoding error becomes the tool error "invalid arguments: " plus
+// encoding/json's text, e.g. "invalid arguments: json: cannot unmarshal number into Go
+// struct field In.text of type string". A struct of string, bool, integer and float fields
+// (no embedding, no marshaler methods, no ",string" or ",omitzero" options, keys of ASCII
+// letters, digits, '_' and '-') is handled by the SDK itself; any other In or Out by
+// encoding/json. A wasip1 build with -tags mcpwasm_nojson links no encoding/json code for
+// that: there an Out with a MarshalJSON method (value receiver) is encoded as encoding/json
+// does it (the method's output, compacted; AppendJSONString helps write one), and AddTool
+// panics, naming the tool, for any other type that needs encoding/json.
 func AddTool[In, Out any](t abi.Tool, h ToolHandlerFor[In, Out]) {
-	var inferred Schemas
-	if len(t.InputSchema) == 0 {
-		t.InputSchema = schemaFor[In](t.Name, "input", reg.presets[t.Name].Input)
-		inferred.Input = string(t.InputSchema)
+	inT, outT := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	var inferIn, inferOut func() json.RawMessage
+	if inferLinked {
+		inferIn, inferOut = mustSchema[In], mustSchema[Out]
 	}
-	textOut := reflect.TypeFor[Out]().Kind() == reflect.String
-	if len(t.OutputSchema) == 0 && !textOut {
-		t.OutputSchema = schemaFor[Out](t.Name, "output", reg.presets[t.Name].Output)
-		inferred.Output = string(t.OutputSchema)
-	}
-	if inferLinked && inferred != (Schemas{}) {
-		reg.inferred[t.Name] = inferred
-	}
-	// One result, one encoding buffer and one decoded input per tool, reused by every call:
-	// call encodes the result before the next call can run, the input is zeroed before each
-	// decode, and h gets a copy of it.
-	res := &abi.Result{Content: []abi.Content{{Type: "text"}}}
+	tt := newTypedTool(&t, inT, outT, inferIn, inferOut)
+	// One decoded input per tool, reused by every call: it is zeroed before each decode, and
+	// h gets a copy of it. The generic code is only what needs In and Out; the rest is
+	// typedTool's, compiled once rather than once per tool type.
 	in := new(In)
-	flat := newFlatDecoder(reflect.TypeFor[In]())
-	var flatOut *flatEncoder
-	if !textOut {
-		flatOut = newFlatEncoder(reflect.TypeFor[Out]())
+	var decodeOther func([]byte, *In) error
+	if tt.flat == nil {
+		decodeOther = jsonDecoder[In](t.Name, "input")
 	}
-	var outJSON []byte // flatOut's buffer
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	var encodeOther func(Out) ([]byte, error)
+	if !tt.textOut && tt.flatOut == nil {
+		encodeOther = jsonEncoder[Out](t.Name, "output")
+	}
 	AddRawTool(t, func(ctx context.Context, args json.RawMessage) (*abi.Result, error) {
 		var zero In
 		*in = zero
-		if flat == nil || !flat.decode(args, unsafe.Pointer(in)) {
-			*in = zero
-			if err := json.Unmarshal(args, in); err != nil {
-				return nil, fmt.Errorf("invalid arguments: %w", err)
-			}
+		var err error
+		if tt.flat != nil {
+			err = tt.flat.decode(args, unsafe.Pointer(in))
+		} else {
+			err = decodeOther(args, in)
+		}
+		if err != nil {
+			return nil, &wrapped{"invalid arguments: " + err.Error(), err}
 		}
 		out, err := h(ctx, *in)
 		if err != nil {
 			return nil, err
 		}
-		res.Content = res.Content[:1]
-		res.Content[0] = abi.Content{Type: "text"}
-		res.StructuredContent, res.IsError = nil, false
-		if textOut {
-			// Out's kind is string, so its memory is a string header.
-			res.Content[0].Text = *(*string)(unsafe.Pointer(&out))
-			return res, nil
+		if tt.textOut || tt.flatOut != nil {
+			return tt.result(unsafe.Pointer(&out), nil, nil)
 		}
-		var b []byte
-		ok := false
-		if flatOut != nil {
-			outJSON, ok = flatOut.encode(outJSON[:0], unsafe.Pointer(&out))
-			b = outJSON
-		}
-		if !ok {
-			buf.Reset()
-			if err := enc.Encode(out); err != nil {
-				return nil, fmt.Errorf("encoding result: %w", err)
-			}
-			b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		}
-		// The text block aliases b: both are encoded before buf is reused.
-		res.Content[0].Text = unsafe.String(unsafe.SliceData(b), len(b))
-		res.StructuredContent = b
-		encoded = b // valid JSON: encodeResult need not check it
-		return res, nil
+		b, err := encodeOther(out)
+		return tt.result(nil, b, err)
 	})
 }
 
-// schemaFor returns the schema of T for tool's input or output (which): inferred when
+// typedTool is the part of an AddTool tool that does not depend on its Go types: how its
+// input is decoded and its result encoded, and the result and buffer every call reuses (call
+// encodes a result before the next call can run).
+type typedTool struct {
+	flat    *flatDecoder // nil: encoding/json decodes the input
+	flatOut *flatEncoder // nil: encoding/json encodes the result (unless textOut)
+	textOut bool         // Out's kind is string: one text block
+	res     *abi.Result
+	outJSON []byte // flatOut's buffer
+}
+
+// newTypedTool fills in t's schemas (inferred with inferIn and inferOut when inference is
+// linked, else from UseSchemas) and records the inferred ones for schemagen.
+func newTypedTool(t *abi.Tool, inT, outT reflect.Type, inferIn, inferOut func() json.RawMessage) *typedTool {
+	tt := &typedTool{textOut: outT.Kind() == reflect.String, res: &abi.Result{Content: []abi.Content{{Type: "text"}}}}
+	var inferred Schemas
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = schemaFor(t.Name, "input", reg.presets[t.Name].Input, inT, inferIn)
+		inferred.Input = string(t.InputSchema)
+	}
+	if len(t.OutputSchema) == 0 && !tt.textOut {
+		t.OutputSchema = schemaFor(t.Name, "output", reg.presets[t.Name].Output, outT, inferOut)
+		inferred.Output = string(t.OutputSchema)
+	}
+	if inferLinked && inferred != (Schemas{}) {
+		reg.inferred[t.Name] = inferred
+	}
+	tt.flat = newFlatDecoder(inT)
+	if !tt.textOut {
+		tt.flatOut = newFlatEncoder(outT)
+	}
+	return tt
+}
+
+// result makes the call's result from the handler's value at out (a string, or a struct
+// flatOut encodes) or, for other types, from b and err, what encoding/json made of it.
+func (tt *typedTool) result(out unsafe.Pointer, b []byte, err error) (*abi.Result, error) {
+	res := tt.res
+	res.Content = res.Content[:1]
+	res.Content[0] = abi.Content{Type: "text"}
+	res.StructuredContent, res.IsError = nil, false
+	switch {
+	case tt.textOut:
+		// Out's kind is string, so its memory is a string header.
+		res.Content[0].Text = *(*string)(out)
+		return res, nil
+	case tt.flatOut != nil:
+		var ok bool
+		if tt.outJSON, ok = tt.flatOut.encode(tt.outJSON[:0], out); !ok {
+			return nil, errors.New("encoding result: " + tt.flatOut.unsupported(out))
+		}
+		b = tt.outJSON
+	case err != nil:
+		return nil, &wrapped{"encoding result: " + err.Error(), err}
+	}
+	// The text block aliases b: both are encoded before b's buffer is reused.
+	res.Content[0].Text = unsafe.String(unsafe.SliceData(b), len(b))
+	res.StructuredContent = b
+	encoded = b // valid JSON: encodeResult need not check it
+	return res, nil
+}
+
+// wrapped is an error with a prefix, as fmt.Errorf("prefix: %w", err) makes it (the guest
+// SDK does not link fmt).
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (e *wrapped) Error() string { return e.msg }
+func (e *wrapped) Unwrap() error { return e.err }
+
+// schemaFor returns the schema of type t for tool's input or output (which): inferred when
 // inference is linked, else preset, else it panics.
-func schemaFor[T any](tool, which, preset string) json.RawMessage {
+func schemaFor(tool, which, preset string, t reflect.Type, infer func() json.RawMessage) json.RawMessage {
 	if inferLinked {
-		return mustSchema[T]()
+		return infer()
 	}
 	if preset != "" {
 		return json.RawMessage(preset)
 	}
-	panic("guest: tool " + strconv.Quote(tool) + ": no " + which + " schema for " + reflect.TypeFor[T]().String() +
+	panic("guest: tool " + strconv.Quote(tool) + ": no " + which + " schema for " + t.String() +
 		": this build does not infer schemas; generate them with go run github.com/mcpwasm/mcpwasm/abi/guest/schemagen " +
 		"(go generate), set abi.Tool." + map[string]string{"input": "InputSchema", "output": "OutputSchema"}[which] +
 		", or build with -tags mcpwasm_infer")
-}
-
-// marshal is json.Marshal without HTML escaping: results are read by models and people, to
-// whom `\u003e` is noise.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 type toolKey struct{}
@@ -229,17 +275,18 @@ func ToolName(ctx context.Context) string {
 	return s
 }
 
-// describe returns the manifest JSON (the body of mcpwasm_describe).
+// describe returns the manifest JSON (the body of mcpwasm_describe), as json.Marshal
+// writes it.
 func describe() []byte {
 	m := reg.manifest
 	if m.Tools == nil {
 		m.Tools = []abi.Tool{}
 	}
-	b, err := json.Marshal(m)
+	b, err := encodeManifest(&m)
 	if err != nil {
 		// Only a schema holding invalid raw JSON can get here; report it through the manifest
 		// so the host's load error names the cause.
-		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+		b = append(appendStringHTML([]byte(`{"error":`), err.Error()), '}')
 	}
 	return b
 }
@@ -261,13 +308,13 @@ var (
 func call(name, args []byte) (out []byte) {
 	t, ok := reg.handlers[string(name)]
 	if !ok {
-		return encodeResult(abi.ErrorResult(fmt.Sprintf("unknown tool %q", name)))
+		return encodeResult(abi.ErrorResult("unknown tool " + strconv.Quote(string(name))))
 	}
 	callArgs, encoded = args, nil
 	defer func() {
 		callArgs, encoded = nil, nil
 		if p := recover(); p != nil {
-			out = encodeResult(abi.ErrorResult(fmt.Sprintf("tool %q panicked: %v", t.name, p)))
+			out = encodeResult(abi.ErrorResult("tool " + strconv.Quote(t.name) + " panicked: " + formatPanic(p)))
 		}
 	}()
 	res, err := t.h(t.ctx, args)
@@ -285,13 +332,11 @@ func encodeResult(r *abi.Result) []byte {
 	if r.Content == nil {
 		r.Content = []abi.Content{}
 	}
-	if sc := r.StructuredContent; len(sc) > 0 && !same(sc, callArgs) && !same(sc, encoded) && !json.Valid(sc) {
-		// Not JSON: let encoding/json say why, in the words it always used.
-		_, err := marshal(r)
-		if err == nil { // unreachable: json.Valid and encoding/json agree
-			err = errors.New("invalid structuredContent")
+	if sc := r.StructuredContent; len(sc) > 0 && !same(sc, callArgs) && !same(sc, encoded) {
+		if err := checkValid(sc); err != nil {
+			// Not JSON: say why in the words encoding/json always used.
+			r = abi.ErrorResult("encoding result: json: error calling MarshalJSON for type json.RawMessage: " + err.Error())
 		}
-		r = abi.ErrorResult("encoding result: " + err.Error())
 	}
 	resBuf = appendResult(resBuf[:0], r)
 	return resBuf

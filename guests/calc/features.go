@@ -1,9 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"github.com/mcpwasm/mcpwasm/guests/calc/expr"
+	"errors"
 	"strconv"
+
+	"github.com/mcpwasm/mcpwasm/guests/calc/expr"
 )
 
 // referenceURI is the calc guest's one resource: the language it accepts.
@@ -25,12 +26,12 @@ errors       division by zero, sqrt of a negative number, non-finite results
 // expression evaluates, with the calculator's answer to check against.
 func explainPrompt(expression string) (string, error) {
 	if expression == "" {
-		return "", fmt.Errorf("expression is empty")
+		return "", errors.New("expression is empty")
 	}
 	v, err := expr.Eval(expression)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Explain step by step, following operator precedence, how %s evaluates. "+
-		"The calculator's result is %s.", expression, strconv.FormatFloat(v, 'g', -1, 64)), nil
+	return "Explain step by step, following operator precedence, how " + expression + " evaluates. " +
+		"The calculator's result is " + strconv.FormatFloat(v, 'g', -1, 64) + ".", nil
 }

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/abi/guest"
@@ -33,8 +32,17 @@ func init() {
 		func(ctx context.Context, args map[string]string) (*abi.PromptResult, error) {
 			text, err := explainPrompt(args["expression"])
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", guest.ErrInvalidArguments, err)
+				return nil, invalidArguments{err}
 			}
 			return &abi.PromptResult{Messages: []abi.PromptMessage{{Role: "user", Content: abi.Content{Type: "text", Text: text}}}}, nil
 		})
 }
+
+// invalidArguments is fmt.Errorf("%w: %v", guest.ErrInvalidArguments, err) without fmt,
+// which the calc module does not link (guests/build.sh builds it with -tags mcpwasm_nojson).
+type invalidArguments struct{ err error }
+
+func (e invalidArguments) Error() string {
+	return guest.ErrInvalidArguments.Error() + ": " + e.err.Error()
+}
+func (e invalidArguments) Unwrap() error { return guest.ErrInvalidArguments }

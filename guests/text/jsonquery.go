@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
+	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/mcpwasm/mcpwasm/abi/guest"
 )
 
 type JSONQueryIn struct {
@@ -24,13 +25,13 @@ func JSONQuery(_ context.Context, in JSONQueryIn) (JSONQueryOut, error) {
 	if err != nil {
 		return JSONQueryOut{}, err
 	}
-	dec := json.NewDecoder(strings.NewReader(in.JSON))
-	dec.UseNumber() // keep numbers exactly as written (no float64 rounding of big integers)
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return JSONQueryOut{}, fmt.Errorf("invalid JSON: %v", err)
+	// As a json.Decoder with UseNumber reads it: numbers stay exactly as written (no float64
+	// rounding of big integers), and the errors are encoding/json's.
+	doc, n, err := guest.DecodeJSONValue([]byte(in.JSON))
+	if err != nil {
+		return JSONQueryOut{}, errors.New("invalid JSON: " + err.Error())
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if strings.TrimLeft(in.JSON[n:], " \t\r\n") != "" {
 		return JSONQueryOut{}, errors.New("invalid JSON: data after the top-level value")
 	}
 	v, err := Lookup(doc, segs)
@@ -107,7 +108,7 @@ func ParsePath(p string) ([]Segment, error) {
 			segs = append(segs, seg)
 			i += n
 		default:
-			return nil, pathErr(p, i, fmt.Sprintf("unexpected %q", p[i]))
+			return nil, pathErr(p, i, "unexpected "+strconv.QuoteRune(rune(p[i])))
 		}
 	}
 	return segs, nil
@@ -132,13 +133,13 @@ func bracket(p string, i int) (Segment, int, error) {
 	switch q := p[j]; q {
 	case '"':
 		// A JSON string literal, escapes included.
-		dec := json.NewDecoder(strings.NewReader(p[j:]))
-		var k string
-		if err := dec.Decode(&k); err != nil {
+		v, n, err := guest.DecodeJSONValue([]byte(p[j:]))
+		k, ok := v.(string)
+		if err != nil || !ok {
 			return Segment{}, 0, pathErr(p, j, "invalid quoted key")
 		}
 		seg.Key = k
-		j += int(dec.InputOffset())
+		j += n
 	case '\'':
 		end := strings.IndexByte(p[j+1:], '\'')
 		if end < 0 {
@@ -154,7 +155,7 @@ func bracket(p string, i int) (Segment, int, error) {
 		s := p[j : j+end]
 		n, err := strconv.Atoi(s)
 		if err != nil || strings.HasPrefix(s, "+") || s != strings.TrimSpace(s) {
-			return Segment{}, 0, pathErr(p, j, fmt.Sprintf("invalid index %q (want an integer or a quoted key)", s))
+			return Segment{}, 0, pathErr(p, j, "invalid index "+strconv.Quote(s)+" (want an integer or a quoted key)")
 		}
 		seg.Index, seg.IsIndex = n, true
 		j += end
@@ -166,7 +167,7 @@ func bracket(p string, i int) (Segment, int, error) {
 }
 
 func pathErr(p string, off int, msg string) error {
-	return fmt.Errorf("invalid path %q at offset %d: %s", p, off, msg)
+	return errors.New("invalid path " + strconv.Quote(p) + " at offset " + strconv.Itoa(off) + ": " + msg)
 }
 
 // Lookup follows segs from doc (as decoded by encoding/json).
@@ -177,25 +178,25 @@ func Lookup(doc any, segs []Segment) (any, error) {
 		if s.IsIndex {
 			arr, ok := v.([]any)
 			if !ok {
-				return nil, fmt.Errorf("path segment %s: %s is %s, not an array", s, at, kind(v))
+				return nil, errors.New("path segment " + s.String() + ": " + at + " is " + kind(v) + ", not an array")
 			}
 			idx := s.Index
 			if idx < 0 {
 				idx += len(arr)
 			}
 			if idx < 0 || idx >= len(arr) {
-				return nil, fmt.Errorf("path segment %s: index out of range at %s (length %d)", s, at, len(arr))
+				return nil, errors.New("path segment " + s.String() + ": index out of range at " + at + " (length " + strconv.Itoa(len(arr)) + ")")
 			}
 			v = arr[idx]
 			continue
 		}
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("path segment %s: %s is %s, not an object", s, at, kind(v))
+			return nil, errors.New("path segment " + s.String() + ": " + at + " is " + kind(v) + ", not an object")
 		}
 		next, ok := obj[s.Key]
 		if !ok {
-			return nil, fmt.Errorf("path segment %s: key %q not found at %s", s, s.Key, at)
+			return nil, errors.New("path segment " + s.String() + ": key " + strconv.Quote(s.Key) + " not found at " + at)
 		}
 		v = next
 	}
@@ -217,5 +218,5 @@ func kind(v any) string {
 	case map[string]any:
 		return "an object"
 	}
-	return fmt.Sprintf("%T", v)
+	return reflect.TypeOf(v).String() // as %T
 }

@@ -6,8 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -75,11 +75,12 @@ func Base64Decode(_ context.Context, in Base64DecodeIn) (Base64DecodeOut, error)
 	}
 	b, err := enc.DecodeString(s)
 	if err != nil {
-		var ce base64.CorruptInputError
-		if errors.As(err, &ce) {
-			return Base64DecodeOut{}, fmt.Errorf("invalid base64 at byte %d", int64(ce))
+		// DecodeString returns this error type itself, never wrapped: a type assertion is
+		// errors.As here, without linking internal/reflectlite's code.
+		if ce, ok := err.(base64.CorruptInputError); ok {
+			return Base64DecodeOut{}, errors.New("invalid base64 at byte " + strconv.FormatInt(int64(ce), 10))
 		}
-		return Base64DecodeOut{}, fmt.Errorf("invalid base64: %v", err)
+		return Base64DecodeOut{}, errors.New("invalid base64: " + err.Error())
 	}
 	if !utf8.Valid(b) {
 		return Base64DecodeOut{}, errors.New("decoded bytes are not valid UTF-8")
@@ -109,14 +110,14 @@ type RegexOut struct {
 
 func RegexMatch(_ context.Context, in RegexIn) (RegexOut, error) {
 	if len(in.Pattern) > MaxPatternLen {
-		return RegexOut{}, fmt.Errorf("pattern longer than %d bytes", MaxPatternLen)
+		return RegexOut{}, errors.New("pattern longer than " + strconv.Itoa(MaxPatternLen) + " bytes")
 	}
 	if len(in.Text) > MaxTextLen {
-		return RegexOut{}, fmt.Errorf("text longer than %d bytes", MaxTextLen)
+		return RegexOut{}, errors.New("text longer than " + strconv.Itoa(MaxTextLen) + " bytes")
 	}
 	re, err := regexp.Compile(in.Pattern)
 	if err != nil {
-		return RegexOut{}, fmt.Errorf("invalid pattern %q: %s", in.Pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return RegexOut{}, errors.New("invalid pattern " + strconv.Quote(in.Pattern) + ": " + strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	n := 1
 	if in.All {

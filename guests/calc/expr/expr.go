@@ -6,7 +6,6 @@ package expr
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -28,7 +27,7 @@ var ErrDivisionByZero = errors.New("division by zero")
 // error, and for an operation whose result is not a finite number.
 func Eval(expr string) (float64, error) {
 	if len(expr) > MaxLen {
-		return 0, fmt.Errorf("expression longer than %d bytes", MaxLen)
+		return 0, errors.New("expression longer than " + strconv.Itoa(MaxLen) + " bytes")
 	}
 	n, err := Parse(expr)
 	if err != nil {
@@ -109,7 +108,7 @@ func lex(s string) ([]token, error) {
 			// error is overflow to ±Inf (underflow silently rounds to 0).
 			v, err := strconv.ParseFloat(text, 64)
 			if err != nil {
-				return nil, fmt.Errorf("number %q out of range at offset %d", text, start)
+				return nil, errors.New("number " + strconv.Quote(text) + " out of range at offset " + strconv.Itoa(start))
 			}
 			toks = append(toks, token{kind: tNum, text: text, pos: start, num: v})
 		case isIdentStart(c):
@@ -124,7 +123,7 @@ func lex(s string) ([]token, error) {
 		default:
 			// Name the whole (possibly multi-byte) character.
 			r, _ := utf8.DecodeRuneInString(s[i:])
-			return nil, fmt.Errorf("unexpected %q at offset %d", r, i)
+			return nil, errors.New("unexpected " + strconv.QuoteRune(r) + " at offset " + strconv.Itoa(i))
 		}
 	}
 	return append(toks, token{kind: tEOF, pos: len(s)}), nil
@@ -171,9 +170,9 @@ func (p *parser) isOp(ops string) (token, bool) {
 
 func unexpected(t token) error {
 	if t.kind == tEOF {
-		return fmt.Errorf("unexpected end of expression at offset %d", t.pos)
+		return errors.New("unexpected end of expression at offset " + strconv.Itoa(t.pos))
 	}
-	return fmt.Errorf("unexpected %s at offset %d", t.describe(), t.pos)
+	return errors.New("unexpected " + t.describe() + " at offset " + strconv.Itoa(t.pos))
 }
 
 // Parse parses expr into a tree without evaluating it.
@@ -187,7 +186,7 @@ func unexpected(t token) error {
 //	primary = number | constant | function "(" expr { "," expr } ")" | "(" expr ")"
 func Parse(expr string) (*node, error) {
 	if len(expr) > MaxLen {
-		return nil, fmt.Errorf("expression longer than %d bytes", MaxLen)
+		return nil, errors.New("expression longer than " + strconv.Itoa(MaxLen) + " bytes")
 	}
 	toks, err := lex(expr)
 	if err != nil {
@@ -252,7 +251,7 @@ func (p *parser) unary() (*node, error) {
 	p.depth++
 	defer func() { p.depth-- }()
 	if p.depth > MaxDepth {
-		return nil, fmt.Errorf("expression nested deeper than %d levels at offset %d", MaxDepth, p.peek().pos)
+		return nil, errors.New("expression nested deeper than " + strconv.Itoa(MaxDepth) + " levels at offset " + strconv.Itoa(p.peek().pos))
 	}
 	if t, ok := p.isOp("+-"); ok {
 		p.next()
@@ -308,10 +307,10 @@ func (p *parser) primary() (*node, error) {
 		}
 		arity, ok := functions[t.text]
 		if !ok {
-			return nil, fmt.Errorf("unknown name %q at offset %d", t.text, t.pos)
+			return nil, errors.New("unknown name " + strconv.Quote(t.text) + " at offset " + strconv.Itoa(t.pos))
 		}
 		if _, ok := p.isOp("("); !ok {
-			return nil, fmt.Errorf("expected \"(\" after %s at offset %d", t.text, p.peek().pos)
+			return nil, errors.New("expected \"(\" after " + t.text + " at offset " + strconv.Itoa(p.peek().pos))
 		}
 		p.next()
 		n := &node{op: t.text, pos: t.pos}
@@ -337,7 +336,7 @@ func (p *parser) primary() (*node, error) {
 			if arity[1] < 0 {
 				want = "at least 1 argument"
 			}
-			return nil, fmt.Errorf("%s takes %s, got %d at offset %d", t.text, want, len(n.args), t.pos)
+			return nil, errors.New(t.text + " takes " + want + ", got " + strconv.Itoa(len(n.args)) + " at offset " + strconv.Itoa(t.pos))
 		}
 		return n, nil
 	case tOp:
@@ -394,7 +393,7 @@ func (n *node) eval() (float64, error) {
 		v = math.Pow(args[0], args[1])
 	case "sqrt":
 		if args[0] < 0 {
-			return 0, fmt.Errorf("sqrt of negative number %s at offset %d", strconv.FormatFloat(args[0], 'g', -1, 64), n.pos)
+			return 0, errors.New("sqrt of negative number " + strconv.FormatFloat(args[0], 'g', -1, 64) + " at offset " + strconv.Itoa(n.pos))
 		}
 		v = math.Sqrt(args[0])
 	case "abs":
@@ -416,14 +415,14 @@ func (n *node) eval() (float64, error) {
 			v = math.Max(v, a)
 		}
 	default:
-		return 0, fmt.Errorf("internal error: unknown operation %q", n.op)
+		return 0, errors.New("internal error: unknown operation " + strconv.Quote(n.op))
 	}
 	if math.IsInf(v, 0) || math.IsNaN(v) {
 		name := n.op
 		if name == "neg" {
 			name = "-"
 		}
-		return 0, fmt.Errorf("result of %q at offset %d is not a finite number", name, n.pos)
+		return 0, errors.New("result of " + strconv.Quote(name) + " at offset " + strconv.Itoa(n.pos) + " is not a finite number")
 	}
 	return v, nil
 }
