@@ -21,15 +21,7 @@ revisions=(2025-11-25 2026-07-28)
 
 tmp=$(mktemp -d)
 step_pid=""
-stop() {
-	kill -TERM -- "-$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null || true
-	for _ in $(seq 25); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.2
-	done
-	kill -KILL -- "-$1" 2>/dev/null || true
-	wait "$1" 2>/dev/null || true
-}
+. .ci/lib.sh # stop, step
 lane_pids=()
 cleanup() {
 	[ -z "$step_pid" ] || stop "$step_pid"
@@ -38,17 +30,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
-
-# step CMD…: runs CMD in the background and waits, so that a signal to this script is handled
-# at once and ends CMD too (each `timeout` leads its own process group).
-step() {
-	local rc=0
-	"$@" &
-	step_pid=$!
-	wait "$step_pid" || rc=$?
-	step_pid=""
-	return "$rc"
-}
 
 say() { echo "conformance-client: $*"; }
 

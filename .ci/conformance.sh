@@ -30,34 +30,13 @@ modes=("sse|2025-11-25,2026-07-28|" "json|2025-11-25|--json-response"
 tmp=$(mktemp -d)
 server_pid=""
 step_pid=""
-# stop PID: ends a `timeout` started below and everything under it (timeout leads its own
-# process group): TERM, then KILL after 5 s (npm can take longer than that to honour TERM).
-stop() {
-	kill -TERM -- "-$1" 2>/dev/null || kill -TERM "$1" 2>/dev/null || true
-	for _ in $(seq 25); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.2
-	done
-	kill -KILL -- "-$1" 2>/dev/null || true
-	wait "$1" 2>/dev/null || true
-}
+. .ci/lib.sh # stop, step
 cleanup() {
 	for pid in $step_pid $server_pid; do stop "$pid"; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT
-
-# step CMD…: runs CMD in the background and waits, so that a signal to this script (the
-# overall timeout, ^C) is handled at once and ends CMD too (each `timeout` has its own group).
-step() {
-	local rc=0
-	"$@" &
-	step_pid=$!
-	wait "$step_pid" || rc=$?
-	step_pid=""
-	return "$rc"
-}
 
 say() { echo "conformance: $*"; }
 
