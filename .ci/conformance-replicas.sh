@@ -128,10 +128,15 @@ for m in "${modes[@]}"; do
 					# One retry of that scenario alone: through a proxy on a loaded 2-core
 					# machine a single request can miss the suite's own deadline. A real
 					# regression fails again.
+					# Each failure's own words are printed, so a CI log says what failed.
+					say "mode $mode@$rev: $name failed; the suite's failed checks:"
+					grep -h -B2 -A6 '"status": "FAILURE"' "$tmp/results-$mode-$rev"/server-"$name"-*/checks.json 2>/dev/null | head -n 40 || true
 					if timeout 120 "$node" "$cli" server --scenario "$name" --spec-version "$rev" --url "$proxy/mcp" </dev/null \
 						>"$out.retry-$name" 2>&1 && grep -qE "^✓ $name: " "$out.retry-$name"; then
 						say "mode $mode@$rev: $name failed once and passed when run again alone (not counted)"
 					else
+						say "mode $mode@$rev: $name failed again alone:"
+						tail -n 30 "$out.retry-$name"
 						regressions+=("$mode@$rev/$name")
 					fi
 				fi

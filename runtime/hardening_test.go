@@ -186,3 +186,18 @@ func sleeping() bool {
 	}
 	return false
 }
+
+// A guest that panics while it starts fails to load with what it wrote, not only "wasm
+// error: unreachable" (a newcomer's Go guest without its generated schemas did exactly that).
+func TestStartFailureNamesGuestOutput(t *testing.T) {
+	h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	_, err = h.Load(context.Background(), guestWasm(t, "testdata/guests/initpanic"), &runtime.GuestConfig{Source: "initpanic.wasm"})
+	const want = `the guest wrote: panic: guest: tool "greet": no generated schema: run go generate`
+	if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, runtime.ErrTrap) {
+		t.Fatalf("Load = %v; want ErrTrap and %q", err, want)
+	}
+}

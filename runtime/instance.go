@@ -78,7 +78,13 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	inst.intr.init(mod, g.host.watch)
 	if err := inst.start(ctx, mod); err != nil {
 		_ = mod.Close(ctx)
-		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
+		err = inst.classify(ctx, err, g.limits.Timeout)
+		if why := startOutput(&inst.stderr); why != "" {
+			// A Go guest that panics in init (no generated schemas, a bad tool definition)
+			// traps with "unreachable": what it printed is the only useful part.
+			return nil, fmt.Errorf("instantiating: %w; the guest wrote: %s", err, why)
+		}
+		return nil, fmt.Errorf("instantiating: %w", err)
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
 	for i, name := range exportOrder {
@@ -205,6 +211,27 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 		return fmt.Errorf("%w (%s): %s", ErrMemoryLimit, sandbox.FormatBytes(inst.memory.limit), msg)
 	}
 	return fmt.Errorf("%w: %s", ErrTrap, msg)
+}
+
+// startOutput picks what a guest that failed to start wrote to stderr: the line of a Go
+// panic ("panic: …") if there is one, else the first non-empty line; at most 512 bytes, or ""
+// if it wrote nothing.
+func startOutput(stderr *sandbox.OutputBuffer) string {
+	var first string
+	for line := range strings.Lines(stderr.String()) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "panic: ") {
+			first = line
+			break
+		}
+		if first == "" {
+			first = line
+		}
+	}
+	if len(first) > 512 {
+		first = first[:512] + "…"
+	}
+	return first
 }
 
 func firstLine(s string) string {

@@ -117,7 +117,12 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	tidy := exec.CommandContext(ctx, "go", "mod", "tidy")
 	tidy.Dir = dir
 	if out, err := tidy.CombinedOutput(); err != nil {
-		fmt.Fprintf(stderr, "mcpwasm new: go mod tidy in %s failed (run it there before building): %v\n%s", dir, err, out)
+		// The project is written but does not build yet: say so, and fail.
+		hint := ""
+		if data.SDKReplace == "" {
+			hint = fmt.Sprintf("; if this mcpwasm (%s) was built from a checkout, pass --sdk DIR", data.SDKVersion)
+		}
+		return ExitError, fmt.Errorf("created %s, but go mod tidy there failed (fix it, then run go mod tidy before building%s): %w\n%s", dir, hint, err, out)
 	}
 	fmt.Fprintf(stdout, "created %s (%s guest %q)\n  cd %s && ./build.sh && go test ./...    # build %s.wasm, then test it through the runtime\n  mcpwasm serve %s.wasm\n",
 		dir, lang, name, dir, name, name)

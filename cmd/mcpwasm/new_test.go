@@ -120,3 +120,18 @@ func TestNewErrors(t *testing.T) {
 		}
 	}
 }
+
+// A project whose go mod tidy fails is reported as a failure (exit 1), not "created" with
+// exit 0 (a newcomer's `go install`ed mcpwasm scaffolded a project that could not build).
+func TestNewTidyFailureFails(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", "") // no go: tidy cannot run
+	dir := filepath.Join(t.TempDir(), "x")
+	out, errOut, code := runCLI("new", "--sdk", root, "go", "x", dir)
+	if code != ExitError || !strings.Contains(errOut, "created "+dir+", but go mod tidy there failed") || strings.Contains(out, "created") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and the tidy failure", code, out, errOut, ExitError)
+	}
+}
