@@ -449,7 +449,16 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	// When the client closes stdin, calls still running get drainGrace to finish; then the
 	// host is closed, which stops them, so their answers are written and the process exits.
 	// Calls may be waiting for a lazily loaded guest's code: the grace starts once it is there.
-	t := stdio.NewTransport(stdin, stdout, &stdio.Options{MaxLineBytes: *maxLine, Logger: logger,
+	// SIGINT/SIGTERM end the input the same way, so every call read is answered too.
+	in := stdin
+	if signalled.Done() != nil {
+		pr, pw := io.Pipe()
+		go func() { _, err := io.Copy(pw, stdin); pw.CloseWithError(err) }() // nil: EOF
+		stopEOF := context.AfterFunc(signalled, func() { pw.Close() })
+		defer stopEOF()
+		in = pr
+	}
+	t := stdio.NewTransport(in, stdout, &stdio.Options{MaxLineBytes: *maxLine, Logger: logger,
 		EOFGrace: drainGrace, StopPending: func() { _ = h.Close(context.Background()) },
 		AwaitReady: func(ctx context.Context) {
 			for _, g := range gs {
@@ -468,7 +477,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			t.Stop()
 		}
 	}()
-	err = srv.Run(ctx, t)
+	// Not ctx: a signal ends the session through its input (above), not by cancelling it,
+	// which would drop the answers of the calls still running.
+	err = srv.Run(context.WithoutCancel(ctx), t)
 	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		return ExitError, err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -396,6 +397,38 @@ func TestServeEOFCancelsInFlight(t *testing.T) {
 		t.Errorf("exit code %d, want 0", code)
 	}
 	t.Logf("exited %v after EOF with a call in flight", took)
+}
+
+// SIGTERM with a call running ends the input as EOF does: after the grace the call is stopped
+// and answered (a newcomer saw it dropped unanswered), the process exits 0, and a normal
+// shutdown logs no error.
+func TestServeSIGTERMAnswersInFlight(t *testing.T) {
+	s := startServer(t, "--timeout", "10m", fixturePath)
+	s.initialize()
+	// A signal ends the input where the server has read it: the ping's answer shows the spin
+	// call's line was read before it.
+	s.send(callLine(2, "spin", `{}`), `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if l := s.recv(); l != `{"jsonrpc":"2.0","id":3,"result":{}}` {
+		t.Fatalf("ping: %s", l)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	isErr, text := toolResult(t, s.recv())
+	if want := `guest "fixture" tool "spin": closed`; !isErr || text != want {
+		t.Errorf("the call running at SIGTERM: isError=%v %q; want %q", isErr, text, want)
+	}
+	select {
+	case <-s.exited:
+	case <-time.After(waitLimit(t)):
+		t.Fatalf("still running after SIGTERM; stderr:\n%s", s.stderr)
+	}
+	if code := s.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code %d, want 0", code)
+	}
+	if strings.Contains(s.stderr.String(), "level=ERROR") {
+		t.Errorf("a normal shutdown logged an error:\n%s", s.stderr)
+	}
 }
 
 // runaway guests hit the time limit, ping is answered meanwhile, the next call works.
