@@ -22,8 +22,11 @@ modes=("stateless|--stateless" "stateless-json|--stateless --json-response")
 replicas=3
 
 tmp=$(mktemp -d)
+step_pid=""
+. .ci/lib.sh # stop, step, suite
 pids=()
 cleanup() {
+	[ -z "$step_pid" ] || stop "$step_pid"
 	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 	for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
 	rm -rf "$tmp"
@@ -49,15 +52,7 @@ waitlog() {
 }
 
 # 1. The suite and Node 22, from .ci/conformance.sh's install dir.
-timeout 180 npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
-node=$dir/node_modules/.bin/node
-[ -x "$node" ] || node=$(command -v node || true)
-node_major=$("$node" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -lt 22 ]; then
-	echo "conformance-replicas: need Node >= 22 (got ${node_major} from ${node:-nothing})" >&2
-	exit 1
-fi
-cli=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
+suite "$dir" conformance-replicas # sets node, cli
 
 # 2. mcpwasm, the proxy and the suite's guest.
 timeout 120 go build -o "$tmp/mcpwasm" ./cmd/mcpwasm

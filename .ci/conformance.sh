@@ -30,7 +30,7 @@ modes=("sse|2025-11-25,2026-07-28|" "json|2025-11-25|--json-response"
 tmp=$(mktemp -d)
 server_pid=""
 step_pid=""
-. .ci/lib.sh # stop, step
+. .ci/lib.sh # stop, step, suite
 cleanup() {
 	for pid in $step_pid $server_pid; do stop "$pid"; done
 	rm -rf "$tmp"
@@ -41,17 +41,7 @@ trap 'exit 143' TERM INT
 say() { echo "conformance: $*"; }
 
 # 1. The suite and Node 22 (npm package node-linux-<arch>; the machine's node may be older).
-step timeout 180 npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
-node=$dir/node_modules/.bin/node
-if ! [ -x "$node" ]; then
-	node=$(command -v node || true) # no node-<os>-<arch> package for this platform
-fi
-node_major=$("$node" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-if [ "$node_major" -lt 22 ]; then
-	echo "conformance: need Node >= 22 (got ${node_major} from ${node:-nothing})" >&2
-	exit 1
-fi
-cli=$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js
+suite "$dir" conformance # sets node, cli
 say "node $("$node" --version), suite $("$node" -p "require('./$dir/node_modules/@modelcontextprotocol/conformance/package.json').version")"
 
 # 2. mcpwasm and the Go guest with the suite's fixtures (plus the bundled calc and text).

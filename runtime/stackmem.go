@@ -49,14 +49,6 @@ func nativeStack(fn api.Function) *[]byte {
 	return (*[]byte)(unsafe.Pointer(v.Elem().Field(idx.(int)).UnsafeAddr()))
 }
 
-// nativeStackBytes returns the size of fn's native call stack, or -1 if it cannot be read.
-func nativeStackBytes(fn api.Function) int {
-	if p := nativeStack(fn); p != nil {
-		return len(*p)
-	}
-	return -1
-}
-
 // releasing is set while a returnStackMemory runs, so discards in a burst share one.
 var releasing atomic.Bool
 
