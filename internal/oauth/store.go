@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
 	"golang.org/x/oauth2"
 )
 
@@ -30,8 +31,10 @@ const FileName = "tokens.json"
 
 // Store keeps OAuth tokens per MCP server in one JSON file (FileName) written with mode 0600
 // in a directory created with mode 0700. Entries are keyed by the server's resource URL
-// (ResourceKey). It is safe for concurrent use within a process; across processes the last
-// writer of the whole file wins (each write is an atomic rename).
+// (ResourceKey). It is safe for concurrent use, also across processes: a write re-reads the
+// file and changes only its own entry while it holds an exclusive lock on FileName+".lock"
+// (flock, where the system has it), so two processes refreshing different servers' tokens at
+// once both keep their rotated refresh tokens; the file is replaced atomically.
 type Store struct {
 	dir string
 	mu  sync.Mutex
@@ -115,23 +118,11 @@ func (s *Store) write(m map[string]entry) error {
 	if err != nil {
 		return fmt.Errorf("oauth: token store: %w", err)
 	}
-	f, err := os.CreateTemp(s.dir, ".tokens-*")
-	if err != nil {
+	// The new file keeps the old one's mode (atomicfile): make that 0600 first.
+	if err := os.Chmod(s.Path(), 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("oauth: token store: %w", err)
 	}
-	defer os.Remove(f.Name()) // no-op after the rename
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("oauth: token store: %w", err)
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("oauth: token store: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("oauth: token store: %w", err)
-	}
-	if err := os.Rename(f.Name(), s.Path()); err != nil {
+	if err := atomicfile.WriteFile(s.Path(), b, 0o600); err != nil {
 		return fmt.Errorf("oauth: token store: %w", err)
 	}
 	return nil
@@ -151,6 +142,11 @@ func (s *Store) get(key string) (entry, bool, error) {
 func (s *Store) put(key string, e entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lockFile()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	m, err := s.read()
 	if err != nil {
 		return err
@@ -169,6 +165,11 @@ func (s *Store) Has(server string) (bool, error) {
 func (s *Store) Delete(server string) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.lockFile()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	m, err := s.read()
 	if err != nil {
 		return false, err
@@ -179,4 +180,21 @@ func (s *Store) Delete(server string) (bool, error) {
 	}
 	delete(m, key)
 	return true, s.write(m)
+}
+
+// lockFile takes the store's cross-process write lock (creating the directory 0700) and
+// returns its release.
+func (s *Store) lockFile() (func(), error) {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
+	}
+	f, err := os.OpenFile(s.Path()+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token store lock: %w", err)
+	}
+	if err := lockExclusive(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("oauth: token store lock %s: %w", f.Name(), err)
+	}
+	return func() { f.Close() }, nil // closing the file releases the lock
 }

@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
 )
 
 // LockName is the lock file's name, beside the config file.
@@ -82,7 +82,7 @@ func ReadLock(path string) (*Lock, error) {
 	return &l, nil
 }
 
-// Write writes l to path atomically (a temporary file in the same directory, renamed).
+// Write writes l to path atomically (internal/atomicfile).
 func (l *Lock) Write(path string) error {
 	l.Version = LockVersion
 	slices.SortFunc(l.Guests, func(a, b LockedGuest) int { return strings.Compare(a.Source, b.Source) })
@@ -90,19 +90,7 @@ func (l *Lock) Write(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcpwasm.lock-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename, a no-op
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // Guest returns the entry for source, or nil.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
 )
 
 // Store is a content-addressed directory of modules: DIR/sha256/HEX holds the module whose
@@ -96,16 +98,11 @@ func (s *Store) Read(hexDigest string, max int64) ([]byte, error) {
 // temporary file is removed and nothing is stored.
 func (s *Store) write(r io.Reader, want string, max int64, check func([]byte) error) (digest string, err error) {
 	dir := filepath.Join(s.dir, "sha256")
-	tmp, err := os.CreateTemp(dir, ".partial-*")
+	tmp, err := atomicfile.Create(dir, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("store: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+	defer tmp.Abort()
 	h := sha256.New()
 	var buf limitedBuffer
 	n, err := io.Copy(io.MultiWriter(tmp, h, &buf), io.LimitReader(r, max+1))
@@ -124,13 +121,7 @@ func (s *Store) write(r io.Reader, want string, max int64, check func([]byte) er
 			return "", err
 		}
 	}
-	if err := tmp.Sync(); err != nil {
-		return "", fmt.Errorf("store: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("store: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.Path(digest)); err != nil {
+	if err := tmp.Commit(s.Path(digest)); err != nil {
 		return "", fmt.Errorf("store: %w", err)
 	}
 	return digest, nil
