@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
 	"io"
 	"log/slog"
 	"os"
@@ -28,7 +29,10 @@ import (
 // Options configure a Host. The zero value (or nil) is valid.
 type Options struct {
 	// CacheDir is the directory of wazero's compilation cache. Empty means
-	// $XDG_CACHE_HOME/mcpwasm/compile (os.UserCacheDir); it is created with mode 0700.
+	// $XDG_CACHE_HOME/mcpwasm/compile (os.UserCacheDir); it is created with mode 0700. A
+	// directory others could write (it or a directory above it) is refused, and compiled code
+	// and manifests read back from it must carry an HMAC under the directory's key
+	// (runtime/internal/cacheauth): what fails it is discarded and rebuilt.
 	// If no user cache directory exists, compiled code is cached in memory only.
 	CacheDir string
 	// NoDiskCache keeps compiled code in memory only.
@@ -62,6 +66,7 @@ type Options struct {
 type Host struct {
 	rt        wazero.Runtime
 	cache     wazero.CompilationCache
+	auth      *cacheauth.Dir // nil: compiled code cached in memory
 	logger    *slog.Logger
 	net       sandbox.NetOptions
 	upstreams Upstreams // Options.Upstreams; may be nil
@@ -114,7 +119,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	cache, err := newCache(o, logger)
+	cache, auth, err := newCache(o, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +127,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog()}
+	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog()}
 	h.lazy = newLazyHost(h, o)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
@@ -135,27 +140,47 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	return h, nil
 }
 
-func newCache(o Options, logger *slog.Logger) (wazero.CompilationCache, error) {
+// newCache opens the compilation cache of o: in memory, or on disk in a directory that only
+// the user can write, whose entries are authenticated (runtime/internal/cacheauth; the
+// returned Dir is nil for a cache in memory).
+func newCache(o Options, logger *slog.Logger) (wazero.CompilationCache, *cacheauth.Dir, error) {
 	if o.NoDiskCache {
-		return wazero.NewCompilationCache(), nil
+		return wazero.NewCompilationCache(), nil, nil
 	}
 	dir := o.CacheDir
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
 			logger.Debug("no user cache directory; compiled code is cached in memory only", "err", err)
-			return wazero.NewCompilationCache(), nil
+			return wazero.NewCompilationCache(), nil, nil
 		}
 		dir = filepath.Join(base, "mcpwasm", "compile")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("compilation cache: %w", err)
-	}
-	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	auth, err := cacheauth.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("compilation cache %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("compilation cache: %w", err)
 	}
-	return cache, nil
+	if err := discardTampered(auth, logger); err != nil {
+		return nil, nil, fmt.Errorf("compilation cache %s: %w", dir, err)
+	}
+	cache, err := wazero.NewCompilationCacheWithDir(auth.Path())
+	if err != nil {
+		return nil, nil, fmt.Errorf("compilation cache %s: %w", dir, err)
+	}
+	return cache, auth, nil
+}
+
+// discardTampered deletes the compiled code in auth that fails authentication, so wazero
+// compiles it again instead of running it, and logs each file.
+func discardTampered(auth *cacheauth.Dir, logger *slog.Logger) error {
+	if auth == nil {
+		return nil
+	}
+	gone, err := auth.VerifyCompiled()
+	for _, f := range gone {
+		logger.Warn("compilation cache: discarded compiled code that fails authentication (changed outside mcpwasm, or written by an older mcpwasm); compiling again", "dir", auth.Path(), "entry", f)
+	}
+	return err
 }
 
 // Close closes every guest, then the runtime and the compilation cache. Calls still running

@@ -63,7 +63,7 @@ func newLazyHost(h *Host, o Options) *lazyHost {
 	l := &lazyHost{
 		h:         h,
 		enabled:   o.Lazy,
-		manifests: &manifestCache{dir: manifestDir(o), logger: h.logger},
+		manifests: newManifestCache(h.auth, h.logger),
 		idle:      o.IdleTimeout,
 		// Leave a core to the server: background compiles must not starve tools/list.
 		sem: make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1)),

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -80,6 +81,37 @@ func entryPath(dir string, wasm []byte) string {
 	return filepath.Join(dir, "manifests", manifestKey(wasm)+".json")
 }
 
+// readEntry returns the content of wasm's manifest cache entry in cache dir (its MAC
+// checked); writeEntry writes one, sealed with dir's key, as mcpwasm would (tests that forge
+// entries test the checks behind the MAC).
+func readEntry(t *testing.T, dir string, wasm []byte) []byte {
+	t.Helper()
+	auth, err := cacheauth.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := os.ReadFile(entryPath(dir, wasm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := auth.Unseal(manifestKey(wasm)+".json", sealed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func writeEntry(t *testing.T, dir string, wasm, b []byte) {
+	t.Helper()
+	auth, err := cacheauth.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(entryPath(dir, wasm), auth.Seal(manifestKey(wasm)+".json", b), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestManifestCacheMissHitCorrupt(t *testing.T) {
 	dir := t.TempDir()
 	// Miss: an eager load describes the guest and writes the entry.
@@ -117,9 +149,7 @@ func TestManifestCacheMissHitCorrupt(t *testing.T) {
 	h2.Close(context.Background())
 
 	// Corrupt: ignored, logged, and rewritten by an eager load.
-	if err := os.WriteFile(entryPath(dir, wat.Fixture), []byte(`{"format":1,"manif`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeEntry(t, dir, wat.Fixture, []byte(`{"format":1,"manif`))
 	h3, logs := testHost(t, Options{CacheDir: dir, Lazy: true})
 	g3 := mustLoad(t, h3, wat.Fixture, nil)
 	if g3.code.entry != nil {
@@ -210,15 +240,10 @@ func TestLazyBackgroundLoadFails(t *testing.T) {
 	// (as if the cache and the module had come apart): Load succeeds from the manifest, and
 	// the failure surfaces in the background.
 	bad := append([]byte("\x00asm\x01\x00\x00\x00"), 0x01, 0x05, 0xff, 0xff, 0xff, 0xff, 0xff)
-	b, err := os.ReadFile(entryPath(dir, wat.Fixture))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readEntry(t, dir, wat.Fixture)
 	sumGood, sumBad := sha256.Sum256(wat.Fixture), sha256.Sum256(bad)
 	b = bytes.ReplaceAll(b, []byte(hexOf(sumGood)), []byte(hexOf(sumBad)))
-	if err := os.WriteFile(entryPath(dir, bad), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeEntry(t, dir, bad, b)
 	h, logs := testHost(t, Options{CacheDir: dir, Lazy: true})
 	g, err := h.Load(context.Background(), bad, &GuestConfig{Source: "bad.wasm"})
 	if err != nil {
@@ -331,13 +356,7 @@ func TestLazyEntryOfAnotherModule(t *testing.T) {
 	dir := primed(t)
 	other := bytes.Clone(wat.Fixture)
 	other = append(other, 0, 4, 'x', 'y', 'z', 'w') // a custom section: another module, same manifest
-	b, err := os.ReadFile(entryPath(dir, wat.Fixture))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(entryPath(dir, other), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeEntry(t, dir, other, readEntry(t, dir, wat.Fixture))
 	h, _ := testHost(t, Options{CacheDir: dir, Lazy: true})
 	g := mustLoad(t, h, other, nil)
 	if _, err := g.Call(context.Background(), "echo", []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "does not match its manifest cache entry") {

@@ -69,7 +69,18 @@ func (h *Host) compileModule(ctx context.Context, wasm []byte, timeout time.Dura
 				done <- compileResult{err: fmt.Errorf("panic while compiling: %v", p)}
 			}
 		}()
+		// Compiled code read back from the disk cache must be ours (cacheauth): check it
+		// just before wazero looks, and record what this compile added.
+		if err := discardTampered(h.auth, h.logger); err != nil {
+			done <- compileResult{err: fmt.Errorf("compilation cache: %w", err)}
+			return
+		}
 		cm, err := h.rt.CompileModule(context.WithoutCancel(ctx), wasm)
+		if err == nil && h.auth != nil {
+			if serr := h.auth.SignCompiled(); serr != nil {
+				h.logger.Warn("compilation cache: recording compiled code", "err", serr)
+			}
+		}
 		done <- compileResult{cm, err}
 	}()
 	timer := time.NewTimer(timeout)

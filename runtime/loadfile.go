@@ -4,11 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -125,11 +122,7 @@ func (c *manifestCache) getFile(id string) string {
 		b = c.mem[name]
 		c.mu.Unlock()
 	} else {
-		var err error
-		if b, err = os.ReadFile(filepath.Join(c.dir, name+".json")); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				c.logger.Warn("manifest cache file entry unreadable; reading the module", "entry", name, "err", err)
-			}
+		if b = c.readFile(name + ".json"); b == nil {
 			return ""
 		}
 	}
@@ -156,7 +149,7 @@ func (c *manifestCache) putFile(id, key string) {
 		c.mu.Unlock()
 		return
 	}
-	if err := writeFileAtomic(c.dir, name+".json", b); err != nil {
+	if err := c.writeFile(name+".json", b); err != nil {
 		c.logger.Warn("manifest cache: writing file entry", "entry", name, "err", err)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
 )
 
 // The manifest cache keeps what mcpwasm_describe returned for a module, so a later Load of
@@ -46,27 +48,22 @@ type manifestEntry struct {
 }
 
 type manifestCache struct {
-	dir    string // "" keeps entries in mem
+	dir    string         // "" keeps entries in mem
+	auth   *cacheauth.Dir // seals the entries on disk; nil with dir ""
 	logger *slog.Logger
 
 	mu  sync.Mutex
 	mem map[string][]byte
 }
 
-// manifestDir is where the manifest cache of o lives: "" for memory only. It mirrors newCache.
-func manifestDir(o Options) string {
-	if o.NoDiskCache {
-		return ""
+// newManifestCache returns the manifest cache beside the compiled code in auth's directory
+// (manifests/), or in memory when auth is nil.
+func newManifestCache(auth *cacheauth.Dir, logger *slog.Logger) *manifestCache {
+	c := &manifestCache{auth: auth, logger: logger}
+	if auth != nil {
+		c.dir = filepath.Join(auth.Path(), "manifests")
 	}
-	dir := o.CacheDir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(base, "mcpwasm", "compile")
-	}
-	return filepath.Join(dir, "manifests")
+	return c
 }
 
 // hostVersion names this build of the host for cache keys: the mcpwasm module version and
@@ -108,11 +105,7 @@ func (c *manifestCache) get(key string) *manifestEntry {
 			return nil
 		}
 	} else {
-		var err error
-		if b, err = os.ReadFile(filepath.Join(c.dir, key+".json")); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				c.logger.Warn("manifest cache entry unreadable; describing the guest again", "entry", key, "err", err)
-			}
+		if b = c.readFile(key + ".json"); b == nil {
 			return nil
 		}
 	}
@@ -153,30 +146,32 @@ func (c *manifestCache) put(key string, sum [32]byte, e *manifestEntry) {
 		c.mu.Unlock()
 		return
 	}
-	if err := writeFileAtomic(c.dir, key+".json", b); err != nil {
+	if err := c.writeFile(key+".json", b); err != nil {
 		c.logger.Warn("manifest cache: writing entry", "entry", key, "err", err)
 	}
 }
 
-// writeFileAtomic writes dir/name through a temporary file and a rename, so a concurrent
-// reader sees the old entry, the new one, or none — never half of one.
-func writeFileAtomic(dir, name string, b []byte) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, name+".tmp*")
+// readFile returns the content of the sealed entry file name, or nil when it is missing,
+// unreadable or fails authentication (logged: the entry is described again and rewritten).
+func (c *manifestCache) readFile(name string) []byte {
+	sealed, err := os.ReadFile(filepath.Join(c.dir, name))
 	if err != nil {
-		return err
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.logger.Warn("manifest cache entry unreadable; describing the guest again", "entry", name, "err", err)
+		}
+		return nil
 	}
-	_, werr := f.Write(b)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
+	b, err := c.auth.Unseal(name, sealed)
+	if err != nil {
+		c.logger.Warn("manifest cache entry discarded: it fails authentication (changed outside mcpwasm, or written by an older mcpwasm); describing the guest again",
+			"dir", c.dir, "entry", name)
+		return nil
 	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return b
+}
+
+// writeFile seals b and writes it to the entry file name atomically (a concurrent reader sees
+// the old entry, the new one, or none).
+func (c *manifestCache) writeFile(name string, b []byte) error {
+	return atomicfile.WriteFile(filepath.Join(c.dir, name), c.auth.Seal(name, b), 0o600)
 }
