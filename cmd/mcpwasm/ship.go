@@ -71,13 +71,14 @@ func (f *shipFlags) shipper(cfg *config.Config, maxBytes int, stderr io.Writer) 
 		opts.Progress = stderr
 	}
 	s := &shipper{cfg: cfg, store: store}
-	opts.Verify = s.verify
 	s.client = ship.NewClient(store, opts)
 	return s, nil
 }
 
-// verify applies the config's signature policy for src (sign.go).
-func (s *shipper) verify(ctx context.Context, src ship.Source, wasm, bundle []byte) error {
+// verifier is the signature policy of guest g (the zero Guest for one named on the command
+// line) fetched from src: g's own, else src's host's in the config; nil when none applies.
+// It is the policy of the guest being loaded, never of another entry with the same source.
+func (s *shipper) verifier(g config.Guest, src ship.Source) ship.Verifier {
 	if s.cfg == nil {
 		return nil
 	}
@@ -85,18 +86,11 @@ func (s *shipper) verify(ctx context.Context, src ship.Source, wasm, bundle []by
 	if src.Kind == ship.KindURL {
 		host = src.URL.Host
 	}
-	for _, g := range s.cfg.Guests {
-		if s.cfg.ModulePath(g) == src.Raw {
-			if p := s.cfg.SignaturePolicy(g, host); p != nil {
-				return verifySignature(p, wasm, bundle)
-			}
-			return nil
-		}
+	p := s.cfg.SignaturePolicy(g, host)
+	if p == nil {
+		return nil
 	}
-	if p := s.cfg.SignaturePolicy(config.Guest{}, host); p != nil {
-		return verifySignature(p, wasm, bundle)
-	}
-	return nil
+	return func(wasm, bundle []byte) error { return verifySignature(p, wasm, bundle) }
 }
 
 // lockPath is the lock file beside the config file.
@@ -143,14 +137,23 @@ func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock) (
 			src = src.AtDigest(locked.Resolved) // never the tag: it may have moved
 		}
 	}
-	if want == "" || !s.store.Has(want) {
-		f, err := s.client.Fetch(ctx, src, want)
+	verify := s.verifier(g, src)
+	// Stored bytes serve offline only if they need no signature, or the bundle kept with
+	// them verifies under this guest's policy now; else the fetch checks the source's.
+	if want != "" && s.store.Has(want) {
+		b, err := s.store.Read(want, 0)
 		if err != nil {
 			return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
 		}
-		want = f.SHA256
+		if verify == nil || verify(b, s.store.Bundle(want)) == nil {
+			return b, locked, nil
+		}
 	}
-	b, err := s.store.Read(want, 0)
+	f, err := s.client.Fetch(ctx, src, want, verify)
+	if err != nil {
+		return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
+	}
+	b, err := s.store.Read(f.SHA256, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
 	}
@@ -165,7 +168,7 @@ func (e *pathError) Unwrap() error { return e.err }
 
 // fetchArg fetches a guest given on the serve command line as a URL or OCI reference.
 func (s *shipper) fetchArg(ctx context.Context, src ship.Source) ([]byte, error) {
-	f, err := s.client.Fetch(ctx, src, "")
+	f, err := s.client.Fetch(ctx, src, "", s.verifier(config.Guest{}, src))
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +287,7 @@ func pullOrLock(ctx context.Context, cmd string, args []string, stdout, stderr i
 			if cmd == "pull" && locked != nil {
 				want = locked.SHA256
 			}
-			f, err := s.client.Fetch(ctx, src, want)
+			f, err := s.client.Fetch(ctx, src, want, s.verifier(g, src))
 			if err != nil {
 				if cmd == "pull" && locked != nil && errors.Is(err, ship.ErrDigest) {
 					return ExitLoad, fmt.Errorf("guest %q: %s no longer matches %s (a moved tag or changed bytes): %w; run mcpwasm lock --update to review and accept it", label, g.Path, ship.LockName, err)

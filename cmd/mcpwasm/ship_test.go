@@ -374,3 +374,53 @@ func TestShipUpstreamPinnedInLock(t *testing.T) {
 	}
 	s.closeAndWait(waitLimit(t))
 }
+
+// TestShipSignaturePolicyIgnoresStore: a guest's signature policy applies whatever the store
+// holds. The same unsigned bytes, stored by a pull for a config without a policy, are refused
+// by pull (with and without a lock entry) and by serve (lock present) once the config asks
+// for a signature; and with two guests of the same source, the one with a policy is checked
+// under its own policy, not skipped because the first entry has none.
+func TestShipSignaturePolicyIgnoresStore(t *testing.T) {
+	e := newShipEnv(t)
+	e.push(wat.Echo)
+	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitOK {
+		t.Fatalf("pull without a policy: %s", errOut)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKIXPublicKey(key.Public())
+	if err := os.WriteFile(filepath.Join(e.dir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `oci://` + e.host + `/tools/echo:v1`
+	signed := `{"guests": [{"name": "echo", "path": "` + src + `", "signature": {"key": "release.pub"}}]}`
+	if err := os.WriteFile(e.config, []byte(signed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unsigned := "unsigned: no Sigstore bundle was published with the module"
+	want := `mcpwasm pull: guest "echo": ` + src + `: ` + unsigned + "\n"
+	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitLoad || errOut != want {
+		t.Errorf("pull, locked and stored: exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+	s := startServer(t, append([]string{"--config", e.config}, e.flags...)...)
+	code, _ := s.closeAndWait(waitLimit(t))
+	if code != ExitLoad || !strings.Contains(s.stderr.String(), `guest "echo": `+src+`: `+unsigned) {
+		t.Errorf("serve, locked and stored: exit %d, stderr:\n%s", code, s.stderr)
+	}
+	if err := os.Remove(filepath.Join(e.dir, ship.LockName)); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitLoad || errOut != want {
+		t.Errorf("pull, stored, no lock: exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+	two := `{"guests": [{"name": "a", "path": "` + src + `"}, {"name": "b", "path": "` + src + `", "signature": {"key": "release.pub"}}]}`
+	if err := os.WriteFile(e.config, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want = `mcpwasm pull: guest "b": ` + src + `: ` + unsigned + "\n"
+	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitLoad || errOut != want {
+		t.Errorf("pull, two guests of one source: exit %d, stderr %q\nwant %q", code, errOut, want)
+	}
+}

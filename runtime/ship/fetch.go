@@ -13,11 +13,18 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
 	"oras.land/oras-go/v2/registry/remote/errcode"
+)
+
+// Caps on what a registry or URL may send besides a module: a manifest (the module's, a
+// signature referrer's) and a Sigstore bundle. Each read is also capped by its descriptor's
+// size: a server sending more than the descriptor says is refused, never buffered.
+const (
+	maxManifestBytes = 4 << 20
+	maxBundleBytes   = 1 << 20
 )
 
 // Media types of the CNCF "Wasm OCI artifact" layout.
@@ -41,10 +48,12 @@ type Options struct {
 	DockerConfig string
 	// Progress, if set, receives a progress line per download (a terminal's stderr).
 	Progress io.Writer
-	// Verify, if set, runs on a module's complete bytes before it is stored (signatures);
-	// an error refuses it. sig is the signature bundle found for it (nil: none found).
-	Verify func(ctx context.Context, src Source, wasm []byte, sig []byte) error
 }
+
+// Verifier applies one guest's signature policy: it returns nil if bundle (the Sigstore
+// bundle published with the module; nil: none) is a valid signature of wasm under it. A nil
+// Verifier means the guest has no policy.
+type Verifier func(wasm, bundle []byte) error
 
 // Client fetches and publishes modules. It is safe for concurrent use.
 type Client struct {
@@ -100,15 +109,19 @@ type Fetched struct {
 // Fetch brings src's module into the store (a path is read and checked, not copied) and
 // returns it. wantSHA256, if set, is the hex digest the module must have (a lock or a
 // config pin). A module already in the store is not downloaded again; an OCI tag is still
-// resolved, so Resolved is current. Errors name the source.
-func (c *Client) Fetch(ctx context.Context, src Source, wantSHA256 string) (*Fetched, error) {
+// resolved, so Resolved is current. verify, if set, is the policy of the guest being
+// fetched: the module's signature bundle is fetched and checked under it whether or not the
+// bytes were already in the store (a verdict belongs to the bytes and the policy, and the
+// store may hold the bytes for another guest with no policy); a bundle that verifies is kept
+// beside the module (Store.Bundle). Errors name the source.
+func (c *Client) Fetch(ctx context.Context, src Source, wantSHA256 string, verify Verifier) (*Fetched, error) {
 	var f *Fetched
 	var err error
 	switch src.Kind {
 	case KindOCI:
-		f, err = c.fetchOCI(ctx, src, wantSHA256)
+		f, err = c.fetchOCI(ctx, src, wantSHA256, verify)
 	case KindURL:
-		f, err = c.fetchURL(ctx, src, wantSHA256)
+		f, err = c.fetchURL(ctx, src, wantSHA256, verify)
 	default:
 		err = fmt.Errorf("%w: a path is not fetched", ErrSource)
 	}
@@ -118,11 +131,16 @@ func (c *Client) Fetch(ctx context.Context, src Source, wantSHA256 string) (*Fet
 	return f, nil
 }
 
-func (c *Client) fetchURL(ctx context.Context, src Source, want string) (*Fetched, error) {
+func (c *Client) fetchURL(ctx context.Context, src Source, want string, verify Verifier) (*Fetched, error) {
 	if src.URL.Scheme != "https" && !c.plainAllowed(src.URL.Host) {
 		return nil, fmt.Errorf("plain http is not allowed for %q (allow the host in plain_http or with --plain-http)", src.URL.Host)
 	}
 	if want != "" && c.store.Has(want) {
+		if verify != nil {
+			if err := c.verifyStored(want, verify, func() ([]byte, error) { return c.urlBundle(ctx, src) }); err != nil {
+				return nil, err
+			}
+		}
 		return c.fetched(src, "sha256:"+want, want), nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, src.URL.String(), nil)
@@ -143,22 +161,20 @@ func (c *Client) fetchURL(ctx context.Context, src Source, want string) (*Fetche
 	body := c.progress(resp.Body, src.Raw, resp.ContentLength)
 	var sig []byte
 	check := func(b []byte) error {
-		if c.o.Verify == nil {
+		if verify == nil {
 			return nil
 		}
 		var err error
-		if sig == nil {
-			sig, err = c.urlBundle(ctx, src)
-			if err != nil {
-				return err
-			}
+		if sig, err = c.urlBundle(ctx, src); err != nil {
+			return err
 		}
-		return c.o.Verify(ctx, src, b, sig)
+		return verify(b, sig)
 	}
 	d, err := c.store.write(body, want, c.o.MaxBytes, check)
 	if err != nil {
 		return nil, err
 	}
+	c.keepBundle(d, sig)
 	return c.fetched(src, "sha256:"+d, d), nil
 }
 
@@ -180,7 +196,7 @@ func (c *Client) urlBundle(ctx context.Context, src Source) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("signature bundle: GET: %s", resp.Status)
 	}
-	return readCapped(resp.Body, 1<<20, "signature bundle")
+	return readCapped(resp.Body, maxBundleBytes, "signature bundle")
 }
 
 func (c *Client) fetched(src Source, resolved, d string) *Fetched {
@@ -198,6 +214,7 @@ func (c *Client) repository(src Source) (*remote.Repository, error) {
 		return nil, err
 	}
 	repo.PlainHTTP = c.plainAllowed(src.Ref.Registry)
+	repo.MaxMetadataBytes = maxManifestBytes
 	var store credentials.Store
 	if c.o.DockerConfig != "" {
 		store, err = credentials.NewStore(c.o.DockerConfig, credentials.StoreOptions{})
@@ -230,7 +247,7 @@ type wasmManifest struct {
 	Layers    []ocispec.Descriptor `json:"layers"`
 }
 
-func (c *Client) fetchOCI(ctx context.Context, src Source, want string) (*Fetched, error) {
+func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify Verifier) (*Fetched, error) {
 	repo, err := c.repository(src)
 	if err != nil {
 		return nil, err
@@ -239,11 +256,15 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string) (*Fetche
 	if err != nil {
 		return nil, c.registryError(src, err)
 	}
+	if desc.Size > maxManifestBytes {
+		rc.Close()
+		return nil, fmt.Errorf("manifest %s: %d bytes, more than %d", desc.Digest, desc.Size, maxManifestBytes)
+	}
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
 		rc.Close()
 		return nil, fmt.Errorf("%s is a %q, not an OCI image manifest (application/wasm artifact)", desc.Digest, desc.MediaType)
 	}
-	raw, err := content.ReadAll(rc, desc)
+	raw, err := readDescribed(rc, desc, maxManifestBytes)
 	rc.Close()
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
@@ -266,27 +287,61 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string) (*Fetche
 	if want != "" && d != want {
 		return nil, fmt.Errorf("%w: the lock wants sha256:%s, %s has layer sha256:%s", ErrDigest, want, desc.Digest, d)
 	}
-	if !c.store.Has(d) {
-		body, err := repo.Fetch(ctx, layer)
-		if err != nil {
-			return nil, fmt.Errorf("layer: %w", err)
-		}
-		defer body.Close()
-		check := func(b []byte) error {
-			if c.o.Verify == nil {
-				return nil
+	if c.store.Has(d) {
+		if verify != nil {
+			if err := c.verifyStored(d, verify, func() ([]byte, error) { return c.ociBundle(ctx, repo, desc) }); err != nil {
+				return nil, err
 			}
-			sig, err := c.ociBundle(ctx, repo, desc)
-			if err != nil {
-				return err
-			}
-			return c.o.Verify(ctx, src, b, sig)
 		}
-		if _, err := c.store.write(c.progress(body, src.Raw, layer.Size), d, c.o.MaxBytes, check); err != nil {
-			return nil, fmt.Errorf("layer: %w", err)
-		}
+		return c.fetched(src, desc.Digest.String(), d), nil
 	}
+	body, err := repo.Fetch(ctx, layer)
+	if err != nil {
+		return nil, fmt.Errorf("layer: %w", err)
+	}
+	defer body.Close()
+	var sig []byte
+	check := func(b []byte) error {
+		if verify == nil {
+			return nil
+		}
+		var err error
+		if sig, err = c.ociBundle(ctx, repo, desc); err != nil {
+			return err
+		}
+		return verify(b, sig)
+	}
+	if _, err := c.store.write(c.progress(&sizedReader{r: body, n: layer.Size}, src.Raw, layer.Size), d, c.o.MaxBytes, check); err != nil {
+		return nil, fmt.Errorf("layer: %w", err)
+	}
+	c.keepBundle(d, sig)
 	return c.fetched(src, desc.Digest.String(), d), nil
+}
+
+// verifyStored checks the stored module d under verify with the bundle bundle() fetches, and
+// keeps the bundle if it verifies.
+func (c *Client) verifyStored(d string, verify Verifier, bundle func() ([]byte, error)) error {
+	b, err := c.store.Read(d, c.o.MaxBytes)
+	if err != nil {
+		return err
+	}
+	sig, err := bundle()
+	if err != nil {
+		return err
+	}
+	if err := verify(b, sig); err != nil {
+		return err
+	}
+	c.keepBundle(d, sig)
+	return nil
+}
+
+// keepBundle stores a bundle that verified for module d, so serve can check it offline.
+// Failing to keep it only costs a fetch later.
+func (c *Client) keepBundle(d string, sig []byte) {
+	if sig != nil {
+		_ = c.store.PutBundle(d, sig)
+	}
 }
 
 func readCapped(r io.Reader, max int64, what string) ([]byte, error) {
@@ -298,6 +353,62 @@ func readCapped(r io.Reader, max int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %d bytes", what, max)
 	}
 	return b, nil
+}
+
+// readDescribed reads the content desc describes from r: at most desc.Size bytes (refused
+// above max), through a limited reader, so a server sending more is refused without buffering
+// it, and checked against desc's digest.
+func readDescribed(r io.Reader, desc ocispec.Descriptor, max int64) ([]byte, error) {
+	if desc.Size < 0 || desc.Size > max {
+		return nil, fmt.Errorf("%s: %d bytes, more than %d", desc.Digest, desc.Size, max)
+	}
+	b, err := io.ReadAll(&sizedReader{r: r, n: desc.Size})
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) != desc.Size {
+		return nil, fmt.Errorf("%s: %w: %d bytes, the descriptor says %d", desc.Digest, ErrDigest, len(b), desc.Size)
+	}
+	if err := desc.Digest.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", desc.Digest, err)
+	}
+	if got := desc.Digest.Algorithm().FromBytes(b); got != desc.Digest {
+		return nil, fmt.Errorf("%w: want %s, got %s", ErrDigest, desc.Digest, got)
+	}
+	return b, nil
+}
+
+// sizedReader passes n bytes of r through and fails if r has more: a server must not send
+// more than its descriptor says.
+type sizedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	if s.n <= 0 {
+		var one [1]byte
+		k, err := io.ReadFull(s.r, one[:])
+		if k > 0 {
+			return 0, fmt.Errorf("the server sent more bytes than the descriptor's size: %w", ErrTooLarge)
+		}
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+		return 0, err
+	}
+	if int64(len(p)) > s.n {
+		p = p[:s.n]
+	}
+	k, err := s.r.Read(p)
+	s.n -= int64(k)
+	if err == io.EOF && s.n > 0 {
+		return k, io.EOF
+	}
+	if err == io.EOF {
+		err = nil // let the next read look for excess bytes
+	}
+	return k, err
 }
 
 // trimDigest strips "sha256:".

@@ -114,7 +114,7 @@ func (c *Client) ociBundle(ctx context.Context, repo *remote.Repository, desc oc
 	if found == nil {
 		return nil, nil
 	}
-	raw, err := content.FetchAll(ctx, repo, *found)
+	raw, err := fetchDescribed(ctx, repo, *found, maxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("signature manifest: %w", err)
 	}
@@ -122,14 +122,24 @@ func (c *Client) ociBundle(ctx context.Context, repo *remote.Repository, desc oc
 	if err := json.Unmarshal(raw, &m); err != nil || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaTypeBundle {
 		return nil, fmt.Errorf("signature manifest %s: want one %s layer", found.Digest, MediaTypeBundle)
 	}
-	if m.Layers[0].Size > 1<<20 {
-		return nil, fmt.Errorf("signature bundle: %d bytes, more than 1 MiB", m.Layers[0].Size)
-	}
-	b, err := content.FetchAll(ctx, repo, m.Layers[0])
+	b, err := fetchDescribed(ctx, repo, m.Layers[0], maxBundleBytes)
 	if err != nil {
 		return nil, fmt.Errorf("signature bundle: %w", err)
 	}
 	return b, nil
+}
+
+// fetchDescribed fetches what desc describes, at most max bytes (readDescribed).
+func fetchDescribed(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, max int64) ([]byte, error) {
+	if desc.Size < 0 || desc.Size > max {
+		return nil, fmt.Errorf("%s: %d bytes, more than %d", desc.Digest, desc.Size, max)
+	}
+	rc, err := repo.Fetch(ctx, desc)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return readDescribed(rc, desc, max)
 }
 
 func pushBlob(ctx context.Context, repo *remote.Repository, d ocispec.Descriptor, b []byte) error {

@@ -140,7 +140,7 @@ func TestPushFetchOCI(t *testing.T) {
 	}
 	store, dir := newStore(t)
 	c := ship.NewClient(store, &ship.Options{TLS: reg.tls, DockerConfig: emptyDockerConfig(t)})
-	f, err := c.Fetch(ctx, src, "")
+	f, err := c.Fetch(ctx, src, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +177,11 @@ func TestPushFetchOCI(t *testing.T) {
 	if d2 == d1 {
 		t.Fatal("pushing other bytes gave the same manifest digest")
 	}
-	if _, err := c.Fetch(ctx, src, want); !errors.Is(err, ship.ErrDigest) || !strings.Contains(err.Error(), src.Raw) {
+	if _, err := c.Fetch(ctx, src, want, nil); !errors.Is(err, ship.ErrDigest) || !strings.Contains(err.Error(), src.Raw) {
 		t.Errorf("fetch of a moved tag pinned to the old module: %v, want ErrDigest naming the source", err)
 	}
 	// By digest, the old one is still there.
-	f, err = c.Fetch(ctx, src.AtDigest(d1), want)
+	f, err = c.Fetch(ctx, src.AtDigest(d1), want, nil)
 	if err != nil || f.Resolved != d1 {
 		t.Errorf("fetch at digest: %v, %+v", err, f)
 	}
@@ -288,7 +288,7 @@ func TestFetchRefused(t *testing.T) {
 			pool.AddCert(authReg.cert)
 			tc := &tls.Config{RootCAs: pool}
 			c := ship.NewClient(store, &ship.Options{TLS: tc, MaxBytes: tt.max, DockerConfig: docker})
-			_, err := c.Fetch(ctx, mustSource(t, tt.src), tt.want)
+			_, err := c.Fetch(ctx, mustSource(t, tt.src), tt.want, nil)
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), tt.src+": ") {
 				t.Fatalf("Fetch = %v\nwant an error starting %q and containing %q", err, tt.src+": ", tt.wantErr)
 			}
@@ -303,7 +303,7 @@ func TestFetchRefused(t *testing.T) {
 	t.Run("auth required, with credentials", func(t *testing.T) {
 		store, dir := newStore(t)
 		c := ship.NewClient(store, &ship.Options{TLS: authReg.tls, DockerConfig: dockerConfig(t, authReg.host, "ci", "s3cret")})
-		if _, err := c.Fetch(ctx, mustSource(t, "oci://"+authReg.host+"/tools/echo:v1"), ""); err != nil {
+		if _, err := c.Fetch(ctx, mustSource(t, "oci://"+authReg.host+"/tools/echo:v1"), "", nil); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{hexOf(module)}, storeFiles(t, dir)); diff != "" {
@@ -314,7 +314,7 @@ func TestFetchRefused(t *testing.T) {
 		store, _ := newStore(t)
 		var progress bytes.Buffer
 		c := ship.NewClient(store, &ship.Options{TLS: trusting(files), Progress: &progress, DockerConfig: emptyDockerConfig(t)})
-		if _, err := c.Fetch(ctx, mustSource(t, u+"/echo.wasm"), ""); err != nil {
+		if _, err := c.Fetch(ctx, mustSource(t, u+"/echo.wasm"), "", nil); err != nil {
 			t.Fatal(err)
 		}
 		if got, want := progress.String(), "\r"+u+"/echo.wasm  0.0/0.0 MiB\n"; !strings.HasSuffix(got, want) {
@@ -325,7 +325,7 @@ func TestFetchRefused(t *testing.T) {
 		store, dir := newStore(t)
 		host := strings.TrimPrefix(plain.URL, "http://")
 		c := ship.NewClient(store, &ship.Options{PlainHTTP: []string{host}, DockerConfig: emptyDockerConfig(t)})
-		if _, err := c.Fetch(ctx, mustSource(t, plain.URL+"/echo.wasm"), hexOf(module)); err != nil {
+		if _, err := c.Fetch(ctx, mustSource(t, plain.URL+"/echo.wasm"), hexOf(module), nil); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff([]string{hexOf(module)}, storeFiles(t, dir)); diff != "" {

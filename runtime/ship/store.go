@@ -136,3 +136,30 @@ func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
+
+// bundlePath is where a Sigstore bundle that verified for module hexDigest is kept:
+// DIR/sigstore/HEX.json. It is a cache of what the source published, not a verdict: whoever
+// reads it verifies it again under its own policy.
+func (s *Store) bundlePath(hexDigest string) string {
+	return filepath.Join(s.dir, "sigstore", hexDigest+".json")
+}
+
+// PutBundle keeps bundle as the signature bundle of module hexDigest.
+func (s *Store) PutBundle(hexDigest string, bundle []byte) error {
+	if !hexRE.MatchString(hexDigest) {
+		return fmt.Errorf("%w: %q is not a SHA-256 hex digest", ErrDigest, hexDigest)
+	}
+	return atomicfile.WriteFile(s.bundlePath(hexDigest), bundle, 0o600)
+}
+
+// Bundle returns the signature bundle kept for module hexDigest, or nil.
+func (s *Store) Bundle(hexDigest string) []byte {
+	if !hexRE.MatchString(hexDigest) {
+		return nil
+	}
+	b, err := os.ReadFile(s.bundlePath(hexDigest))
+	if err != nil || len(b) > maxBundleBytes {
+		return nil
+	}
+	return b
+}

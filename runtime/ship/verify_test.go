@@ -194,30 +194,52 @@ func TestFetchVerifiesSignatures(t *testing.T) {
 		{"key policy, URL without", mustSource(t, files.URL+"/bare.wasm"), kp, ship.ErrUnsigned},
 		{"key policy, URL with another key's", mustSource(t, files.URL+"/forged.wasm"), kp, ship.ErrSignature},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			store, dir := newStore(t)
-			p := tt.p
-			pool := x509.NewCertPool()
-			pool.AddCert(reg.cert)
-			pool.AddCert(files.Certificate())
-			c := ship.NewClient(store, &ship.Options{TLS: &tls.Config{RootCAs: pool}, DockerConfig: emptyDockerConfig(t),
-				Verify: func(_ context.Context, _ ship.Source, wasm, sig []byte) error { return ship.VerifyBundle(p, wasm, sig) }})
-			f, err := c.Fetch(ctx, tt.src, "")
-			if tt.wantErr == nil {
-				if err != nil {
-					t.Fatal(err)
+		// prestored: the same bytes are already in the store, fetched with no policy (for
+		// another guest); the policy is still applied (and, for a URL, also when the fetch
+		// names the digest, so the store could answer it alone).
+		for _, prestored := range []bool{false, true} {
+			name := tt.name
+			if prestored {
+				name += ", bytes already stored"
+			}
+			t.Run(name, func(t *testing.T) {
+				store, dir := newStore(t)
+				p := tt.p
+				pool := x509.NewCertPool()
+				pool.AddCert(reg.cert)
+				pool.AddCert(files.Certificate())
+				c := ship.NewClient(store, &ship.Options{TLS: &tls.Config{RootCAs: pool}, DockerConfig: emptyDockerConfig(t)})
+				verify := func(wasm, sig []byte) error { return ship.VerifyBundle(p, wasm, sig) }
+				want := ""
+				if prestored {
+					f, err := c.Fetch(ctx, tt.src, "", nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if tt.src.Kind == ship.KindURL {
+						want = f.SHA256
+					}
 				}
-				if got := storeFiles(t, dir); len(got) != 1 || got[0] != f.SHA256 {
-					t.Errorf("store = %v", got)
+				f, err := c.Fetch(ctx, tt.src, want, verify)
+				if tt.wantErr == nil {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := storeFiles(t, dir); len(got) != 1 || got[0] != f.SHA256 {
+						t.Errorf("store = %v", got)
+					}
+					if store.Bundle(f.SHA256) == nil {
+						t.Error("the bundle that verified is not kept in the store")
+					}
+					return
 				}
-				return
-			}
-			if !errors.Is(err, tt.wantErr) || !strings.HasPrefix(err.Error(), tt.src.Raw+": ") {
-				t.Fatalf("Fetch = %v, want %v naming the source", err, tt.wantErr)
-			}
-			if got := storeFiles(t, dir); len(got) != 0 {
-				t.Errorf("store holds %v after a refused signature", got)
-			}
-		})
+				if !errors.Is(err, tt.wantErr) || !strings.HasPrefix(err.Error(), tt.src.Raw+": ") {
+					t.Fatalf("Fetch = %v, want %v naming the source", err, tt.wantErr)
+				}
+				if got := storeFiles(t, dir); !prestored && len(got) != 0 {
+					t.Errorf("store holds %v after a refused signature", got)
+				}
+			})
+		}
 	}
 }
