@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -145,7 +146,9 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) 
 		rt = http.DefaultTransport
 	}
 	hc := *base
-	hc.Transport = &headerTransport{base: rt, headers: spec.Headers, cancels: cancels, raw: raw}
+	endpoint, _ := url.Parse(spec.URL) // nil (unparsable): no request is the endpoint's origin
+	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw}
+	hc.CheckRedirect = redirectPolicy(endpoint, spec.Headers, base.CheckRedirect)
 	maxEvent := o.MaxLineBytes
 	if maxEvent <= 0 {
 		maxEvent = -1 // no cap
@@ -154,17 +157,19 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) 
 }
 
 // headerTransport adds the operator's headers (never replacing one the SDK set, such as
-// Mcp-Session-Id), counts the notifications/cancelled it delivers, and records the raw
-// results of CallToolExact's calls from their response bodies (exact.go, httpRecorder).
+// Mcp-Session-Id) to requests for the endpoint's origin only (redirect.go), counts the
+// notifications/cancelled it delivers, and records the raw results of CallToolExact's calls
+// from their response bodies (exact.go, httpRecorder).
 type headerTransport struct {
-	base    http.RoundTripper
-	headers map[string]string
-	cancels *cancelCount
-	raw     *rawResults // nil: record nothing
+	base     http.RoundTripper
+	endpoint *url.URL // the configured URL; nil: unparsable
+	headers  map[string]string
+	cancels  *cancelCount
+	raw      *rawResults // nil: record nothing
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
+	if len(t.headers) > 0 && t.endpoint != nil && sameOrigin(req.URL, t.endpoint) {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			if req.Header.Get(k) == "" {
