@@ -173,22 +173,12 @@ func isNumericHost(host string) bool {
 }
 
 // forbiddenAddr names why addr may not be reached without an explicit grant of it, or "".
+// An IPv6 address that embeds an IPv4 address is judged by the IPv4 inside (forbidden6).
 func forbiddenAddr(addr netip.Addr) string {
 	addr = addr.Unmap()
 	if addr.Is6() {
-		b := addr.As16()
-		switch {
-		case netip.MustParsePrefix("64:ff9b::/96").Contains(addr), netip.MustParsePrefix("64:ff9b:1::/48").Contains(addr):
-			if why := forbiddenAddr(netip.AddrFrom4([4]byte(b[12:16]))); why != "" {
-				return why + " (NAT64)"
-			}
-			return "a NAT64 address"
-		case netip.MustParsePrefix("2002::/16").Contains(addr):
-			if why := forbiddenAddr(netip.AddrFrom4([4]byte(b[2:6]))); why != "" {
-				return why + " (6to4)"
-			}
-		case netip.MustParsePrefix("fec0::/10").Contains(addr):
-			return "a site-local address"
+		if why, decided := forbidden6(addr); decided {
+			return why
 		}
 	}
 	switch {
@@ -211,6 +201,67 @@ func forbiddenAddr(addr netip.Addr) string {
 		}
 	}
 	return ""
+}
+
+// IPv6 ranges that embed an IPv4 address or are reserved (RFC 6890 and its registry).
+var (
+	ipv4Translated = netip.MustParsePrefix("::ffff:0:0:0/96") // ::ffff:0:a.b.c.d (RFC 2765)
+	ipv4Compatible = netip.MustParsePrefix("::/96")           // ::a.b.c.d (RFC 4291, deprecated)
+	reserved6      = netip.MustParsePrefix("::/8")
+	nat64          = netip.MustParsePrefix("64:ff9b::/96")   // RFC 6052 well-known prefix
+	nat64Local     = netip.MustParsePrefix("64:ff9b:1::/48") // RFC 8215 local use
+	teredo         = netip.MustParsePrefix("2001::/32")      // RFC 4380
+	sixToFour      = netip.MustParsePrefix("2002::/16")      // RFC 3056
+	siteLocal      = netip.MustParsePrefix("fec0::/10")
+	discard6       = netip.MustParsePrefix("100::/64")
+	documentation6 = netip.MustParsePrefix("2001:db8::/32")
+)
+
+// forbidden6 judges the IPv6 addresses the generic checks cannot: each form that embeds an
+// IPv4 address is decoded and the IPv4 inside checked (a tunnel or translator would carry
+// the connection there); ranges where the IPv4 address cannot be located, and reserved ones,
+// are refused. decided is false for an address left to the generic checks.
+func forbidden6(a netip.Addr) (why string, decided bool) {
+	b := a.As16()
+	v4 := func(x [4]byte) netip.Addr { return netip.AddrFrom4(x) }
+	inner := func(kind string, ins ...netip.Addr) (string, bool) {
+		for _, in := range ins {
+			if why := forbiddenAddr(in); why != "" {
+				return fmt.Sprintf("%s (%s inside %s)", why, in, kind), true
+			}
+		}
+		return "", true
+	}
+	switch {
+	case a.IsUnspecified(), a.IsLoopback():
+		return "", false
+	case ipv4Translated.Contains(a):
+		return inner("an IPv4-translated address", v4([4]byte(b[12:16])))
+	case ipv4Compatible.Contains(a):
+		if why, _ := inner("an IPv4-compatible address", v4([4]byte(b[12:16]))); why != "" {
+			return why, true
+		}
+		return "a deprecated IPv4-compatible address", true
+	case nat64.Contains(a):
+		return inner("a NAT64 address", v4([4]byte(b[12:16])))
+	case nat64Local.Contains(a):
+		return "a local-use NAT64 address (the IPv4 address inside cannot be located)", true
+	case reserved6.Contains(a): // after the NAT64 prefixes, which it contains
+		return "a reserved address", true
+	case teredo.Contains(a):
+		// The server's IPv4 address in bits 32-63, the client's inverted in the last 32.
+		client := [4]byte{^b[12], ^b[13], ^b[14], ^b[15]}
+		return inner("a Teredo address", v4([4]byte(b[4:8])), v4(client))
+	case sixToFour.Contains(a):
+		return inner("a 6to4 address", v4([4]byte(b[2:6])))
+	case siteLocal.Contains(a):
+		return "a site-local address", true
+	case discard6.Contains(a):
+		return "a discard-only address", true
+	case documentation6.Contains(a):
+		return "a documentation address", true
+	}
+	return "", false
 }
 
 var forbidden4 = []struct {
