@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/redirect"
 )
 
 // Resolver looks up a host name's addresses; *net.Resolver implements it.
@@ -368,6 +369,9 @@ func (c *Tool) httpRequest(ctx context.Context, body []byte) (abi.Status, []byte
 				return err
 			}
 			targets[t.key()] = t
+			// The guest's Authorization, Cookie and Proxy-Authorization reach the first
+			// URL's origin only (internal/redirect).
+			redirect.Apply(r, via[0].URL, nil)
 			return nil
 		},
 	}
