@@ -163,7 +163,7 @@ func (d *Dir) compiled() ([]string, error) {
 			continue
 		}
 		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".tmp") || strings.Contains(e.Name(), ".tmp") {
+			if strings.Contains(e.Name(), ".tmp") || !e.Type().IsRegular() {
 				continue
 			}
 			out = append(out, filepath.Join(filepath.Base(sub), e.Name()))

@@ -11,9 +11,12 @@ import (
 )
 
 // CheckDir refuses a cache directory others could write, as ssh refuses such a ~/.ssh: dir
-// must be owned by the current user (or root) and not writable by group or others, and so
-// must every directory above it, up to /, except that a root-owned directory with the sticky
-// bit (/tmp) may be writable by all: no one else can rename or remove what is in it.
+// must be owned by the current user (or root) and not writable by group or others. Every
+// directory above it, up to /, must be owned by the current user or root (another user could
+// rename the cache away and put theirs in its place), and one of the user's own must not be
+// writable by group or others unless it has the sticky bit. A root-owned directory above it
+// is the system's (/tmp, /var/cache, a container volume): others writing it could only
+// swap in a directory they own, which the owner check of dir refuses.
 func CheckDir(dir string) error {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -42,8 +45,8 @@ func CheckDir(dir string) error {
 		if owner != uid && owner != 0 {
 			return fmt.Errorf("cache directory %s: the directory above it, %s, is owned by uid %d, not by the current user (uid %d) or root: use another --cache-dir", dir, p, owner, uid)
 		}
-		sticky := pi.Mode()&fs.ModeSticky != 0 && owner == 0
-		if pi.Mode().Perm()&0o022 != 0 && !sticky {
+		sticky := pi.Mode()&fs.ModeSticky != 0
+		if owner == uid && pi.Mode().Perm()&0o022 != 0 && !sticky {
 			return fmt.Errorf("cache directory %s: the directory above it, %s, is writable by group or others (mode %04o): run chmod go-w %s or use another --cache-dir", dir, p, pi.Mode().Perm(), p)
 		}
 		if p == filepath.Dir(p) {
