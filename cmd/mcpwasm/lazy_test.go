@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -28,15 +29,26 @@ func brokenCachedGuest(t *testing.T) (dir, path string) {
 	if len(entries) != 1 {
 		t.Fatalf("manifest cache entries %v, want 1", entries)
 	}
-	b, err := os.ReadFile(entries[0])
+	sealed, err := os.ReadFile(entries[0])
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, b, _ := bytes.Cut(sealed, []byte("\n")) // the entry without its MAC line
 	bad := []byte("\x00asm\x01\x00\x00\x00\x01\x05\xff\xff\xff\xff\xff")
 	good, sum := sha256.Sum256(wat.Fixture), sha256.Sum256(bad)
 	b = bytes.ReplaceAll(b, []byte(hex.EncodeToString(good[:])), []byte(hex.EncodeToString(sum[:])))
 	suffix := strings.SplitN(filepath.Base(entries[0]), "-", 3)[2] // abi…-f….json
 	name := fmt.Sprintf("%x-%08x%08x-%s", len(bad), crc32.Checksum(bad, crc32.MakeTable(crc32.Castagnoli)), crc32.ChecksumIEEE(bad), suffix)
+	// Sealed with the cache's key as mcpwasm seals entries (runtime/internal/cacheauth): this
+	// test is of what lies behind the MAC.
+	key, err := os.ReadFile(filepath.Join(dir, "cache.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(name + "\x00"))
+	m.Write(b)
+	b = append([]byte("mcpwasm-hmac-sha256 "+hex.EncodeToString(m.Sum(nil))+"\n"), b...)
 	if err := os.WriteFile(filepath.Join(dir, "manifests", name), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
