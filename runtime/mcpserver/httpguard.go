@@ -22,11 +22,12 @@ const DefaultSSEKeepAlive = 30 * time.Second
 
 // bodyDeadline bounds the time a request's body takes to arrive: a client that sends its
 // headers and then trickles the body (or stops) is cut after d, its read failing with a
-// timeout (the handler answers 400 and the connection is closed). The deadline is a read
-// deadline on the connection, set when the request starts and cleared as soon as the body
-// has been read to its end: from then on the server watches the connection only to notice
-// the client leaving, and a deadline there would cancel long answers — an SSE response, a
-// long tool call. A request without a body (GET streams) gets no deadline at all.
+// timeout (the handler answers 400, with "Connection: close"). The deadline is a read
+// deadline on the connection, set when the request starts; it ends when the body has been
+// read to its end (net/http clears it then too, as it starts watching the connection for the
+// client leaving — a deadline left there would cancel long answers: an SSE response, a long
+// tool call). A request without a body (a GET stream) gets none: net/http is already
+// watching its connection, and the deadline would cut the stream.
 func bodyDeadline(d time.Duration, next http.Handler) http.Handler {
 	if d <= 0 {
 		return next
