@@ -65,7 +65,7 @@ func FuzzHTTPHandler(f *testing.F) {
 		req.RemoteAddr = "127.0.0.1:40000"
 		// A request may legitimately hang (a GET stream, a subscription): the client leaving
 		// ends it.
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req.WithContext(ctx))

@@ -136,10 +136,12 @@ func (g *standaloneStreams) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer close(pinged)
 		s.ping(stop)
 	}()
+	defer func() { // before the stream leaves the map: no write after the handler returns
+		close(stop)
+		<-pinged
+		s.finish()
+	}()
 	g.next.ServeHTTP(s, r.WithContext(ctx))
-	close(stop)
-	<-pinged
-	s.finish()
 }
 
 // getStream is the ResponseWriter of one GET stream: the SDK's writes and the pings are
@@ -237,7 +239,15 @@ func (s *getStream) Write(p []byte) (int, error) {
 
 // FlushError is what http.ResponseController.Flush calls (the SDK flushes every event).
 func (s *getStream) FlushError() error {
-	return s.write(s.rc.Flush)
+	return s.write(s.flush)
+}
+
+// flush flushes the connection's writer; one that cannot flush is no failure of the stream.
+func (s *getStream) flush() error {
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
 }
 
 // ping writes a keep-alive comment every s.timeout until stop is closed or a write fails.
@@ -263,7 +273,7 @@ func (s *getStream) ping(stop <-chan struct{}) {
 			if _, err := io.WriteString(s.ResponseWriter, ": ping\n\n"); err != nil {
 				return err
 			}
-			return s.rc.Flush()
+			return s.flush()
 		}) != nil {
 			return
 		}
