@@ -3,11 +3,13 @@ package mcpserver_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,10 +35,10 @@ func readAnswer(t *testing.T, c net.Conn, limit time.Duration) string {
 	t.Helper()
 	_ = c.SetReadDeadline(time.Now().Add(limit))
 	b, err := io.ReadAll(c)
-	if err != nil {
-		t.Fatalf("the server did not close the connection within %v (read %q): %v", limit, b, err)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the server did not close the connection within %v (read %q)", limit, b)
 	}
-	return string(b)
+	return string(b) // up to a FIN, or a reset when the server closed with our bytes unread
 }
 
 // TestHTTPBodyTimeout: a client that sends its headers and then trickles the body (one byte
