@@ -179,3 +179,24 @@ func errDeadline(err error) error {
 	}
 	return errors.New("not a timeout")
 }
+
+// TestServeHTTPBodyTimeoutFlag: serve --http passes --body-timeout to the handler: a body
+// that stalls after its headers is answered 400 naming the timeout, and the connection closed.
+func TestServeHTTPBodyTimeoutFlag(t *testing.T) {
+	s := startServer(t, "--http", "127.0.0.1:0", "--body-timeout", "200ms", fixturePath)
+	var addr string
+	waitOutput(t, s.stderr, "the HTTP server to listen", func(out string) bool {
+		if _, rest, ok := strings.Cut(out, "transport=http addr="); ok {
+			addr, _, _ = strings.Cut(rest, " ")
+		}
+		return addr != ""
+	})
+	c := dial(t, addr)
+	if _, err := io.WriteString(c, "POST /mcp HTTP/1.1\r\nHost: "+addr+"\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	got := closedWithin(t, c, 10*time.Second)
+	if !strings.HasPrefix(got, "HTTP/1.1 400 ") || !strings.Contains(got, "request body not received within the body timeout (200ms)") {
+		t.Errorf("answer %q", got)
+	}
+}
