@@ -242,6 +242,9 @@ func (s *getStream) FlushError() error {
 	return s.write(s.flush)
 }
 
+// Flush is http.Flusher, for code that asserts it rather than using a ResponseController.
+func (s *getStream) Flush() { _ = s.FlushError() }
+
 // flush flushes the connection's writer; one that cannot flush is no failure of the stream.
 func (s *getStream) flush() error {
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
