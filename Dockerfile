@@ -2,7 +2,12 @@
 # empty base. Build and run (README "Run in production: container and Kubernetes"):
 #
 #   docker build -t mcpwasm .
-#   docker run --rm -p 8080:8080 --read-only --tmpfs /cache:uid=65532,gid=65532 mcpwasm
+#   docker run --rm -p 8080:8080 -e MCPWASM_HTTP_TOKEN="$(openssl rand -hex 32)" \
+#     --read-only --tmpfs /cache:uid=65532,gid=65532 mcpwasm
+#
+# The token is required: on 0.0.0.0 without one, serve refuses to start (exit 5); clients send
+# "Authorization: Bearer <token>". Behind an authenticating proxy, append
+# --allow-public-without-token to the command instead.
 #
 # deploy/kubernetes and deploy/helm/mcpwasm run it; cmd/mcpwasm's TestDeployManifests checks
 # that this file, the manifests and the binary agree (Go version, flags, port, paths).
@@ -34,5 +39,6 @@ ENV XDG_CACHE_HOME=/cache
 USER 65532:65532
 EXPOSE 8080
 ENTRYPOINT ["/mcpwasm"]
-# All interfaces (a bare ":8080" would mean 127.0.0.1), one request per session.
+# All interfaces (a bare ":8080" would mean 127.0.0.1), one request per session; a bearer token
+# in MCPWASM_HTTP_TOKEN is required (see above).
 CMD ["serve", "--http", "0.0.0.0:8080", "--stateless"]

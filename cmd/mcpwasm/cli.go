@@ -309,6 +309,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if *maxLine < 0 {
 		return ExitUsage, fmt.Errorf("--max-line-bytes %d: must be positive (0 means the default)", *maxLine)
 	}
+	if err := hs.guard.validate(); err != nil {
+		return ExitUsage, err
+	}
+	if hs.addr != "" {
+		if err := checkPublicHTTP(hs.addr, hs.token(), hs.tokenEnv, hs.guard.allowPublic); err != nil {
+			return ExitPublicNoToken, err // before loading anything (httpguard.go)
+		}
+	}
 	logger, err := hf.logger(stderr)
 	if err != nil {
 		return ExitUsage, err

@@ -151,7 +151,7 @@ func checkServeArgs(t *testing.T, where string, args []string, flags map[string]
 		}
 		if n, v, ok := strings.Cut(name, "="); ok {
 			name, vals[n] = n, v
-		} else if name == "stateless" || name == "json-response" || name == "lazy" || name == "watch" || name == "no-cache" {
+		} else if name == "stateless" || name == "json-response" || name == "lazy" || name == "watch" || name == "no-cache" || name == "allow-public-without-token" {
 			vals[name] = "true"
 		} else if i+1 < len(args) {
 			i++
@@ -344,6 +344,11 @@ func TestDeployManifests(t *testing.T) {
 	if cmdFlags["http"] != "0.0.0.0:"+port || cmdFlags["stateless"] != "true" {
 		t.Errorf("Dockerfile CMD %q: want --http 0.0.0.0:%s --stateless", d.cmd, port)
 	}
+	// All interfaces: the image must not serve without a token unless told to (it refuses,
+	// exit ExitPublicNoToken; the Dockerfile's comment shows docker run -e MCPWASM_HTTP_TOKEN).
+	if checkPublicHTTP(cmdFlags["http"], "", "MCPWASM_HTTP_TOKEN", cmdFlags["allow-public-without-token"] == "true") == nil {
+		t.Errorf("Dockerfile CMD %q serves every tool on %s without a bearer token", d.cmd, cmdFlags["http"])
+	}
 	cache := d.env["XDG_CACHE_HOME"]
 	if cache == "" {
 		t.Errorf("Dockerfile sets no XDG_CACHE_HOME (the compile cache would go under $HOME)")
@@ -470,6 +475,25 @@ func checkKubernetes(t *testing.T, objs map[string]map[string]any, flags map[str
 	vals := checkServeArgs(t, "Deployment args", args, flags)
 	if vals["http"] != "0.0.0.0:"+port || vals["stateless"] != "true" {
 		t.Errorf("Deployment args %q: want --http 0.0.0.0:%s --stateless", args, port)
+	}
+
+	// 0.0.0.0 without a token is refused (checkPublicHTTP): the token variable comes from a
+	// Secret the pod does not start without, unless --allow-public-without-token says the
+	// open endpoint is meant (then the Secret may be optional).
+	tokenEnv := vals["token-env"]
+	if tokenEnv == "" {
+		tokenEnv = "MCPWASM_HTTP_TOKEN" // the flag's default
+	}
+	allow := vals["allow-public-without-token"] == "true"
+	var tokenRef any
+	for _, e := range c["env"].([]any) {
+		if dig(e, "name") == tokenEnv {
+			tokenRef = dig(e, "valueFrom", "secretKeyRef")
+		}
+	}
+	if checkPublicHTTP(vals["http"], "", tokenEnv, allow) != nil && (tokenRef == nil || dig(tokenRef, "optional") == true) {
+		t.Errorf("Deployment: --http %s needs a token, but $%s is not from a required Secret (%v): the pods would refuse to start",
+			vals["http"], tokenEnv, tokenRef)
 	}
 
 	// Ports: EXPOSE = containerPort "http" = Service targetPort = probes' port.

@@ -26,6 +26,7 @@ type httpFlags struct {
 	drainDelay   time.Duration
 	drainTimeout time.Duration
 	metrics      http.Handler // GET /metrics (observe.go); nil: none
+	guard        httpGuard    // exposure and slow clients (httpguard.go)
 }
 
 // token is the bearer token from the environment variable --token-env names, or "".
@@ -45,6 +46,7 @@ func (f *httpFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "HTTP: most live sessions; a new one beyond is refused with 503 (0: no cap)")
 	fs.DurationVar(&f.drainDelay, "drain-delay", 0, "HTTP: after SIGTERM/SIGINT, keep serving new requests this long with GET /readyz at 503, so a load balancer can stop routing here first (Kubernetes: a few seconds)")
 	fs.DurationVar(&f.drainTimeout, "drain-timeout", defaultDrainTimeout, "HTTP: after the drain delay, how long requests in flight may finish before they are cut")
+	f.guard.register(fs)
 }
 
 // orNever and orNoCap map the flags' 0 ("never", "no cap") to HTTPOptions' negative values
@@ -137,16 +139,16 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 	if err != nil {
 		return ExitError, err
 	}
+	ln = f.guard.listener(ln, logger) // --max-conns (httpguard.go)
 	token := f.token()
-	hsrv := &http.Server{
-		Handler: closeWhileDraining(ready, mcpserver.NewHTTPHandler(srv, &mcpserver.HTTPOptions{
-			Stateless: f.stateless, JSONResponse: f.jsonResponse, BearerToken: token,
-			MaxRequestBodyBytes: int64(maxMessage), // --max-line-bytes caps a message on both transports
-			SessionIdleTimeout:  orNever(f.idleTimeout), MaxSessions: orNoCap(f.maxSessions),
-			Ready: ready.check, Metrics: f.metrics,
-		})),
-		ReadHeaderTimeout: 10 * time.Second,
+	hopts := &mcpserver.HTTPOptions{
+		Stateless: f.stateless, JSONResponse: f.jsonResponse, BearerToken: token,
+		MaxRequestBodyBytes: int64(maxMessage), // --max-line-bytes caps a message on both transports
+		SessionIdleTimeout:  orNever(f.idleTimeout), MaxSessions: orNoCap(f.maxSessions),
+		Ready: ready.check, Metrics: f.metrics,
 	}
+	f.guard.handlerOptions(hopts)                                                           // --body-timeout, --sse-keepalive
+	hsrv := f.guard.server(closeWhileDraining(ready, mcpserver.NewHTTPHandler(srv, hopts))) // --header-timeout, --conn-idle-timeout
 	logger.Info("serving", "transport", "http", "addr", ln.Addr().String(), "stateless", f.stateless,
 		"auth", token != "", "guests", guests, "tools", tools)
 	errc := make(chan error, 1)

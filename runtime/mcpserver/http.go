@@ -39,6 +39,13 @@ type HTTPOptions struct {
 	// Metrics, if set, is served at GET /metrics (e.g. telemetry.Telemetry.Handler) behind
 	// the same Host, Origin and bearer-token checks as MCP requests (metricsGate).
 	Metrics http.Handler
+	// BodyTimeout bounds the time a request body takes to arrive once the headers are in
+	// (bodyDeadline, httpguard.go). Zero means DefaultBodyTimeout; negative, no bound.
+	BodyTimeout time.Duration
+	// SSEKeepAlive is the interval of keep-alive comments on a session's GET stream and the
+	// time any write to it may take (standaloneStreams, httpguard.go). Zero means
+	// DefaultSSEKeepAlive; negative, neither.
+	SSEKeepAlive time.Duration
 }
 
 // NewHTTPHandler serves s over MCP Streamable HTTP at every path, plus GET /healthz
@@ -84,8 +91,9 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 	}
 	h := sdkHandler(true)
 	if !o.Stateless {
-		stateful := &sessionGate{server: s, max: o.MaxSessions, maxBody: o.MaxRequestBodyBytes, next: sdkHandler(false)} // httpsession.go
-		h = byGeneration(h, stateful)                                                                                    // httpdual.go
+		streams := &standaloneStreams{next: sdkHandler(false), keepAlive: orDefault(o.SSEKeepAlive, DefaultSSEKeepAlive)} // httpguard.go
+		stateful := &sessionGate{server: s, max: o.MaxSessions, maxBody: o.MaxRequestBodyBytes, next: streams}            // httpsession.go
+		h = byGeneration(h, stateful)                                                                                     // httpdual.go
 	}
 	h = negotiate(o.JSONResponse, h)
 	if o.BearerToken != "" {
@@ -113,7 +121,15 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		mux.Handle("GET /metrics", metricsGate(o.BearerToken, o.Metrics)) // telemetry.go
 	}
 	mux.Handle("/", h)
-	return mux
+	return bodyDeadline(orDefault(o.BodyTimeout, DefaultBodyTimeout), mux) // httpguard.go
+}
+
+// orDefault maps an option's zero to def; a negative value stays (it means "none").
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }
 
 // originCheck refuses cross-origin browser requests. http.CrossOriginProtection lets
