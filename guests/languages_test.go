@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -80,10 +81,7 @@ func native(tb testing.TB, lang string) []byte {
 	if b, ok := built[lang]; ok {
 		return b
 	}
-	if os.Getenv("CI") != "" {
-		tb.Fatalf("%s guest not built (CI must run .ci/install-toolchains.sh): %s", lang, buildErr[lang])
-	}
-	tb.Skipf("%s guest not built (toolchain missing? see .ci/install-toolchains.sh): %s", lang, buildErr[lang])
+	testenv.Skip(tb, "%s guest not built (toolchain missing? see .ci/install-toolchains.sh): %s", lang, buildErr[lang])
 	return nil
 }
 
