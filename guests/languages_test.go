@@ -245,7 +245,10 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestCTimeLimit: a C busy loop stops at the time limit and the next call works.
+// TestCTimeLimit: a C busy loop stops at the time limit and the next call works. The limit
+// is the event, and it is a time: the call must not stop before it, and stops within a
+// minute after it — a failure bound for a loaded machine, where the scheduler decides how
+// late; how promptly the mechanism stops a call is runtime's (TestInterruptDeadline).
 func TestCTimeLimit(t *testing.T) {
 	c := native(t, "c")
 	h := newHost(t)
@@ -259,8 +262,8 @@ func TestCTimeLimit(t *testing.T) {
 	if want := `guest "ctext" tool "misbehave": time limit exceeded (300ms)`; err.Error() != want {
 		t.Errorf("err = %q; want %q", err, want)
 	}
-	if took < 300*time.Millisecond || took > 3*time.Second {
-		t.Errorf("stopped after %v; want just over 300ms", took)
+	if took < 300*time.Millisecond || took > 300*time.Millisecond+time.Minute {
+		t.Errorf("stopped after %v; want over 300ms, and not a minute later", took)
 	}
 	if got := call(t, g, "transform", `{"text":"ok","op":"upper"}`); got != fmt.Sprintf(textResult, `"OK"`) {
 		t.Errorf("after the time limit: %s", got)

@@ -67,16 +67,16 @@ func enteredCtx(ctx context.Context) (context.Context, chan struct{}) {
 	}}), entered
 }
 
-// slack is how late after the time limit a runaway call may stop. prompt bounds how
-// long Stop, Close or a cancel take to end calls: the tests run more spinning guests than a
-// 2-core machine has cores, so the bound is the Go scheduler's, not the mechanism's.
-const (
-	slack  = 100 * time.Millisecond
-	prompt = time.Second
-)
+// prompt bounds how long Stop, Close or a cancel take to end calls, and how late after its
+// time limit a runaway call stops: the tests run more spinning guests than a 2-core machine
+// has cores, so the bound is the Go scheduler's, not the mechanism's (the watchdog looks
+// every watchTick, 5 ms: epoch.go).
+const prompt = time.Second
 
 // A loop, a deep recursion and a blocked host call all stop at the deadline, are reported as
-// ErrTimeLimit, and free their instance (one allowed: the next call needs it).
+// ErrTimeLimit, and free their instance (one allowed: the next call needs it). The deadline is
+// the event here, and it is a time: a call must not stop before it, and stops within prompt
+// after it — a bound wide enough for a loaded machine's scheduler, not the mechanism's 5 ms.
 func TestInterruptDeadline(t *testing.T) {
 	up := newSlowUpstream()
 	h := interruptHost(t, up)
@@ -85,25 +85,15 @@ func TestInterruptDeadline(t *testing.T) {
 		Grants: runtime.Grants{MCP: []string{"slow"}}})
 	for _, tool := range []string{"spin", "tree", "block"} {
 		t.Run(tool, func(t *testing.T) {
-			// A late stop is retried (up to 3 attempts): on a loaded machine one call can be
-			// descheduled past the slack; a mechanism that does not stop is late every time.
-			var took []time.Duration
-			for range 3 {
-				start := time.Now()
-				_, err := g.Call(context.Background(), tool, nil)
-				took = append(took, time.Since(start))
-				want := fmt.Sprintf(`guest "interrupt" tool %q: time limit exceeded (300ms)`, tool)
-				if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
-					t.Fatalf("err = %v; want %s", err, want)
-				}
-				if d := took[len(took)-1]; d < limit {
-					t.Fatalf("stopped after %v, before the limit %v", d, limit)
-				} else if d <= limit+slack {
-					break
-				}
+			start := time.Now()
+			_, err := g.Call(context.Background(), tool, nil)
+			took := time.Since(start)
+			want := fmt.Sprintf(`guest "interrupt" tool %q: time limit exceeded (300ms)`, tool)
+			if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
+				t.Fatalf("err = %v; want %s", err, want)
 			}
-			if d := took[len(took)-1]; d > limit+slack {
-				t.Errorf("stopped after %v in every attempt; want within [%v, %v]", took, limit, limit+slack)
+			if took < limit || took > limit+prompt {
+				t.Errorf("stopped after %v; want within [%v, %v]", took, limit, limit+prompt)
 			}
 			if got := call(t, g, "ok", ""); got != `{"content":[]}` {
 				t.Errorf("next call: %s", got)
