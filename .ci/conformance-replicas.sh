@@ -6,9 +6,11 @@
 # processes, as behind a Kubernetes Service (README "Run in production: container and
 # Kubernetes"). Modes: stateless and stateless-json (sessions cannot span replicas).
 #
-# Exit status: non-zero only if a scenario fails that testdata/conformance/baseline.txt does
-# not list for that mode (entries "stateless/X", "stateless-json/X" or a bare "X"), or if the
-# suite could not run.
+# Exit status: non-zero if a scenario fails that testdata/conformance/baseline.txt does not
+# list for that mode (entries "stateless/X", "stateless-json/X" or a bare "X") and fails again
+# when run alone; if retries exceed their limit (.ci/lib.sh, retry_verdict: the same scenario
+# retried in two consecutive suite runs, or more than one scenario retried); or if the suite
+# could not run. The summary lists every retried scenario.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,6 +83,7 @@ while IFS= read -r line; do
 done <"$baseline"
 
 regressions=()
+retry_init
 for m in "${modes[@]}"; do
 	mode=${m%%|*}
 	read -r -a flags <<<"${m#*|}"
@@ -105,6 +108,7 @@ for m in "${modes[@]}"; do
 	# baseline entry applies as there: MODE@REV/S, MODE/S, @REV/S or S.
 	for rev in 2025-11-25 2026-07-28; do
 		out=$tmp/suite-$mode-$rev.txt
+		retry_run
 		rc=0
 		timeout 180 "$node" "$cli" server --suite all --spec-version "$rev" --url "$proxy/mcp" -o "$tmp/results-$mode-$rev" >"$out" 2>&1 || rc=$?
 		total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" || true)
@@ -130,7 +134,8 @@ for m in "${modes[@]}"; do
 					timeout 120 "$node" "$cli" server --scenario "$name" --spec-version "$rev" --url "$proxy/mcp" </dev/null \
 						>"$out.retry-$name" 2>&1 || true
 					if grep -qE "^✓ $name: |^Passed: ([0-9]+)/\1, 0 failed" "$out.retry-$name"; then
-						say "mode $mode@$rev: $name failed once and passed when run again alone (not counted)"
+						say "mode $mode@$rev: $name failed once and passed when run again alone (retried: see the summary)"
+						retry_note "$name" "$mode@$rev"
 					else
 						say "mode $mode@$rev: $name failed again alone:"
 						tail -n 30 "$out.retry-$name"
@@ -148,9 +153,12 @@ for m in "${modes[@]}"; do
 	pids=()
 done
 
+failed=0
+retry_verdict | sed 's/^/conformance-replicas: /' || failed=1
 if [ ${#regressions[@]} -gt 0 ]; then
 	echo "conformance-replicas: FAILED: ${#regressions[@]} scenario(s) fail through the load balancer that $baseline does not list:" >&2
 	printf '  %s\n' "${regressions[@]}" | sort >&2
-	exit 1
+	failed=1
 fi
+[ "$failed" = 0 ] || exit 1
 say "OK: every failing scenario is in $baseline"

@@ -40,3 +40,45 @@ suite() {
 	fi
 	cli=$1/node_modules/@modelcontextprotocol/conformance/dist/index.js
 }
+
+# The retry tally of conformance-replicas.sh, which runs a scenario that failed once more,
+# alone, and counts it as passed if that passes. A retry hides a failure, so retries are
+# counted and printed, and limited: one scenario may need one per script run, in one suite
+# run or in runs that are not consecutive; the same scenario needing a retry in two
+# consecutive suite runs, or two scenarios needing one, fail the script. State lives in
+# globals for the script's run (nothing is kept between CI runs).
+# retry_init: starts the tally. retry_run: a suite run begins. retry_note NAME WHERE: NAME
+# (in suite run WHERE, e.g. stateless@2025-11-25) passed only when run again.
+# retry_verdict: prints the tally; returns 1 if the limits are exceeded.
+retry_init() {
+	retried=()
+	retry_twice=()
+	declare -gA retry_names=()
+	retry_prev=" "
+	retry_cur=" "
+}
+retry_run() {
+	retry_prev=$retry_cur
+	retry_cur=" "
+}
+retry_note() {
+	retried+=("$2/$1")
+	retry_names[$1]=1
+	if [[ $retry_prev == *" $1 "* ]]; then
+		retry_twice+=("$1")
+	fi
+	retry_cur+="$1 "
+}
+retry_verdict() {
+	echo "retried: ${#retried[@]} scenario run(s) failed and passed only when run again alone: ${retried[*]:-none}"
+	local rc=0
+	if [ ${#retry_twice[@]} -gt 0 ]; then
+		echo "retried: FAILED: needed a retry in two consecutive suite runs: ${retry_twice[*]}" >&2
+		rc=1
+	fi
+	if [ ${#retry_names[@]} -gt 1 ]; then
+		echo "retried: FAILED: ${#retry_names[@]} scenarios needed a retry (at most one may): ${!retry_names[*]}" >&2
+		rc=1
+	fi
+	return "$rc"
+}

@@ -282,15 +282,14 @@ func Load(s Target, tool string, args json.RawMessage, inflight, total int, d ti
 	if err != nil {
 		return LoadResult{}, err
 	}
-	slices.Sort(lats)
-	r := LoadResult{Calls: len(lats), Elapsed: elapsed, RSS: after.RSS}
-	if len(lats) > 0 {
-		r.P50 = lats[len(lats)/2]
-		r.P99 = lats[len(lats)*99/100]
-		r.CPUPerCall = (after.CPU - before.CPU) / time.Duration(len(lats))
-		r.CallsPerSec = float64(len(lats)) / elapsed.Seconds()
+	if len(lats) == 0 {
+		return LoadResult{}, fmt.Errorf("no call to %s completed within %v", tool, d)
 	}
-	return r, nil
+	slices.Sort(lats)
+	return LoadResult{Calls: len(lats), Elapsed: elapsed, RSS: after.RSS,
+		P50: lats[len(lats)/2], P99: lats[len(lats)*99/100],
+		CPUPerCall:  (after.CPU - before.CPU) / time.Duration(len(lats)),
+		CallsPerSec: float64(len(lats)) / elapsed.Seconds()}, nil
 }
 
 func cmpErr(a, b error) error {

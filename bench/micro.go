@@ -3,10 +3,11 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -201,14 +202,16 @@ func (e *Env) WarmCases(sizes []int) []Case {
 		args := Args(n)
 		check := func(b *testing.B, out []byte, err error, want int) {
 			if err != nil {
-				b.Fatal(err)
+				Fail(b, "%v", err)
 			}
 			if len(out) < want {
-				b.Fatalf("echo returned %d bytes, want at least %d", len(out), want)
+				Fail(b, "echo returned %d bytes, want at least %d", len(out), want)
 			}
 		}
 		floor := func(r *rawEcho, timeout bool) func(b *testing.B) {
 			return func(b *testing.B) {
+				out, err := r.call(e.ctx, args)
+				verifyEcho(b, out, err, args, false)
 				b.ReportAllocs()
 				b.SetBytes(int64(n))
 				defer reportCPU(b)()
@@ -231,6 +234,8 @@ func (e *Env) WarmCases(sizes []int) []Case {
 		}
 		ours := func(g *runtime.Guest, tool string) func(b *testing.B) {
 			return func(b *testing.B) {
+				out, err := g.Call(e.ctx, tool, args)
+				verifyEcho(b, out, err, args, true)
 				b.ReportAllocs()
 				b.SetBytes(int64(n))
 				defer reportCPU(b)()
@@ -245,6 +250,8 @@ func (e *Env) WarmCases(sizes []int) []Case {
 			Case{"wat", "floor + WithTimeout + AfterFunc", n, floor(e.floorWatTO, true)},
 			Case{"wat", "mcpwasm Guest.Call", n, ours(e.watGuest, "echo")},
 			Case{"wat", "Extism go-sdk Plugin.Call", n, func(b *testing.B) {
+				_, out, err := e.extismP.Call("echo", args)
+				verifyEcho(b, out, err, args, false)
 				b.ReportAllocs()
 				b.SetBytes(int64(n))
 				for b.Loop() {
@@ -261,7 +268,7 @@ func (e *Env) WarmCases(sizes []int) []Case {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, _, err := e.extismP.Call("noop", nil); err != nil {
-				b.Fatal(err)
+				Fail(b, "%v", err)
 			}
 		}
 	}})
@@ -274,13 +281,18 @@ func (e *Env) FreshCases() []Case {
 	floor := func(cm wazero.CompiledModule) func(b *testing.B) {
 		return func(b *testing.B) {
 			b.ReportAllocs()
+			first := true
 			for b.Loop() {
 				r, err := newRawEcho(e.ctx, e.floorRT, cm)
 				if err != nil {
-					b.Fatal(err)
+					Fail(b, "%v", err)
 				}
-				if _, err := r.call(e.ctx, args); err != nil {
-					b.Fatal(err)
+				out, err := r.call(e.ctx, args)
+				if first {
+					verifyEcho(b, out, err, args, false)
+					first = false
+				} else if err != nil {
+					Fail(b, "%v", err)
 				}
 				r.mod.Close(e.ctx)
 			}
@@ -289,13 +301,18 @@ func (e *Env) FreshCases() []Case {
 	load := func(wasm []byte, tool string) func(b *testing.B) {
 		return func(b *testing.B) {
 			b.ReportAllocs()
+			first := true
 			for b.Loop() {
 				g, err := e.freshHost.Load(e.ctx, wasm, nil)
 				if err != nil {
-					b.Fatal(err)
+					Fail(b, "%v", err)
 				}
-				if _, err := g.Call(e.ctx, tool, args); err != nil {
-					b.Fatal(err)
+				out, err := g.Call(e.ctx, tool, args)
+				if first {
+					verifyEcho(b, out, err, args, true)
+					first = false
+				} else if err != nil {
+					Fail(b, "%v", err)
 				}
 				g.Close(e.ctx)
 			}
@@ -306,13 +323,18 @@ func (e *Env) FreshCases() []Case {
 		{"wat", "mcpwasm Host.Load (warm cache) + Call + Close", 100, load(wat.Echo, "echo")},
 		{"wat", "Extism CompiledPlugin.Instance + Call + Close", 100, func(b *testing.B) {
 			b.ReportAllocs()
+			first := true
 			for b.Loop() {
 				p, err := e.extismCP.Instance(e.ctx, extism.PluginInstanceConfig{})
 				if err != nil {
-					b.Fatal(err)
+					Fail(b, "%v", err)
 				}
-				if _, _, err := p.Call("echo", args); err != nil {
-					b.Fatal(err)
+				_, out, err := p.Call("echo", args)
+				if first {
+					verifyEcho(b, out, err, args, false)
+					first = false
+				} else if err != nil {
+					Fail(b, "%v", err)
 				}
 				p.Close(e.ctx)
 			}
@@ -329,19 +351,75 @@ type Result struct {
 	N                                int
 }
 
-// Run runs c with testing.Benchmark for at least benchtime.
-func Run(c Case) Result {
+// Run runs c with testing.Benchmark for at least benchtime. A case that fails (Fail, or any
+// b.Fatal), or that completes no iteration, is an error naming it: never a row of zeros.
+func Run(c Case) (Result, error) {
+	failure.mu.Lock()
+	failure.msg = ""
+	failure.mu.Unlock()
 	r := testing.Benchmark(c.F)
-	if r.N == 0 {
-		fmt.Fprintf(os.Stderr, "benchmark %s/%s failed\n", c.Group, c.Name)
-	}
 	res := Result{Case: c, N: r.N}
-	if r.N > 0 {
-		res.NsPerOp = float64(r.T.Nanoseconds()) / float64(r.N)
-		res.BytesPerOp = float64(r.MemBytes) / float64(r.N)
-		res.AllocsPerOp = float64(r.MemAllocs) / float64(r.N)
+	if r.N == 0 || r.T <= 0 {
+		failure.mu.Lock()
+		why := failure.msg
+		failure.mu.Unlock()
+		if why == "" {
+			why = "it failed or ran no iteration"
+		}
+		return res, fmt.Errorf("benchmark %s/%s: %s", c.Group, c.Name, why)
 	}
-	return res
+	res.NsPerOp = float64(r.T.Nanoseconds()) / float64(r.N)
+	res.BytesPerOp = float64(r.MemBytes) / float64(r.N)
+	res.AllocsPerOp = float64(r.MemAllocs) / float64(r.N)
+	return res, nil
+}
+
+// failure is the message of the last Fail: testing.Benchmark returns a failed benchmark as
+// a zero result and drops what it logged, so Run reads the reason here.
+var failure struct {
+	mu  sync.Mutex
+	msg string
+}
+
+// Fail records why the running benchmark failed, for Run, and stops it (b.Fatal).
+func Fail(b *testing.B, format string, args ...any) {
+	b.Helper()
+	msg := fmt.Sprintf(format, args...)
+	failure.mu.Lock()
+	failure.msg = msg
+	failure.mu.Unlock()
+	b.Fatal(msg)
+}
+
+// verifyEcho fails b unless out, what one call of an echo path returned for args, is args:
+// as they are, or (wrapped) as the structured content of a tool result, as Guest.Call
+// returns it. Cases call it once, before their timed loop: a path that errs, or answers
+// fast with the wrong bytes, gives no figure at all.
+func verifyEcho(b *testing.B, out []byte, err error, args []byte, wrapped bool) {
+	b.Helper()
+	if err := echoed(out, err, args, wrapped); err != nil {
+		Fail(b, "%v", err)
+	}
+}
+
+func echoed(out []byte, err error, args []byte, wrapped bool) error {
+	if err != nil {
+		return fmt.Errorf("echo: %w", err)
+	}
+	got := out
+	if wrapped {
+		var res struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			return fmt.Errorf("echo: the result is not a tool result: %w", err)
+		}
+		got = res.StructuredContent
+	}
+	if !bytes.Equal(got, args) {
+		return fmt.Errorf("echo: returned %d bytes (%.40q…), not the %d bytes it was given", len(got), got, len(args))
+	}
+	return nil
 }
 
 // stubImports gives a raw runtime the mcpwasm_v1 imports the SDK guests declare, doing
@@ -384,7 +462,7 @@ func (e *Env) CPUCases() []Case {
 					cancel()
 				}
 				if err != nil {
-					b.Fatal(err)
+					Fail(b, "%v", err)
 				}
 			}
 		}
@@ -396,7 +474,7 @@ func (e *Env) CPUCases() []Case {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := e.shaGuest.Call(e.ctx, "gosha", nil); err != nil {
-					b.Fatal(err)
+					Fail(b, "%v", err)
 				}
 			}
 		}},

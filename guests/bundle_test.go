@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -35,7 +36,7 @@ func goTool(t *testing.T) string {
 	}
 	p := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(p); err != nil {
-		t.Skip("no go command found")
+		testenv.Skip(t, "no go command found")
 	}
 	return p
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -80,10 +81,7 @@ func native(tb testing.TB, lang string) []byte {
 	if b, ok := built[lang]; ok {
 		return b
 	}
-	if os.Getenv("CI") != "" {
-		tb.Fatalf("%s guest not built (CI must run .ci/install-toolchains.sh): %s", lang, buildErr[lang])
-	}
-	tb.Skipf("%s guest not built (toolchain missing? see .ci/install-toolchains.sh): %s", lang, buildErr[lang])
+	testenv.Skip(tb, "%s guest not built (toolchain missing? see .ci/install-toolchains.sh): %s", lang, buildErr[lang])
 	return nil
 }
 
@@ -247,7 +245,10 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// TestCTimeLimit: a C busy loop stops at the time limit and the next call works.
+// TestCTimeLimit: a C busy loop stops at the time limit and the next call works. The limit
+// is the event, and it is a time: the call must not stop before it, and stops within a
+// minute after it — a failure bound for a loaded machine, where the scheduler decides how
+// late; how promptly the mechanism stops a call is runtime's (TestInterruptDeadline).
 func TestCTimeLimit(t *testing.T) {
 	c := native(t, "c")
 	h := newHost(t)
@@ -261,8 +262,8 @@ func TestCTimeLimit(t *testing.T) {
 	if want := `guest "ctext" tool "misbehave": time limit exceeded (300ms)`; err.Error() != want {
 		t.Errorf("err = %q; want %q", err, want)
 	}
-	if took < 300*time.Millisecond || took > 3*time.Second {
-		t.Errorf("stopped after %v; want just over 300ms", took)
+	if took < 300*time.Millisecond || took > 300*time.Millisecond+time.Minute {
+		t.Errorf("stopped after %v; want over 300ms, and not a minute later", took)
 	}
 	if got := call(t, g, "transform", `{"text":"ok","op":"upper"}`); got != fmt.Sprintf(textResult, `"OK"`) {
 		t.Errorf("after the time limit: %s", got)

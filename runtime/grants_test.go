@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -277,10 +278,10 @@ func TestFSReadOnlyAndUngranted(t *testing.T) {
 func TestExecOptionInjection(t *testing.T) {
 	git, err := exec.LookPath("git")
 	if err != nil {
-		t.Skip("git not installed")
+		testenv.Skip(t, "git not installed")
 	}
 	if git != "/usr/bin/git" {
-		t.Skipf("git is at %s, the probe requests /usr/bin/git", git)
+		testenv.Skip(t, "git is at %s, the probe requests /usr/bin/git", git)
 	}
 	repo := t.TempDir()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "first commit"}} {

@@ -268,6 +268,12 @@ func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
 		return err
 	}
 	t.sandbox = sb
+	if len(sb.Effective().Exec) > 0 {
+		if err := sandbox.ExecIsolation(); err != nil { // probed once per process
+			g.host.logger.Warn("exec: programs start without a PID namespace; a descendant that leaves the process group (setsid) can outlive its call",
+				"guest", g.name, "tool", t.def.Name, "reason", err)
+		}
+	}
 	prof := sb.Profile(t.limits.MemoryBytes)
 	for _, p := range g.pools {
 		if p.profile.Equal(prof) {

@@ -148,25 +148,20 @@ func (p *pool) isClosed() bool { return p.shut.Load() }
 // call longer than the idle timeout may then see its instance swept a sweep early.
 func (p *pool) release(inst *instance, healthy bool, now time.Duration) {
 	defer p.g.doneCode(now)
-	if inst.intr.disarm() != 0 {
+	if inst.intr.disarm() != 0 || inst.mod.IsClosed() {
 		healthy = false
 	}
 	p.mu.Lock()
 	delete(p.busy, inst)
-	closed := p.closed
-	if healthy {
+	if healthy && !p.closed {
+		// Parked under mu, as shrink does: close sets closed under mu and then drains idle,
+		// so an instance parked here is either drained by it or never parked at all.
 		p.idleAt[inst] = now
-	}
-	p.mu.Unlock()
-	if healthy && !closed && !inst.mod.IsClosed() {
 		p.idle <- inst // never blocks: idle's capacity equals the token count
+		p.mu.Unlock()
 		return
 	}
-	if healthy {
-		p.mu.Lock()
-		delete(p.idleAt, inst)
-		p.mu.Unlock()
-	}
+	p.mu.Unlock()
 	inst.close(context.Background())
 	<-p.tokens
 }

@@ -151,51 +151,65 @@ func (d *decoder) value(n *decNode, p unsafe.Pointer) {
 	}
 }
 
-// number stores the number lit into p, or records the mismatch encoding/json reports.
+// number stores the number lit into p, or records the mismatch encoding/json reports and,
+// as encoding/json does, leaves p as it was: strconv's clamped value for an out-of-range
+// literal, or its 0 for a fraction in an integer, is never stored.
 func (d *decoder) number(n *decNode, p unsafe.Pointer, lit string) {
-	var err error
+	var ok bool
 	switch n.kind {
 	case reflect.Float64:
-		*(*float64)(p), err = strconv.ParseFloat(lit, 64)
+		ok = storeFloat((*float64)(p), lit, 64)
 	case reflect.Float32:
-		var v float64
-		v, err = strconv.ParseFloat(lit, 32)
-		*(*float32)(p) = float32(v)
+		ok = storeFloat((*float32)(p), lit, 32)
 	case reflect.Int, reflect.Int64:
-		*(*int64)(p), err = strconv.ParseInt(lit, 10, 64)
+		ok = storeInt((*int64)(p), lit, 64)
 	case reflect.Int32:
-		var v int64
-		v, err = strconv.ParseInt(lit, 10, 32)
-		*(*int32)(p) = int32(v)
+		ok = storeInt((*int32)(p), lit, 32)
 	case reflect.Int16:
-		var v int64
-		v, err = strconv.ParseInt(lit, 10, 16)
-		*(*int16)(p) = int16(v)
+		ok = storeInt((*int16)(p), lit, 16)
 	case reflect.Int8:
-		var v int64
-		v, err = strconv.ParseInt(lit, 10, 8)
-		*(*int8)(p) = int8(v)
+		ok = storeInt((*int8)(p), lit, 8)
 	case reflect.Uint, reflect.Uint64:
-		*(*uint64)(p), err = strconv.ParseUint(lit, 10, 64)
+		ok = storeUint((*uint64)(p), lit, 64)
 	case reflect.Uint32:
-		var v uint64
-		v, err = strconv.ParseUint(lit, 10, 32)
-		*(*uint32)(p) = uint32(v)
+		ok = storeUint((*uint32)(p), lit, 32)
 	case reflect.Uint16:
-		var v uint64
-		v, err = strconv.ParseUint(lit, 10, 16)
-		*(*uint16)(p) = uint16(v)
+		ok = storeUint((*uint16)(p), lit, 16)
 	case reflect.Uint8:
-		var v uint64
-		v, err = strconv.ParseUint(lit, 10, 8)
-		*(*uint8)(p) = uint8(v)
+		ok = storeUint((*uint8)(p), lit, 8)
 	default:
 		d.mismatch("number", n.t)
 		return
 	}
-	if err != nil {
+	if !ok {
 		d.mismatch("number "+lit, n.t)
 	}
+}
+
+// storeInt, storeUint and storeFloat parse lit as a bits-wide value and store it in *p only
+// if it is one.
+func storeInt[T int8 | int16 | int32 | int64](p *T, lit string, bits int) bool {
+	v, err := strconv.ParseInt(lit, 10, bits)
+	if err == nil {
+		*p = T(v)
+	}
+	return err == nil
+}
+
+func storeUint[T uint8 | uint16 | uint32 | uint64](p *T, lit string, bits int) bool {
+	v, err := strconv.ParseUint(lit, 10, bits)
+	if err == nil {
+		*p = T(v)
+	}
+	return err == nil
+}
+
+func storeFloat[T float32 | float64](p *T, lit string, bits int) bool {
+	v, err := strconv.ParseFloat(lit, bits)
+	if err == nil {
+		*p = T(v)
+	}
+	return err == nil
 }
 
 // object decodes the object at d.i into the struct at p. Keys match a field exactly, else

@@ -50,10 +50,16 @@ var flatCases = []string{
 	`{"s":null}`, `{"b":null}`, `{"s":1}`, `{"b":"true"}`, `{"b":tru}`, `{"b":false}`, `{"s":["x"]}`, `{"s":{"x":1}}`,
 	`{"s":"x",}`, `{"s":"x"`, `{"s":"x"}x`, `{"s":"x"} `, `{"s" "x"}`, `{,}`, `[]`, `null`, ``, `"s"`, `{"s":"x"}{}`,
 	`{"i":9223372036854775807}`, `{"i":9223372036854775808}`, `{"NoTag":"y","notag":"z"}`,
+	// Out of range or not an integer: encoding/json reports it and leaves the field as it was
+	// (the decoder used to store the clamped value, or 0), and decodes the fields after it.
+	`{"i8":300,"s":"after"}`, `{"i16":-40000}`, `{"i32":1e10}`, `{"u8":256}`, `{"u16":1.5}`, `{"u32":-0}`,
+	`{"u64":-1}`, `{"i64":9223372036854775808}`, `{"i":0.5}`, `{"f32":-1e39}`, `{"f64":-1e400,"b":false}`,
 }
 
-// checkFlat decodes data with the flat decoder and with encoding/json: both must give the
-// same error text, or no error and the same value.
+// checkFlat decodes data with the flat decoder and with encoding/json, each into a value
+// whose fields are already set (prefill): both must give the same error text and the same
+// value — also after an error, where encoding/json leaves a field it cannot set as it was
+// and decodes the others.
 func checkFlat[T any](t *testing.T, data []byte) {
 	t.Helper()
 	d := newFlatDecoder(reflect.TypeFor[T]())
@@ -61,13 +67,37 @@ func checkFlat[T any](t *testing.T, data []byte) {
 		t.Fatalf("no flat decoder for %v", reflect.TypeFor[T]())
 	}
 	var got, want T
+	prefill(reflect.ValueOf(&got).Elem())
+	prefill(reflect.ValueOf(&want).Elem())
 	gotErr := d.decode(data, unsafe.Pointer(&got))
 	wantErr := json.Unmarshal(data, &want)
 	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 		t.Fatalf("decoding %q: error %v, encoding/json says %v", data, gotErr, wantErr)
 	}
-	if wantErr == nil && !reflect.DeepEqual(got, want) {
-		t.Fatalf("decoding %q: %+v, encoding/json %+v", data, got, want)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("decoding %q: %+v, encoding/json %+v (error %v)", data, got, want, wantErr)
+	}
+}
+
+// prefill sets every exported scalar field of the struct v to a value no case decodes.
+func prefill(v reflect.Value) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !f.CanSet() {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("pre")
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			f.SetInt(7)
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			f.SetUint(7)
+		case reflect.Float32, reflect.Float64:
+			f.SetFloat(7.5)
+		}
 	}
 }
 

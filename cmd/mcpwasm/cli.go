@@ -431,9 +431,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 	}
 	tools -= withheldTools
-	wg.Go(func() { watchStopSignals(ctx, h, logger) })
+	kill := &killSwitch{h: h, logger: logger}
+	wg.Go(func() { watchStopSignals(ctx, kill) })
 	if *stopFile != "" {
-		wg.Go(func() { watchStopFile(ctx, h, *stopFile, logger) })
+		wg.Go(func() { watchStopFile(ctx, kill, *stopFile) })
 	}
 	if *watch {
 		var ws []*watchedGuest

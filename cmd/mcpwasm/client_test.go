@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,7 +86,7 @@ func TestClientStdio(t *testing.T) {
 func TestClientHTTP(t *testing.T) {
 	help, _ := exec.Command(binPath, "serve", "-h").CombinedOutput()
 	if !strings.Contains(string(help), "-http") {
-		t.Skip("serve --http not supported yet")
+		testenv.Skip(t, "serve --http not supported by this build")
 	}
 	base, _ := startHTTP(t)
 	out, code := runClient(t, "tools", "--url", base+"/mcp", "--header", "X-Test: 1")

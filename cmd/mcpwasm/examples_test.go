@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,10 +28,7 @@ func testContext(t *testing.T) context.Context {
 func needTool(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s not installed: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
+		testenv.Skip(t, "%s not installed: %v", name, err)
 	}
 }
 
@@ -49,7 +47,7 @@ func TestExamplesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := exec.Command("git", "-C", root, "rev-parse", "--git-dir").Run(); err != nil {
-		t.Skipf("not a git checkout: %v", err)
+		testenv.Skip(t, "not a git checkout: %v", err)
 	}
 	head, err := exec.Command("git", "-C", root, "log", "-1", "--format=%h %s").Output()
 	if err != nil {

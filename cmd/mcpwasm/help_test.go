@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,7 +149,7 @@ func TestCompletionBash(t *testing.T) {
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		t.Skip("no bash")
+		testenv.Skip(t, "no bash")
 	}
 	// The script parses, and completes a command and a flag.
 	script := out + `

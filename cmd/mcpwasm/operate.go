@@ -18,24 +18,48 @@ import (
 // no platform-specific notification API and is cheap at this rate.
 const pollInterval = 250 * time.Millisecond
 
+// killSwitch is the operator's stop (runtime.Host.Stop) as its causes hold it: the stop file
+// and SIGUSR1, each with its own flag, and the mcpwasm_stop tool, whose stop is the host's
+// own. Calls are stopped while any cause holds: removing the stop file does not lift a stop
+// by SIGUSR1, nor SIGUSR2 one by a file that still exists. Either of the operator's resumes,
+// once no other cause holds, lifts a stop by the tool (which MCP cannot undo).
+type killSwitch struct {
+	h      *runtime.Host
+	logger *slog.Logger
+
+	mu           sync.Mutex
+	file, signal bool
+}
+
+// set records that cause (&k.file or &k.signal) holds or no longer does, stops or resumes
+// the host to match, and logs what changed: what (the cause's log attributes) names it.
+func (k *killSwitch) set(cause *bool, on bool, what ...any) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	*cause = on
+	switch {
+	case on:
+		k.h.Stop()
+		k.logger.Warn("operator stop: calls stopped and refused", what...)
+	case k.file || k.signal:
+		k.logger.Warn("operator resume withheld: calls stay stopped", append(what, "stop_file_present", k.file, "sigusr1", k.signal)...)
+	default:
+		k.h.Resume()
+		k.logger.Info("operator resume: calls allowed again", what...)
+	}
+}
+
 // watchStopFile is the file-based kill switch: while path exists, every call is stopped
-// and refused (runtime.Host.Stop); when it is removed, calls run again. It lifts only a stop
-// it caused, so a stop by SIGUSR1 holds until SIGUSR2 whether or not the file exists.
-func watchStopFile(ctx context.Context, h *runtime.Host, path string, logger *slog.Logger) {
+// and refused; when it is removed, the file's stop is lifted (killSwitch).
+func watchStopFile(ctx context.Context, k *killSwitch, path string) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
 	stoppedByFile := false
 	for {
 		_, err := os.Stat(path)
-		switch exists := err == nil; {
-		case exists && !stoppedByFile:
-			stoppedByFile = true
-			h.Stop()
-			logger.Warn("operator stop: calls stopped and refused", "stop_file", path)
-		case !exists && stoppedByFile:
-			stoppedByFile = false
-			h.Resume()
-			logger.Info("operator resume: calls allowed again", "stop_file", path)
+		if exists := err == nil; exists != stoppedByFile {
+			stoppedByFile = exists
+			k.set(&k.file, exists, "stop_file", path)
 		}
 		select {
 		case <-ctx.Done():

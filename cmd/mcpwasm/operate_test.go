@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	mcpruntime "github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -78,7 +82,7 @@ func TestOperatorStop(t *testing.T) {
 	if err := s.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, s, "operator stop (SIGUSR1)")
+	waitLogCount(t, s, "operator stop:", 2)
 	s.send(callLine(6, "echo", `{}`))
 	if isErr, _ := toolResult(t, s.recv()); !isErr {
 		t.Errorf("call after SIGUSR1 succeeded")
@@ -86,10 +90,85 @@ func TestOperatorStop(t *testing.T) {
 	if err := s.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, s, "operator resume (SIGUSR2)")
+	waitLogCount(t, s, "operator resume:", 2)
 	s.send(callLine(7, "echo", `{}`))
 	if isErr, _ := toolResult(t, s.recv()); isErr {
 		t.Errorf("call after SIGUSR2 failed")
+	}
+	// Each cause is lifted only by its own resume: removing the stop file leaves a SIGUSR1
+	// stop in place.
+	if err := s.cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	waitLogCount(t, s, "operator stop:", 3)
+	if err := os.WriteFile(stop, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitLogCount(t, s, "operator stop:", 4)
+	if err := os.Remove(stop); err != nil {
+		t.Fatal(err)
+	}
+	waitLogCount(t, s, "operator resume withheld", 1)
+	s.send(callLine(8, "echo", `{}`))
+	if isErr, text := toolResult(t, s.recv()); !isErr || text != `guest "fixture" tool "echo": calls are stopped by the operator` {
+		t.Errorf("call after SIGUSR1 and the stop file's coming and going: %v %q", isErr, text)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+		t.Fatal(err)
+	}
+	waitLogCount(t, s, "operator resume:", 3)
+	s.send(callLine(9, "echo", `{}`))
+	if isErr, _ := toolResult(t, s.recv()); isErr {
+		t.Errorf("call after the last cause's resume failed")
+	}
+}
+
+// waitLogCount waits until s's log holds line at least n times.
+func waitLogCount(t *testing.T, s *server, line string, n int) {
+	t.Helper()
+	waitOutput(t, s.stderr, fmt.Sprintf("%d× the log line %s", n, line), func(out string) bool { return strings.Count(out, line) >= n })
+}
+
+// The kill switch's causes, each with its own resume: stopped is their OR. The stop by the
+// mcpwasm_stop tool (Host.Stop), which MCP cannot lift, is lifted by either resume of the
+// operator's once no other cause holds.
+func TestKillSwitchCauses(t *testing.T) {
+	h, err := mcpruntime.NewHost(context.Background(), &mcpruntime.Options{NoDiskCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	k := &killSwitch{h: h, logger: slog.New(slog.DiscardHandler)}
+	tool := func() { h.Stop() }
+	steps := []struct {
+		name        string
+		cause       *bool // nil: the tool
+		on          bool
+		wantStopped bool
+	}{
+		{"SIGUSR1", &k.signal, true, true},
+		{"stop file created", &k.file, true, true},
+		{"stop file removed, SIGUSR1 holds", &k.file, false, true},
+		{"SIGUSR2", &k.signal, false, false},
+		{"stop file created", &k.file, true, true},
+		{"SIGUSR1", &k.signal, true, true},
+		{"SIGUSR2, the stop file holds", &k.signal, false, true},
+		{"stop file removed", &k.file, false, false},
+		{"mcpwasm_stop", nil, true, true},
+		{"SIGUSR2 lifts the tool's stop", &k.signal, false, false},
+		{"mcpwasm_stop", nil, true, true},
+		{"stop file created", &k.file, true, true},
+		{"stop file removed lifts the tool's stop", &k.file, false, false},
+	}
+	for i, st := range steps {
+		if st.cause == nil {
+			tool()
+		} else {
+			k.set(st.cause, st.on)
+		}
+		if got := h.Stopped(); got != st.wantStopped {
+			t.Fatalf("step %d (%s): stopped = %v, want %v", i, st.name, got, st.wantStopped)
+		}
 	}
 }
 

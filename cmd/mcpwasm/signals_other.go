@@ -2,11 +2,6 @@
 
 package main
 
-import (
-	"context"
-	"log/slog"
+import "context"
 
-	"github.com/mcpwasm/mcpwasm/runtime"
-)
-
-func watchStopSignals(ctx context.Context, h *runtime.Host, logger *slog.Logger) {}
+func watchStopSignals(ctx context.Context, k *killSwitch) {}

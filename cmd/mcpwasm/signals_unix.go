@@ -4,17 +4,14 @@ package main
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/mcpwasm/mcpwasm/runtime"
 )
 
 // watchStopSignals is the signal kill switch: SIGUSR1 stops every call and refuses new ones
-// (runtime.Host.Stop); SIGUSR2 resumes.
-func watchStopSignals(ctx context.Context, h *runtime.Host, logger *slog.Logger) {
+// (runtime.Host.Stop); SIGUSR2 lifts that stop (killSwitch).
+func watchStopSignals(ctx context.Context, k *killSwitch) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sig)
@@ -24,11 +21,9 @@ func watchStopSignals(ctx context.Context, h *runtime.Host, logger *slog.Logger)
 			return
 		case s := <-sig:
 			if s == syscall.SIGUSR1 {
-				h.Stop()
-				logger.Warn("operator stop (SIGUSR1): calls stopped and refused; SIGUSR2 resumes")
+				k.set(&k.signal, true, "signal", "SIGUSR1", "resume", "SIGUSR2")
 			} else {
-				h.Resume()
-				logger.Info("operator resume (SIGUSR2): calls allowed again")
+				k.set(&k.signal, false, "signal", "SIGUSR2")
 			}
 		}
 	}

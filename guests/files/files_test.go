@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 )
 
 var ctx = context.Background()
@@ -198,9 +201,12 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// A file the OS refuses to open is an error naming it. Root reads any file, so as root (CI
+// runs as root) the test runs again as an unprivileged user, in a child test process.
 func TestReadPermission(t *testing.T) {
 	if os.Geteuid() == 0 {
-		t.Skip("root reads any file")
+		runUnprivileged(t)
+		return
 	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "secret")
@@ -210,6 +216,42 @@ func TestReadPermission(t *testing.T) {
 	_, err := Files{Root: dir}.Read(ctx, ReadIn{Path: p})
 	if want := "open " + p + ": permission denied"; err == nil || err.Error() != want {
 		t.Errorf("Read(unreadable) error %v, want %q", err, want)
+	}
+}
+
+// unprivilegedUID is the user a root test drops to: nobody on Linux.
+const unprivilegedUID = 65534
+
+// runUnprivileged runs t again in a copy of this test binary as unprivilegedUID, and fails if
+// that run does not pass (a skip is not a pass). The copy and the child's TMPDIR are in a
+// directory that user can reach.
+func runUnprivileged(t *testing.T) {
+	dir, err := os.MkdirTemp("", "unprivileged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "test")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: unprivilegedUID, Gid: unprivilegedUID}}
+	out, err := cmd.CombinedOutput()
+	if err != nil && len(out) == 0 {
+		testenv.Skip(t, "cannot run a test as uid %d: %v", unprivilegedUID, err)
+	}
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Fatalf("%s as uid %d: %v\n%s", t.Name(), unprivilegedUID, err, out)
 	}
 }
 

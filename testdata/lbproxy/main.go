@@ -4,9 +4,9 @@
 //	go run ./testdata/lbproxy -backend http://127.0.0.1:8081 -backend http://127.0.0.1:8082
 //
 // Like a Service with a readiness probe, it routes only to backends whose GET /readyz answered
-// 200 at the last check (every -check-interval); a backend starts not ready. Each change is
-// logged to stderr ("backend URL ready" / "backend URL not ready: REASON"), after the line
-// "listening on http://ADDR". GET /lbz answers the backends' state as JSON (url, ready,
+// 200 at the last check (every -check-interval; an answer slower than -check-timeout counts as
+// not ready); a backend starts not ready. Each change is logged to stderr ("backend URL
+// ready" / "backend URL not ready: REASON"), after the line "listening on http://ADDR". GET /lbz answers the backends' state as JSON (url, ready,
 // routed: requests sent there so far); every other request is proxied.
 package main
 
@@ -129,6 +129,7 @@ func main() {
 	var backends urls
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on")
 	interval := flag.Duration("check-interval", time.Second, "how often to ask each backend's GET /readyz")
+	timeout := flag.Duration("check-timeout", 2*time.Second, "how long a backend's GET /readyz may take before the backend counts as not ready")
 	flag.Var(&backends, "backend", "a backend's base URL (repeat the flag for each)")
 	flag.Parse()
 	if len(backends) == 0 {
@@ -155,7 +156,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := &http.Client{Timeout: *timeout}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		t := time.NewTicker(*interval)

@@ -211,7 +211,10 @@ func micro(ctx context.Context, c config, dir, root string) error {
 	var key = func(r bench.Result) string { return r.Group + "/" + strconv.Itoa(r.Size) }
 	results := map[string]bench.Result{}
 	for _, cs := range env.WarmCases(c.sizes) {
-		r := bench.Run(cs)
+		r, err := bench.Run(cs)
+		if err != nil {
+			return err
+		}
 		if strings.HasPrefix(r.Name, "floor:") {
 			floors[key(r)] = r.NsPerOp
 		}
@@ -230,7 +233,10 @@ func micro(ctx context.Context, c config, dir, root string) error {
 	fmt.Println("| guest | path | ns/op | B/op | allocs/op |")
 	fmt.Println("|---|---|--:|--:|--:|")
 	for _, cs := range env.FreshCases() {
-		r := bench.Run(cs)
+		r, err := bench.Run(cs)
+		if err != nil {
+			return err
+		}
 		fmt.Printf("| %s | %s | %s | %.0f | %.0f |\n", r.Group, r.Name, ns(r.NsPerOp), r.BytesPerOp, r.AllocsPerOp)
 	}
 
@@ -239,7 +245,10 @@ func micro(ctx context.Context, c config, dir, root string) error {
 	fmt.Println("|---|--:|--:|--:|--:|")
 	var noChecks float64
 	for _, cs := range env.CPUCases() {
-		r := bench.Run(cs)
+		r, err := bench.Run(cs)
+		if err != nil {
+			return err
+		}
 		if noChecks == 0 {
 			noChecks = r.NsPerOp
 		}
@@ -259,11 +268,19 @@ func micro(ctx context.Context, c config, dir, root string) error {
 	fmt.Println("| benchmark | ns/op | B/op | allocs/op |")
 	fmt.Println("|---|--:|--:|--:|")
 	re := regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op\s+(\d+) B/op\s+(\d+) allocs/op`)
+	rows := 0
 	for _, l := range strings.Split(string(out), "\n") {
 		if m := re.FindStringSubmatch(l); m != nil {
 			v, _ := strconv.ParseFloat(m[3], 64)
+			if v <= 0 {
+				return fmt.Errorf("go test -bench ./runtime: %s reports %s ns/op", m[1], m[3])
+			}
 			fmt.Printf("| %s | %s | %s | %s |\n", m[1], ns(v), m[4], m[5])
+			rows++
 		}
+	}
+	if rows == 0 {
+		return fmt.Errorf("go test -bench ./runtime printed no benchmark matching %q:\n%s", c.runtimeBench, out)
 	}
 
 	fmt.Printf("\n### Ratios against the targets (BENCHMARKS.md, \"Targets\")\n\n")

@@ -95,14 +95,7 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	stdout := &OutputBuffer{Limit: p.grant.OutputBytes}
 	stderr := &OutputBuffer{Limit: p.grant.OutputBytes}
 	cmd := p.command(ctx, req, stdout, stderr)
-	err = cmd.Start()
-	if err != nil && isolated(cmd) && isolationFailed(err) {
-		// No PID namespace here: fall back to the process group alone, from now on.
-		stdout.Reset()
-		stderr.Reset()
-		cmd = p.command(ctx, req, stdout, stderr)
-		err = cmd.Start()
-	}
+	err = cmd.Start() // a failure is the program's: whether namespaces work was probed (isolate)
 	if err == nil {
 		err = cmd.Wait()
 	}

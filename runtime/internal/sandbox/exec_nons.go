@@ -3,12 +3,14 @@
 package sandbox
 
 import (
-	"os/exec"
+	"errors"
 	"syscall"
 )
 
 func isolate(*syscall.SysProcAttr) {}
 
-func isolated(*exec.Cmd) bool { return false }
+// ExecIsolation reports why exec cannot start programs in a new PID namespace: they are
+// Linux-only (see exec_linux.go).
+func ExecIsolation() error { return errNoPIDNamespaces }
 
-func isolationFailed(error) bool { return false }
+var errNoPIDNamespaces = errors.New("PID namespaces are Linux-only")

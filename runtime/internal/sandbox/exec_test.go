@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 )
 
 // forker is a granted program that leaves a process behind, like a tool that spawns a
@@ -48,7 +51,7 @@ func alive(token string) []string {
 // time cap killed its parent (reproducer exec-grandchild).
 func TestExecLeavesNothingBehind(t *testing.T) {
 	if _, err := os.Stat("/bin/sleep"); err != nil {
-		t.Skip("no /bin/sleep")
+		testenv.Skip(t, "no /bin/sleep")
 	}
 	prog := filepath.Join(t.TempDir(), "forker")
 	if err := os.WriteFile(prog, []byte(forker), 0o755); err != nil {
@@ -80,7 +83,7 @@ func TestExecLeavesNothingBehind(t *testing.T) {
 							proc.Kill()
 						}
 					}
-					t.Fatalf("left running after the request: %v (namespaces off: %v)", left, noPIDNamespace.Load())
+					t.Fatalf("left running after the request: %v (namespaces: %v)", left, pidNamespaces())
 				}
 				time.Sleep(10 * time.Millisecond) // polling the process table: there is no event to wait on
 			}
@@ -96,11 +99,11 @@ func TestExecLeavesNothingBehind(t *testing.T) {
 // background grandchild of a program that exited normally; only setsid escapes it.
 func TestExecGroupKillWithoutNamespace(t *testing.T) {
 	if _, err := os.Stat("/bin/sleep"); err != nil {
-		t.Skip("no /bin/sleep")
+		testenv.Skip(t, "no /bin/sleep")
 	}
-	old := noPIDNamespace.Load()
-	noPIDNamespace.Store(true)
-	t.Cleanup(func() { noPIDNamespace.Store(old) })
+	old := pidNamespaces
+	pidNamespaces = func() error { return errors.New("test: no namespaces") }
+	t.Cleanup(func() { pidNamespaces = old })
 	prog := filepath.Join(t.TempDir(), "forker")
 	if err := os.WriteFile(prog, []byte(forker), 0o755); err != nil {
 		t.Fatal(err)
@@ -120,5 +123,62 @@ func TestExecGroupKillWithoutNamespace(t *testing.T) {
 			t.Fatalf("background grandchild survived the group kill: %v", alive(token))
 		}
 		time.Sleep(10 * time.Millisecond) // polling the process table: there is no event to wait on
+	}
+}
+
+// pidOf runs the program granted as name (a script printing $$) and returns what it printed:
+// "1" when it started as init of a new PID namespace.
+func pidOf(t *testing.T, tool *Tool, name string) string {
+	t.Helper()
+	st, body := tool.Request(context.Background(), abi.KindExec, []byte(fmt.Sprintf(`{"program":%q}`, name)))
+	if st != abi.StatusOK {
+		t.Fatalf("exec %s: %v %s", name, st, body)
+	}
+	var resp abi.ExecResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(resp.Stdout)
+}
+
+// Whether programs start in a PID namespace is probed once, with a child of its own: a
+// granted program that fails to start — made non-executable by a guest with an fs grant
+// over it, or whose interpreter was — is that program's failure, answered as such, and
+// leaves isolation on for every other program.
+func TestExecStartFailureKeepsIsolation(t *testing.T) {
+	if err := pidNamespaces(); err != nil {
+		testenv.Skip(t, "no PID namespaces here: %v", err)
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	pid := write("pid", "#!/bin/sh\necho $$\n")
+	victim := write("victim", "#!/bin/sh\necho ran\n")
+	interp := write("interp", "#!/bin/sh\nexec /bin/sh \"$@\"\n")
+	script := write("script", "#!"+interp+"\necho ran\n")
+	grants := Grants{Exec: []ExecGrant{{Name: "pid", Path: pid}, {Name: "victim", Path: victim}, {Name: "script", Path: script}}}
+	tool, err := NewTool("ex", "t", grants, false, abi.Requests{Exec: []string{pid, victim, script}}, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pidOf(t, tool, "pid"); got != "1" {
+		t.Fatalf("before: the program's pid is %s, want 1 (init of its own namespace)", got)
+	}
+	for _, c := range []struct{ name, chmod string }{{"victim", victim}, {"script", interp}} {
+		if err := os.Chmod(c.chmod, 0o644); err != nil { // what a guest with a rw fs grant can do
+			t.Fatal(err)
+		}
+		st, body := tool.Request(context.Background(), abi.KindExec, []byte(fmt.Sprintf(`{"program":%q}`, c.name)))
+		if want := fmt.Sprintf(`exec: %s: fork/exec %s: permission denied`, c.name, map[string]string{"victim": victim, "script": script}[c.name]); st != abi.StatusFailed || !strings.Contains(string(body), want) {
+			t.Errorf("%s after chmod: %v %s, want failed with %q", c.name, st, body, want)
+		}
+		if got := pidOf(t, tool, "pid"); got != "1" {
+			t.Fatalf("after %s failed to start: the program's pid is %s, want 1 (isolation still on)", c.name, got)
+		}
 	}
 }
