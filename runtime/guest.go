@@ -64,6 +64,15 @@ func (g *Guest) Tool(name string) (abi.Tool, bool) {
 	return t.def, true
 }
 
+// Limits returns the limits a call of tool runs under (the guest's, with the tool's own
+// over them); for a name that is no tool (a prompt, a resource read), the guest's.
+func (g *Guest) Limits(tool string) Limits {
+	if t, ok := g.tools[tool]; ok {
+		return t.limits
+	}
+	return g.limits
+}
+
 // ValidateOutput checks a tool's structured result (decoded JSON: map[string]any, []any,
 // float64, string, bool or nil) against the tool's outputSchema. A tool without an output
 // schema accepts anything. MCP 2025-06-18 "Tools › Output Schema": servers must return

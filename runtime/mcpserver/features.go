@@ -93,7 +93,7 @@ func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOp
 		if withheldFeature(g, checkHiddenFields("prompt", p.Name, promptFields(p)), o) {
 			continue
 		}
-		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, o.Logger, promptHandler(g, p))) // clientreq.go
+		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, g.Limits("").OutputBytes, o.Logger, promptHandler(g, p))) // clientreq.go
 	}
 }
 

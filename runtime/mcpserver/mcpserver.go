@@ -142,7 +142,7 @@ func registerGuest(s *mcp.Server, g *runtime.Guest, v *manifestValues, o *GuestO
 		if withheld(g, t, o) { // hidden characters (hygiene.go)
 			continue
 		}
-		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, o.Logger, toolHandler(s, g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
+		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, g.Limits(t.Name).OutputBytes, o.Logger, toolHandler(s, g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
 	}
 	v.addFeatures(s, g, o)
 	return nil
