@@ -183,13 +183,13 @@ type clientBridge struct {
 	// add up to at most the guest's output limit (Limits.OutputBytes), like any result.
 	outputLimit int
 
-	mu      sync.Mutex
-	n       int                          // client requests made so far in this run of the guest
-	answers []answer                     // rounds: answers so far, in the order they came
-	fresh   map[string]mcp.InputResponse // rounds: inputResponses of a call without requestState
-	asked   []askedRequest               // rounds: requests this run asked and has no answer for
-	askedBytes int                       // rounds: the JSON size of asked, counted before it is kept
-	missing *mcp.ClientCapabilities      // rounds: a required capability the client lacks
+	mu         sync.Mutex
+	n          int                          // client requests made so far in this run of the guest
+	answers    []answer                     // rounds: answers so far, in the order they came
+	fresh      map[string]mcp.InputResponse // rounds: inputResponses of a call without requestState
+	asked      []askedRequest               // rounds: requests this run asked and has no answer for
+	askedBytes int                          // rounds: the JSON size of asked, counted before it is kept
+	missing    *mcp.ClientCapabilities      // rounds: a required capability the client lacks
 }
 
 // askedRequest is the client request that stopped the guest (rounds only).
