@@ -17,5 +17,3 @@ func ProtocolAtLeast(v, min string) bool {
 	m, err2 := time.Parse(time.DateOnly, min)
 	return err1 == nil && err2 == nil && !d.Before(m)
 }
-
-func atLeast(v, min string) bool { return ProtocolAtLeast(v, min) }
