@@ -2,7 +2,8 @@
 # Runs every Go native fuzz target (func FuzzX in a _test.go file) briefly, one at a time:
 # the stdio framing (FuzzReadLine), config parsing (FuzzParse), manifest decoding
 # (FuzzManifest), result decoding (FuzzDecodeToolResult), argument validation
-# (FuzzValidateArgs), raw requests through the Streamable HTTP handler (FuzzHTTPHandler) and
+# (FuzzValidateArgs), raw requests through the Streamable HTTP handler (FuzzHTTPHandler),
+# manifest values handed to the MCP SDK (FuzzRegisterManifest) and
 # whatever is added later. FUZZTIME per target, default 50000x
 # (50,000 generated inputs: seconds per target on 2 cores).
 # A failure leaves the failing input under the package's testdata/fuzz/FuzzX/ (commit it as a

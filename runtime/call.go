@@ -84,6 +84,8 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 	if g.host.stopped.Load() {
 		return nil, &CallError{g.name, op, name, ErrStopped}
 	}
+	g.running.Add(1) // Drain
+	defer g.running.Add(-1)
 	// No context.WithTimeout: the deadline goes to the interrupter and to whatever waits
 	// (epoch.go); a warm call derives no context at all.
 	start := g.host.watch.now()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
 // MaxCompleteRequestBytes caps the CompleteRequest JSON handed to a guest's
@@ -34,11 +35,18 @@ func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 func (g *Guest) ServesResource(uri string) bool { return g.served.Serves(uri) }
 
 // resourceUpdated serves request kind resource.updated (ABI.md §6.8): the sandbox checks
-// that the guest serves the URI, then the call's ResourceUpdated hook announces it.
-func (g *Guest) resourceUpdated(ctx context.Context, body []byte) (abi.Status, []byte) {
+// that the guest serves the URI, then the call's ResourceUpdated hook announces it. Each
+// announcement is a report of the call like a log line or a progress report, and spends the
+// same per-call budget (admitReport, ABI.md §6.6): one notification per subscribed session
+// is what it costs the host.
+func (g *Guest) resourceUpdated(ctx context.Context, inst *instance, body []byte) (abi.Status, []byte) {
 	uri, st, resp := g.served.Updated(body)
 	if st != abi.StatusOK {
 		return st, resp
+	}
+	if !inst.admitReport(uint32(len(uri))) {
+		return abi.StatusTooLarge, sandbox.ErrorBody(fmt.Sprintf(
+			"resource.updated: the call's report budget is spent (%d log, progress and resource.updated reports a call, and a per-guest rate)", logCallMessages))
 	}
 	if hk := hooksFrom(ctx); hk != nil && hk.ResourceUpdated != nil {
 		hk.ResourceUpdated(uri)

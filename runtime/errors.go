@@ -1,6 +1,9 @@
 package runtime
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors a caller can branch on with errors.Is. Errors returned by Guest.Call wrap one of these
 // with the guest and tool names: `guest "calc" tool "calc": time limit exceeded (500ms)`.
@@ -26,6 +29,9 @@ var (
 	ErrCancelled = errors.New("call cancelled")
 	// ErrClosed: the guest or host was closed.
 	ErrClosed = errors.New("closed")
+	// ErrShuttingDown: the call was ended because the server shuts down (Host.Shutdown); it
+	// is an ErrClosed.
+	ErrShuttingDown = fmt.Errorf("%w: the server is shutting down", ErrClosed)
 	// ErrStopped: the operator stopped all calls (Host.Stop); the call was refused or ended.
 	ErrStopped = errors.New("calls are stopped by the operator")
 )

@@ -16,7 +16,7 @@ func TestWATFixturesCurrent(t *testing.T) {
 	if err != nil {
 		testenv.Skip(t, "wat2wasm not installed (Debian package wabt)")
 	}
-	for _, name := range []string{"echo", "fixture", "interrupt", "hardening", "hygiene", "state"} {
+	for _, name := range []string{"echo", "fixture", "interrupt", "hardening", "hygiene", "state", "updated"} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), name+".wasm")
 			if b, err := exec.Command(wat2wasm, filepath.Join("..", "testdata", "wat", name+".wat"), "-o", out).CombinedOutput(); err != nil {

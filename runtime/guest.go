@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -32,6 +33,7 @@ type Guest struct {
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 
 	closeOnce sync.Once
+	running   atomic.Int64  // calls from entry to answer, including those still getting an instance (Drain)
 	logRate   logBucket     // log and progress reports of all calls (hostcaps.go)
 	stats     guestCounters // tool calls reported (observe.go)
 }
@@ -64,6 +66,26 @@ func (g *Guest) Tool(name string) (abi.Tool, bool) {
 	return t.def, true
 }
 
+// LongestCall is the longest a call of g may take: the largest time limit of its tools and
+// of the guest (prompts, resource reads, completions). A call's limit covers its waits (the
+// guest's code, a free instance, its start), so after this long no call that was running is.
+func (g *Guest) LongestCall() time.Duration {
+	d := g.limits.Timeout
+	for _, t := range g.tools {
+		d = max(d, t.limits.Timeout)
+	}
+	return d
+}
+
+// Limits returns the limits a call of tool runs under (the guest's, with the tool's own
+// over them); for a name that is no tool (a prompt, a resource read), the guest's.
+func (g *Guest) Limits(tool string) Limits {
+	if t, ok := g.tools[tool]; ok {
+		return t.limits
+	}
+	return g.limits
+}
+
 // ValidateOutput checks a tool's structured result (decoded JSON: map[string]any, []any,
 // float64, string, bool or nil) against the tool's outputSchema. A tool without an output
 // schema accepts anything. MCP 2025-06-18 "Tools › Output Schema": servers must return
@@ -90,16 +112,14 @@ func (g *Guest) HasOutputSchema(tool string) bool {
 }
 
 // Drain waits until no call of g is running, or ctx is done. Reloading uses it to let calls
-// on the old version finish before closing it.
+// on the old version finish before closing it. A call counts from the moment it enters —
+// also while it waits for the guest's code or a free instance, or starts a new one — to its
+// answer.
 func (g *Guest) Drain(ctx context.Context) error {
 	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()
 	for {
-		busy := false
-		for _, p := range g.pools {
-			busy = busy || p.busyCount() > 0
-		}
-		if !busy {
+		if g.running.Load() == 0 {
 			return nil
 		}
 		select {

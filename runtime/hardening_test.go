@@ -110,6 +110,38 @@ func TestProgressFloodBudget(t *testing.T) {
 	}
 }
 
+// resource.updated spends the same per-call report budget as log and progress (reproducer
+// resource-updated-flood: one 3 s call of a guest with no grants sent 70,000+
+// notifications): of 20,000 requests at most 1,000 reach the hook, the guest sees
+// TOO_LARGE, and the summary line counts the rest.
+func TestResourceUpdatedBudget(t *testing.T) {
+	h, logs := newHost(t)
+	g := load(t, h, wat.Updated, nil)
+	var hooked atomic.Int64
+	ctx := runtime.WithCallHooks(context.Background(), &runtime.CallHooks{
+		ResourceUpdated: func(uri string) {
+			if uri == "test://a" {
+				hooked.Add(1)
+			}
+		},
+	})
+	out, err := g.Call(ctx, "flood", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, string(out)); got != "status 4" {
+		t.Fatalf("flood: last resource.updated status %q, want status 4 (TOO_LARGE)", got)
+	}
+	n := hooked.Load()
+	if n == 0 || n > 1000 {
+		t.Errorf("%d resource.updated announced, want 1..1000", n)
+	}
+	if !strings.Contains(logs.String(), `msg="guest log, progress and resource.updated reports dropped"`) ||
+		!strings.Contains(logs.String(), "dropped="+itoa(20000-int(n))) {
+		t.Errorf("no summary line counting %d dropped reports:\n%s", 20000-n, tail(logs.String()))
+	}
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // text returns the first text content of a CallToolResult.

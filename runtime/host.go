@@ -78,7 +78,8 @@ type Host struct {
 
 	instances sync.Map // api.Module → *instance, for host functions
 
-	stopped atomic.Bool // Stop was called and Resume was not
+	stopped      atomic.Bool // Stop was called and Resume was not
+	shuttingDown atomic.Bool // Shutdown was called: calls it ends say so (ErrShuttingDown)
 
 	lazy *lazyHost // manifest cache, background compiles, idle sweep (lazy.go)
 
@@ -186,6 +187,17 @@ func discardTampered(auth *cacheauth.Dir, logger *slog.Logger) error {
 // Close closes every guest, then the runtime and the compilation cache. Calls still running
 // are stopped (they return ErrClosed or ErrCancelled). Close is idempotent.
 func (h *Host) Close(ctx context.Context) error {
+	return h.close(ctx)
+}
+
+// Shutdown is Close for a server that stops: the calls it ends fail with ErrShuttingDown,
+// which names the shutdown, rather than a bare ErrClosed.
+func (h *Host) Shutdown(ctx context.Context) error {
+	h.shuttingDown.Store(true)
+	return h.close(ctx)
+}
+
+func (h *Host) close(ctx context.Context) error {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()

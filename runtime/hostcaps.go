@@ -16,7 +16,7 @@ const (
 	// maxRequestBody caps the JSON body of a request import call, in bytes (TOO_LARGE).
 	maxRequestBody = 16 << 20
 
-	// Per-call budget of log and progress reports (together): at most logCallMessages
+	// Per-call budget of reports — log, progress and resource.updated together: at most logCallMessages
 	// reports and logCallBytes of message text; reports beyond it are dropped. A log handler
 	// may escape a byte as up to 6 (\u0000), so this is the raw size, kept small.
 	logCallMessages = 1000
@@ -84,7 +84,7 @@ func (g *Guest) logDropped(ctx context.Context, inst *instance, name string) {
 	if b.dropped == 0 {
 		return
 	}
-	g.host.logger.LogAttrs(ctx, slog.LevelWarn, "guest log and progress reports dropped",
+	g.host.logger.LogAttrs(ctx, slog.LevelWarn, "guest log, progress and resource.updated reports dropped",
 		slog.String("guest", g.name), slog.String("tool", name),
 		slog.Int("dropped", b.dropped), slog.Int("dropped_bytes", b.droppedBytes),
 		slog.Int("delivered", b.messages))

@@ -195,7 +195,7 @@ func (inst *instance) request(ctx context.Context, kind string, req []byte) (abi
 	var sb *sandbox.Tool
 	if t, ok := inst.g.tools[inst.tool]; ok {
 		if kind == abi.KindResourceUpdated { // no grant: the guest's own resources (resources.go)
-			return inst.g.resourceUpdated(ctx, req)
+			return inst.g.resourceUpdated(ctx, inst, req)
 		}
 		sb = t.sandbox
 	} else if inst.prompt && inst.g.prompts != nil && kind != abi.KindResourceUpdated {

@@ -200,6 +200,9 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 		case sys.ExitCodeContextCanceled:
 			return fmt.Errorf("%w: %w", ErrCancelled, context.Canceled)
 		case exitCodeClosed:
+			if inst.g.host.shuttingDown.Load() {
+				return ErrShuttingDown
+			}
 			return ErrClosed
 		case exitCodeStopped:
 			return ErrStopped

@@ -516,3 +516,33 @@ func TestLazyChecksStructuralCapsBeforeCompile(t *testing.T) {
 		t.Fatalf("eager Load = %v, want ErrLoadLimit (%s)", err, want)
 	}
 }
+
+// Drain counts a call from its entry: one still waiting for the guest's code (or a free
+// instance, or its instance's start) is running, so a reload does not close the guest under
+// it (Hardening 3, item 20).
+func TestDrainCountsCallsNotYetInAnInstance(t *testing.T) {
+	h, _ := testHost(t, Options{CacheDir: primed(t), Lazy: true})
+	release := holdCompiles(h)
+	defer release()
+	g := mustLoad(t, h, wat.Fixture, nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Call(context.Background(), "echo", []byte(`{}`))
+		done <- err
+	}()
+	<-g.code.urgent // the call waits for the code
+	// The deadline is the event tested: Drain must still be waiting when it comes (generous
+	// either way; without the call it returns at once).
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := g.Drain(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Drain with a call waiting for the code = %v, want DeadlineExceeded", err)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Drain(context.Background()); err != nil {
+		t.Fatalf("Drain after the call = %v", err)
+	}
+}

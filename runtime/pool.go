@@ -210,11 +210,5 @@ func (p *pool) stopBusy(code uint32) {
 	}
 }
 
-func (p *pool) busyCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.busy)
-}
-
 // instance is one instantiation of a guest module with its exports looked up once:
 // wazero's Module.ExportedFunction builds a new call engine on every lookup, so the hot path

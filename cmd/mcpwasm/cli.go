@@ -451,6 +451,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		wg.Go(func() { watchGuests(ctx, &wg, h, srv, ws, logger) })
 	}
 	if hs.addr != "" {
+		hs.stopCalls = func() { _ = h.Shutdown(context.Background()) } // at the drain timeout (http.go)
 		return serveHTTP(ctx, srv, &hs, *maxLine, logger, strings.Join(names, ","), tools, ready)
 	}
 	logger.Info("serving", "transport", "stdio", "guests", strings.Join(names, ","), "tools", tools)

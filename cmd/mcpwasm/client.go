@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime/upstream"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -235,7 +236,7 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 			}
 		}
 	case "call":
-		if ir := sess.InitializeResult(); ir != nil && ir.ProtocolVersion >= "2026-07-28" {
+		if ir := sess.InitializeResult(); ir != nil && mcpserver.ProtocolAtLeast(ir.ProtocolVersion, "2026-07-28") {
 			// The SDK mirrors the parameters a tool's schema marks x-mcp-header into
 			// Mcp-Param-* headers (SEP-2243), from the schemas of a tools/list.
 			if _, err := sess.AllTools(ctx); err != nil {

@@ -27,7 +27,14 @@ type httpFlags struct {
 	drainTimeout time.Duration
 	metrics      http.Handler // GET /metrics (observe.go); nil: none
 	guard        httpGuard    // exposure and slow clients (httpguard.go)
+	// stopCalls ends the guest calls still running at the drain timeout, each answered with
+	// an error naming the shutdown (runtime.Host.Shutdown); nil: none.
+	stopCalls func()
 }
+
+// answerGrace is how long, after the drain timeout has ended the calls still running, their
+// answers may take to be written before the connections are closed.
+const answerGrace = 2 * time.Second
 
 // token is the bearer token from the environment variable --token-env names, or "".
 func (f *httpFlags) token() string {
@@ -173,8 +180,18 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 	defer cancel()
 	err = hsrv.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		logger.Warn("drain timeout: cutting requests still in flight", "transport", "http", "timeout", f.drainTimeout)
-		err = hsrv.Close()
+		// A call accepted is answered: the calls still running are ended (a tool error naming
+		// the shutdown) and their answers written before the connections close.
+		logger.Warn("drain timeout: ending calls still in flight", "transport", "http", "timeout", f.drainTimeout)
+		if f.stopCalls != nil {
+			f.stopCalls()
+		}
+		actx, acancel := context.WithTimeout(context.Background(), answerGrace)
+		err = hsrv.Shutdown(actx)
+		acancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = hsrv.Close() // what is left is no guest call (a stream, an upstream's call)
+		}
 	}
 	<-errc // Serve has returned (http.ErrServerClosed)
 	if err != nil {

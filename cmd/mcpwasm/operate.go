@@ -69,6 +69,11 @@ func watchStopFile(ctx context.Context, k *killSwitch, path string) {
 	}
 }
 
+// reloadDrain is how long a reload waits for the old version's calls before closing it: as
+// long as its own limits let a call run (not a default 30 s), plus drainGrace, so a call
+// accepted is answered.
+func reloadDrain(old *runtime.Guest) time.Duration { return old.LongestCall() + drainGrace }
+
 // watchedGuest is one guest file under --watch.
 type watchedGuest struct {
 	opts  *mcpserver.GuestOptions // how its tools are added (hidden-text policy)
@@ -132,7 +137,7 @@ func reload(ctx context.Context, wg *sync.WaitGroup, h *runtime.Host, srv *mcp.S
 	old := w.guest
 	w.guest, w.spec.wasm = next, b
 	wg.Go(func() {
-		dctx, cancel := context.WithTimeout(ctx, runtime.DefaultLimits().Timeout)
+		dctx, cancel := context.WithTimeout(ctx, reloadDrain(old))
 		defer cancel()
 		_ = old.Drain(dctx)
 		_ = old.Close(context.Background())

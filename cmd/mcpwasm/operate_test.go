@@ -9,9 +9,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
-	mcpruntime "github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -133,7 +134,7 @@ func waitLogCount(t *testing.T, s *server, line string, n int) {
 // mcpwasm_stop tool (Host.Stop), which MCP cannot lift, is lifted by either resume of the
 // operator's once no other cause holds.
 func TestKillSwitchCauses(t *testing.T) {
-	h, err := mcpruntime.NewHost(context.Background(), &mcpruntime.Options{NoDiskCache: true})
+	h, err := runtime.NewHost(context.Background(), &runtime.Options{NoDiskCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,4 +176,32 @@ func TestKillSwitchCauses(t *testing.T) {
 func waitFor(t *testing.T, s *server, log string) {
 	t.Helper()
 	waitLog(t, s.stderr, log)
+}
+
+// A reload waits for the old version's calls as long as its own limits let them run — the
+// guest's, or a tool's when longer — not the default 30 s (reproducer reload-cuts-calls: a
+// call of a guest limited to 120 s lost its answer 30 s after a reload).
+func TestReloadDrainFollowsTheGuestsLimits(t *testing.T) {
+	h, err := runtime.NewHost(context.Background(), &runtime.Options{NoDiskCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	for _, tc := range []struct {
+		cfg  runtime.GuestConfig
+		want time.Duration
+	}{
+		{runtime.GuestConfig{Limits: runtime.Limits{Timeout: 120 * time.Second}}, 120*time.Second + drainGrace},
+		{runtime.GuestConfig{Limits: runtime.Limits{Timeout: 5 * time.Second},
+			ToolLimits: map[string]runtime.Limits{"spin": {Timeout: 10 * time.Minute}}}, 10*time.Minute + drainGrace},
+		{runtime.GuestConfig{}, runtime.DefaultLimits().Timeout + drainGrace},
+	} {
+		g, err := h.Load(context.Background(), wat.Fixture, &tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := reloadDrain(g); got != tc.want {
+			t.Errorf("reloadDrain with limits %+v, tools %+v = %v, want %v", tc.cfg.Limits, tc.cfg.ToolLimits, got, tc.want)
+		}
+	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -178,13 +179,17 @@ type clientBridge struct {
 	ss     *mcp.ServerSession
 	caps   *mcp.ClientCapabilities
 	rounds bool // mechanism 2: answers come in later rounds
+	// outputLimit caps the input-required result: the requests asked (askedBytes, as JSON)
+	// add up to at most the guest's output limit (Limits.OutputBytes), like any result.
+	outputLimit int
 
-	mu      sync.Mutex
-	n       int                          // client requests made so far in this run of the guest
-	answers []answer                     // rounds: answers so far, in the order they came
-	fresh   map[string]mcp.InputResponse // rounds: inputResponses of a call without requestState
-	asked   []askedRequest               // rounds: requests this run asked and has no answer for
-	missing *mcp.ClientCapabilities      // rounds: a required capability the client lacks
+	mu         sync.Mutex
+	n          int                          // client requests made so far in this run of the guest
+	answers    []answer                     // rounds: answers so far, in the order they came
+	fresh      map[string]mcp.InputResponse // rounds: inputResponses of a call without requestState
+	asked      []askedRequest               // rounds: requests this run asked and has no answer for
+	askedBytes int                          // rounds: the JSON size of asked, counted before it is kept
+	missing    *mcp.ClientCapabilities      // rounds: a required capability the client lacks
 }
 
 // askedRequest is the client request that stopped the guest (rounds only).
@@ -205,9 +210,9 @@ func clientOf(ctx context.Context) runtime.Client {
 
 // withClientRequests wraps the tools/call handler of one guest tool so the guest can ask the
 // calling client (see the comment at the top of this file). key authenticates request states.
-func withClientRequests(tool string, key []byte, logger *slog.Logger, next mcp.ToolHandler) mcp.ToolHandler {
+func withClientRequests(tool string, key []byte, outputLimit int, logger *slog.Logger, next mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: req.ProtocolVersion() >= "2026-07-28"}
+		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: ProtocolAtLeast(req.ProtocolVersion(), roundsVersion), outputLimit: outputLimit}
 		// The arguments' hash binds a request state; it is computed only when a state is
 		// opened or issued, not on every call (a 1 MiB argument would cost a pass each time).
 		hash := sync.OnceValue(func() string { return argsHash(req.Params.Arguments) })
@@ -234,10 +239,10 @@ func withClientRequests(tool string, key []byte, logger *slog.Logger, next mcp.T
 // withPromptClientRequests is withClientRequests for the prompts/get handler of one guest
 // prompt: the same two mechanisms (ABI.md §6.7), with a requestState bound to the prompt
 // ("prompt:NAME") and its arguments.
-func withPromptClientRequests(prompt string, key []byte, logger *slog.Logger, next mcp.PromptHandler) mcp.PromptHandler {
+func withPromptClientRequests(prompt string, key []byte, outputLimit int, logger *slog.Logger, next mcp.PromptHandler) mcp.PromptHandler {
 	subject := "prompt:" + prompt
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: req.ProtocolVersion() >= "2026-07-28"}
+		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: ProtocolAtLeast(req.ProtocolVersion(), roundsVersion), outputLimit: outputLimit}
 		hash := sync.OnceValue(func() string {
 			args, _ := json.Marshal(req.Params.Arguments)
 			return argsHash(args)
@@ -461,12 +466,29 @@ func (b *clientBridge) replay(o requestOptions, kind string, ir mcp.InputRequest
 			return nil, fmt.Errorf("%w: two client requests of this call have the key %q", runtime.ErrClientFailed, o.Key)
 		}
 	}
+	// The input-required result holds every request asked: its size is counted as each is
+	// asked, and one that would take the result past the output limit is refused before it
+	// is kept (a guest could otherwise defer 16 requests of 16 MiB each into one result).
+	raw, err := json.Marshal(ir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s params: %v", runtime.ErrClientFailed, kind, err)
+	}
+	size := len(raw) + len(o.Key) + inputRequestOverhead
+	if b.outputLimit > 0 && b.askedBytes+size > b.outputLimit {
+		return nil, fmt.Errorf("%w: %s %q (%d bytes) would take the call's input-required result to %d bytes, over the output limit of %s",
+			runtime.ErrClientFailed, kind, o.Key, len(raw), b.askedBytes+size, sandbox.FormatBytes(uint64(b.outputLimit)))
+	}
+	b.askedBytes += size
 	b.asked = append(b.asked, askedRequest{key: o.Key, kind: kind, params: ir})
 	if o.Defer {
 		return nil, fmt.Errorf("%w: %s %q is asked when the guest returns; the answer comes in the next round of the call", runtime.ErrClientUnavailable, kind, o.Key)
 	}
 	return nil, runtime.ErrInputRequired
 }
+
+// inputRequestOverhead is what an input-required result adds to each request beside its
+// params and key: the JSON around them ("method", quotes, separators), counted generously.
+const inputRequestOverhead = 64
 
 // requiredCapability is the ClientCapabilities object naming what kind needs.
 func requiredCapability(kind string, params []byte) *mcp.ClientCapabilities {

@@ -11,11 +11,61 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// addResourcesAndPrompts registers g's resources, resource templates and prompts on s. The
-// SDK advertises the resources and prompts capabilities only once something is registered.
-// Those whose text hides characters are withheld unless o allows them (hygiene.go).
-func addResourcesAndPrompts(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
-	m := g.Manifest()
+// manifestValues are a guest's tools, resources, resource templates and prompts as the SDK
+// takes them, each checked by checkForSDK.
+type manifestValues struct {
+	tools     []*mcp.Tool
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	prompts   []*mcp.Prompt
+	m         *abi.Manifest
+}
+
+// sdkValues converts and checks the manifest m of guest (see checkForSDK); the error names
+// the guest and the first tool, resource, template or prompt that the SDK cannot take.
+func sdkValues(guest string, m *abi.Manifest) (*manifestValues, error) {
+	v := &manifestValues{m: m}
+	for _, td := range m.Tools {
+		t, err := mcpTool(td)
+		if err == nil {
+			err = checkForSDK(t)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("guest %q tool %q: %w", guest, td.Name, err)
+		}
+		v.tools = append(v.tools, t)
+	}
+	for _, r := range m.Resources {
+		mr := &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
+		if err := checkForSDK(mr); err != nil {
+			return nil, fmt.Errorf("guest %q resource %q: %w", guest, r.URI, err)
+		}
+		v.resources = append(v.resources, mr)
+	}
+	for _, r := range m.ResourceTemplates {
+		mt := &mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
+		if err := checkForSDK(mt); err != nil {
+			return nil, fmt.Errorf("guest %q resource template %q: %w", guest, r.URITemplate, err)
+		}
+		v.templates = append(v.templates, mt)
+	}
+	for _, p := range m.Prompts {
+		mp := &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
+		for _, a := range p.Arguments {
+			mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+		}
+		if err := checkForSDK(mp); err != nil {
+			return nil, fmt.Errorf("guest %q prompt %q: %w", guest, p.Name, err)
+		}
+		v.prompts = append(v.prompts, mp)
+	}
+	return v, nil
+}
+
+// addFeatures registers the resources, templates and prompts on s. The SDK advertises the resources and prompts
+// capabilities only once something is registered. Those whose text hides characters are
+// withheld unless o allows them (hygiene.go).
+func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
 	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		out, err := g.ReadResource(runtime.WithSession(ctx, req.Session), req.Params.URI)
 		if err != nil {
@@ -27,28 +77,23 @@ func addResourcesAndPrompts(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
 		}
 		return &res, nil
 	}
-	for _, r := range m.Resources {
+	for i, r := range f.m.Resources {
 		if withheldFeature(g, checkHiddenFields("resource", r.URI, resourceFields(r)), o) {
 			continue
 		}
-		s.AddResource(&mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}, read)
+		s.AddResource(f.resources[i], read)
 	}
-	for _, r := range m.ResourceTemplates {
+	for i, r := range f.m.ResourceTemplates {
 		if withheldFeature(g, checkHiddenFields("resource template", r.URITemplate, templateFields(r)), o) {
 			continue
 		}
-		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title,
-			Description: r.Description, MIMEType: r.MIMEType}, read)
+		s.AddResourceTemplate(f.templates[i], read)
 	}
-	for _, p := range m.Prompts {
+	for i, p := range f.m.Prompts {
 		if withheldFeature(g, checkHiddenFields("prompt", p.Name, promptFields(p)), o) {
 			continue
 		}
-		mp := &mcp.Prompt{Name: p.Name, Title: p.Title, Description: p.Description}
-		for _, a := range p.Arguments {
-			mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
-		}
-		s.AddPrompt(mp, withPromptClientRequests(p.Name, o.RequestStateKey, o.Logger, promptHandler(g, p))) // clientreq.go
+		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, g.Limits("").OutputBytes, o.Logger, promptHandler(g, p))) // clientreq.go
 	}
 }
 

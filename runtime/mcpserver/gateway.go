@@ -157,8 +157,10 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 			}
 			log.Warn("gateway: serving tool with hidden characters (allowed by config)", "problem", err.Error())
 		}
-		if err := checkSchemas(t); err != nil {
-			log.Warn("gateway: tool withheld", "tool", t.Name, "problem", err.Error())
+		probe := *t
+		probe.Name = exposed
+		if err := checkForSDK(&probe); err != nil { // sdkcheck.go: as a guest's tools
+			log.Warn("gateway: tool withheld: the MCP SDK cannot serve it", "tool", t.Name, "problem", err.Error())
 			continue
 		}
 		if changed := e.pinCheck(t); changed == nil && e.opts.PinnedOnly && e.pins[t.Name] == nil {
@@ -193,23 +195,6 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 	}
 	e.tools = next
 	log.Info("gateway: upstream tools exposed", "tools", len(next), "removed", len(gone))
-	return nil
-}
-
-// checkSchemas refuses what mcp.Server.AddTool would panic on: an input schema that is not
-// a JSON object of type "object", or an output schema that is not an object.
-func checkSchemas(t *mcp.Tool) error {
-	var in map[string]any
-	b, err := json.Marshal(t.InputSchema)
-	if err != nil || t.InputSchema == nil || json.Unmarshal(b, &in) != nil || in["type"] != "object" {
-		return fmt.Errorf(`input schema is not an object schema of type "object"`)
-	}
-	if t.OutputSchema != nil {
-		var out map[string]any
-		if b, err := json.Marshal(t.OutputSchema); err != nil || json.Unmarshal(b, &out) != nil || out["type"] != "object" {
-			return fmt.Errorf(`output schema is not an object schema of type "object"`)
-		}
-	}
 	return nil
 }
 

@@ -15,7 +15,7 @@ const sessionlessVersion = "2026-07-28"
 // stateful. A session's requests carry its id, so they never change generation.
 func byGeneration(stateless, stateful http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("MCP-Protocol-Version") >= sessionlessVersion {
+		if r.Header.Get("Mcp-Session-Id") == "" && ProtocolAtLeast(r.Header.Get("MCP-Protocol-Version"), sessionlessVersion) {
 			stateless.ServeHTTP(w, r)
 			return
 		}

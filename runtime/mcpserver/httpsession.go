@@ -139,18 +139,26 @@ func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body)) // the SDK reads it again (and applies the limit)
+	sessionless := false
 	if int64(len(body)) <= limit {
 		if id, method, ok := preInitializeRequest(body); ok {
 			writeJSONRPCError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest,
 				fmt.Sprintf("method %q is invalid during session initialization", method))
 			return
 		}
+		sessionless = sessionlessRequest(body)
 	}
-	if g.max > 0 {
+	// The cap counts sessions a client can come back to (they have an id); a sessionless
+	// request (2026-07-28, SEP-2575) gets a session only for itself, which the SDK ends with
+	// the request, so it neither counts nor is counted (the HTTP server's own limits bound
+	// requests in flight).
+	if g.max > 0 && !sessionless {
 		g.mu.Lock()
 		live := 0
-		for range g.server.Sessions() {
-			live++
+		for ss := range g.server.Sessions() {
+			if ss.ID() != "" {
+				live++
+			}
 		}
 		if live+g.pending >= g.max {
 			g.mu.Unlock()
@@ -183,17 +191,25 @@ func preInitializeRequest(body []byte) (id json.RawMessage, method string, ok bo
 	case "initialize", "ping", "server/discover":
 		return nil, "", false
 	}
+	if sessionlessRequest(body) {
+		return nil, "", false
+	}
+	return id, method, true
+}
+
+// sessionlessRequest reports a request of the sessionless protocol (SEP-2575): a
+// protocolVersion in its _meta.
+func sessionlessRequest(body []byte) bool {
 	var m struct {
 		Params struct {
 			Meta map[string]json.RawMessage `json:"_meta"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &m) == nil {
-		if _, ok := m.Params.Meta["io.modelcontextprotocol/protocolVersion"]; ok {
-			return nil, "", false
-		}
+	if json.Unmarshal(body, &m) != nil {
+		return false
 	}
-	return id, method, true
+	_, ok := m.Params.Meta["io.modelcontextprotocol/protocolVersion"]
+	return ok
 }
 
 // requestID returns the id (nil for a notification) and method of a single JSON-RPC

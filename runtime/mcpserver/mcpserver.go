@@ -113,26 +113,38 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	m := g.Manifest()
-	tools := make([]*mcp.Tool, 0, len(m.Tools))
-	for _, td := range m.Tools {
-		t, err := mcpTool(td)
-		if err != nil {
-			return fmt.Errorf("guest %q tool %q: %w", g.Name(), td.Name, err)
-		}
-		tools = append(tools, t)
+	v, err := sdkValues(g.Name(), g.Manifest()) // features.go: checked by checkForSDK
+	if err != nil {
+		return err
 	}
 	if err := namesOf(&o).claimAll(toolNames(g), guestOwner(g), g.Source()); err != nil {
 		return err
 	}
-	for _, t := range tools {
-		if withheld(g, t, &o) { // hidden characters (hygiene.go)
+	if err := registerGuest(s, g, v, &o); err != nil {
+		_ = namesOf(&o).swap(toolNames(g), guestOwner(g), nil, owner{}, "")
+		return err
+	}
+	registryOf(s).add(g)
+	return nil
+}
+
+// registerGuest hands g's checked tools and features to the SDK. Every value passed
+// checkForSDK first; the recover is a last line against an SDK condition checkForSDK does not
+// know yet (a newer SDK): the guest fails to register, naming what the SDK said, instead of
+// the server dying (what was registered before the panic stays).
+func registerGuest(s *mcp.Server, g *runtime.Guest, v *manifestValues, o *GuestOptions) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("guest %q: the MCP SDK refused its manifest: %v", g.Name(), r)
+		}
+	}()
+	for _, t := range v.tools {
+		if withheld(g, t, o) { // hidden characters (hygiene.go)
 			continue
 		}
-		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, o.Logger, toolHandler(s, g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
+		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, g.Limits(t.Name).OutputBytes, o.Logger, toolHandler(s, g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
 	}
-	addResourcesAndPrompts(s, g, &o)
-	registryOf(s).add(g)
+	v.addFeatures(s, g, o)
 	return nil
 }
 

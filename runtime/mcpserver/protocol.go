@@ -68,7 +68,7 @@ func resourceNotFoundCode(req mcp.Request, err error) error {
 	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound || je.Message != "Resource not found" {
 		return err
 	}
-	if v := negotiatedVersion(req); v != "" && v >= notFoundStandardVersion {
+	if v := negotiatedVersion(req); ProtocolAtLeast(v, notFoundStandardVersion) {
 		return err
 	}
 	cp := *je

@@ -7,6 +7,7 @@
 //	wat2wasm testdata/wat/hardening.wat -o testdata/wat/hardening.wasm
 //	wat2wasm testdata/wat/hygiene.wat -o testdata/wat/hygiene.wasm
 //	wat2wasm testdata/wat/state.wat -o testdata/wat/state.wasm
+//	wat2wasm testdata/wat/updated.wat -o testdata/wat/updated.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -63,3 +64,11 @@ var Hygiene []byte
 //
 //go:embed state.wasm
 var State []byte
+
+// Updated is updated.wasm: tool flood makes 20,000 resource.updated requests for its
+// resource test://a (the per-call report budget, ABI.md §6.6).
+//
+// Rebuild: wat2wasm testdata/wat/updated.wat -o testdata/wat/updated.wasm
+//
+//go:embed updated.wasm
+var Updated []byte
