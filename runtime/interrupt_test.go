@@ -27,8 +27,9 @@ func TestInstrumentCalls(t *testing.T) {
 		t.Errorf("no export %s", exportInterrupt)
 	}
 	// echo.wat has 4 functions and no start section; the check goes at each entry (and loop).
-	check := appendCheck(nil, 0, 4) // echo.wat has no globals; $slow is function 4 + imports
-	if n := bytes.Count(out, check[:2]); n < 4 {
+	// echo.wat has no globals and no imports; $slow is function 4.
+	check, _ := (&rewriter{fuel: 0, slow: 4}).appendCheck(nil)
+	if n := bytes.Count(out, check[:3]); n < 4 {
 		t.Errorf("check appears %d times, want at least 4", n)
 	}
 	for _, bad := range [][]byte{nil, []byte("\x00asm"), []byte("\x00asm\x01\x00\x00\x00\x0a\x05\x01"), []byte("nope nope")} {
