@@ -13,8 +13,8 @@ import (
 //
 // It knows every instruction of the features wazero enables by default (WebAssembly 2.0:
 // MVP, sign extension, saturating truncation, bulk memory, reference types, multi-value,
-// SIMD), plus relaxed SIMD, threads and tail calls, which wazero refuses later on its own;
-// anything else is an error, never skipped.
+// SIMD), plus threads and tail calls, which wazero refuses later on its own; anything else
+// (relaxed SIMD, exceptions, GC, typed function references, ...) is an error, never skipped.
 
 // space is an index space an immediate names.
 type space uint8
@@ -175,8 +175,8 @@ func buildFCOps() *[18]opInfo {
 	return &t
 }
 
-func buildFDOps() *[0x114]opInfo {
-	var t [0x114]opInfo
+func buildFDOps() *[0x100]opInfo {
+	var t [0x100]opInfo
 	setRange(t[:], 0x00, 0xff, immNone)
 	for op := 0x00; op <= 0x0b; op++ { // v128 loads and store
 		t[op] = opInfo{name: "v128 load or store", imm: immMemarg}
@@ -193,7 +193,6 @@ func buildFDOps() *[0x114]opInfo {
 		0xc5, 0xc6, 0xcf, 0xd0, 0xd2, 0xd3, 0xd4, 0xe2, 0xee} {
 		t[op].imm = immUnknown
 	}
-	setRange(t[:], 0x100, 0x113, immNone) // relaxed SIMD
 	return &t
 }
 
@@ -318,12 +317,27 @@ func decodeInstr(expr []byte, i int, in *instr) (int, error) {
 		skip(4)
 	case immF64:
 		skip(8)
-	case immSelectT:
-		n := u32()
-		for k := uint32(0); err == nil && k < n; k++ {
-			if i >= len(expr) || !isValType(expr[i]) {
-				err = errors.New("select: unknown value type")
+	case immSelectT: // vec(valtype), of one value type in every version of the format
+		switch n := u32(); {
+		case err != nil:
+		case n != 1:
+			err = fmt.Errorf("%d value types", n)
+		case i < len(expr) && (expr[i] == 0x63 || expr[i] == 0x64):
+			// (ref null? heaptype), which wazero accepts here: func, extern, exn or a type.
+			v, n, e := readS33(expr[i+1:])
+			i += 1 + n
+			switch {
+			case e != nil:
+				err = e
+			case v >= 0:
+				in.addRef(spaceType, uint32(v))
+			case v != -16 && v != -17 && v != -23:
+				err = fmt.Errorf("unknown heap type %d", v)
 			}
+		case i >= len(expr) || !isValType(expr[i]):
+			err = errors.New("unknown value type")
+			i++
+		default:
 			i++
 		}
 	case immRefType:

@@ -19,13 +19,13 @@ var errUndefinedIndex = errors.New("reference to an index the module does not de
 
 // moduleInfo is what the rewrite needs to know about a module.
 type moduleInfo struct {
-	sections                                                    map[byte][]byte // non-custom section bodies
-	importFuncs, importGlobals, importTables                    uint32
-	funcs, globals, tables, types, memory                       uint32 // memory: imported ones included
-	hasStart                                                    bool
-	start                                                       uint32
-	voidTypes                                                   []bool   // by type index: [] -> []
-	funcTypes                                                   []uint32 // by function index: its type
+	sections                                 map[byte][]byte // non-custom section bodies
+	importFuncs, importGlobals, importTables uint32
+	funcs, globals, tables, types, memory    uint32 // memory: imported ones included
+	hasStart                                 bool
+	start                                    uint32
+	voidTypes                                []bool   // by type index: [] -> []
+	funcTypes                                []uint32 // by function index: its type
 }
 
 // defined returns how many indexes of space s the module defines.
