@@ -157,6 +157,25 @@ func TestRewriteRefusesStartWithParameters(t *testing.T) {
 	}
 }
 
+// A section the rewrite appends to must end with its last entry: bytes left over would be
+// read as the start of the host's first entry, shifting the host's indexes.
+func TestRewriteRefusesTrailingBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  []byte
+		want string
+	}{
+		{"global", tmod(tsec(6, []byte{0, 0x7c, 0x01, 0x44, 0, 0})), "malformed module: global section: 5 bytes after the last entry"},
+		{"type", tmod(tsec(1, []byte{0, 0x60, 0, 0})), "malformed module: type section: 3 bytes after the last entry"},
+		{"function", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, []byte{0, 0})), "malformed module: function section: 1 bytes after the last entry"},
+		{"export", tmod(tsec(7, []byte{0, 1, 'x', 3, 0})), "malformed module: export section: 4 bytes after the last entry"},
+	} {
+		if _, err := instrumentCalls(tc.mod); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v; want %s", tc.name, err, tc.want)
+		}
+	}
+}
+
 // bulkModule is a module whose export "run" loops forever over op, incrementing global 0
 // (exported "n") each iteration, and whose export "once" runs memory.fill, memory.copy and
 // table.fill once and returns what they wrote (7). It has a memory of 512 pages (32 MiB), a
@@ -352,5 +371,48 @@ func TestDecoderKnowsWhatWazeroKnows(t *testing.T) {
 	}
 	if testing.Verbose() {
 		fmt.Println(len(instrs), "instructions compared")
+	}
+}
+
+// BenchmarkBulkCharge measures what the charge before a bulk operation costs: a loop of
+// 1,000 small memory.copy (32 bytes) and memory.fill (32 bytes), as built ("raw") and as the
+// host rewrites it ("instrumented": a check per iteration, a call to $charge per operation).
+func BenchmarkBulkCharge(b *testing.B) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	// run: loop 1000 times { memory.copy 0 64 32; memory.fill 128 7 32 }, with local 0 the counter.
+	code := tcat([]byte{1, 1, 0x7f}, // one local i32
+		i32c(1000), []byte{0x21, 0}, []byte{0x03, 0x40},
+		i32c(0), i32c(64), i32c(32), []byte{0xfc, 10, 0, 0},
+		i32c(128), i32c(7), i32c(32), []byte{0xfc, 11, 0},
+		[]byte{0x20, 0}, i32c(1), []byte{0x6b, 0x22, 0, 0x0d, 0, 0x0b, 0x0b})
+	mod := tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(5, tvec([]byte{0, 1})),
+		tsec(7, tvec(tcat(tname("run"), []byte{0, 0}))), tsec(10, tvec(tcat(tleb(uint64(len(code))), code))))
+	inst, err := instrumentCalls(mod)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []struct {
+		name string
+		wasm []byte
+	}{{"raw", mod}, {"instrumented", inst}} {
+		b.Run(m.name, func(b *testing.B) {
+			cm, err := rt.CompileModule(ctx, m.wasm)
+			if err != nil {
+				b.Fatal(err)
+			}
+			mod, err := rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(""))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer mod.Close(ctx)
+			run := mod.ExportedFunction("run")
+			for b.Loop() {
+				if _, err := run.Call(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

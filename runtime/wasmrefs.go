@@ -124,6 +124,15 @@ func wrapSection(err error, section string) error {
 	return fmt.Errorf("%w: %s: %v", errMalformed, section, err)
 }
 
+// consumed refuses a section whose entries end before its bytes do: the rewrite appends
+// entries after them, and bytes left over would be read as part of the next entry.
+func consumed(b []byte, off int) error {
+	if off != len(b) {
+		return fmt.Errorf("%d bytes after the last entry", len(b)-off)
+	}
+	return nil
+}
+
 // scanTypes records which types are [] -> [] (a start function's type must be).
 func (mi *moduleInfo) scanTypes() error {
 	b, ok := mi.sections[sectionType]
@@ -156,7 +165,7 @@ func (mi *moduleInfo) scanTypes() error {
 		}
 		mi.voidTypes = append(mi.voidTypes, void)
 	}
-	return nil
+	return consumed(b, off)
 }
 
 func (mi *moduleInfo) scanImports(b []byte) error {
@@ -215,7 +224,7 @@ func (mi *moduleInfo) scanImports(b []byte) error {
 			return errors.New("truncated")
 		}
 	}
-	return nil
+	return consumed(b, off)
 }
 
 func skipLimits(b []byte, off *int) error {
@@ -251,7 +260,7 @@ func (mi *moduleInfo) scanFunctions(b []byte) error {
 		}
 		mi.funcTypes = append(mi.funcTypes, t)
 	}
-	return nil
+	return consumed(b, off)
 }
 
 // scanGlobals checks the initializers of the globals.
@@ -268,7 +277,7 @@ func (mi *moduleInfo) scanGlobals(b []byte) error {
 			return err
 		}
 	}
-	return nil
+	return consumed(b, off)
 }
 
 func (mi *moduleInfo) scanExports(b []byte) error {
@@ -299,7 +308,7 @@ func (mi *moduleInfo) scanExports(b []byte) error {
 			return err
 		}
 	}
-	return nil
+	return consumed(b, off)
 }
 
 // scanStart reads the start function: one the module defines, of type [] -> [] (the host
@@ -379,7 +388,7 @@ func (mi *moduleInfo) scanElements(b []byte) error {
 			}
 		}
 	}
-	return nil
+	return consumed(b, off)
 }
 
 // scanData checks the memories and offsets of the data segments.
@@ -425,7 +434,7 @@ func (mi *moduleInfo) scanData(b []byte) error {
 			return errors.New("truncated")
 		}
 	}
-	return nil
+	return consumed(b, off)
 }
 
 // constExpr decodes the constant expression at b[*off:], up to its end, checking the indexes
