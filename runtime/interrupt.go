@@ -311,25 +311,31 @@ func appendVecN(sec, items []byte, n int) []byte {
 }
 
 // skipLocals returns the offset just past a function body's local declarations:
-// vec(n:u32 type:valtype). Every value type of the features wazero enables is one byte.
-func skipLocals(body []byte) (int, error) {
+// vec(n:u32 type:valtype).
+func skipLocals(body []byte) (int, error) { return readLocals(body, nil) }
+
+// readLocals is skipLocals, calling check (if not nil) on every type index a local's type
+// names.
+func readLocals(body []byte, check func(ref) error) (int, error) {
 	groups, off, err := readU32(body)
 	if err != nil {
 		return 0, err
 	}
 	for range groups {
-		_, n, err := readU32(body[off:])
+		_, n, err := readU32(body[min(off, len(body)):])
 		if err != nil {
 			return 0, err
 		}
-		off += n
-		if off >= len(body) {
-			return 0, errors.New("locals overrun the body")
+		next, r, nrefs, err := readValType(body, off+n)
+		if err != nil {
+			return 0, fmt.Errorf("local: %w", err)
 		}
-		if !isValType(body[off]) {
-			return 0, fmt.Errorf("local of unknown type %#x", body[off])
+		if nrefs > 0 && check != nil {
+			if err := check(r); err != nil {
+				return 0, err
+			}
 		}
-		off++
+		off = next
 	}
 	return off, nil
 }

@@ -50,6 +50,9 @@ func FuzzInstrumentCalls(f *testing.F) {
 	f.Add(wat.Fixture)
 	f.Add(wat.Bulk)
 	f.Add(wat.Bypass)
+	for _, m := range wazeroForms {
+		f.Add(m.mod)
+	}
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
@@ -103,7 +106,9 @@ func hostRefsOutsideChecks(out []byte) error {
 		n, _, _ := readU32(mi.sections[id])
 		return n
 	}
-	mi.types = count(sectionType)
+	if err := mi.scanTypes(); err != nil {
+		return err
+	}
 	if b, ok := mi.sections[sectionImport]; ok {
 		if err := mi.scanImports(b); err != nil {
 			return err
@@ -111,7 +116,7 @@ func hostRefsOutsideChecks(out []byte) error {
 	}
 	host := rewriter{fuel: mi.importGlobals + count(sectionGlobal) - 2, slow: mi.importFuncs + count(sectionFunction) - 2}
 	host.flag, host.charge = host.fuel+1, host.slow+1
-	types := count(sectionType) - 2
+	types := mi.types - 2
 	check, at := host.appendCheck(nil)
 	charges := [][]byte{host.appendCharge(nil, bulkBytesShift), host.appendCharge(nil, bulkElemsShift)}
 	sec := mi.sections[sectionCode]

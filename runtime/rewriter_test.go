@@ -147,6 +147,68 @@ func TestRewriteRefusesUndefinedIndexes(t *testing.T) {
 	}
 }
 
+// forms wazero accepts beyond WebAssembly 2.0 proper, each with the indexes it can name: the
+// rewrite must read them to the byte (it counts types, tables and globals, and checks indexes
+// inside them) and accept them.
+var wazeroForms = []struct {
+	name string
+	mod  []byte
+}{
+	{"rec group of two types", tmod(tsec(1, tvec([]byte{0x4e, 2, 0x60, 0, 0, 0x60, 0, 0})), tsec(3, tvec(tleb(1))), tsec(10, tvec(tbody())))},
+	{"local (ref null func)", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(10, tvec([]byte{5, 1, 1, 0x63, 0x70, 0x0b})))},
+	{"local (ref null 0)", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(10, tvec([]byte{5, 1, 1, 0x63, 0x00, 0x0b})))},
+	{"local exnref", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(10, tvec([]byte{4, 1, 1, 0x69, 0x0b})))},
+	{"table with an initializer", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))),
+		tsec(4, tvec([]byte{0x40, 0x00, 0x70, 0x00, 0x01, 0xd2, 0x00, 0x0b})), tsec(10, tvec(tbody())))},
+	{"table of (ref null func)", tmod(tsec(4, tvec([]byte{0x63, 0x70, 0x00, 0x01})))},
+	{"global of (ref null func)", tmod(tsec(6, tvec([]byte{0x63, 0x70, 0x00, 0xd0, 0x70, 0x0b})))},
+	{"block of (ref null func)", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(10, tvec(tbody([]byte{0x02, 0x63, 0x70, 0xd0, 0x70, 0x0b, 0x1a}))))},
+}
+
+func TestRewriteReadsWazeroForms(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	for _, tc := range wazeroForms {
+		cm, err := rt.CompileModule(ctx, tc.mod)
+		if err != nil {
+			t.Fatalf("%s: wazero no longer accepts the module: %v", tc.name, err)
+		}
+		cm.Close(ctx)
+		out, err := instrumentCalls(tc.mod)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if cm, err = rt.CompileModule(ctx, out); err != nil {
+			t.Errorf("%s: the rewritten module does not compile: %v", tc.name, err)
+			continue
+		}
+		cm.Close(ctx)
+	}
+	// And the indexes inside them are checked.
+	for _, tc := range []struct {
+		name string
+		mod  []byte
+		want string
+	}{
+		{"local (ref null 1)", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(10, tvec([]byte{5, 1, 1, 0x63, 0x01, 0x0b}))),
+			"function 0: a local's type names type 1, but the module defines 1 type (index 0)"},
+		{"table initializer", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))),
+			tsec(4, tvec([]byte{0x40, 0x00, 0x70, 0x00, 0x01, 0xd2, 0x01, 0x0b})), tsec(10, tvec(tbody()))),
+			"table 0's initializer: ref.func names function 1, but the module defines 1 function (index 0)"},
+		{"type in a rec group", tmod(tsec(1, tvec([]byte{0x4e, 2, 0x60, 0, 0, 0x60, 1, 0x63, 0x02, 0}))),
+			"type 1 names type 2, but the module defines 2 types (indexes 0 to 1)"},
+		{"global of (ref null 0) without types", tmod(tsec(6, tvec([]byte{0x63, 0x00, 0x00, 0xd0, 0x70, 0x0b}))),
+			"global 0's value type names type 0, but the module defines no types"},
+	} {
+		_, err := instrumentCalls(tc.mod)
+		if want := "reference to an index the module does not define: " + tc.want; err == nil || err.Error() != want {
+			t.Errorf("%s: %v\nwant: %s", tc.name, err, want)
+		}
+	}
+}
+
 // A start function must be [] -> []: the host calls it as mcpwasm_start without arguments, and
 // exporting one of another type would make an invalid module valid.
 func TestRewriteRefusesStartWithParameters(t *testing.T) {

@@ -208,9 +208,47 @@ func buildFEOps() *[0x4f]opInfo {
 	return &t
 }
 
-// isValType reports whether b is a value type of WebAssembly 2.0: i32, i64, f32, f64, v128,
-// funcref, externref.
-func isValType(b byte) bool { return b >= 0x7b && b <= 0x7f || b == 0x70 || b == 0x6f }
+// isValType reports whether b is a one-byte value type: i32, i64, f32, f64, v128, funcref,
+// externref, or exnref (which wazero decodes, and refuses later without exceptions).
+func isValType(b byte) bool { return b >= 0x7b && b <= 0x7f || b == 0x70 || b == 0x6f || b == 0x69 }
+
+// Abstract heap types, as s33: func (0x70), extern (0x6f), exn (0x69).
+const (
+	heapFunc   = -16
+	heapExtern = -17
+	heapExn    = -23
+)
+
+// readValType decodes the value type at b[i:] as wazero does: one byte (isValType), or
+// (ref null? heaptype) — 0x63 or 0x64, then an abstract heap type or a type index (s33). It
+// returns the offset just past it and, for a type index, the index as a ref (nrefs 1).
+func readValType(b []byte, i int) (next int, r ref, nrefs int, err error) {
+	if i >= len(b) {
+		return i, r, 0, errors.New("truncated value type")
+	}
+	switch c := b[i]; {
+	case isValType(c):
+		return i + 1, r, 0, nil
+	case c == 0x63 || c == 0x64:
+		return readHeapType(b, i+1)
+	default:
+		return i, r, 0, fmt.Errorf("unknown value type %#x", c)
+	}
+}
+
+// readHeapType decodes a heap type (s33) at b[i:]: abstract, or a type index.
+func readHeapType(b []byte, i int) (next int, r ref, nrefs int, err error) {
+	v, n, err := readS33(b[min(i, len(b)):])
+	switch {
+	case err != nil:
+		return i, r, 0, err
+	case v >= 0:
+		return i + n, ref{spaceType, uint32(v)}, 1, nil
+	case v == heapFunc || v == heapExtern || v == heapExn:
+		return i + n, r, 0, nil
+	}
+	return i, r, 0, fmt.Errorf("unknown heap type %d", v)
+}
 
 var errUnknownInstr = errors.New("unknown instruction")
 
@@ -270,7 +308,7 @@ func decodeInstr(expr []byte, i int, in *instr) (int, error) {
 	}
 	switch in.info.imm {
 	case immNone:
-	case immBlock:
+	case immBlock: // as wazero decodes it: s33 -64 (none), a value type, or a type index
 		v, n, e := readS33(expr[min(i, len(expr)):])
 		i += n
 		switch {
@@ -278,6 +316,12 @@ func decodeInstr(expr []byte, i int, in *instr) (int, error) {
 			err = e
 		case v >= 0:
 			in.addRef(spaceType, uint32(v))
+		case v == -29 || v == -28: // 0x63, 0x64: (ref null? heaptype)
+			var r ref
+			var nr int
+			if i, r, nr, err = readHeapType(expr, i); nr > 0 {
+				in.addRef(r.space, r.idx)
+			}
 		case v == -64 || v >= -128 && isValType(byte(v&0x7f)):
 		default:
 			err = fmt.Errorf("unknown block type %d", v)
@@ -322,27 +366,16 @@ func decodeInstr(expr []byte, i int, in *instr) (int, error) {
 		case err != nil:
 		case n != 1:
 			err = fmt.Errorf("%d value types", n)
-		case i < len(expr) && (expr[i] == 0x63 || expr[i] == 0x64):
-			// (ref null? heaptype), which wazero accepts here: func, extern, exn or a type.
-			v, n, e := readS33(expr[i+1:])
-			i += 1 + n
-			switch {
-			case e != nil:
-				err = e
-			case v >= 0:
-				in.addRef(spaceType, uint32(v))
-			case v != -16 && v != -17 && v != -23:
-				err = fmt.Errorf("unknown heap type %d", v)
-			}
-		case i >= len(expr) || !isValType(expr[i]):
-			err = errors.New("unknown value type")
-			i++
 		default:
-			i++
+			var r ref
+			var nr int
+			if i, r, nr, err = readValType(expr, i); nr > 0 {
+				in.addRef(r.space, r.idx)
+			}
 		}
-	case immRefType:
-		if i >= len(expr) || expr[i] != 0x70 && expr[i] != 0x6f {
-			err = errors.New("ref.null: unknown reference type")
+	case immRefType: // one byte, as wazero reads it (a type index needs typed function references)
+		if i >= len(expr) || expr[i] != 0x70 && expr[i] != 0x6f && expr[i] != 0x69 {
+			err = errors.New("unknown reference type")
 		}
 		i++
 	case immMemInit:

@@ -84,7 +84,7 @@ func (mi *moduleInfo) scan() error {
 		return err
 	}
 	if err := mi.scanTypes(); err != nil {
-		return fmt.Errorf("%w: type section: %v", errMalformed, err)
+		return wrapSection(err, "type section")
 	}
 	if b, ok := mi.sections[sectionImport]; ok {
 		if err := mi.scanImports(b); err != nil {
@@ -97,6 +97,7 @@ func (mi *moduleInfo) scan() error {
 		scan func(b []byte) error
 	}{
 		{sectionFunction, "function section", mi.scanFunctions},
+		{sectionTable, "table section", mi.scanTables},
 		{sectionGlobal, "global section", mi.scanGlobals},
 		{sectionExport, "export section", mi.scanExports},
 		{sectionStart, "start section", mi.scanStart},
@@ -133,7 +134,8 @@ func consumed(b []byte, off int) error {
 	return nil
 }
 
-// scanTypes records which types are [] -> [] (a start function's type must be).
+// scanTypes counts the types (a rec group, which wazero accepts, holds several) and records
+// which are [] -> [] (a start function's type must be).
 func (mi *moduleInfo) scanTypes() error {
 	b, ok := mi.sections[sectionType]
 	if !ok {
@@ -143,27 +145,53 @@ func (mi *moduleInfo) scanTypes() error {
 	if err != nil {
 		return err
 	}
-	for t := range n {
-		if off >= len(b) || b[off] != 0x60 {
-			return fmt.Errorf("type %d is not a function type", t)
-		}
-		off++
-		void := true
-		for range 2 { // parameters, results
-			k, l, err := readU32(b[off:])
-			if err != nil {
+	type typeRef struct {
+		typ uint32
+		r   ref
+	}
+	var refs []typeRef // checked once the types are counted
+	for range n {
+		group := uint32(1)
+		if off < len(b) && b[off] == 0x4e { // rec group
+			var l int
+			if group, l, err = readU32(b[off+1:]); err != nil {
 				return err
 			}
-			off += l
-			for range k {
-				if off >= len(b) || !isValType(b[off]) {
-					return fmt.Errorf("type %d: unknown value type", t)
-				}
-				off++
-			}
-			void = void && k == 0
+			off += 1 + l
 		}
-		mi.voidTypes = append(mi.voidTypes, void)
+		for range group {
+			t := uint32(len(mi.voidTypes))
+			if off >= len(b) || b[off] != 0x60 {
+				return fmt.Errorf("type %d is not a function type", t)
+			}
+			off++
+			void := true
+			for range 2 { // parameters, results
+				k, l, err := readU32(b[min(off, len(b)):])
+				if err != nil {
+					return err
+				}
+				off += l
+				for range k {
+					next, r, nrefs, err := readValType(b, off)
+					if err != nil {
+						return fmt.Errorf("type %d: %w", t, err)
+					}
+					if nrefs > 0 {
+						refs = append(refs, typeRef{t, r})
+					}
+					off = next
+				}
+				void = void && k == 0
+			}
+			mi.voidTypes = append(mi.voidTypes, void)
+		}
+	}
+	mi.types = uint32(len(mi.voidTypes))
+	for _, r := range refs {
+		if err := mi.check(r.r, func() string { return fmt.Sprintf("type %d", r.typ) }); err != nil {
+			return err
+		}
 	}
 	return consumed(b, off)
 }
@@ -201,16 +229,17 @@ func (mi *moduleInfo) scanImports(b []byte) error {
 				mi.funcTypes = append(mi.funcTypes, t)
 			}
 			mi.importFuncs++
-		case 0x01: // table: reftype, limits
+		case 0x01: // table
 			mi.importTables++
-			off++
-			err = skipLimits(b, &off)
+			err = mi.tableType(b, &off, func() string { return fmt.Sprintf("import %d (%q %q)", i, names[0], names[1]) })
 		case 0x02: // memory: limits
 			mi.memory++
 			err = skipLimits(b, &off)
 		case 0x03: // global: valtype, mut
 			mi.importGlobals++
-			off += 2
+			if off, err = mi.valType(b, off, func() string { return fmt.Sprintf("import %d (%q %q)", i, names[0], names[1]) }); err == nil {
+				off++
+			}
 		case 0x04: // tag: attribute, typeidx
 			off++
 			_, err = skip()
@@ -243,6 +272,54 @@ func skipLimits(b []byte, off *int) error {
 	return nil
 }
 
+// valType decodes the value type at b[off:] (readValType), checking a type index it names.
+func (mi *moduleInfo) valType(b []byte, off int, where func() string) (int, error) {
+	next, r, nrefs, err := readValType(b, off)
+	if err != nil {
+		return next, fmt.Errorf("%s: %w", where(), err)
+	}
+	if nrefs > 0 {
+		if err := mi.check(r, func() string { return where() + "'s value type" }); err != nil {
+			return next, err
+		}
+	}
+	return next, nil
+}
+
+// tableType decodes a table type at b[*off:] as wazero does: optionally 0x40 0x00 (then an
+// initializer follows the limits), a reference type, limits.
+func (mi *moduleInfo) tableType(b []byte, off *int, where func() string) error {
+	init := *off+1 < len(b) && b[*off] == 0x40 && b[*off+1] == 0x00
+	if init {
+		*off += 2
+	}
+	var err error
+	if *off, err = mi.valType(b, *off, where); err != nil {
+		return err
+	}
+	if err := skipLimits(b, off); err != nil {
+		return err
+	}
+	if init {
+		return mi.constExpr(b, off, func() string { return where() + "'s initializer" })
+	}
+	return nil
+}
+
+// scanTables checks the tables' types and initializers.
+func (mi *moduleInfo) scanTables(b []byte) error {
+	n, off, err := readU32(b)
+	if err != nil {
+		return err
+	}
+	for t := range n {
+		if err := mi.tableType(b, &off, func() string { return fmt.Sprintf("table %d", mi.importTables+t) }); err != nil {
+			return err
+		}
+	}
+	return consumed(b, off)
+}
+
 // scanFunctions checks and records each function's type.
 func (mi *moduleInfo) scanFunctions(b []byte) error {
 	n, off, err := readU32(b)
@@ -270,10 +347,14 @@ func (mi *moduleInfo) scanGlobals(b []byte) error {
 		return err
 	}
 	for g := range n {
-		if off += 2; off > len(b) { // valtype, mut
+		where := func() string { return fmt.Sprintf("global %d", mi.importGlobals+g) }
+		if off, err = mi.valType(b, off, where); err != nil {
+			return err
+		}
+		if off++; off > len(b) { // mut
 			return errors.New("truncated")
 		}
-		if err := mi.constExpr(b, &off, func() string { return fmt.Sprintf("global %d's initializer", mi.importGlobals+g) }); err != nil {
+		if err := mi.constExpr(b, &off, func() string { return where() + "'s initializer" }); err != nil {
 			return err
 		}
 	}
@@ -363,8 +444,14 @@ func (mi *moduleInfo) scanElements(b []byte) error {
 				return err
 			}
 		}
-		if flags&3 != 0 { // elemkind or reftype
+		switch {
+		case flags&3 == 0: // neither elemkind nor reftype
+		case flags&4 == 0: // elemkind
 			off++
+		default: // reftype
+			if off, err = mi.valType(b, off, where); err != nil {
+				return err
+			}
 		}
 		k, l, err := readU32(b[min(off, len(b)):])
 		if err != nil {

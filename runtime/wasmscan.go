@@ -44,8 +44,13 @@ func (rw *rewriter) code(sec []byte) ([]byte, error) {
 // operation. It refuses an instruction it does not know and an index the module does not
 // define.
 func (rw *rewriter) body(out, fn []byte, fidx uint32) ([]byte, error) {
-	localsEnd, err := skipLocals(fn)
-	if err != nil {
+	localsEnd, err := readLocals(fn, func(r ref) error {
+		return rw.mi.check(r, func() string { return fmt.Sprintf("function %d: a local's type", fidx) })
+	})
+	switch {
+	case errors.Is(err, errUndefinedIndex):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("%w: function %d: %v", errMalformed, fidx, err)
 	}
 	out = append(out, fn[:localsEnd]...)
