@@ -11,8 +11,8 @@ import (
 // Why rewrite modules at all: see RATIONALE.md, "Why rewrite function bodies: fuel checks,
 // not WithCloseOnContextDone?" and "Hardening 3: the rewriter".
 //
-// instrumentCalls gives the module two mutable i32 globals of its own, $fuel and $flag, and
-// two functions, $slow and $charge, and puts a check at every function entry and every loop
+// instrumentCalls gives the module three mutable i32 globals of its own, $fuel, $flag and
+// $size, and a function $slow, and puts a check at every function entry and every loop
 // header:
 //
 //	global.get $fuel  i32.const N  i32.sub  global.set $fuel
@@ -20,10 +20,16 @@ import (
 //
 // N is the number of instructions of the function body or loop body the check heads, not
 // counting nested loops (which have their own check): an upper bound of what runs before the
-// next check. Before every bulk operation (memory.fill, copy, init; table.fill, copy, init)
-// it puts `i32.const s  call $charge`, which charges the operation's size (its last operand)
-// shifted right by s the same way and returns it. So $fuel counts work, about one unit per
-// instruction or per 16 bytes moved, whatever the loop looks like.
+// next check. Before every bulk operation (memory.fill, copy, init; table.fill, copy, init),
+// whose last operand is its size, it puts a charge of that size shifted right by s:
+//
+//	global.set $size
+//	global.get $fuel  global.get $size  i32.const s  i32.shr_u  i32.sub  global.set $fuel
+//	global.get $fuel  i32.const 0  i32.lt_s  if  call $slow  end
+//	global.get $size
+//
+// So $fuel counts work, about one unit per instruction or per 16 bytes moved, whatever the
+// loop looks like.
 //
 // When $fuel runs out, $slow refills it with fuelInterval, makes one trip into Go (memory.grow
 // 0, which wazero serves in Go: a point where the goroutine can be preempted, so a runaway
@@ -33,7 +39,7 @@ import (
 // A start section is dropped and its function exported as abi.ExportStart, so the host runs
 // it itself, under the same interruption, after instantiation.
 //
-// The host's globals, functions and type are appended to the module's index spaces, so the
+// The host's globals, function and type are appended to the module's index spaces, so the
 // module must not name any index past its own: before the rewrite, such a reference is
 // invalid and wazero would refuse it; after it, it would reach the host's counter (a guest
 // writing $fuel never stops). The rewrite refuses every such reference, in code and in every
@@ -130,20 +136,17 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 	if err := mi.scan(); err != nil {
 		return nil, err
 	}
-	rw := rewriter{mi: &mi, fuel: mi.importGlobals + mi.globals, flag: mi.importGlobals + mi.globals + 1,
-		slow: mi.importFuncs + mi.funcs, charge: mi.importFuncs + mi.funcs + 1}
+	g0 := mi.importGlobals + mi.globals
+	rw := rewriter{mi: &mi, fuel: g0, flag: g0 + 1, size: g0 + 2, slow: mi.importFuncs + mi.funcs}
 
 	// The sections to add or replace, by id.
 	repl := map[byte][]byte{}
-	// Types mi.types ($slow: [] -> []) and mi.types+1 ($charge: [i32 i32] -> [i32]).
-	repl[sectionType] = appendVecN(mi.sections[sectionType], []byte{0x60, 0x00, 0x00, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f}, 2)
-	fs := binary.AppendUvarint(nil, uint64(mi.types))
-	fs = binary.AppendUvarint(fs, uint64(mi.types)+1)
-	repl[sectionFunction] = appendVecN(mi.sections[sectionFunction], fs, 2)
-	g := []byte{0x7f, 0x01, 0x41}
+	repl[sectionType] = appendVec(mi.sections[sectionType], []byte{0x60, 0x00, 0x00}) // $slow's, mi.types
+	repl[sectionFunction] = appendVec(mi.sections[sectionFunction], binary.AppendUvarint(nil, uint64(mi.types)))
+	g := []byte{0x7f, 0x01, 0x41} // $fuel, $flag, $size
 	g = appendS32(g, fuelInterval)
-	g = append(g, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
-	repl[sectionGlobal] = appendVecN(mi.sections[sectionGlobal], g, 2)
+	g = append(g, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
+	repl[sectionGlobal] = appendVecN(mi.sections[sectionGlobal], g, 3)
 	exp := appendExport(nil, exportInterrupt, 0x03, rw.flag)
 	nexp := 1
 	if mi.hasStart {
@@ -155,7 +158,7 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	repl[sectionCode] = appendVecN(code, append(rw.slowBody(mi.memory > 0), rw.chargeBody()...), 2)
+	repl[sectionCode] = appendVec(code, rw.slowBody(mi.memory > 0))
 
 	out := make([]byte, 0, len(wasm)+len(wasm)/8+256)
 	out = append(out, wasm[:8]...)
@@ -196,7 +199,7 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 // rewriter rewrites the code section for instrumentCalls.
 type rewriter struct {
 	mi                       *moduleInfo
-	fuel, flag, slow, charge uint32 // the host's globals and functions
+	fuel, flag, size, slow uint32 // the host's globals and function
 
 	// Scratch, reused across function bodies.
 	regions []region // the open check regions: the function body, then each open loop
@@ -235,10 +238,24 @@ func patchCharge(b []byte, at, n int) {
 	b[at+4] = byte(n >> 28)
 }
 
-// appendCharge appends the charge of a bulk operation: i32.const shift, call $charge.
+// appendCharge appends the charge of a bulk operation, its size (on the stack) >> shift. The
+// shift is at least 1, so the charge is below 2^31 and $fuel (at most fuelInterval) cannot
+// wrap around.
 func (rw *rewriter) appendCharge(b []byte, shift uint8) []byte {
-	b = append(b, 0x41, shift, 0x10)
-	return binary.AppendUvarint(b, uint64(rw.charge))
+	b = append(b, 0x24) // global.set $size
+	b = binary.AppendUvarint(b, uint64(rw.size))
+	b = append(b, 0x23) // global.get $fuel
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = append(b, 0x23) // global.get $size
+	b = binary.AppendUvarint(b, uint64(rw.size))
+	b = append(b, 0x41, shift, 0x76, 0x6b, 0x24) // i32.const shift, i32.shr_u, i32.sub, global.set $fuel
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = append(b, 0x23) // global.get $fuel
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0, i32.lt_s, if, call $slow
+	b = binary.AppendUvarint(b, uint64(rw.slow))
+	b = append(b, 0x0b, 0x23) // end, global.get $size
+	return binary.AppendUvarint(b, uint64(rw.size))
 }
 
 // slowBody is $slow: refill $fuel, visit Go, trap if $flag is set.
@@ -253,22 +270,6 @@ func (rw *rewriter) slowBody(memory bool) []byte {
 	b = append(b, 0x23) // global.get $flag
 	b = binary.AppendUvarint(b, uint64(rw.flag))
 	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b)                    // if, unreachable, end; end
-	return append(binary.AppendUvarint(nil, uint64(len(b))), b...) // size-prefixed
-}
-
-// chargeBody is $charge (size, shift) -> size: $fuel -= size >> shift, then as a check. The
-// shift is at least 1, so the charge is below 2^31 and $fuel (at most fuelInterval) cannot
-// wrap around.
-func (rw *rewriter) chargeBody() []byte {
-	b := []byte{0x00, 0x23} // no locals; global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
-	b = append(b, 0x20, 0x00, 0x20, 0x01, 0x76, 0x6b, 0x24) // local.get 0, local.get 1, i32.shr_u, i32.sub, global.set $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
-	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
-	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0, i32.lt_s, if, call $slow
-	b = binary.AppendUvarint(b, uint64(rw.slow))
-	b = append(b, 0x0b, 0x20, 0x00, 0x0b)                          // end, local.get 0; end
 	return append(binary.AppendUvarint(nil, uint64(len(b))), b...) // size-prefixed
 }
 

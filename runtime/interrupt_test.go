@@ -88,8 +88,8 @@ func FuzzInstrumentCalls(f *testing.F) {
 }
 
 // hostRefsOutsideChecks returns an error if the code of the rewritten module out names one of
-// the host's indexes (the last two globals, the last two functions, the last two types)
-// anywhere but in the checks and charges instrumentCalls puts there.
+// the host's indexes (the last three globals, the last function, the last type) anywhere but
+// in the checks and charges instrumentCalls puts there.
 func hostRefsOutsideChecks(out []byte) error {
 	mi := moduleInfo{sections: map[byte][]byte{}}
 	for r := out[8:]; len(r) > 0; {
@@ -114,14 +114,14 @@ func hostRefsOutsideChecks(out []byte) error {
 			return err
 		}
 	}
-	host := rewriter{fuel: mi.importGlobals + count(sectionGlobal) - 2, slow: mi.importFuncs + count(sectionFunction) - 2}
-	host.flag, host.charge = host.fuel+1, host.slow+1
-	types := mi.types - 2
+	host := rewriter{fuel: mi.importGlobals + count(sectionGlobal) - 3, slow: mi.importFuncs + count(sectionFunction) - 1}
+	host.flag, host.size = host.fuel+1, host.fuel+2
+	types := mi.types - 1
 	check, at := host.appendCheck(nil)
 	charges := [][]byte{host.appendCharge(nil, bulkBytesShift), host.appendCharge(nil, bulkElemsShift)}
 	sec := mi.sections[sectionCode]
 	nbodies, off, _ := readU32(sec)
-	for f := range nbodies - 2 { // the last two are $slow and $charge
+	for f := range nbodies - 1 { // the last is $slow
 		size, n, _ := readU32(sec[off:])
 		fn := sec[off+n : off+n+int(size)]
 		off += n + int(size)

@@ -50,7 +50,7 @@ func tname(s string) []byte { return tcat(tleb(uint64(len(s))), []byte(s)) }
 func i32c(v int64) []byte { return tcat([]byte{0x41}, tsleb(v)) }
 
 // A guest names only indexes it defines: after the rewrite, the indexes just past its own
-// are the host's ($fuel and $flag, $slow and $charge, their types). Every kind of reference is
+// are the host's ($fuel, $flag and $size, $slow, its type). Every kind of reference is
 // refused, with an error that names where and what (reproducer interrupt-bypass: a loop
 // writing global 0 in a module without globals never stopped, and froze the process at the
 // next garbage collection).
@@ -438,7 +438,7 @@ func TestDecoderKnowsWhatWazeroKnows(t *testing.T) {
 
 // BenchmarkBulkCharge measures what the charge before a bulk operation costs: a loop of
 // 1,000 small memory.copy (32 bytes) and memory.fill (32 bytes), as built ("raw") and as the
-// host rewrites it ("instrumented": a check per iteration, a call to $charge per operation).
+// host rewrites it ("instrumented": a check per iteration, a charge per operation).
 func BenchmarkBulkCharge(b *testing.B) {
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
