@@ -198,7 +198,7 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 
 // rewriter rewrites the code section for instrumentCalls.
 type rewriter struct {
-	mi                       *moduleInfo
+	mi                     *moduleInfo
 	fuel, flag, size, slow uint32 // the host's globals and function
 
 	// Scratch, reused across function bodies.
