@@ -146,17 +146,13 @@ func maxNesting(wasm []byte, limit int) (fn, depth int) {
 // bodyNesting scans one function body with the rewrite's decoder (decodeInstr); ok is false
 // if it cannot be decoded, and then the rewrite refuses the module too.
 func bodyNesting(r *wasmReader, limit int) (maxDepth int, ok bool) {
-	groups := int(r.u32())
-	for g := 0; g < groups && !r.err; g++ {
-		r.u32()
-		r.byte()
-	}
-	if r.err {
+	locals, err := readLocals(r.b[r.i:], nil) // as the rewrite reads them
+	if err != nil {
 		return 0, false
 	}
 	depth := 0
 	var in instr
-	for i := r.i; i < len(r.b); {
+	for i := r.i + locals; i < len(r.b); {
 		var err error
 		if i, err = decodeInstr(r.b, i, &in); err != nil {
 			return 0, false

@@ -389,6 +389,34 @@ func TestDecodersAgree(t *testing.T) {
 	}
 }
 
+// Locals of a two-byte type ((ref null 2), which wazero accepts) are read the same way by both
+// paths too: the nesting scan sees the two blocks after them, not a block made of the type's
+// second byte.
+func TestDecodersAgreeOnLocals(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	void := []byte{0x60, 0, 0}
+	body := []byte{1, 1, 0x63, 0x02, 0x02, 0x40, 0x02, 0x40, 0x0b, 0x0b, 0x0b}
+	mod := tmod(tsec(1, tvec(void, void, void)), tsec(3, tvec(tleb(0))), tsec(10, tvec(tcat(tleb(uint64(len(body))), body))))
+	cm, err := rt.CompileModule(ctx, mod)
+	if err != nil {
+		t.Fatalf("wazero: %v", err)
+	}
+	cm.Close(ctx)
+	if _, err := instrumentCalls(mod); err != nil {
+		t.Fatalf("rewrite: %v", err)
+	}
+	if _, depth := maxNesting(mod, 100); depth != 2 {
+		t.Errorf("nesting scan: depth %d; want 2", depth)
+	}
+	// An unknown instruction is refused with its name, not skipped.
+	mod = tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(10, tvec(tbody([]byte{0xfd, 0x9a, 0x01}))))
+	if _, err := instrumentCalls(mod); !errors.Is(err, errUnknownInstr) || err.Error() != "function 0: unknown instruction 0xfd 154" {
+		t.Errorf("unknown instruction: %v", err)
+	}
+}
+
 // Every opcode, and every sub-opcode of the 0xfc and 0xfd prefixes, is accepted by the decoder
 // exactly when wazero accepts it (immediates all zero, in unreachable code); an unknown one is
 // refused, not skipped. Excepted: what the decoder knows beyond wazero's default features
