@@ -190,14 +190,6 @@ func (r *wasmReader) byte() byte {
 	return c
 }
 
-func (r *wasmReader) skip(n int) {
-	if n < 0 || r.i+n > len(r.b) {
-		r.err = true
-		return
-	}
-	r.i += n
-}
-
 // leb skips a LEB128 number of at most maxBytes bytes and returns its low 32 bits.
 func (r *wasmReader) leb(maxBytes int) uint32 {
 	var v uint32
@@ -275,7 +267,13 @@ func checkFuncTypes(r *wasmReader, n uint32) error {
 			if uint64(k) > uint64(len(r.b)-r.i) {
 				return fmt.Errorf("%w: type %d declares %d value types in %d bytes", errMalformed, t, k, len(r.b)-r.i)
 			}
-			r.skip(int(k))
+			for range k { // as the rewrite reads them: (ref null $t) takes two bytes or more
+				next, _, _, err := readValType(r.b, r.i)
+				if err != nil {
+					return nil // wazero decides
+				}
+				r.i = next
+			}
 		}
 	}
 	return nil
