@@ -15,8 +15,8 @@ import (
 // interrupter ends a running call from outside: the call's deadline or cancellation (seen by
 // the host's watchdog, below), Host.Stop or Guest.Close. It sets the instance's
 // exportInterrupt global, which the checks instrumentCalls injected look at (interrupt.go);
-// the guest then traps at its next look, within checkInterval checks. It also cancels the
-// context of a request import in flight, so a host function blocked on I/O returns.
+// the guest then traps at its next look, within fuelInterval units of work. It also cancels
+// the context of a request import in flight, so a host function blocked on I/O returns.
 //
 // A call costs no context, no timer and no goroutine of its own: arm records the deadline and
 // links the interrupter into the watchdog's list, disarm unlinks it (RATIONALE.md, "Why a

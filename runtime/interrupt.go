@@ -5,27 +5,50 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Why rewrite modules at all: see RATIONALE.md, "Why rewrite function bodies: fuel checks,
-// not WithCloseOnContextDone?".
+// not WithCloseOnContextDone?" and "Hardening 3: the rewriter".
 //
-// instrumentCalls gives the module two mutable i32 globals of its own, $fuel and $flag, and a
-// function $slow, and puts a check at every function entry and every loop header:
+// instrumentCalls gives the module three mutable i32 globals of its own, $fuel, $flag and
+// $size, and a function $slow, and puts a check at every function entry and every loop
+// header:
 //
-//	global.get $fuel  i32.const 1  i32.sub  global.set $fuel
-//	global.get $fuel  i32.eqz  if  call $slow  end
+//	global.get $fuel  i32.const N  i32.sub  global.set $fuel
+//	global.get $fuel  i32.const 0  i32.lt_s  if  call $slow  end
 //
-// Every checkInterval checks, $slow refills $fuel, makes one trip into Go (memory.grow 0,
-// which wazero serves in Go: a point where the goroutine can be preempted, so a runaway guest
-// cannot stall the Go scheduler or the garbage collector's stop-the-world), and traps
+// N is the number of instructions of the function body or loop body the check heads, not
+// counting nested loops (which have their own check): an upper bound of what runs before the
+// next check. Before every bulk operation (memory.fill, copy, init; table.fill, copy, init),
+// whose last operand is its size, it puts a charge of that size shifted right by s:
+//
+//	global.set $size
+//	global.get $fuel  global.get $size  i32.const s  i32.shr_u  i32.sub  global.set $fuel
+//	global.get $fuel  i32.const 0  i32.lt_s  if  call $slow  end
+//	global.get $size
+//
+// So $fuel counts work, about one unit per instruction or per 16 bytes moved, whatever the
+// loop looks like.
+//
+// When $fuel runs out, $slow refills it with fuelInterval, makes one trip into Go (memory.grow
+// 0, which wazero serves in Go: a point where the goroutine can be preempted, so a runaway
+// guest cannot stall the Go scheduler or the garbage collector's stop-the-world), and traps
 // (unreachable) if the host has set $flag. The host sets $flag, exported as
 // abi.ExportInterrupt, on the deadline, cancellation, Host.Stop or Guest.Close (epoch.go).
 // A start section is dropped and its function exported as abi.ExportStart, so the host runs
 // it itself, under the same interruption, after instantiation.
+//
+// The host's globals, function and type are appended to the module's index spaces, so the
+// module must not name any index past its own: before the rewrite, such a reference is
+// invalid and wazero would refuse it; after it, it would reach the host's counter (a guest
+// writing $fuel never stops). The rewrite refuses every such reference, in code and in every
+// section (errUndefinedIndex).
 
-// checkInterval is how many checks run between two trips into Go (and two looks at $flag).
-const checkInterval = 1 << 12
+// fuelInterval is how much work (in units of fuel: about one instruction, or 16 bytes of a
+// bulk operation) runs between two trips into Go and two looks at $flag: 2^18 units, well
+// under a millisecond of guest time.
+const fuelInterval = 1 << 18
 
 // Reserved export names; a guest must not define them (ABI.md §2).
 const (
@@ -38,11 +61,14 @@ const (
 	sectionType     = 1
 	sectionImport   = 2
 	sectionFunction = 3
+	sectionTable    = 4
 	sectionMemory   = 5
 	sectionGlobal   = 6
 	sectionExport   = 7
 	sectionStart    = 8
+	sectionElement  = 9
 	sectionCode     = 10
+	sectionData     = 11
 	sectionTag      = 13
 	sectionDataCnt  = 12
 )
@@ -67,18 +93,10 @@ func sectionRank(id byte) int {
 	return int(id)
 }
 
-// moduleInfo is what the rewrite needs to know about a module.
-type moduleInfo struct {
-	sections                      map[byte][]byte // non-custom section bodies
-	importFuncs, importGlobals    uint32
-	funcs, globals, types, memory uint32
-	hasStart                      bool
-	start                         uint32
-}
-
 // instrumentCalls returns a copy of the binary module wasm with the interruption checks
 // described above. Custom sections named .debug_* are dropped, since their code offsets would
-// no longer match.
+// no longer match. A module that names an index past its own is refused (errUndefinedIndex),
+// as is one with an instruction the decoder does not know.
 func instrumentCalls(wasm []byte) ([]byte, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
 		return nil, fmt.Errorf("%w: no wasm header", errMalformed)
@@ -102,7 +120,9 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 		body := r[start : start+int(size)]
 		r = r[start+int(size):]
 		if id == sectionCustom {
-			if name, _, err := readName(body); err == nil && strings.HasPrefix(name, ".debug_") {
+			// A name that is not UTF-8 makes the module invalid; keep the section so that
+			// dropping it does not make the module valid.
+			if name, _, err := readName(body); err == nil && strings.HasPrefix(name, ".debug_") && utf8.ValidString(name) {
 				continue
 			}
 		} else {
@@ -116,30 +136,29 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 	if err := mi.scan(); err != nil {
 		return nil, err
 	}
-	fuel, flag := mi.importGlobals+mi.globals, mi.importGlobals+mi.globals+1
-	slow := mi.importFuncs + mi.funcs
-	check := appendCheck(nil, fuel, slow)
+	g0 := mi.importGlobals + mi.globals
+	rw := rewriter{mi: &mi, fuel: g0, flag: g0 + 1, size: g0 + 2, slow: mi.importFuncs + mi.funcs}
 
 	// The sections to add or replace, by id.
 	repl := map[byte][]byte{}
-	repl[sectionType] = appendVec(mi.sections[sectionType], []byte{0x60, 0x00, 0x00})
+	repl[sectionType] = appendVec(mi.sections[sectionType], []byte{0x60, 0x00, 0x00}) // $slow's, mi.types
 	repl[sectionFunction] = appendVec(mi.sections[sectionFunction], binary.AppendUvarint(nil, uint64(mi.types)))
-	g := []byte{0x7f, 0x01, 0x41}
-	g = appendS32(g, checkInterval)
-	g = append(g, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
-	repl[sectionGlobal] = appendVecN(mi.sections[sectionGlobal], g, 2)
-	exp := appendExport(nil, exportInterrupt, 0x03, flag)
+	g := []byte{0x7f, 0x01, 0x41} // $fuel, $flag, $size
+	g = appendS32(g, fuelInterval)
+	g = append(g, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
+	repl[sectionGlobal] = appendVecN(mi.sections[sectionGlobal], g, 3)
+	exp := appendExport(nil, exportInterrupt, 0x03, rw.flag)
 	nexp := 1
 	if mi.hasStart {
 		exp = appendExport(exp, exportStart, 0x00, mi.start)
 		nexp++
 	}
 	repl[sectionExport] = appendVecN(mi.sections[sectionExport], exp, nexp)
-	code, err := instrumentCode(mi.sections[sectionCode], check)
+	code, err := rw.code(mi.sections[sectionCode])
 	if err != nil {
 		return nil, err
 	}
-	repl[sectionCode] = appendVec(code, slowBody(fuel, flag, mi.memory > 0))
+	repl[sectionCode] = appendVec(code, rw.slowBody(mi.memory > 0))
 
 	out := make([]byte, 0, len(wasm)+len(wasm)/8+256)
 	out = append(out, wasm[:8]...)
@@ -177,152 +196,79 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 	return out, nil
 }
 
-// scan counts imports, functions, globals, types and memories, reads the start function,
-// and refuses a module that already exports a reserved name.
-func (mi *moduleInfo) scan() error {
-	var err error
-	count := func(id byte) uint32 {
-		b, ok := mi.sections[id]
-		if !ok || err != nil {
-			return 0
-		}
-		n, _, e := readU32(b)
-		if e != nil {
-			err = fmt.Errorf("%w: section %d count: %v", errMalformed, id, e)
-		}
-		return n
-	}
-	mi.types, mi.funcs, mi.globals, mi.memory = count(sectionType), count(sectionFunction), count(sectionGlobal), count(sectionMemory)
-	if err != nil {
-		return err
-	}
-	if b, ok := mi.sections[sectionImport]; ok {
-		if err := mi.scanImports(b); err != nil {
-			return fmt.Errorf("%w: import section: %v", errMalformed, err)
-		}
-	}
-	if b, ok := mi.sections[sectionStart]; ok {
-		if mi.start, _, err = readU32(b); err != nil {
-			return fmt.Errorf("%w: start section: %v", errMalformed, err)
-		}
-		mi.hasStart = true
-	}
-	if b, ok := mi.sections[sectionExport]; ok {
-		n, off, err := readU32(b)
-		if err != nil {
-			return fmt.Errorf("%w: export section: %v", errMalformed, err)
-		}
-		for range n {
-			name, l, err := readName(b[off:])
-			if err != nil || off+l+1 > len(b) {
-				return fmt.Errorf("%w: export section: bad entry", errMalformed)
-			}
-			off += l + 1 // name, kind
-			_, l, err = readU32(b[off:])
-			if err != nil {
-				return fmt.Errorf("%w: export section: %v", errMalformed, err)
-			}
-			off += l
-			if name == exportInterrupt || name == exportStart {
-				return fmt.Errorf("%w: the module exports %s, which the host reserves (ABI.md §2)", errReserved, name)
-			}
-		}
-	}
-	return nil
+// rewriter rewrites the code section for instrumentCalls.
+type rewriter struct {
+	mi                     *moduleInfo
+	fuel, flag, size, slow uint32 // the host's globals and function
+
+	// Scratch, reused across function bodies.
+	regions []region // the open check regions: the function body, then each open loop
+	loops   []bool   // the open blocks: whether each is a loop
 }
 
-func (mi *moduleInfo) scanImports(b []byte) error {
-	n, off, err := readU32(b)
-	if err != nil {
-		return err
-	}
-	skip := func() error {
-		_, l, err := readU32(b[min(off, len(b)):])
-		off += l
-		return err
-	}
-	for range n {
-		for range 2 { // module, name
-			_, l, err := readName(b[min(off, len(b)):])
-			if err != nil {
-				return err
-			}
-			off += l
-		}
-		if off >= len(b) {
-			return errors.New("truncated")
-		}
-		kind := b[off]
-		off++
-		switch kind {
-		case 0x00: // func: typeidx
-			mi.importFuncs++
-			err = skip()
-		case 0x01: // table: reftype, limits
-			off++
-			err = skipLimits(b, &off)
-		case 0x02: // memory: limits
-			mi.memory++
-			err = skipLimits(b, &off)
-		case 0x03: // global: valtype, mut
-			mi.importGlobals++
-			off += 2
-		case 0x04: // tag: attribute, typeidx
-			off++
-			err = skip()
-		default:
-			return fmt.Errorf("unknown import kind %#x", kind)
-		}
-		if err != nil {
-			return err
-		}
-		if off > len(b) {
-			return errors.New("truncated")
-		}
-	}
-	return nil
+// region is the code one check pays for: where its charge is in the output, and how many
+// instructions it has counted so far.
+type region struct {
+	at, n int
 }
 
-func skipLimits(b []byte, off *int) error {
-	if *off >= len(b) {
-		return errors.New("truncated limits")
-	}
-	flags := b[*off]
-	*off++
-	for range 1 + int(flags&1) {
-		_, l, err := readLEB(b[min(*off, len(b)):], 10)
-		if err != nil {
-			return err
-		}
-		*off += l
-	}
-	return nil
-}
-
-// appendCheck appends the check run at function entries and loop headers.
-func appendCheck(b []byte, fuel, slow uint32) []byte {
+// appendCheck appends the check run at function entries and loop headers, with a charge of
+// 0 to be patched (patchCharge) once the region's length is known, and returns the charge's
+// offset.
+func (rw *rewriter) appendCheck(b []byte) ([]byte, int) {
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(fuel))
-	b = append(b, 0x41, 0x01, 0x6b, 0x24) // i32.const 1, i32.sub, global.set $fuel
-	b = binary.AppendUvarint(b, uint64(fuel))
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = append(b, 0x41) // i32.const N (5 bytes, patched)
+	at := len(b)
+	b = append(b, 0x80, 0x80, 0x80, 0x80, 0x00, 0x6b, 0x24) // i32.sub, global.set $fuel
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(fuel))
-	b = append(b, 0x45, 0x04, 0x40, 0x10) // i32.eqz, if, call $slow
-	b = binary.AppendUvarint(b, uint64(slow))
-	return append(b, 0x0b) // end
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0, i32.lt_s, if, call $slow
+	b = binary.AppendUvarint(b, uint64(rw.slow))
+	return append(b, 0x0b), at // end
+}
+
+// patchCharge writes n, clamped to [1, fuelInterval], as the 5-byte LEB128 at b[at:].
+func patchCharge(b []byte, at, n int) {
+	n = min(max(n, 1), fuelInterval)
+	for k := range 4 {
+		b[at+k] = byte(n>>(7*k))&0x7f | 0x80
+	}
+	b[at+4] = byte(n >> 28)
+}
+
+// appendCharge appends the charge of a bulk operation, its size (on the stack) >> shift. The
+// shift is at least 1, so the charge is below 2^31 and $fuel (at most fuelInterval) cannot
+// wrap around.
+func (rw *rewriter) appendCharge(b []byte, shift uint8) []byte {
+	b = append(b, 0x24) // global.set $size
+	b = binary.AppendUvarint(b, uint64(rw.size))
+	b = append(b, 0x23) // global.get $fuel
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = append(b, 0x23) // global.get $size
+	b = binary.AppendUvarint(b, uint64(rw.size))
+	b = append(b, 0x41, shift, 0x76, 0x6b, 0x24) // i32.const shift, i32.shr_u, i32.sub, global.set $fuel
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = append(b, 0x23) // global.get $fuel
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0, i32.lt_s, if, call $slow
+	b = binary.AppendUvarint(b, uint64(rw.slow))
+	b = append(b, 0x0b, 0x23) // end, global.get $size
+	return binary.AppendUvarint(b, uint64(rw.size))
 }
 
 // slowBody is $slow: refill $fuel, visit Go, trap if $flag is set.
-func slowBody(fuel, flag uint32, memory bool) []byte {
-	b := []byte{0x00, 0x41} // no locals; i32.const checkInterval
-	b = appendS32(b, checkInterval)
+func (rw *rewriter) slowBody(memory bool) []byte {
+	b := []byte{0x00, 0x41} // no locals; i32.const fuelInterval
+	b = appendS32(b, fuelInterval)
 	b = append(b, 0x24) // global.set $fuel
-	b = binary.AppendUvarint(b, uint64(fuel))
+	b = binary.AppendUvarint(b, uint64(rw.fuel))
 	if memory {
 		b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
 	}
 	b = append(b, 0x23) // global.get $flag
-	b = binary.AppendUvarint(b, uint64(flag))
+	b = binary.AppendUvarint(b, uint64(rw.flag))
 	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b)                    // if, unreachable, end; end
 	return append(binary.AppendUvarint(nil, uint64(len(b))), b...) // size-prefixed
 }
@@ -365,60 +311,32 @@ func appendVecN(sec, items []byte, n int) []byte {
 	return append(out, items...)
 }
 
-// instrumentCode puts check at the start of every function body and of every loop.
-func instrumentCode(sec []byte, check []byte) ([]byte, error) {
-	if sec == nil {
-		return nil, nil
-	}
-	count, n, err := readU32(sec)
-	if err != nil {
-		return nil, fmt.Errorf("%w: code section count: %v", errMalformed, err)
-	}
-	out := make([]byte, 0, len(sec)+len(sec)/4+int(count)*(len(check)+1))
-	out = binary.AppendUvarint(out, uint64(count))
-	r := sec[n:]
-	var body []byte
-	for i := range count {
-		size, n, err := readU32(r)
-		if err != nil || uint64(n)+uint64(size) > uint64(len(r)) {
-			return nil, fmt.Errorf("%w: function body %d: bad size", errMalformed, i)
-		}
-		fn := r[n : n+int(size)]
-		r = r[n+int(size):]
-		localsEnd, err := skipLocals(fn)
-		if err != nil {
-			return nil, fmt.Errorf("%w: function body %d: %v", errMalformed, i, err)
-		}
-		body = append(body[:0], fn[:localsEnd]...)
-		body = append(body, check...)
-		if body, err = instrumentLoops(body, fn[localsEnd:], check); err != nil {
-			return nil, fmt.Errorf("%w: function body %d: %v", errMalformed, i, err)
-		}
-		out = binary.AppendUvarint(out, uint64(len(body)))
-		out = append(out, body...)
-	}
-	if len(r) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes in code section", errMalformed, len(r))
-	}
-	return out, nil
-}
-
 // skipLocals returns the offset just past a function body's local declarations:
-// vec(n:u32 type:valtype). Every value type of the features wazero enables is one byte.
-func skipLocals(body []byte) (int, error) {
+// vec(n:u32 type:valtype).
+func skipLocals(body []byte) (int, error) { return readLocals(body, nil) }
+
+// readLocals is skipLocals, calling check (if not nil) on every type index a local's type
+// names.
+func readLocals(body []byte, check func(ref) error) (int, error) {
 	groups, off, err := readU32(body)
 	if err != nil {
 		return 0, err
 	}
 	for range groups {
-		_, n, err := readU32(body[off:])
+		_, n, err := readU32(body[min(off, len(body)):])
 		if err != nil {
 			return 0, err
 		}
-		off += n + 1
-		if off > len(body) {
-			return 0, errors.New("locals overrun the body")
+		next, r, nrefs, err := readValType(body, off+n)
+		if err != nil {
+			return 0, fmt.Errorf("local: %w", err)
 		}
+		if nrefs > 0 && check != nil {
+			if err := check(r); err != nil {
+				return 0, err
+			}
+		}
+		off = next
 	}
 	return off, nil
 }

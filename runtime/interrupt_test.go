@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
@@ -27,8 +28,9 @@ func TestInstrumentCalls(t *testing.T) {
 		t.Errorf("no export %s", exportInterrupt)
 	}
 	// echo.wat has 4 functions and no start section; the check goes at each entry (and loop).
-	check := appendCheck(nil, 0, 4) // echo.wat has no globals; $slow is function 4 + imports
-	if n := bytes.Count(out, check[:2]); n < 4 {
+	// echo.wat has no globals and no imports; $slow is function 4.
+	check, _ := (&rewriter{fuel: 0, slow: 4}).appendCheck(nil)
+	if n := bytes.Count(out, check[:3]); n < 4 {
 		t.Errorf("check appears %d times, want at least 4", n)
 	}
 	for _, bad := range [][]byte{nil, []byte("\x00asm"), []byte("\x00asm\x01\x00\x00\x00\x0a\x05\x01"), []byte("nope nope")} {
@@ -38,11 +40,19 @@ func TestInstrumentCalls(t *testing.T) {
 	}
 }
 
-// FuzzInstrumentCalls: the rewrite never panics, and a module wazero accepts still compiles
-// after it (so instrumentation never turns a valid guest into an invalid one).
+// FuzzInstrumentCalls: the rewrite never panics; a module wazero accepts still compiles after
+// it (so instrumentation never turns a valid guest into an invalid one); the rewrite never
+// makes an invalid module valid (as it would one that names an index past its own, which the
+// rewrite gives to the host); and a rewritten module's code names the host's globals,
+// functions and types only in the checks and charges the rewrite put there.
 func FuzzInstrumentCalls(f *testing.F) {
 	f.Add(wat.Echo)
 	f.Add(wat.Fixture)
+	f.Add(wat.Bulk)
+	f.Add(wat.Bypass)
+	for _, m := range wazeroForms {
+		f.Add(m.mod)
+	}
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
@@ -52,19 +62,118 @@ func FuzzInstrumentCalls(f *testing.F) {
 		}
 		out, err := instrumentCalls(wasm)
 		orig, cerr := rt.CompileModule(ctx, wasm)
-		if cerr != nil {
+		if cerr == nil {
+			orig.Close(ctx)
+		}
+		if err != nil {
+			if cerr == nil {
+				t.Fatalf("wazero compiles the module but instrumentCalls fails: %v", err)
+			}
 			return
 		}
-		orig.Close(ctx)
-		if err != nil {
-			t.Fatalf("wazero compiles the module but instrumentCalls fails: %v", err)
+		if err := hostRefsOutsideChecks(out); err != nil {
+			t.Fatal(err)
 		}
 		cm, err := rt.CompileModule(ctx, out)
-		if err != nil {
-			t.Fatalf("instrumented module does not compile: %v", err)
+		if err == nil {
+			cm.Close(ctx)
 		}
-		cm.Close(ctx)
+		switch {
+		case cerr == nil && err != nil:
+			t.Fatalf("instrumented module does not compile: %v", err)
+		case cerr != nil && err == nil:
+			// Custom sections carry no indexes and the rewrite keeps them as they are, but
+			// wazero refuses some only at the very end of a module (an empty name there:
+			// EOF), and the rewrite adds sections after them. Judge without them.
+			if stripped, serr := rt.CompileModule(ctx, withoutCustomSections(wasm)); serr != nil {
+				t.Fatalf("the rewrite made an invalid module valid; wazero on the original: %v", serr)
+			} else {
+				stripped.Close(ctx)
+			}
+		}
 	})
+}
+
+// withoutCustomSections returns wasm without its custom sections (wasm is well formed up to
+// its section sizes: instrumentCalls accepted it).
+func withoutCustomSections(wasm []byte) []byte {
+	out := append([]byte(nil), wasm[:8]...)
+	for r := wasm[8:]; len(r) > 0; {
+		size, n, _ := readU32(r[1:])
+		if r[0] != sectionCustom {
+			out = append(out, r[:1+n+int(size)]...)
+		}
+		r = r[1+n+int(size):]
+	}
+	return out
+}
+
+// hostRefsOutsideChecks returns an error if the code of the rewritten module out names one of
+// the host's indexes (the last three globals, the last function, the last type) anywhere but
+// in the checks and charges instrumentCalls puts there.
+func hostRefsOutsideChecks(out []byte) error {
+	mi := moduleInfo{sections: map[byte][]byte{}}
+	for r := out[8:]; len(r) > 0; {
+		size, n, err := readU32(r[1:])
+		if err != nil {
+			return err
+		}
+		if r[0] != sectionCustom {
+			mi.sections[r[0]] = r[1+n : 1+n+int(size)]
+		}
+		r = r[1+n+int(size):]
+	}
+	count := func(id byte) uint32 {
+		n, _, _ := readU32(mi.sections[id])
+		return n
+	}
+	if err := mi.scanTypes(); err != nil {
+		return err
+	}
+	if b, ok := mi.sections[sectionImport]; ok {
+		if err := mi.scanImports(b); err != nil {
+			return err
+		}
+	}
+	host := rewriter{fuel: mi.importGlobals + count(sectionGlobal) - 3, slow: mi.importFuncs + count(sectionFunction) - 1}
+	host.flag, host.size = host.fuel+1, host.fuel+2
+	types := mi.types - 1
+	check, at := host.appendCheck(nil)
+	charges := [][]byte{host.appendCharge(nil, bulkBytesShift), host.appendCharge(nil, bulkElemsShift)}
+	sec := mi.sections[sectionCode]
+	nbodies, off, _ := readU32(sec)
+	for f := range nbodies - 1 { // the last is $slow
+		size, n, _ := readU32(sec[off:])
+		fn := sec[off+n : off+n+int(size)]
+		off += n + int(size)
+		start, err := skipLocals(fn)
+		if err != nil {
+			return err
+		}
+		var in instr
+	instructions:
+		for i := start; i < len(fn); {
+			if len(fn)-i >= len(check) && bytes.Equal(fn[i:i+at], check[:at]) && bytes.Equal(fn[i+at+5:i+len(check)], check[at+5:]) {
+				i += len(check)
+				continue
+			}
+			for _, c := range charges {
+				if bytes.HasPrefix(fn[i:], c) {
+					i += len(c)
+					continue instructions
+				}
+			}
+			if i, err = decodeInstr(fn, i, &in); err != nil {
+				return fmt.Errorf("function body %d: %v", f, err)
+			}
+			for _, r := range in.refs[:in.nrefs] {
+				if r.space == spaceGlobal && r.idx >= host.fuel || r.space == spaceFunc && r.idx >= host.slow || r.space == spaceType && r.idx >= types {
+					return fmt.Errorf("function body %d: %s names the host's %s %d", f, in.name(), r.space, r.idx)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // The names the rewrite adds are reserved: a module that already exports one is refused,

@@ -182,9 +182,14 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 }
 
 // compile instruments wasm so every function entry observes the time limit, then compiles
-// it. A module our parser rejects is compiled as given so the error is wazero's precise one.
+// it. A module our parser finds malformed is compiled as given so the error is wazero's
+// precise one; a reference to an undefined index or an unknown instruction is refused with
+// the rewrite's own error, which names the function and the index.
 func (h *Host) compile(ctx context.Context, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
 	inst, ierr := instrumentCalls(wasm)
+	if errors.Is(ierr, errUndefinedIndex) || errors.Is(ierr, errUnknownInstr) {
+		return nil, fmt.Errorf("compiling: %w", ierr)
+	}
 	if ierr != nil {
 		cm, err := h.compileModule(ctx, wasm, timeout)
 		if err != nil {

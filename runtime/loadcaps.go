@@ -111,8 +111,8 @@ func discardCompile(done <-chan compileResult) {
 
 // maxNesting returns the deepest block nesting of any function of wasm (and that function's
 // index in the code section), scanning no further once a function exceeds limit. It decodes
-// only what it needs to skip immediates; a module it cannot decode is left to wazero, which
-// reports a precise error (depth 0 is returned).
+// instructions as the rewrite does (decodeInstr); for a module it cannot decode it returns
+// depth 0 and leaves the refusal to the rewrite, which fails on the same instruction.
 func maxNesting(wasm []byte, limit int) (fn, depth int) {
 	r := &wasmReader{b: wasm}
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
@@ -154,19 +154,22 @@ func maxNesting(wasm []byte, limit int) (fn, depth int) {
 	return fn, depth
 }
 
-// bodyNesting scans one function body; ok is false if it cannot be decoded.
+// bodyNesting scans one function body with the rewrite's decoder (decodeInstr); ok is false
+// if it cannot be decoded, and then the rewrite refuses the module too.
 func bodyNesting(r *wasmReader, limit int) (maxDepth int, ok bool) {
-	groups := int(r.u32())
-	for g := 0; g < groups && !r.err; g++ {
-		r.u32()
-		r.byte()
+	locals, err := readLocals(r.b[r.i:], nil) // as the rewrite reads them
+	if err != nil {
+		return 0, false
 	}
 	depth := 0
-	for r.i < len(r.b) && !r.err {
-		op := r.byte()
-		switch {
-		case op == 0x02 || op == 0x03 || op == 0x04: // block, loop, if
-			r.blockType()
+	var in instr
+	for i := r.i + locals; i < len(r.b); {
+		var err error
+		if i, err = decodeInstr(r.b, i, &in); err != nil {
+			return 0, false
+		}
+		switch in.op {
+		case 0x02, 0x03, 0x04: // block, loop, if
 			depth++
 			if depth > maxDepth {
 				maxDepth = depth
@@ -174,74 +177,14 @@ func bodyNesting(r *wasmReader, limit int) (maxDepth int, ok bool) {
 					return maxDepth, true
 				}
 			}
-		case op == 0x0B: // end
+		case 0x0b: // end
 			depth--
-		case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0F || op == 0x1A || op == 0x1B || op == 0xD1,
-			op >= 0x45 && op <= 0xC4: // no immediates
-		case op == 0x0C || op == 0x0D || op == 0x10 || op == 0x12 || op == 0xD2,
-			op >= 0x20 && op <= 0x26, op == 0x3F || op == 0x40:
-			r.u32()
-		case op == 0x11 || op == 0x13: // call_indirect, return_call_indirect
-			r.u32()
-			r.u32()
-		case op == 0x0E: // br_table
-			n := int(r.u32())
-			for k := 0; k <= n && !r.err; k++ {
-				r.u32()
-			}
-		case op == 0x1C: // select t*
-			n := int(r.u32())
-			r.skip(n)
-		case op >= 0x28 && op <= 0x3E: // loads and stores
-			r.memarg()
-		case op == 0x41 || op == 0x42: // i32.const, i64.const
-			r.leb(10)
-		case op == 0x43:
-			r.skip(4)
-		case op == 0x44:
-			r.skip(8)
-		case op == 0xD0: // ref.null
-			r.byte()
-		case op == 0xFC:
-			switch sub := r.u32(); {
-			case sub <= 7:
-			case sub == 8 || sub == 12 || sub == 14: // memory.init, table.init, table.copy
-				r.u32()
-				r.u32()
-			case sub == 10: // memory.copy
-				r.byte()
-				r.byte()
-			case sub <= 17:
-				r.u32()
-			default:
-				return 0, false
-			}
-		case op == 0xFD: // SIMD
-			switch sub := r.u32(); {
-			case sub <= 11 || sub == 92 || sub == 93:
-				r.memarg()
-			case sub == 12 || sub == 13:
-				r.skip(16)
-			case sub >= 21 && sub <= 34:
-				r.byte()
-			case sub >= 84 && sub <= 91:
-				r.memarg()
-				r.byte()
-			}
-		case op == 0xFE: // threads
-			if r.u32() == 3 {
-				r.byte()
-			} else {
-				r.memarg()
-			}
-		default:
-			return 0, false
 		}
 	}
-	return maxDepth, !r.err
+	return maxDepth, true
 }
 
-// wasmReader decodes the few encodings maxNesting needs; err is sticky.
+// wasmReader decodes the few encodings maxNesting and checkVectorCounts need; err is sticky.
 type wasmReader struct {
 	b   []byte
 	i   int
@@ -256,14 +199,6 @@ func (r *wasmReader) byte() byte {
 	c := r.b[r.i]
 	r.i++
 	return c
-}
-
-func (r *wasmReader) skip(n int) {
-	if n < 0 || r.i+n > len(r.b) {
-		r.err = true
-		return
-	}
-	r.i += n
 }
 
 // leb skips a LEB128 number of at most maxBytes bytes and returns its low 32 bits.
@@ -286,26 +221,6 @@ func (r *wasmReader) leb(maxBytes int) uint32 {
 }
 
 func (r *wasmReader) u32() uint32 { return r.leb(5) }
-
-func (r *wasmReader) memarg() {
-	if align := r.u32(); align&0x40 != 0 { // multi-memory: a memory index follows
-		r.u32()
-	}
-	r.u32()
-}
-
-// blockType skips a block type: 0x40, a value type byte, or a type index (s33).
-func (r *wasmReader) blockType() {
-	if r.i >= len(r.b) {
-		r.err = true
-		return
-	}
-	if c := r.b[r.i]; c == 0x40 || c >= 0x6F && c <= 0x7F {
-		r.i++
-		return
-	}
-	r.leb(5)
-}
 
 // checkVectorCounts refuses a module whose section declares more entries than its bytes can
 // hold (every entry takes at least one byte), and likewise a function type's parameter and
@@ -363,7 +278,13 @@ func checkFuncTypes(r *wasmReader, n uint32) error {
 			if uint64(k) > uint64(len(r.b)-r.i) {
 				return fmt.Errorf("%w: type %d declares %d value types in %d bytes", errMalformed, t, k, len(r.b)-r.i)
 			}
-			r.skip(int(k))
+			for range k { // as the rewrite reads them: (ref null $t) takes two bytes or more
+				next, _, _, err := readValType(r.b, r.i)
+				if err != nil {
+					return nil // wazero decides
+				}
+				r.i = next
+			}
 		}
 	}
 	return nil

@@ -8,6 +8,8 @@
 //	wat2wasm testdata/wat/hygiene.wat -o testdata/wat/hygiene.wasm
 //	wat2wasm testdata/wat/state.wat -o testdata/wat/state.wasm
 //	wat2wasm testdata/wat/updated.wat -o testdata/wat/updated.wasm
+//	wat2wasm testdata/wat/bulk.wat -o testdata/wat/bulk.wasm
+//	wat2wasm --no-check testdata/wat/bypass.wat -o testdata/wat/bypass.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -72,3 +74,19 @@ var State []byte
 //
 //go:embed updated.wasm
 var Updated []byte
+
+// Bulk is bulk.wasm: tools fill and copy loop forever over one 64 MiB memory.fill or 32 MiB
+// memory.copy, ok returns; every call logs "entered" first.
+//
+// Rebuild: wat2wasm testdata/wat/bulk.wat -o testdata/wat/bulk.wasm
+//
+//go:embed bulk.wasm
+var Bulk []byte
+
+// Bypass is bypass.wasm, an invalid module: its call loops writing global 0, which it does not
+// define and which the host's rewrite would make its fuel counter. The host must refuse it.
+//
+// Rebuild: wat2wasm --no-check testdata/wat/bypass.wat -o testdata/wat/bypass.wasm
+//
+//go:embed bypass.wasm
+var Bypass []byte
