@@ -158,7 +158,15 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	repl[sectionCode] = appendVec(code, rw.slowBody(mi.memory > 0))
+	repl[sectionCode] = appendVec(code, rw.slowBody())
+	// $slow's trip into Go is memory.grow 0: a module without a memory gets one of its own,
+	// 0 pages at most, which it cannot name (a reference past its own indexes is refused).
+	// Without it, a loop in such a module never entered Go and stalled the garbage collector.
+	added := []byte{sectionType, sectionFunction, sectionGlobal, sectionExport, sectionCode}
+	if mi.memory == 0 {
+		repl[sectionMemory] = []byte{0x01, 0x01, 0x00, 0x00} // one memory: limits min 0, max 0
+		added = []byte{sectionType, sectionFunction, sectionMemory, sectionGlobal, sectionExport, sectionCode}
+	}
 
 	out := make([]byte, 0, len(wasm)+len(wasm)/8+256)
 	out = append(out, wasm[:8]...)
@@ -168,7 +176,6 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 		return append(out, body...)
 	}
 	// Sections that did not exist are added before the first section that must follow them.
-	added := []byte{sectionType, sectionFunction, sectionGlobal, sectionExport, sectionCode}
 	flush := func(before int) {
 		for len(added) > 0 && sectionRank(added[0]) < before {
 			if _, ok := mi.sections[added[0]]; !ok {
@@ -259,14 +266,12 @@ func (rw *rewriter) appendCharge(b []byte, shift uint8) []byte {
 }
 
 // slowBody is $slow: refill $fuel, visit Go, trap if $flag is set.
-func (rw *rewriter) slowBody(memory bool) []byte {
+func (rw *rewriter) slowBody() []byte {
 	b := []byte{0x00, 0x41} // no locals; i32.const fuelInterval
 	b = appendS32(b, fuelInterval)
 	b = append(b, 0x24) // global.set $fuel
 	b = binary.AppendUvarint(b, uint64(rw.fuel))
-	if memory {
-		b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
-	}
+	b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
 	b = append(b, 0x23) // global.get $flag
 	b = binary.AppendUvarint(b, uint64(rw.flag))
 	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b)                    // if, unreachable, end; end

@@ -5,8 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	goruntime "runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -505,4 +509,64 @@ func BenchmarkBulkCharge(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A module without linear memory is interruptible too, and cannot stall the garbage collector:
+// $slow's trip into Go is memory.grow 0, so the rewrite gives such a module a memory of its
+// own (0 pages, at most 0) that the guest cannot name. Before that, a loop in a memory-less
+// module never entered Go, and the next collection's stop-the-world waited for it forever —
+// the watchdog that would set $flag was stopped too. The child process runs the loop and a
+// collection; a freeze can only be seen from outside, so the parent waits for it (the bound
+// is for a hang, not a measurement).
+func TestMemorylessLoopDoesNotStallGC(t *testing.T) {
+	if os.Getenv("MCPWASM_TEST_MEMORYLESS_CHILD") == "1" {
+		memorylessLoopChild(t)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestMemorylessLoopDoesNotStallGC$", "-test.v")
+	cmd.Env = append(os.Environ(), "MCPWASM_TEST_MEMORYLESS_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the process froze: a loop in a module without memory stalled the garbage collector\n%s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "interrupted after a collection") {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+}
+
+func memorylessLoopChild(t *testing.T) {
+	ctx := context.Background()
+	mod := tmod(
+		tsec(1, tvec([]byte{0x60, 0, 0})), // type 0: [] -> []
+		tsec(2, tvec(tcat(tname("env"), tname("entered"), []byte{0x00, 0}))),
+		tsec(3, tvec([]byte{0})),
+		tsec(7, tvec(tcat(tname("loop"), []byte{0x00, 1}))),
+		tsec(10, tvec(tbody([]byte{0x10, 0}, []byte{0x03, 0x40, 0x0c, 0x00, 0x0b}))), // call entered; loop br 0 end
+	)
+	out, err := instrumentCalls(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	entered := make(chan struct{})
+	if _, err := r.NewHostModuleBuilder("env").NewFunctionBuilder().
+		WithFunc(func(context.Context) { close(entered) }).Export("entered").Instantiate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Instantiate(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := m.ExportedFunction("loop").Call(ctx); done <- err }()
+	<-entered
+	goruntime.GC() // stops the world: waits for the looping goroutine to reach Go
+	m.ExportedGlobal(exportInterrupt).(api.MutableGlobal).Set(1)
+	if err := <-done; err == nil {
+		t.Fatal("the loop returned without a trap")
+	}
+	fmt.Println("interrupted after a collection")
 }
