@@ -11,7 +11,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -108,7 +107,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 			}
 		}
 	}
-	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits.CompileTimeout)
+	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
@@ -181,10 +180,18 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	return g, nil
 }
 
-// compile instruments wasm so every function entry observes the time limit, then compiles
-// it. A module our parser rejects is compiled as given so the error is wazero's precise one.
-func (h *Host) compile(ctx context.Context, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
-	inst, ierr := instrumentCalls(wasm)
+// compile bounds wasm's tables (tables.go) and instruments it so every function entry
+// observes the time limit, then compiles it. A module our parser rejects is compiled as given
+// so the error is wazero's precise one.
+func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.CompiledModule, error) {
+	timeout := limits.CompileTimeout
+	inst, ierr := capTables(wasm, limits)
+	if errors.Is(ierr, ErrLoadLimit) || errors.Is(ierr, ErrABI) {
+		return nil, ierr
+	}
+	if ierr == nil {
+		inst, ierr = instrumentCalls(inst)
+	}
 	if ierr != nil {
 		cm, err := h.compileModule(ctx, wasm, timeout)
 		if err != nil {
