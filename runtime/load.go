@@ -180,11 +180,15 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	return g, nil
 }
 
-// compile bounds wasm's tables (tables.go) and instruments it so every function entry
-// observes the time limit, then compiles it. A module our parser rejects is compiled as given
-// so the error is wazero's precise one.
+// compile checks wasm's estimated compile memory (compilecaps.go), bounds its tables
+// (tables.go) and instruments it so every function entry observes the time limit, then
+// compiles it. A module our parser rejects is compiled as given so the error is wazero's
+// precise one.
 func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.CompiledModule, error) {
 	timeout := limits.CompileTimeout
+	if err := checkCompileMemory(wasm, limits); err != nil {
+		return nil, err
+	}
 	inst, ierr := capTables(wasm, limits)
 	if errors.Is(ierr, ErrLoadLimit) || errors.Is(ierr, ErrABI) {
 		return nil, ierr
