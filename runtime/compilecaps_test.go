@@ -30,19 +30,23 @@ func funcsModule(n int, code []byte) []byte {
 
 // A module whose compile would take GBs is refused before wazero sees it, naming the limit
 // (reproducer compile-memory: a 30 MB module of one function took 1.7 GiB to compile). The
-// sibling: millions of small functions (4M empty ones, 16 MB, would take ~2 GB).
+// siblings: millions of small functions (4M empty ones, 16 MB, would take ~2 GB), or of
+// globals.
 func TestCompileMemoryCap(t *testing.T) {
 	h, _ := newHost(t)
 	for name, tc := range map[string]struct {
 		wasm []byte
 		want string
 	}{
-		"one function": {funcsModule(1, bytes.Repeat([]byte{0x41, 0x00, 0x1a}, 10_000_000)), "an estimated 48.7 GiB (function 0 is 28.6 MiB; 1 functions, 28.6 MiB of code), over the compile memory limit of 1 GiB"}, // i32.const 0, drop
-		"many":         {funcsModule(4<<20, nil), "an estimated 2.5 GiB (function 0 is 2 bytes; 4194304 functions, 12 MiB of code), over the compile memory limit of 1 GiB"},
+		"one function": {funcsModule(1, bytes.Repeat([]byte{0x41, 0x00, 0x1a}, 10_000_000)), "an estimated 48.7 GiB (function 0 is 28.6 MiB; 1 functions, 28.6 MiB of code; 2 entries"}, // i32.const 0, drop
+		"many":         {funcsModule(4<<20, nil), "an estimated 2.5 GiB (function 0 is 2 bytes; 4194304 functions, 12 MiB of code; 4194305 entries"},
+		// Entries of other sections cost as much to decode: 4M globals took 660 MiB, 4M types 1.8 GiB.
+		"globals": {append([]byte("\x00asm\x01\x00\x00\x00"), wsec(6, append(uleb(4<<20), bytes.Repeat([]byte{0x7f, 0, 0x41, 0, 0x0b}, 4<<20)...))...),
+			"an estimated 2.1 GiB (function 0 is 0 bytes; 0 functions, 0 bytes of code; 4194304 entries"},
 	} {
 		start := time.Now()
 		_, err := h.Load(context.Background(), tc.wasm, &runtime.GuestConfig{Source: "big"})
-		if !errors.Is(err, runtime.ErrLoadLimit) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "compiling would take an estimated") {
+		if !errors.Is(err, runtime.ErrLoadLimit) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "over the compile memory limit of 1 GiB") {
 			t.Errorf("%s: %v, want the compile memory limit (%s)", name, err, tc.want)
 		}
 		if d := time.Since(start); d > 10*time.Second { // generous: refusing is a scan

@@ -14,7 +14,7 @@ import (
 // elements (32 GiB). See RATIONALE.md, "Why are tables bounded by the memory limit?".
 //
 // capTables bounds them at load: the tables of one instance hold at most tableElements(limits)
-// elements together. A module whose tables' minimums add up to more is refused; otherwise
+// elements together, and so do its element segments (which wazero keeps per instance too). A module whose tables' minimums add up to more is refused; otherwise
 // every table that may grow gets a declared maximum of its minimum plus an equal share of what
 // is left, so wazero itself refuses (table.grow returns -1) a growth past the bound. wazero
 // offers no hook on table.grow; a lowered maximum is visible to the guest only as that
@@ -64,6 +64,15 @@ func capTables(wasm []byte, limits Limits) ([]byte, error) {
 			}
 		case 4: // table
 			tableSec, tableAt, tableEnd = body, start, i
+		case 9: // element
+			items, err := elementItems(body)
+			if err != nil {
+				return nil, err
+			}
+			if budget := tableElements(limits); items > budget {
+				return nil, fmt.Errorf("%w: the module's element segments hold %d elements, over the table limit of %d elements (the memory limit of %s, at %d bytes an element)",
+					ErrLoadLimit, items, budget, sandbox.FormatBytes(limits.MemoryBytes), tableElementBytes)
+			}
 		}
 	}
 	if tableSec == nil {
@@ -265,4 +274,60 @@ func skipConstExpr(b []byte, off int) (int, error) {
 		off += l
 	}
 	return off, errors.New("constant expression without end")
+}
+
+// elementItems counts the elements of every segment of the element section (WebAssembly 2.0
+// §5.5.12): wazero keeps each as a word per instance (and ~100 bytes while it decodes the
+// module), so they are bounded like tables.
+func elementItems(sec []byte) (uint64, error) {
+	n, off, err := readU32(sec)
+	if err != nil {
+		return 0, fmt.Errorf("%w: element section count", errTableFormat)
+	}
+	u32 := func() error {
+		_, l, err := readU32(sec[min(off, len(sec)):])
+		off += l
+		return err
+	}
+	expr := func() (err error) {
+		off, err = skipConstExpr(sec, off)
+		return err
+	}
+	var total uint64
+	for k := uint32(0); k < n; k++ {
+		flags, l, err := readU32(sec[min(off, len(sec)):])
+		if err != nil || flags > 7 {
+			return 0, fmt.Errorf("%w: element segment %d: flags", errTableFormat, k)
+		}
+		off += l
+		if flags&2 != 0 && flags&1 == 0 { // 2, 6: explicit table index
+			err = u32()
+		}
+		if err == nil && flags&1 == 0 { // 0, 2, 4, 6: active, an offset expression
+			err = expr()
+		}
+		if err == nil && flags != 0 && flags != 4 { // an element kind or reference type
+			off, err = skipRefType(sec, off)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%w: element segment %d: %v", errTableFormat, k, err)
+		}
+		items, l, err := readU32(sec[min(off, len(sec)):])
+		if err != nil || uint64(items) > uint64(len(sec)-off) {
+			return 0, fmt.Errorf("%w: element segment %d: count", errTableFormat, k)
+		}
+		off += l
+		for range items {
+			if flags&4 != 0 {
+				err = expr()
+			} else {
+				err = u32()
+			}
+			if err != nil {
+				return 0, fmt.Errorf("%w: element segment %d: %v", errTableFormat, k, err)
+			}
+		}
+		total += uint64(items)
+	}
+	return total, nil
 }

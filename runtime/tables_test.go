@@ -46,7 +46,8 @@ func TestTableGrowBounded(t *testing.T) {
 }
 
 // A module whose tables' minimums add up to more than the bound is refused at load, naming
-// the limit: one table (funcref or externref), or many tables each under it.
+// the limit: one table (funcref or externref), or many tables each under it; likewise element
+// segments (a 20 MB passive segment took 2.4 GiB to load at a 1 MiB memory limit).
 func TestTableMinimumOverLimit(t *testing.T) {
 	h, _ := newHost(t)
 	cfg := &runtime.GuestConfig{Source: "tables", Limits: runtime.Limits{MemoryBytes: 1 << 20}}
@@ -57,9 +58,12 @@ func TestTableMinimumOverLimit(t *testing.T) {
 		"funcref":   {tableModule(table(0x70, 50000000, -1)), "tables declare 50000000 elements at minimum, over the table limit of 131072 elements (the memory limit of 1 MiB, at 8 bytes an element)"},
 		"externref": {tableModule(table(0x6f, 131073, 131073)), "tables declare 131073 elements at minimum"},
 		"many":      {tableModule(table(0x70, 50000, -1), table(0x6f, 50000, 60000), table(0x70, 50000, -1)), "tables declare 150000 elements at minimum"},
+		// Element segments are kept per instance too: a passive one of 200,000 elements.
+		"elements": {append([]byte("\x00asm\x01\x00\x00\x00"), wsec(9, wvec(append(append([]byte{1, 0}, uleb(200000)...), make([]byte, 200000)...)))...),
+			"element segments hold 200000 elements, over the table limit of 131072 elements (the memory limit of 1 MiB, at 8 bytes an element)"},
 	} {
 		_, err := h.Load(context.Background(), tc.wasm, cfg)
-		if !errors.Is(err, runtime.ErrLoadLimit) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "tables: ") {
+		if !errors.Is(err, runtime.ErrLoadLimit) || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "tables: load limit exceeded: the module's ") {
 			t.Errorf("%s: %v, want ErrLoadLimit %q", name, err, tc.want)
 		}
 	}
