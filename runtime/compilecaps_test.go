@@ -40,6 +40,9 @@ func TestCompileMemoryCap(t *testing.T) {
 	}{
 		"one function": {funcsModule(1, bytes.Repeat([]byte{0x41, 0x00, 0x1a}, 10_000_000)), "an estimated 48.7 GiB (function 0 is 28.6 MiB; 1 functions, 28.6 MiB of code; 2 entries"}, // i32.const 0, drop
 		"many":         {funcsModule(4<<20, nil), "an estimated 2.5 GiB (function 0 is 2 bytes; 4194304 functions, 12 MiB of code; 4194305 entries"},
+		// 210 KB of loops: each gets the host's interruption check, ~20 bytes compiled, and
+		// that is what the estimate weighs (70,000 loops would compile for hours).
+		"loops": {funcsModule(1, bytes.Repeat([]byte{0x03, 0x40, 0x0b}, 70000)), "(function 0 is 1.2 MiB; 2 functions"},
 		// Entries of other sections cost as much to decode: 4M globals took 660 MiB, 4M types 1.8 GiB.
 		"globals": {append([]byte("\x00asm\x01\x00\x00\x00"), wsec(6, append(uleb(4<<20), bytes.Repeat([]byte{0x7f, 0, 0x41, 0, 0x0b}, 4<<20)...))...),
 			"an estimated 2.1 GiB (function 0 is 0 bytes; 0 functions, 0 bytes of code; 4194304 entries"},

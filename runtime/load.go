@@ -196,6 +196,11 @@ func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.
 	if ierr == nil {
 		inst, ierr = instrumentCalls(inst)
 	}
+	if ierr == nil { // the checks added at loops weigh: 3 bytes of loop are ~20 compiled
+		if err := checkCompileMemory(inst, limits); err != nil {
+			return nil, err
+		}
+	}
 	if ierr != nil {
 		cm, err := h.compileModule(ctx, wasm, timeout)
 		if err != nil {
