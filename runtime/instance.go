@@ -71,6 +71,9 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	inst.stdout.Limit, inst.stderr.Limit = stdioCaptureBytes, stdioCaptureBytes
 	ctx = experimental.WithMemoryAllocator(ctx, newMemoryAllocator(p.profile.MemoryBytes(), func(m *limitedMemory) { inst.memory = m }))
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
+	if p.profile.Clock() {
+		cfg = cfg.WithNanosleep(inst.intr.sleep) // poll_oneoff's waits end with the call (sleep.go)
+	}
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))

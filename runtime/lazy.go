@@ -232,19 +232,19 @@ func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntr
 }
 
 // compileUnlessCached compiles wasm, unless a cached manifest defers that to the background.
-func (h *Host) compileUnlessCached(ctx context.Context, key string, wasm []byte, e *manifestEntry, timeout time.Duration) (wazero.CompiledModule, error) {
+func (h *Host) compileUnlessCached(ctx context.Context, key string, wasm []byte, e *manifestEntry, limits Limits) (wazero.CompiledModule, error) {
 	if e != nil {
 		return nil, nil
 	}
-	return h.compileOnce(ctx, key, wasm, timeout)
+	return h.compileOnce(ctx, key, wasm, limits)
 }
 
 // compileOnce is h.compile, one at a time per module (lazyHost.compiling).
-func (h *Host) compileOnce(ctx context.Context, key string, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
+func (h *Host) compileOnce(ctx context.Context, key string, wasm []byte, limits Limits) (wazero.CompiledModule, error) {
 	mu, _ := h.lazy.compiling.LoadOrStore(key, new(sync.Mutex))
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
-	return h.compile(ctx, wasm, timeout)
+	return h.compile(ctx, wasm, limits)
 }
 
 // checkModuleUnlessCached is checkModule, unless a cached manifest stands in for the module:
@@ -373,7 +373,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
 			}
 		}
-		if cm, err = g.host.compileOnce(ctx, c.key, wasm, g.limits.CompileTimeout); err != nil {
+		if cm, err = g.host.compileOnce(ctx, c.key, wasm, g.limits); err != nil {
 			return err
 		}
 		if err = checkModule(cm, g.limits); err == nil {

@@ -37,6 +37,10 @@ type Limits struct {
 	// Nesting caps how deeply blocks, loops and ifs nest in one function. wazero's compile
 	// time grows with the square of the depth (50,000 nested empty blocks take ~50 s).
 	Nesting int
+	// CompileMemory caps the memory compiling the module may take, in bytes, as estimated
+	// from its largest function, its code size and its function count before compiling
+	// (compilecaps.go): wazero's compiler took 1.7 GiB for a 30 MB module of one function.
+	CompileMemory uint64
 	// CompileTimeout caps compiling the module. A compile that runs past it (or past the
 	// context passed to Load) is abandoned: Load returns, the compile finishes in the
 	// background (wazero's compiler cannot be interrupted), and its result is discarded.
@@ -45,7 +49,8 @@ type Limits struct {
 
 // DefaultLimits returns the limits in force when nothing else is configured: 256 MiB of
 // linear memory per instance, 30 s per call, 4 instances per guest, 16 MiB of result; at load
-// a 64 MiB module, a 4 MiB manifest, 1,000 tools, blocks nested 10,000 deep, 5 minutes to compile —
+// a 64 MiB module, a 4 MiB manifest, 1,000 tools, blocks nested 10,000 deep, an estimated 1 GiB
+// and 5 minutes to compile —
 // generous enough for a Go guest (whose runtime alone needs a few MiB), tight enough that a
 // looping or ballooning guest never takes the server down. See RATIONALE.md, "Why these
 // default limits?". It is a function, not a variable, so no package can change another's
@@ -61,6 +66,7 @@ func DefaultLimits() Limits {
 		ManifestBytes:  4 << 20,
 		Tools:          1000,
 		Nesting:        10000,
+		CompileMemory:  1 << 30,
 		CompileTimeout: 5 * time.Minute,
 	}
 }
@@ -80,6 +86,7 @@ func (l Limits) Merge(base Limits) Limits {
 	l.ManifestBytes = cmp.Or(l.ManifestBytes, base.ManifestBytes)
 	l.Tools = cmp.Or(l.Tools, base.Tools)
 	l.Nesting = cmp.Or(l.Nesting, base.Nesting)
+	l.CompileMemory = cmp.Or(l.CompileMemory, base.CompileMemory)
 	l.CompileTimeout = cmp.Or(l.CompileTimeout, base.CompileTimeout)
 	return l
 }

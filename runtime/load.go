@@ -11,7 +11,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -108,7 +107,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 			}
 		}
 	}
-	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits.CompileTimeout)
+	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
@@ -181,14 +180,30 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	return g, nil
 }
 
-// compile instruments wasm so every function entry observes the time limit, then compiles
-// it. A module our parser finds malformed is compiled as given so the error is wazero's
-// precise one; a reference to an undefined index or an unknown instruction is refused with
-// the rewrite's own error, which names the function and the index.
-func (h *Host) compile(ctx context.Context, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
-	inst, ierr := instrumentCalls(wasm)
-	if errors.Is(ierr, errUndefinedIndex) || errors.Is(ierr, errUnknownInstr) {
-		return nil, fmt.Errorf("compiling: %w", ierr)
+// compile checks wasm's estimated compile memory (compilecaps.go), bounds its tables
+// (tables.go) and instruments it so every function entry observes the time limit, then
+// compiles it. A module our parser finds malformed is compiled as given so the error is
+// wazero's precise one; a reference to an undefined index or an unknown instruction is
+// refused with the rewrite's own error, which names the function and the index.
+func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.CompiledModule, error) {
+	timeout := limits.CompileTimeout
+	if err := checkCompileMemory(wasm, limits); err != nil {
+		return nil, err
+	}
+	inst, ierr := capTables(wasm, limits)
+	if errors.Is(ierr, ErrLoadLimit) || errors.Is(ierr, ErrABI) {
+		return nil, ierr
+	}
+	if ierr == nil {
+		inst, ierr = instrumentCalls(inst)
+		if errors.Is(ierr, errUndefinedIndex) || errors.Is(ierr, errUnknownInstr) {
+			return nil, fmt.Errorf("compiling: %w", ierr)
+		}
+	}
+	if ierr == nil { // the checks added at loops weigh: 3 bytes of loop are ~20 compiled
+		if err := checkCompileMemory(inst, limits); err != nil {
+			return nil, err
+		}
 	}
 	if ierr != nil {
 		cm, err := h.compileModule(ctx, wasm, timeout)

@@ -129,6 +129,7 @@ type Limits struct {
 	ManifestBytes    int `json:"manifest_bytes,omitempty"`
 	Tools            int `json:"tools,omitempty"`
 	Nesting          int `json:"nesting,omitempty"`
+	CompileMemoryMB  int `json:"compile_memory_mb,omitempty"`
 	CompileTimeoutMS int `json:"compile_timeout_ms,omitempty"`
 }
 
@@ -414,5 +415,5 @@ func (l Limits) runtime() runtime.Limits {
 	return runtime.Limits{MemoryBytes: uint64(l.MemoryMB) << 20, Timeout: time.Duration(l.TimeoutMS) * time.Millisecond,
 		Instances: l.Instances, OutputBytes: l.OutputBytes,
 		ModuleBytes: l.ModuleMB << 20, ManifestBytes: l.ManifestBytes, Tools: l.Tools, Nesting: l.Nesting,
-		CompileTimeout: time.Duration(l.CompileTimeoutMS) * time.Millisecond}
+		CompileMemory: uint64(max(l.CompileMemoryMB, 0)) << 20, CompileTimeout: time.Duration(l.CompileTimeoutMS) * time.Millisecond}
 }

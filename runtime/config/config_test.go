@@ -135,7 +135,7 @@ func TestIdleTimeout(t *testing.T) {
 // The load caps are configurable per guest in the file's units.
 func TestLoadLimitsFromFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mcpwasm.json")
-	if err := os.WriteFile(path, []byte(`{"guests":[{"path":"g.wasm","limits":{"module_mb":2,"manifest_bytes":1000,"tools":3,"nesting":50,"compile_timeout_ms":1500}}]}`), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(`{"guests":[{"path":"g.wasm","limits":{"module_mb":2,"manifest_bytes":1000,"tools":3,"nesting":50,"compile_memory_mb":300,"compile_timeout_ms":1500}}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := Load(path)
@@ -143,7 +143,7 @@ func TestLoadLimitsFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := cfg.Guests[0].Limits.runtime()
-	if l.ModuleBytes != 2<<20 || l.ManifestBytes != 1000 || l.Tools != 3 || l.Nesting != 50 || l.CompileTimeout != 1500*time.Millisecond {
+	if l.ModuleBytes != 2<<20 || l.ManifestBytes != 1000 || l.Tools != 3 || l.Nesting != 50 || l.CompileMemory != 300<<20 || l.CompileTimeout != 1500*time.Millisecond {
 		t.Fatalf("limits %+v", l)
 	}
 }

@@ -32,6 +32,10 @@ func Bare(memoryBytes uint64) Profile { return Profile{memory: memoryBytes} }
 // MemoryBytes is the linear memory limit of instances with this profile, in bytes.
 func (p Profile) MemoryBytes() uint64 { return p.memory }
 
+// Clock reports whether instances of p get the real clocks (the clock grant), and so a
+// nanosleep that really waits.
+func (p Profile) Clock() bool { return p.clock }
+
 // Equal reports whether instances of p and q are interchangeable.
 func (p Profile) Equal(q Profile) bool {
 	return p.memory == q.memory && p.clock == q.clock && p.random == q.random &&
