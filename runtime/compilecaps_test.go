@@ -42,7 +42,7 @@ func TestCompileMemoryCap(t *testing.T) {
 		"many":         {funcsModule(4<<20, nil), "an estimated 2.5 GiB (function 0 is 2 bytes; 4194304 functions, 12 MiB of code; 4194305 entries"},
 		// 210 KB of loops: each gets the host's interruption check, ~20 bytes compiled, and
 		// that is what the estimate weighs (70,000 loops would compile for hours).
-		"loops": {funcsModule(1, bytes.Repeat([]byte{0x03, 0x40, 0x0b}, 70000)), "(function 0 is 1.2 MiB; 2 functions"},
+		"loops": {funcsModule(1, bytes.Repeat([]byte{0x03, 0x40, 0x0b}, 70000)), "(function 0 is 1.6 MiB; 2 functions"},
 		// Entries of other sections cost as much to decode: 4M globals took 660 MiB, 4M types 1.8 GiB.
 		"globals": {append([]byte("\x00asm\x01\x00\x00\x00"), wsec(6, append(uleb(4<<20), bytes.Repeat([]byte{0x7f, 0, 0x41, 0, 0x0b}, 4<<20)...))...),
 			"an estimated 2.1 GiB (function 0 is 0 bytes; 0 functions, 0 bytes of code; 4194304 entries"},

@@ -272,7 +272,7 @@ func (rw *rewriter) slowBody() []byte {
 	b = append(b, 0x24) // global.set $fuel
 	b = binary.AppendUvarint(b, uint64(rw.fuel))
 	b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
-	b = append(b, 0x23) // global.get $flag
+	b = append(b, 0x23)                         // global.get $flag
 	b = binary.AppendUvarint(b, uint64(rw.flag))
 	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b)                    // if, unreachable, end; end
 	return append(binary.AppendUvarint(nil, uint64(len(b))), b...) // size-prefixed
