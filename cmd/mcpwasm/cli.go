@@ -732,24 +732,3 @@ func appendClientKinds(parts []string, sampling, elicitation, roots bool) []stri
 	}
 	return parts
 }
-
-// version returns the main module's version, or "dev" for a source build.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
-func versionLine() string {
-	deps := map[string]string{}
-	goVersion := ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		goVersion = bi.GoVersion
-		for _, d := range bi.Deps {
-			deps[d.Path] = d.Version
-		}
-	}
-	return fmt.Sprintf("mcpwasm %s (ABI v%d; %s; wazero %s; go-sdk %s)", version(), abi.Version, goVersion,
-		deps["github.com/tetratelabs/wazero"], deps["github.com/modelcontextprotocol/go-sdk"])
-}
