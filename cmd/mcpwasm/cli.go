@@ -258,16 +258,15 @@ func readOrOpen(p string, read bool) ([]byte, error) {
 	return nil, f.Close()
 }
 
-func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec) ([]*runtime.Guest, error) {
+func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec, logger *slog.Logger) ([]*runtime.Guest, error) {
 	gs := make([]*runtime.Guest, 0, len(specs))
 	for _, s := range specs {
-		var g *runtime.Guest
-		var err error
-		if s.wasm == nil && s.path != "" {
-			g, err = h.LoadFile(ctx, s.path, s.cfg)
-		} else {
-			g, err = h.Load(ctx, s.wasm, s.cfg)
-		}
+		g, err := loadNoticed(logger, s.cfg.Source, func() (*runtime.Guest, error) { // notice.go
+			if s.wasm == nil && s.path != "" {
+				return h.LoadFile(ctx, s.path, s.cfg)
+			}
+			return h.Load(ctx, s.wasm, s.cfg)
+		})
 		if err != nil {
 			if s.entry != "" {
 				err = fmt.Errorf("%s: %w", s.entry, err)
@@ -349,7 +348,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
-	gs, err := loadAll(ctx, h, specs)
+	gs, err := loadAll(ctx, h, specs, logger)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitOK, nil // asked to stop (SIGINT/SIGTERM) while loading: not a failure
@@ -445,6 +444,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return serveHTTP(ctx, srv, &hs, *maxLine, logger, strings.Join(names, ","), tools, ready)
 	}
 	logger.Info("serving", "transport", "stdio", "guests", strings.Join(names, ","), "tools", tools)
+	hintIfTerminal(stdin, stderr) // notice.go
 
 	// When the client closes stdin, calls still running get drainGrace to finish; then the
 	// host is closed, which stops them, so their answers are written and the process exits.

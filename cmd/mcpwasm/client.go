@@ -127,7 +127,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	var serverStderr io.Writer = stderr
 	tail := &tailBuffer{max: 4 << 10}
 	if !*serverLogs {
-		serverStderr = tail
+		serverStderr = withNotices(tail, stderr) // its warnings still show (notice.go)
 	}
 	progress := newProgressPrinter(stderr)
 	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger), Client: co,
