@@ -268,6 +268,7 @@ func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
 		return err
 	}
 	t.sandbox = sb
+	t.deniedFS = sb.DeniedFS() // fsdenied.go
 	prof := sb.Profile(t.limits.MemoryBytes)
 	for _, p := range g.pools {
 		if p.profile.Equal(prof) {
