@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -511,14 +509,17 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return ExitUsage, err
 	}
 	switch {
-	case fs.NArg() == 0:
-		return ExitUsage, errors.New("missing GUEST.wasm")
+	case fs.NArg() == 0 && hf.config == "":
+		return ExitUsage, errors.New("missing GUEST.wasm (or --config FILE, to show every guest of a config)")
 	case fs.NArg() > 1:
 		return ExitUsage, fmt.Errorf("unexpected argument %q (one guest at a time)", fs.Arg(1))
 	}
 	logger, err := hf.logger(stderr)
 	if err != nil {
 		return ExitUsage, err
+	}
+	if fs.NArg() == 0 {
+		return inspectConfig(ctx, &hf, *asJSON, logger, stdout, stderr) // inspectall.go
 	}
 	path := fs.Arg(0)
 	wasm, err := os.ReadFile(path)
@@ -554,17 +555,7 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return ExitLoad, err
 	}
-	sum := sha256.Sum256(wasm)
-	out := inspectOutput{Source: path, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm), Manifest: *g.Manifest()}
-	out.Name = g.Name() // the config may rename the guest
-	if hf.config != "" {
-		out.Grants = map[string]toolGrants{}
-		for _, t := range g.Manifest().Tools {
-			granted, eff, _ := g.ToolGrants(t.Name)
-			out.Grants[t.Name] = toolGrants{Granted: describeGrants(granted), Effective: describeGrants(eff)}
-		}
-		out.NotGranted = g.Ungranted()
-	}
+	out := inspectResult(g, path, wasm, hf.config != "") // inspectall.go
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -624,6 +615,7 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 			fmt.Fprintf(w, "    effective: %s\n", tg.Effective)
 		}
 	}
+	writeInspectServed(w, o) // inspectall.go
 }
 
 func orNone(s string) string {

@@ -50,13 +50,14 @@ mcpwasm serve tool.wasm other.wasm
 mcpwasm serve --config mcpwasm.json --watch
 mcpwasm serve --http :8080 --config mcpwasm.json`,
 			Run: serve},
-		{Name: "inspect", Args: "[--config FILE] [--json] GUEST.wasm", Short: "show a guest's manifest, tools, schemas, requested and granted capabilities",
+		{Name: "inspect", Args: "[--config FILE] [--json] [GUEST.wasm]", Short: "show a guest's manifest, tools, schemas, requested and granted capabilities",
 			Long: `Loads one guest and prints its name, version, digest, tools with their schemas and
 annotations, and the capabilities it requests. With --config, also what the config grants
 each tool and what is effective (granted ∩ requested).`,
 			Examples: `mcpwasm inspect tool.wasm
 mcpwasm inspect --json tool.wasm | jq -r .sha256     # the digest to pin in a config
-mcpwasm inspect --config mcpwasm.json /tmp/g/files.wasm    # after guests/granted.sh /tmp/g`,
+mcpwasm inspect --config mcpwasm.json /tmp/g/files.wasm    # after guests/granted.sh /tmp/g
+mcpwasm inspect --config mcpwasm.json    # every guest of the config, with its effective grants`,
 			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
 				return inspect(ctx, args, stdout, stderr)
 			}},
