@@ -61,7 +61,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"tools", "extra", "--", "x"}, `mcpwasm tools: unexpected argument "extra"`},
 		{[]string{"call", "calc", "{}", "extra", "--", "x"}, `mcpwasm call: unexpected argument "extra"`},
 		{[]string{"call", "calc", "[1]", "--", "x"}, "mcpwasm call: arguments must be a JSON object: [1]\n"},
-		{[]string{"inspect"}, "mcpwasm inspect: missing GUEST.wasm\n"},
+		{[]string{"inspect"}, "mcpwasm inspect: missing GUEST.wasm (or --config FILE, to show every guest of a config)\n"},
 		{[]string{"help", "nope"}, `mcpwasm help: unknown command "nope"`},
 		{[]string{"nope"}, `mcpwasm: unknown command "nope"`},
 		{[]string{"completion", "zsh"}, "mcpwasm completion: want: mcpwasm completion bash"},
