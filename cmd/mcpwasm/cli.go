@@ -195,6 +195,9 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 				}
 			} else {
 				b, locked, err = sh.module(ctx, g, lock)
+				if err == nil {
+					warnUnpinned(stderr, configPath, g, p, lock) // unpinned.go
+				}
 			}
 			var pe *pathError
 			if errors.As(err, &pe) {
@@ -502,6 +505,8 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	var hf hostFlags
 	hf.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	var sf shipFlags // --config alone: where OCI and URL guests come from, as for serve
+	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage, nil
 	}
@@ -519,7 +524,7 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return ExitUsage, err
 	}
 	if fs.NArg() == 0 {
-		return inspectConfig(ctx, &hf, *asJSON, logger, stdout, stderr) // inspectall.go
+		return inspectConfig(ctx, &hf, &sf, *asJSON, logger, stdout, stderr) // inspectall.go
 	}
 	path := fs.Arg(0)
 	wasm, err := os.ReadFile(path)
