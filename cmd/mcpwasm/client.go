@@ -122,7 +122,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 			return ExitUsage, err
 		}
 		defer release()
-		spec.OAuth = h
+		spec.OAuth = &bearerHint{inner: h, url: *url, hasHeader: hasAuthorization(headers)} // bearerhint.go
 	}
 	var serverStderr io.Writer = stderr
 	tail := &tailBuffer{max: 4 << 10}
