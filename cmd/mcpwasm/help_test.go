@@ -64,7 +64,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"inspect"}, "mcpwasm inspect: missing GUEST.wasm (or --config FILE, to show every guest of a config)\n"},
 		{[]string{"help", "nope"}, `mcpwasm help: unknown command "nope"`},
 		{[]string{"nope"}, `mcpwasm: unknown command "nope"`},
-		{[]string{"completion", "zsh"}, "mcpwasm completion: want: mcpwasm completion bash"},
+		{[]string{"completion", "tcsh"}, "mcpwasm completion: want: mcpwasm completion bash, zsh or fish"},
 		{[]string{"serve", "--isolation", "tenant"}, `mcpwasm serve: --isolation "tenant": want shared, session or call`},
 	}
 	for _, tt := range tests {
