@@ -151,26 +151,30 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	return ExitOK, nil
 }
 
-// stageDir makes a temporary directory beside dir (creating dir's missing parents) for a
-// project to be written into. cleanup removes it, and the parents it created, unless
-// placeDir has moved it into place.
+// stageDir makes a temporary directory for a project to be written into: beside dir
+// (creating dir's missing parents), or inside dir when dir exists (empty, checked first; it
+// may be "." or a directory whose parent is not writable). cleanup removes it, and the
+// parents it created, unless placeDir has moved it into place.
 func stageDir(dir string) (tmp string, cleanup func(), err error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", nil, err
 	}
-	parent := filepath.Dir(abs)
+	where := filepath.Dir(abs)
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		where = abs
+	}
 	created := "" // the outermost parent this call creates
-	for d := parent; ; d = filepath.Dir(d) {
+	for d := where; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
 			break
 		}
 		created = d
 	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := os.MkdirAll(where, 0o755); err != nil {
 		return "", nil, err
 	}
-	tmp, err = os.MkdirTemp(parent, "."+filepath.Base(abs)+".new-")
+	tmp, err = os.MkdirTemp(where, "."+filepath.Base(abs)+".new-")
 	if err != nil {
 		if created != "" {
 			os.RemoveAll(created)
@@ -187,15 +191,29 @@ func stageDir(dir string) (tmp string, cleanup func(), err error) {
 	}, nil
 }
 
-// placeDir moves the finished project tmp to dir, which is missing or empty (checked first).
+// placeDir moves the finished project tmp (from stageDir) to dir: renamed to dir, or, when it
+// was staged inside dir, its entries moved up into dir.
 func placeDir(tmp, dir string) error {
-	if err := os.Remove(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+	abs, err := filepath.Abs(dir)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, dir)
+	if filepath.Dir(tmp) != abs {
+		if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+			return err
+		}
+		return os.Rename(tmp, abs)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(abs, e.Name())); err != nil {
+			return err
+		}
+	}
+	return os.Remove(tmp)
 }
 
 var sdkSources = map[string][]string{"c": {"abi/c/mcpwasm.h", "abi/c/mcpwasm.c"}, "rust": {"abi/rust/mcpwasm.rs"}}

@@ -156,6 +156,27 @@ func TestNewTidyFailureFails(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Into an existing empty directory, given as "." (its parent need not be writable): a
+	// failure leaves it empty, the retry fills it.
+	dir := filepath.Join(base, "here")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("PATH", "")
+	if _, errOut, code := runCLI("new", "--sdk", root, "go", "x", "."); code != ExitError {
+		t.Errorf("into .: exit %d, stderr %q", code, errOut)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Fatalf("a failed mcpwasm new left %v in .", left)
+	}
+	t.Setenv("PATH", path)
+	if out, errOut, code := runCLI("new", "--sdk", root, "go", "x", "."); code != ExitOK || !strings.Contains(out, "created .") {
+		t.Fatalf("into .: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 7 { // build.sh go.mod go.sum guest_test.go main.go README.md register.go
+		t.Errorf("into .: %d entries, want 7: %v", len(left), left)
+	}
 }
 
 // A binary built from a checkout, as `go build ./cmd/mcpwasm` or `go install ./cmd/mcpwasm`
