@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -83,9 +84,16 @@ func TestNewScaffolds(t *testing.T) {
 			if lang == "wat" {
 				want, arg = "{\"text\":\"Ada\"}\n", `{"text":"Ada"}`
 			}
-			out := step(binPath, "call", "greet", arg,
+			call := exec.CommandContext(testContext(t), binPath, "call", "greet", arg,
 				"--", binPath, "serve", "--cache-dir", cacheDir, "greet.wasm")
-			if out != want {
+			call.Dir, call.Env = dir, env
+			var callErr bytes.Buffer // may hold the server's compile notice
+			call.Stderr = &callErr
+			b, err := call.Output()
+			if err != nil {
+				t.Fatalf("mcpwasm call greet: %v\n%s", err, callErr.String())
+			}
+			if out := string(b); out != want {
 				t.Errorf("mcpwasm call greet = %q, want %q", out, want)
 			}
 		})

@@ -75,7 +75,7 @@ func TestClientShowsServerWarnings(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%v\n%s", err, stderr.String())
 		}
-		if tt.want == "" && stderr.Len() != 0 || tt.want != "" && !strings.Contains(stderr.String(), "server: time=") || !strings.Contains(stderr.String(), tt.want) {
+		if tt.want == "" && dropCompileNotices(stderr.String()) != "" || tt.want != "" && !strings.Contains(stderr.String(), "server: time=") || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%s: stderr %q, want it to contain %q", tt.guest, stderr.String(), tt.want)
 		}
 	}
@@ -122,4 +122,16 @@ func TestServeTerminalHint(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve: %v\n%s", err, stderr.String())
 	}
+}
+
+// dropCompileNotices removes the compile notice lines from a client's stderr: a load shows it
+// when it takes over compileNoticeAfter, which a test cannot rule out on a loaded machine.
+func dropCompileNotices(s string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if !strings.Contains(l, compileNoticeMsg) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
 }
