@@ -2,10 +2,11 @@ package sandbox
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
-	"testing/fstest"
+	"time"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
@@ -52,7 +53,38 @@ func (d deniedFS) String() string { return "denied:" + d.path }
 
 // emptyDir is what the mount's root is: wazero opens it when the instance starts, and a
 // guest may list it (nothing).
-var emptyDir = &sysfs.AdaptFS{FS: fstest.MapFS{}}
+var emptyDir = &sysfs.AdaptFS{FS: emptyFS{}}
+
+// emptyFS is a file system of one empty directory.
+type emptyFS struct{}
+
+func (emptyFS) Open(name string) (fs.File, error) {
+	if name != "." {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return emptyRoot{}, nil
+}
+
+// emptyRoot is emptyFS's directory, and its own fs.FileInfo.
+type emptyRoot struct{}
+
+func (emptyRoot) Stat() (fs.FileInfo, error) { return emptyRoot{}, nil }
+func (emptyRoot) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: ".", Err: fs.ErrInvalid}
+}
+func (emptyRoot) Close() error { return nil }
+func (emptyRoot) ReadDir(n int) ([]fs.DirEntry, error) {
+	if n > 0 {
+		return nil, io.EOF // fs.ReadDirFile: no entries left
+	}
+	return nil, nil
+}
+func (emptyRoot) Name() string       { return "." }
+func (emptyRoot) Size() int64        { return 0 }
+func (emptyRoot) Mode() fs.FileMode  { return fs.ModeDir | 0o555 }
+func (emptyRoot) ModTime() time.Time { return time.Time{} }
+func (emptyRoot) IsDir() bool        { return true }
+func (emptyRoot) Sys() any           { return nil }
 
 func (deniedFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
 	if p == "." || p == "" {
