@@ -30,6 +30,7 @@ config=examples/grants/mcpwasm.json
 # The first start compiles the guests (tens of seconds for Go guests; cached afterwards in
 # the user cache directory). Compile them now, outside the client's 30 s connect timeout:
 # `serve` loads every guest, then exits at the end of its (empty) input.
+echo "run.sh: compiling the guests (the first run only: about 20 s on 2 cores; cached afterwards)" >&2
 mcpwasm serve </dev/null 2>/dev/null                       # the bundled guests (the upstream)
 mcpwasm serve --config "$config" </dev/null 2>/dev/null     # files, git, upstream
 

@@ -48,7 +48,7 @@ var buildTags = map[string]string{"calc": "mcpwasm_nojson", "text": "mcpwasm_noj
 func buildGuest(t *testing.T, goCmd, name, dir string) []byte {
 	t.Helper()
 	out := filepath.Join(dir, name+".wasm")
-	cmd := exec.Command(goCmd, "build", "-buildmode=c-shared", "-trimpath", `-ldflags=-s -w`,
+	cmd := exec.Command(goCmd, "build", "-buildmode=c-shared", "-buildvcs=false", "-trimpath", `-ldflags=-s -w`,
 		"-tags="+buildTags[name], "-o", out, "./guests/"+name)
 	cmd.Dir = ".." // the repo root, as build.sh runs it
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")

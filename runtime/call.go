@@ -69,7 +69,11 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	if err := t.validate(args); err != nil {
 		return nil, &CallError{g.name, "tool", toolName, fmt.Errorf("%w: %s", ErrInvalidArguments, err)}
 	}
-	return g.run(ctx, t.pool, fnCall, toolName, args, t.limits)
+	out, err := g.run(ctx, t.pool, fnCall, toolName, args, t.limits)
+	if err == nil && t.deniedFS != nil {
+		out = g.noteDeniedFS(ctx, t, out) // fsdenied.go
+	}
+	return out, err
 }
 
 // run is the one path of every export call: take an instance from p, call export fn under

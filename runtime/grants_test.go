@@ -269,7 +269,7 @@ func TestFSReadOnlyAndUngranted(t *testing.T) {
 	}
 	h2, _ := newHost(t)
 	none := loadProbe(t, h2, runtime.GuestConfig{})
-	if text, isErr := result(t, none, "read", `{"path":"/data/a.txt"}`); !isErr || text != "open /data/a.txt: Bad file number" {
+	if text, isErr := result(t, none, "read", `{"path":"/data/a.txt"}`); !isErr || text != "open /data/a.txt: Permission denied" { // see TestFSUngrantedSaysSo
 		t.Errorf("read without fs grant: %q isError=%v", text, isErr)
 	}
 }

@@ -44,8 +44,10 @@ type tool struct {
 	output  *jsonschema.Resolved // nil when the tool declares no output schema
 	limits  Limits
 	sandbox *sandbox.Tool // what the tool may reach
-	pool    *pool
-	flat    *flatSchema // fast acceptor for a flat input schema, or nil
+	// deniedFS: fs directories the guest requested that are not granted (fsdenied.go)
+	deniedFS []sandbox.DeniedFS
+	pool     *pool
+	flat     *flatSchema // fast acceptor for a flat input schema, or nil
 }
 
 // Name returns the guest's name (from config, else from its manifest).

@@ -205,7 +205,20 @@ type guestCode struct {
 	notReady atomic.Bool
 	users    atomic.Int64
 	lastUsed atomic.Int64
+
+	// testHook, set by tests before any use, runs at the points of that handshake so a test
+	// can force each interleaving of a use with an unload instead of hoping for it.
+	testHook func(codePoint)
 }
+
+// codePoint names a point of the useCode/unloadIdle handshake (guestCode.testHook).
+type codePoint int
+
+const (
+	pointCounted   codePoint = iota // useCode counted itself, has not looked at readiness
+	pointBackedOff                  // useCode saw the code not ready and took its count back
+	pointCleared                    // unloadIdle cleared readiness, has not looked at users
+)
 
 // setState sets state and its lock-free mirror. Called with mu held.
 func (c *guestCode) setState(s codeState) {
@@ -443,10 +456,17 @@ func (c *guestCode) checkExports(cm wazero.CompiledModule) error {
 // with ErrClosed, or with the background load's error.
 func (g *Guest) useCode(wait *callWait) error {
 	c := g.code
-	if c.users.Add(1); !c.notReady.Load() {
+	c.users.Add(1)
+	if c.testHook != nil {
+		c.testHook(pointCounted)
+	}
+	if !c.notReady.Load() {
 		return nil
 	}
 	c.users.Add(-1)
+	if c.testHook != nil {
+		c.testHook(pointBackedOff)
+	}
 	for {
 		c.mu.Lock()
 		switch c.state {
@@ -522,6 +542,9 @@ func (g *Guest) unloadIdle(now, idle time.Duration) bool {
 		return false
 	}
 	c.setState(codeUnloaded) // before looking at users: see guestCode
+	if c.testHook != nil {
+		c.testHook(pointCleared)
+	}
 	if c.users.Load() > 0 {
 		c.setState(codeReady)
 		return false

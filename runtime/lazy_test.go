@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -448,48 +447,100 @@ func TestUnloadNeverDropsCodeInUse(t *testing.T) {
 	if !g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
 		t.Fatal("unused code not unloaded")
 	}
-	// Then racing.
-	stop := make(chan struct{})
-	var unloads atomic.Int64
-	var sweeper sync.WaitGroup
-	sweeper.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				if g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
-					unloads.Add(1)
-				}
-			}
+	// Then the lock-free handshake (guestCode): each interleaving of a use with a sweep is
+	// forced by the test hook, not hoped for from the scheduler (a loop racing a sweeper
+	// against users failed about one run in three because the sweep never won).
+	g.useCode(&callWait{parent: context.Background()}) // compiled again after the unload above
+	g.doneCode(h.watch.now())
+	type gate struct{ reached, release chan struct{} }
+	var gates map[codePoint]*gate // replaced between phases, while no goroutine runs
+	g.code.testHook = func(p codePoint) {
+		if gt := gates[p]; gt != nil {
+			gt.reached <- struct{}{}
+			<-gt.release
 		}
-	})
-	var users sync.WaitGroup
-	for range 4 {
-		users.Go(func() {
-			for range 200 {
-				if err := g.useCode(&callWait{parent: context.Background()}); err != nil {
-					t.Error(err)
-					return
-				}
-				g.code.mu.Lock() // g.compiled is written under mu; a use lets us read it
-				compiled := g.compiled
-				g.code.mu.Unlock()
-				g.doneCode(h.watch.now())
-				if compiled == nil {
-					t.Error("a holder of a use found the code dropped")
-					return
-				}
+	}
+	pause := func(points ...codePoint) {
+		gates = map[codePoint]*gate{}
+		for _, p := range points {
+			gates[p] = &gate{make(chan struct{}), make(chan struct{})}
+		}
+	}
+	// use takes a use in a goroutine, reads the code and gives the use back; the result says
+	// whether the code was there.
+	use := func() <-chan error {
+		res := make(chan error, 1)
+		go func() {
+			if err := g.useCode(&callWait{parent: context.Background()}); err != nil {
+				res <- err
+				return
 			}
-		})
+			g.code.mu.Lock() // g.compiled is written under mu; a use lets us read it
+			compiled := g.compiled
+			g.code.mu.Unlock()
+			g.doneCode(h.watch.now())
+			if compiled == nil {
+				res <- errors.New("a holder of a use found the code dropped")
+				return
+			}
+			res <- nil
+		}()
+		return res
 	}
-	users.Wait()
-	close(stop)
-	sweeper.Wait()
-	t.Logf("%d unloads during 800 uses", unloads.Load())
-	if unloads.Load() == 0 {
-		t.Error("the sweeper never unloaded: the race was not exercised")
+	sweep := func() <-chan bool {
+		res := make(chan bool, 1)
+		go func() { res <- g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) }()
+		return res
 	}
+	check := func(phase string, used <-chan error, unloaded, wantUnload bool) {
+		t.Helper()
+		if err := <-used; err != nil {
+			t.Errorf("%s: %v", phase, err)
+		}
+		if unloaded != wantUnload {
+			t.Errorf("%s: unloadIdle = %v, want %v", phase, unloaded, wantUnload)
+		}
+		g.code.mu.Lock()
+		state := g.code.state
+		g.code.mu.Unlock()
+		if state != codeReady && state != codeUnloaded {
+			t.Errorf("%s: code state %d after the phase", phase, state)
+		}
+	}
+
+	// 1. The use counts itself; the sweep then clears readiness, sees the use and backs off;
+	// the use finds the code ready.
+	pause(pointCounted)
+	used := use()
+	<-gates[pointCounted].reached
+	swept := sweep()
+	unloaded := <-swept
+	close(gates[pointCounted].release)
+	check("count, then sweep", used, unloaded, false)
+
+	// 2. The sweep clears readiness; the use counts itself; the sweep sees the count and
+	// restores readiness before the use looks: the use takes the fast path.
+	pause(pointCleared, pointCounted)
+	swept = sweep()
+	<-gates[pointCleared].reached
+	used = use()
+	<-gates[pointCounted].reached
+	close(gates[pointCleared].release)
+	unloaded = <-swept // before the use looks at readiness
+	close(gates[pointCounted].release)
+	check("clear, count, sweep", used, unloaded, false)
+
+	// 3. The sweep clears readiness; the use counts itself, sees the code not ready and takes
+	// its count back; the sweep then sees no use and unloads; the use compiles the code again.
+	pause(pointCleared, pointBackedOff)
+	swept = sweep()
+	<-gates[pointCleared].reached
+	used = use()
+	<-gates[pointBackedOff].reached
+	close(gates[pointCleared].release)
+	unloaded = <-swept
+	close(gates[pointBackedOff].release)
+	check("clear, count, back off, sweep", used, unloaded, true)
 }
 
 // A lazy Load from a cached manifest does not scan the module's function bodies: the

@@ -294,6 +294,7 @@ func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
 				"guest", g.name, "tool", t.def.Name, "reason", err)
 		}
 	}
+	t.deniedFS = sb.DeniedFS() // fsdenied.go
 	prof := sb.Profile(t.limits.MemoryBytes)
 	for _, p := range g.pools {
 		if p.profile.Equal(prof) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -197,6 +195,9 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 				}
 			} else {
 				b, locked, err = sh.module(ctx, g, lock)
+				if err == nil {
+					warnUnpinned(stderr, configPath, g, p, lock) // unpinned.go
+				}
 			}
 			var pe *pathError
 			if errors.As(err, &pe) {
@@ -258,16 +259,15 @@ func readOrOpen(p string, read bool) ([]byte, error) {
 	return nil, f.Close()
 }
 
-func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec) ([]*runtime.Guest, error) {
+func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec, logger *slog.Logger) ([]*runtime.Guest, error) {
 	gs := make([]*runtime.Guest, 0, len(specs))
 	for _, s := range specs {
-		var g *runtime.Guest
-		var err error
-		if s.wasm == nil && s.path != "" {
-			g, err = h.LoadFile(ctx, s.path, s.cfg)
-		} else {
-			g, err = h.Load(ctx, s.wasm, s.cfg)
-		}
+		g, err := loadNoticed(logger, s.cfg.Source, func() (*runtime.Guest, error) { // notice.go
+			if s.wasm == nil && s.path != "" {
+				return h.LoadFile(ctx, s.path, s.cfg)
+			}
+			return h.Load(ctx, s.wasm, s.cfg)
+		})
 		if err != nil {
 			if s.entry != "" {
 				err = fmt.Errorf("%s: %w", s.entry, err)
@@ -357,7 +357,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
-	gs, err := loadAll(ctx, h, specs)
+	gs, err := loadAll(ctx, h, specs, logger)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ExitOK, nil // asked to stop (SIGINT/SIGTERM) while loading: not a failure
@@ -455,6 +455,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return serveHTTP(ctx, srv, &hs, *maxLine, logger, strings.Join(names, ","), tools, ready)
 	}
 	logger.Info("serving", "transport", "stdio", "guests", strings.Join(names, ","), "tools", tools)
+	hintIfTerminal(stdin, stderr) // notice.go
 
 	// When the client closes stdin, calls still running get drainGrace to finish; then the
 	// host is closed, which stops them, so their answers are written and the process exits.
@@ -514,6 +515,8 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	var hf hostFlags
 	hf.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	var sf shipFlags // --config alone: where OCI and URL guests come from, as for serve
+	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage, nil
 	}
@@ -521,14 +524,17 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return ExitUsage, err
 	}
 	switch {
-	case fs.NArg() == 0:
-		return ExitUsage, errors.New("missing GUEST.wasm")
+	case fs.NArg() == 0 && hf.config == "":
+		return ExitUsage, errors.New("missing GUEST.wasm (or --config FILE, to show every guest of a config)")
 	case fs.NArg() > 1:
 		return ExitUsage, fmt.Errorf("unexpected argument %q (one guest at a time)", fs.Arg(1))
 	}
 	logger, err := hf.logger(stderr)
 	if err != nil {
 		return ExitUsage, err
+	}
+	if fs.NArg() == 0 {
+		return inspectConfig(ctx, &hf, &sf, *asJSON, logger, stdout, stderr) // inspectall.go
 	}
 	path := fs.Arg(0)
 	wasm, err := os.ReadFile(path)
@@ -564,17 +570,7 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return ExitLoad, err
 	}
-	sum := sha256.Sum256(wasm)
-	out := inspectOutput{Source: path, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm), Manifest: *g.Manifest()}
-	out.Name = g.Name() // the config may rename the guest
-	if hf.config != "" {
-		out.Grants = map[string]toolGrants{}
-		for _, t := range g.Manifest().Tools {
-			granted, eff, _ := g.ToolGrants(t.Name)
-			out.Grants[t.Name] = toolGrants{Granted: describeGrants(granted), Effective: describeGrants(eff)}
-		}
-		out.NotGranted = g.Ungranted()
-	}
+	out := inspectResult(g, path, wasm, hf.config != "") // inspectall.go
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -634,6 +630,7 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 			fmt.Fprintf(w, "    effective: %s\n", tg.Effective)
 		}
 	}
+	writeInspectServed(w, o) // inspectall.go
 }
 
 func orNone(s string) string {
@@ -741,25 +738,4 @@ func appendClientKinds(parts []string, sampling, elicitation, roots bool) []stri
 		}
 	}
 	return parts
-}
-
-// version returns the main module's version, or "dev" for a source build.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
-func versionLine() string {
-	deps := map[string]string{}
-	goVersion := ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		goVersion = bi.GoVersion
-		for _, d := range bi.Deps {
-			deps[d.Path] = d.Version
-		}
-	}
-	return fmt.Sprintf("mcpwasm %s (ABI v%d; %s; wazero %s; go-sdk %s)", version(), abi.Version, goVersion,
-		deps["github.com/tetratelabs/wazero"], deps["github.com/modelcontextprotocol/go-sdk"])
 }

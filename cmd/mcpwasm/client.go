@@ -123,12 +123,12 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 			return ExitUsage, err
 		}
 		defer release()
-		spec.OAuth = h
+		spec.OAuth = &bearerHint{inner: h, url: *url, hasHeader: hasAuthorization(headers)} // bearerhint.go
 	}
 	var serverStderr io.Writer = stderr
 	tail := &tailBuffer{max: 4 << 10}
 	if !*serverLogs {
-		serverStderr = tail
+		serverStderr = withNotices(tail, stderr) // its warnings still show (notice.go)
 	}
 	progress := newProgressPrinter(stderr)
 	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger), Client: co,

@@ -50,13 +50,14 @@ mcpwasm serve tool.wasm other.wasm
 mcpwasm serve --config mcpwasm.json --watch
 mcpwasm serve --http :8080 --config mcpwasm.json`,
 			Run: serve},
-		{Name: "inspect", Args: "[--config FILE] [--json] GUEST.wasm", Short: "show a guest's manifest, tools, schemas, requested and granted capabilities",
+		{Name: "inspect", Args: "[--config FILE] [--json] [GUEST.wasm]", Short: "show a guest's manifest, tools, schemas, requested and granted capabilities",
 			Long: `Loads one guest and prints its name, version, digest, tools with their schemas and
 annotations, and the capabilities it requests. With --config, also what the config grants
 each tool and what is effective (granted ∩ requested).`,
 			Examples: `mcpwasm inspect tool.wasm
 mcpwasm inspect --json tool.wasm | jq -r .sha256     # the digest to pin in a config
-mcpwasm inspect --config mcpwasm.json /tmp/g/files.wasm    # after guests/granted.sh /tmp/g`,
+mcpwasm inspect --config mcpwasm.json /tmp/g/files.wasm    # after guests/granted.sh /tmp/g
+mcpwasm inspect --config mcpwasm.json    # every guest of the config, with its effective grants`,
 			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
 				return inspect(ctx, args, stdout, stderr)
 			}},
@@ -168,15 +169,16 @@ mcpwasm new go greet                         # a released mcpwasm: its own versi
 				}
 				return ExitUsage, fmt.Errorf("unexpected argument %q", args[1])
 			}},
-		{Name: "completion", Args: "bash", Short: "print a bash completion script",
-			Long:     `Prints a bash completion script for mcpwasm: commands, each command's flags, and file names.`,
-			Examples: "source <(mcpwasm completion bash)                       # this shell\nmcpwasm completion bash > ~/.local/share/bash-completion/completions/mcpwasm",
+		{Name: "completion", Args: "bash|zsh|fish", Short: "print a shell completion script",
+			Long:     `Prints a completion script for mcpwasm in bash, zsh or fish: commands, each command's flags, new's languages, and file names.`,
+			Examples: "source <(mcpwasm completion bash)                       # this shell\nmcpwasm completion bash > ~/.local/share/bash-completion/completions/mcpwasm\nsource <(mcpwasm completion zsh)                        # zsh, after compinit\nmcpwasm completion zsh > \"${fpath[1]}/_mcpwasm\"\nmcpwasm completion fish > ~/.config/fish/completions/mcpwasm.fish",
 			NoFlags:  true,
 			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, _ io.Writer) (int, error) {
-				if len(args) != 1 || args[0] != "bash" {
-					return ExitUsage, fmt.Errorf("want: mcpwasm completion bash (the only shell supported)")
+				script := map[string]func() string{"bash": func() string { return bashCompletion(ctx) }, "zsh": zshCompletion, "fish": fishCompletion}
+				if len(args) != 1 || script[args[0]] == nil {
+					return ExitUsage, fmt.Errorf("want: mcpwasm completion bash, zsh or fish")
 				}
-				fmt.Fprint(stdout, bashCompletion(ctx))
+				fmt.Fprint(stdout, script[args[0]]())
 				return ExitOK, nil
 			}},
 	}
@@ -294,17 +296,7 @@ _mcpwasm() {
 	case $cmd in
 `)
 	for _, c := range commands {
-		var words []string
-		switch c.Name {
-		case "help":
-			words = commandNames()
-		case "completion":
-			words = []string{"bash"}
-		case "new":
-			words = append(flagNames(c), "go", "c", "rust", "wat")
-		default:
-			words = flagNames(c)
-		}
+		words := completionWords(c) // completion_shells.go
 		if len(words) > 0 {
 			fmt.Fprintf(&b, "\t%s) words=%q ;;\n", c.Name, strings.Join(words, " "))
 		}
@@ -312,6 +304,8 @@ _mcpwasm() {
 	b.WriteString(`	esac
 	if [[ $cur == -* || $cmd == help || $cmd == completion ]]; then
 		COMPREPLY=($(compgen -W "$words" -- "$cur"))
+	elif [[ $cmd == new && $COMP_CWORD -eq 2 ]]; then
+		COMPREPLY=($(compgen -W "go c rust wat" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi

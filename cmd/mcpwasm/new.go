@@ -24,10 +24,10 @@ var projectName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 // newProject is `mcpwasm new LANG NAME [DIR]`: it writes a one-tool guest project. Every
 // language gets build.sh (one command builds NAME.wasm) and a Go test (guest_test.go) that
 // builds the guest and calls its tool through mcpwasm's runtime, so each project is a Go
-// module requiring sdkModule: at the running binary's version when it has one, or replaced
-// by a local checkout (--sdk DIR, default $MCPWASM_SDK) — nothing is published yet, so a
-// development build needs --sdk. C and Rust projects get a copy of the SDK file(s) from the
-// checkout.
+// module requiring sdkModule: at the running binary's version when it is a release, or
+// replaced by a local checkout — --sdk DIR (default $MCPWASM_SDK), else, for a development
+// build, the checkout it was built from (findSDK). C and Rust projects get a copy of the SDK
+// file(s) from the checkout.
 func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("new", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -60,27 +60,40 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 
 	data := scaffoldData{Name: name, Lang: lang, SDKModule: sdkModule, GoVersion: "1.24"}
-	if *sdk != "" {
-		abs, err := filepath.Abs(*sdk)
+	sdkDir := *sdk
+	if sdkDir != "" {
+		abs, err := filepath.Abs(sdkDir)
 		if err != nil {
 			return ExitUsage, err
 		}
 		if b, err := os.ReadFile(filepath.Join(abs, "go.mod")); err != nil || !strings.Contains(string(b), "module "+sdkModule+"\n") {
-			return ExitUsage, fmt.Errorf("--sdk %s: not a checkout of %s (no go.mod naming it)", *sdk, sdkModule)
+			return ExitUsage, fmt.Errorf("--sdk %s: not a checkout of %s (no go.mod naming it)", sdkDir, sdkModule)
 		}
-		data.SDKVersion, data.SDKReplace = "v0.0.0", abs
-	} else if v := version(); v != "dev" {
-		data.SDKVersion = v
-	} else {
-		return ExitUsage, fmt.Errorf("this mcpwasm is a development build and %s is not published: pass --sdk DIR (a checkout of mcpwasm) or set MCPWASM_SDK", sdkModule)
+		sdkDir = abs
+	} else if bv := buildVersion(); releaseVersion(bv) && sdkSources[lang] == nil {
+		data.SDKVersion = bv
+	} else if sdkDir = findSDK(); sdkDir == "" {
+		// A development build (or a C/Rust project, which copies SDK files) needs the source.
+		what := fmt.Sprintf("this mcpwasm is a development build (%s) and %s is not published", version(), sdkModule)
+		if releaseVersion(bv) {
+			what = fmt.Sprintf("a %s project copies the SDK's %s from a checkout", lang, strings.Join(sdkSources[lang], " and "))
+		}
+		return ExitUsage, fmt.Errorf("%s, and no checkout of it was found where this binary was built or above the current directory: pass --sdk DIR (a checkout of mcpwasm) or set MCPWASM_SDK", what)
+	}
+	if sdkDir != "" {
+		data.SDKVersion, data.SDKReplace = "v0.0.0", sdkDir
 	}
 	data.WATManifest, data.WATManifestLen = watManifest(name)
 
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The project is written into a temporary directory beside dir and renamed into place only
+	// once go mod tidy has succeeded, so a failure leaves nothing that blocks a retry.
+	tmp, cleanup, err := stageDir(dir)
+	if err != nil {
 		return ExitError, err
 	}
+	defer cleanup()
 	write := func(rel string, b []byte, mode os.FileMode) error {
-		p := filepath.Join(dir, rel)
+		p := filepath.Join(tmp, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
@@ -102,9 +115,6 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	// C and Rust compile the SDK's source: copy it from the checkout.
 	for _, rel := range sdkSources[lang] {
-		if data.SDKReplace == "" {
-			return ExitUsage, fmt.Errorf("a %s project copies the SDK's %s from a checkout: pass --sdk DIR", lang, rel)
-		}
 		b, err := os.ReadFile(filepath.Join(data.SDKReplace, rel))
 		if err != nil {
 			return ExitError, err
@@ -113,20 +123,97 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 			return ExitError, err
 		}
 	}
+	// A checkout's go.sum holds the checksums of every module the project's test needs, so
+	// go mod tidy verifies them without asking the checksum database (an offline machine,
+	// GOPROXY=off, a proxy-only network); tidy drops the lines the project does not use.
+	if data.SDKReplace != "" {
+		if b, err := os.ReadFile(filepath.Join(data.SDKReplace, "go.sum")); err == nil {
+			if err := write("go.sum", b, 0o644); err != nil {
+				return ExitError, err
+			}
+		}
+	}
 	// go.sum: the test's dependencies, resolved from the module cache (or the proxy).
 	tidy := exec.CommandContext(ctx, "go", "mod", "tidy")
-	tidy.Dir = dir
+	tidy.Dir = tmp
 	if out, err := tidy.CombinedOutput(); err != nil {
-		// The project is written but does not build yet: say so, and fail.
 		hint := ""
 		if data.SDKReplace == "" {
 			hint = fmt.Sprintf("; if this mcpwasm (%s) was built from a checkout, pass --sdk DIR", data.SDKVersion)
 		}
-		return ExitError, fmt.Errorf("created %s, but go mod tidy there failed (fix it, then run go mod tidy before building%s): %w\n%s", dir, hint, err, out)
+		return ExitError, fmt.Errorf("go mod tidy failed for the new project, so %s was not created (fix the cause, then run mcpwasm new again%s): %w\n%s", dir, hint, err, out)
+	}
+	if err := placeDir(tmp, dir); err != nil {
+		return ExitError, err
 	}
 	fmt.Fprintf(stdout, "created %s (%s guest %q)\n  cd %s && ./build.sh && go test ./...    # build %s.wasm, then test it through the runtime\n  mcpwasm serve %s.wasm\n",
 		dir, lang, name, dir, name, name)
 	return ExitOK, nil
+}
+
+// stageDir makes a temporary directory for a project to be written into: beside dir
+// (creating dir's missing parents), or inside dir when dir exists (empty, checked first; it
+// may be "." or a directory whose parent is not writable). cleanup removes it, and the
+// parents it created, unless placeDir has moved it into place.
+func stageDir(dir string) (tmp string, cleanup func(), err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	where := filepath.Dir(abs)
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		where = abs
+	}
+	created := "" // the outermost parent this call creates
+	for d := where; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		created = d
+	}
+	if err := os.MkdirAll(where, 0o755); err != nil {
+		return "", nil, err
+	}
+	tmp, err = os.MkdirTemp(where, "."+filepath.Base(abs)+".new-")
+	if err != nil {
+		if created != "" {
+			os.RemoveAll(created)
+		}
+		return "", nil, err
+	}
+	return tmp, func() {
+		if _, err := os.Stat(tmp); err == nil {
+			os.RemoveAll(tmp)
+			if created != "" {
+				os.RemoveAll(created)
+			}
+		}
+	}, nil
+}
+
+// placeDir moves the finished project tmp (from stageDir) to dir: renamed to dir, or, when it
+// was staged inside dir, its entries moved up into dir.
+func placeDir(tmp, dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if filepath.Dir(tmp) != abs {
+		if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+			return err
+		}
+		return os.Rename(tmp, abs)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(abs, e.Name())); err != nil {
+			return err
+		}
+	}
+	return os.Remove(tmp)
 }
 
 var sdkSources = map[string][]string{"c": {"abi/c/mcpwasm.h", "abi/c/mcpwasm.c"}, "rust": {"abi/rust/mcpwasm.rs"}}

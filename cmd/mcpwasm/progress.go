@@ -25,14 +25,19 @@ func newProgressPrinter(w io.Writer) *progressPrinter {
 	return &progressPrinter{w: w, tty: isTerminal(w)}
 }
 
-// isTerminal reports whether w is a character device (a terminal), without a dependency.
+// isTerminal reports whether w is a character device (a terminal) other than the null
+// device (which is one too: `</dev/null` is no terminal), without a dependency.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }
 
 // done ends the bar's line, so what follows starts on a fresh one.

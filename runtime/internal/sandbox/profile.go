@@ -19,6 +19,7 @@ import (
 // nothing: no files, an empty environment, wazero's deterministic clock and random source.
 type Profile struct {
 	fs     []FSGrant
+	denied []string // requested fs directories not granted: mounted empty, refusing (fsdenied.go)
 	env    []string
 	clock  bool
 	random bool
@@ -39,17 +40,18 @@ func (p Profile) Clock() bool { return p.clock }
 // Equal reports whether instances of p and q are interchangeable.
 func (p Profile) Equal(q Profile) bool {
 	return p.memory == q.memory && p.clock == q.clock && p.random == q.random &&
-		slices.Equal(p.env, q.env) && slices.Equal(p.fs, q.fs)
+		slices.Equal(p.env, q.env) && slices.Equal(p.fs, q.fs) && slices.Equal(p.denied, q.denied)
 }
 
 // ModuleConfig returns base with the profile applied: stdin empty; fs grants mounted as
-// rooted file systems (fs.go); granted variables; real clocks and crypto entropy if granted.
+// rooted file systems (fs.go), requested directories not granted as refusing ones
+// (fsdenied.go); granted variables; real clocks and crypto entropy if granted.
 // The returned closer releases the mounts' open directories once no instance of this
 // configuration runs any more; the error names a mount whose directory cannot be opened.
 func (p Profile) ModuleConfig(base wazero.ModuleConfig) (wazero.ModuleConfig, io.Closer, error) {
 	cfg := base.WithStdin(bytes.NewReader(nil))
 	var roots rootSet
-	if len(p.fs) > 0 {
+	if len(p.fs)+len(p.denied) > 0 {
 		fsCfg := wazero.NewFSConfig()
 		for _, f := range p.fs {
 			root, err := os.OpenRoot(f.Host)
@@ -59,6 +61,9 @@ func (p Profile) ModuleConfig(base wazero.ModuleConfig) (wazero.ModuleConfig, io
 			}
 			roots = append(roots, root)
 			fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: root, rw: f.RW}, f.Guest)
+		}
+		for _, d := range p.denied {
+			fsCfg = fsCfg.(sysfs.FSConfig).WithSysFSMount(deniedFS{path: d}, d)
 		}
 		cfg = cfg.WithFSConfig(fsCfg)
 	}

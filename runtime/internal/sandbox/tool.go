@@ -57,7 +57,11 @@ func (c *Tool) Effective() Grants { return c.effective.Clone() }
 
 // Profile is what instances running this tool are created with (see Profile).
 func (c *Tool) Profile(memoryBytes uint64) Profile {
-	return Profile{fs: c.effective.FS, env: c.effective.Env, clock: c.effective.Clock, random: c.effective.Random, memory: memoryBytes}
+	var denied []string
+	for _, d := range c.DeniedFS() {
+		denied = append(denied, d.Path)
+	}
+	return Profile{fs: c.effective.FS, denied: denied, env: c.effective.Env, clock: c.effective.Clock, random: c.effective.Random, memory: memoryBytes}
 }
 
 // subject names who was refused, for denial messages.

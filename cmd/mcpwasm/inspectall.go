@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/runtime"
+)
+
+// inspectConfig is `mcpwasm inspect --config FILE` without a guest: every guest of the
+// config (OCI ones from the local store or registry, as serve gets them), with its tools,
+// resources, prompts and effective grants, in config order.
+func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON bool, logger *slog.Logger, stdout, stderr io.Writer) (int, error) {
+	iso, _ := runtime.ParseIsolation(hf.isolation) // validated by the caller
+	specs, _, err := guestSpecs(ctx, sf, stderr, hf.config, nil, hf.limits(), iso, true)
+	if err != nil {
+		return ExitLoad, err
+	}
+	h, err := hf.host(ctx, logger)
+	if err != nil {
+		return ExitError, err
+	}
+	defer h.Close(context.Background())
+	gs, err := loadAll(ctx, h, specs, logger)
+	if err != nil {
+		return ExitLoad, err
+	}
+	outs := make([]inspectOutput, len(gs))
+	for i, g := range gs {
+		wasm := specs[i].wasm
+		if wasm == nil && specs[i].path != "" {
+			if wasm, err = os.ReadFile(specs[i].path); err != nil {
+				return ExitLoad, err
+			}
+		}
+		outs[i] = inspectResult(g, specs[i].cfg.Source, wasm, true)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return ExitOK, enc.Encode(outs)
+	}
+	for i := range outs {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		writeInspect(stdout, &outs[i])
+	}
+	return ExitOK, nil
+}
+
+// inspectResult is what inspect shows of a loaded guest; withGrants adds the grants.
+func inspectResult(g *runtime.Guest, source string, wasm []byte, withGrants bool) inspectOutput {
+	sum := sha256.Sum256(wasm)
+	out := inspectOutput{Source: source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm), Manifest: *g.Manifest()}
+	out.Name = g.Name() // the config may rename the guest
+	if withGrants {
+		out.Grants = map[string]toolGrants{}
+		for _, t := range g.Manifest().Tools {
+			granted, eff, _ := g.ToolGrants(t.Name)
+			out.Grants[t.Name] = toolGrants{Granted: describeGrants(granted), Effective: describeGrants(eff)}
+		}
+		out.NotGranted = g.Ungranted()
+	}
+	return out
+}
+
+// writeInspectServed lists a guest's resources, resource templates and prompts (the human
+// form showed tools only; --json had them).
+func writeInspectServed(w io.Writer, o *inspectOutput) {
+	titled := func(name, title string) string {
+		if title != "" {
+			return name + " — " + title
+		}
+		return name
+	}
+	if n := len(o.Resources); n > 0 {
+		fmt.Fprintf(w, "resources (%d):\n", n)
+		for _, r := range o.Resources {
+			fmt.Fprintf(w, "  %s  %s", r.URI, titled(r.Name, r.Title))
+			if r.MIMEType != "" {
+				fmt.Fprintf(w, " (%s)", r.MIMEType)
+			}
+			fmt.Fprintln(w)
+			if r.Description != "" {
+				fmt.Fprintf(w, "    %s\n", r.Description)
+			}
+		}
+	}
+	if n := len(o.ResourceTemplates); n > 0 {
+		fmt.Fprintf(w, "resource templates (%d):\n", n)
+		for _, r := range o.ResourceTemplates {
+			fmt.Fprintf(w, "  %s  %s", r.URITemplate, titled(r.Name, r.Title))
+			if r.MIMEType != "" {
+				fmt.Fprintf(w, " (%s)", r.MIMEType)
+			}
+			fmt.Fprintln(w)
+			if r.Description != "" {
+				fmt.Fprintf(w, "    %s\n", r.Description)
+			}
+		}
+	}
+	if n := len(o.Prompts); n > 0 {
+		fmt.Fprintf(w, "prompts (%d):\n", n)
+		for _, p := range o.Prompts {
+			var args []string
+			for _, a := range p.Arguments {
+				if a.Required {
+					args = append(args, a.Name)
+				} else {
+					args = append(args, a.Name+"?")
+				}
+			}
+			fmt.Fprintf(w, "  %s\n", titled(p.Name+"("+strings.Join(args, ", ")+")", p.Title))
+			if p.Description != "" {
+				fmt.Fprintf(w, "    %s\n", p.Description)
+			}
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// inspect lists a guest's resources and prompts in its human form too (they were in --json
+// only), and `inspect --config FILE` without a guest shows every guest of the config with
+// its effective grants (it was "missing GUEST.wasm").
+func TestInspectServedAndWholeConfig(t *testing.T) {
+	calc, err := filepath.Abs("../../guests/calc.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("inspect", "--cache-dir", cacheDir, calc)
+	want := "resources (1):\n  calc://reference  reference — calc language reference (text/markdown)\n" +
+		"    Operators, functions, constants and limits of the calc tool.\n" +
+		"prompts (1):\n  explain(expression) — Explain an expression\n"
+	if code != ExitOK || !strings.Contains(out, want) {
+		t.Errorf("inspect calc: exit %d, stderr %q, output lacks %q:\n%s", code, errOut, want, out)
+	}
+
+	cfg := writeConfig(t, fmt.Sprintf(`{"guests": [{"path": %q, "grants": {"clock": true}}, {"path": %q, "name": "again"}]}`, calc, fixturePath))
+	out, errOut, code = runCLI("inspect", "--cache-dir", cacheDir, "--config", cfg)
+	if code != ExitOK {
+		t.Fatalf("inspect --config: exit %d, stderr %q", code, errOut)
+	}
+	for _, w := range []string{"guest calc ", "\nguest again ", "    granted:   clock\n    effective: none\n", "not granted: none\n", "prompts (1):\n"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("inspect --config output lacks %q:\n%s", w, out)
+		}
+	}
+	out, _, code = runCLI("inspect", "--cache-dir", cacheDir, "--config", cfg, "--json")
+	var all []inspectOutput
+	if err := json.Unmarshal([]byte(out), &all); code != ExitOK || err != nil || len(all) != 2 || all[0].Name != "calc" || all[1].Name != "again" || all[0].Grants == nil {
+		t.Errorf("inspect --config --json: exit %d, %v, %d guests:\n%s", code, err, len(all), out)
+	}
+	// Without a guest and without a config: the usage error says both ways.
+	if _, errOut, code := runCLI("inspect"); code != ExitUsage || !strings.Contains(errOut, "missing GUEST.wasm (or --config FILE") {
+		t.Errorf("inspect: exit %d, stderr %q", code, errOut)
+	}
+}
