@@ -164,7 +164,7 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 	// Without it, a loop in such a module never entered Go and stalled the garbage collector.
 	added := []byte{sectionType, sectionFunction, sectionGlobal, sectionExport, sectionCode}
 	if mi.memory == 0 {
-		repl[sectionMemory] = []byte{0x01, 0x01, 0x00, 0x00} // one memory: limits min 0, max 0
+		repl[sectionMemory] = appendVec(mi.sections[sectionMemory], []byte{0x01, 0x00, 0x00}) // limits min 0, max 0
 		added = []byte{sectionType, sectionFunction, sectionMemory, sectionGlobal, sectionExport, sectionCode}
 	}
 

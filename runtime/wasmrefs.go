@@ -98,6 +98,7 @@ func (mi *moduleInfo) scan() error {
 	}{
 		{sectionFunction, "function section", mi.scanFunctions},
 		{sectionTable, "table section", mi.scanTables},
+		{sectionMemory, "memory section", scanMemories},
 		{sectionGlobal, "global section", mi.scanGlobals},
 		{sectionExport, "export section", mi.scanExports},
 		{sectionStart, "start section", mi.scanStart},
@@ -314,6 +315,21 @@ func (mi *moduleInfo) scanTables(b []byte) error {
 	}
 	for t := range n {
 		if err := mi.tableType(b, &off, func() string { return fmt.Sprintf("table %d", mi.importTables+t) }); err != nil {
+			return err
+		}
+	}
+	return consumed(b, off)
+}
+
+// scanMemories checks the memories' limits: the rewrite appends one to a module without a
+// memory, so the section must end with its last entry.
+func scanMemories(b []byte) error {
+	n, off, err := readU32(b)
+	if err != nil {
+		return err
+	}
+	for range n {
+		if err := skipLimits(b, &off); err != nil {
 			return err
 		}
 	}
