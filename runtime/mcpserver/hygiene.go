@@ -50,7 +50,7 @@ func isHiddenRune(r rune) bool {
 // emoji usable:
 //
 //   - a single U+FE0E or U+FE0F (text or emoji presentation) right after a symbol (category
-//     So, e.g. "⚠\uFE0F");
+//     So, e.g. "⚠\uFE0F") or an Extended_Pictographic character ("‼\uFE0E");
 //   - the joiners and selectors inside an emoji sequence as UTS #51 defines it (see
 //     emojiSequence): ZWJ sequences such as 👩‍💻 or 🏳️‍🌈, keycaps such as 1️⃣, and the three
 //     subdivision flags (England, Scotland, Wales) spelled with tag characters.
@@ -71,7 +71,7 @@ func hiddenAt(s string) (rune, bool) {
 		}
 		r := rs[i]
 		i++
-		if (r == 0xFE0E || r == 0xFE0F) && !prevVS && prev >= 0 && unicode.Is(unicode.So, prev) {
+		if (r == 0xFE0E || r == 0xFE0F) && !prevVS && prev >= 0 && (unicode.Is(unicode.So, prev) || unicode.Is(extendedPictographic, prev)) {
 			prev, prevVS = r, true
 			continue
 		}

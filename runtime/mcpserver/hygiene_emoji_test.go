@@ -26,6 +26,7 @@ func TestHiddenTextEmojiSequences(t *testing.T) {
 		{"hash keycap", "press #\ufe0f\u20e3", ""},
 		{"skin tone in ZWJ", "\U0001F9D1\U0001F3FD\u200d\U0001F4BB coder", ""},
 		{"eye in speech bubble", "\U0001F441\ufe0f\u200d\U0001F5E8\ufe0f witness", ""},
+		{"text presentation of a pictograph", "\u203c\ufe0e note", ""},
 		{"country flag", "\U0001F1E9\U0001F1EA Germany", ""},
 		{"England flag", "\U0001F3F4\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F England", ""},
 		{"emoji at end of text", "done \U0001F469\u200d\U0001F4BB", ""},
