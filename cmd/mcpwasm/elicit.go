@@ -19,7 +19,7 @@ import (
 )
 
 // elicitHelp is the help of a client command's --elicit flag.
-const elicitHelp = `how to answer a server's form elicitation (MCP "Client Features › Elicitation"): auto (ask on the terminal when stdin is one; otherwise the elicitation capability is not declared), ask, defaults (accept with the schema's defaults), decline, or none (not declared)`
+const elicitHelp = `how to answer a server's form elicitation (MCP "Client Features › Elicitation"): auto (ask on the terminal when stdin is one; otherwise the elicitation capability is not declared), ask, defaults (accept with the schema's defaults; decline if a required field has none), decline, or none (not declared)`
 
 // elicitOptions returns the client options of --elicit mode: nil when the client declares no
 // elicitation capability (it cannot answer). Only form elicitation is declared.
@@ -39,10 +39,23 @@ func elicitOptions(mode string, stdin io.Reader, stderr io.Writer) (*mcp.ClientO
 				return &mcp.ElicitResult{Action: "decline"}, nil
 			}
 			content := map[string]any{}
+			var missing []string
 			for _, f := range formFields(req.Params.RequestedSchema) {
 				if f.Default != nil {
 					content[f.Name] = f.Default
+				} else if f.Required {
+					missing = append(missing, strconv.Quote(f.Name))
 				}
+			}
+			if len(missing) > 0 {
+				// Accepting without a required field is an answer the server must refuse;
+				// declining says what happened, and the user learns why here.
+				what := "required field " + missing[0] + " has"
+				if len(missing) > 1 {
+					what = "required fields " + strings.Join(missing, ", ") + " have"
+				}
+				fmt.Fprintf(stderr, "--elicit defaults: declined %q: %s no default (answer it with --elicit ask)\n", req.Params.Message, what)
+				return &mcp.ElicitResult{Action: "decline"}, nil
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		}

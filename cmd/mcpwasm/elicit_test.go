@@ -37,20 +37,48 @@ func TestElicitOptions(t *testing.T) {
 	if co, err := elicitOptions("auto", strings.NewReader(""), os.Stderr); co != nil || err != nil {
 		t.Errorf("auto without a terminal = %v, %v; want no capability", co, err)
 	}
+	// Nor when stdin is /dev/null: a character device, but not a terminal.
+	devNull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	if co, err := elicitOptions("auto", devNull, os.Stderr); co != nil || err != nil {
+		t.Errorf("auto with stdin %s = %v, %v; want no capability", os.DevNull, co, err)
+	}
+	if isTerminal(devNull) {
+		t.Errorf("isTerminal(%s) = true", os.DevNull)
+	}
 	if co, err := elicitOptions("none", nil, os.Stderr); co != nil || err != nil {
 		t.Errorf("none = %v, %v", co, err)
 	}
 	if _, err := elicitOptions("maybe", nil, os.Stderr); err == nil || err.Error() != `--elicit: want auto, ask, defaults, decline or none, got "maybe"` {
 		t.Errorf("bad mode: %v", err)
 	}
-	co, err := elicitOptions("defaults", nil, os.Stderr)
+	var stderr strings.Builder
+	co, err := elicitOptions("defaults", nil, &stderr)
 	if err != nil || co.Capabilities.Elicitation.Form == nil {
 		t.Fatalf("defaults: %v, %v; want the form capability", co, err)
 	}
-	res, err := co.ElicitationHandler(context.Background(), elicitReq(testForm))
+	// Every required field has a default: accepted with the defaults.
+	complete := json.RawMessage(strings.Replace(string(testForm), `"required":["name","note"]`, `"required":["name","age"]`, 1))
+	res, err := co.ElicitationHandler(context.Background(), elicitReq(complete))
 	want := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "age": float64(36), "ratio": 0.5, "color": "green", "ok": true}}
-	if err != nil || !cmp.Equal(res, want) {
-		t.Errorf("defaults answer %+v, %v; want %+v", res, err, want)
+	if err != nil || !cmp.Equal(res, want) || stderr.Len() != 0 {
+		t.Errorf("defaults answer %+v, %v (stderr %q); want %+v", res, err, stderr.String(), want)
+	}
+	// A required field without a default ("note"): declined, and stderr names the field.
+	res, err = co.ElicitationHandler(context.Background(), elicitReq(testForm))
+	wantMsg := `--elicit defaults: declined "Who are you?": required field "note" has no default (answer it with --elicit ask)` + "\n"
+	if err != nil || res.Action != "decline" || res.Content != nil || stderr.String() != wantMsg {
+		t.Errorf("defaults with a required field without default: %+v, %v, stderr %q; want decline and %q", res, err, stderr.String(), wantMsg)
+	}
+	stderr.Reset()
+	two := json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"},"c":{"type":"string","default":"x"}},"required":["a","b","c"]}`)
+	res, err = co.ElicitationHandler(context.Background(), elicitReq(two))
+	wantMsg = `--elicit defaults: declined "Who are you?": required fields "a", "b" have no default (answer it with --elicit ask)` + "\n"
+	if err != nil || res.Action != "decline" || stderr.String() != wantMsg {
+		t.Errorf("defaults with two required fields without default: %+v, %v, stderr %q; want decline and %q", res, err, stderr.String(), wantMsg)
 	}
 	co, _ = elicitOptions("decline", nil, os.Stderr)
 	if res, err := co.ElicitationHandler(context.Background(), elicitReq(testForm)); err != nil || res.Action != "decline" || res.Content != nil {

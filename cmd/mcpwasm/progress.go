@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/term"
 )
 
 // progressPrinter shows the progress notifications of `mcpwasm call` (which sends a progress
@@ -25,19 +26,15 @@ func newProgressPrinter(w io.Writer) *progressPrinter {
 	return &progressPrinter{w: w, tty: isTerminal(w)}
 }
 
-// isTerminal reports whether w is a character device (a terminal) other than the null
-// device (which is one too: `</dev/null` is no terminal), without a dependency.
+// isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return false
-	}
-	null, err := os.Stat(os.DevNull)
-	return err != nil || !os.SameFile(fi, null)
+	// A character device is not necessarily a terminal (/dev/null is one): ask the terminal
+	// driver.
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // done ends the bar's line, so what follows starts on a fresh one.

@@ -46,15 +46,32 @@ func isHiddenRune(r rune) bool {
 	return false
 }
 
-// hiddenAt returns the first hidden character of s (see isHiddenRune). One exception keeps
-// emoji usable: a single U+FE0E or U+FE0F (text or emoji presentation) right after a symbol
-// (category So, e.g. "⚠\uFE0F"). Any other variation selector — after a letter, a second one
-// in a row, or one of the supplementary selectors — can carry smuggled bytes and is hidden.
+// hiddenAt returns the first hidden character of s (see isHiddenRune). Two exceptions keep
+// emoji usable:
+//
+//   - a single U+FE0E or U+FE0F (text or emoji presentation) right after a symbol (category
+//     So, e.g. "⚠\uFE0F") or an Extended_Pictographic character ("‼\uFE0E");
+//   - the joiners and selectors inside an emoji sequence as UTS #51 defines it (see
+//     emojiSequence): ZWJ sequences such as 👩‍💻 or 🏳️‍🌈, keycaps such as 1️⃣, and the three
+//     subdivision flags (England, Scotland, Wales) spelled with tag characters.
+//
+// Anything else stays hidden: a variation selector after a letter or a second one in a row, a
+// supplementary selector, a ZWJ with no emoji on either side ("a\u200db", at the start or end
+// of the text, between an emoji and a letter), a tag character outside those three flags.
 func hiddenAt(s string) (rune, bool) {
+	rs := []rune(s)
 	var prev rune = -1
 	prevVS := false
-	for _, r := range s {
-		if (r == 0xFE0E || r == 0xFE0F) && !prevVS && prev >= 0 && unicode.Is(unicode.So, prev) {
+	for i := 0; i < len(rs); {
+		if n := emojiSequence(rs[i:]); n > 0 {
+			i += n
+			prev = rs[i-1]
+			prevVS = prev == 0xFE0F
+			continue
+		}
+		r := rs[i]
+		i++
+		if (r == 0xFE0E || r == 0xFE0F) && !prevVS && prev >= 0 && (unicode.Is(unicode.So, prev) || unicode.Is(extendedPictographic, prev)) {
 			prev, prevVS = r, true
 			continue
 		}
@@ -64,6 +81,85 @@ func hiddenAt(s string) (rune, bool) {
 		prev, prevVS = r, false
 	}
 	return 0, false
+}
+
+// emojiSequence returns the number of runes at the start of rs that form an emoji ZWJ
+// sequence (UTS #51 ED-16: emoji_zwj_element ( ZWJ emoji_zwj_element )+) or a single element
+// (see emojiElement), or 0. A ZWJ is taken only when an element follows it, so a trailing
+// ZWJ is left for the caller to report.
+func emojiSequence(rs []rune) int {
+	n := emojiElement(rs)
+	if n == 0 {
+		return 0
+	}
+	for n+1 < len(rs) && rs[n] == 0x200D {
+		m := emojiElement(rs[n+1:])
+		if m == 0 {
+			break
+		}
+		n += 1 + m
+	}
+	return n
+}
+
+// emojiElement returns the length of the emoji_zwj_element (UTS #51 ED-15a) at the start of
+// rs, or 0: a keycap sequence ([0-9#*] U+FE0F U+20E3, ED-14c); a flag (two regional
+// indicators, ED-14); or an Extended_Pictographic character followed by an emoji
+// presentation selector U+FE0F (ED-9a) or a skin-tone modifier (ED-13), and for U+1F3F4 by
+// one of the recommended subdivision tag sequences (ED-14a). Tag sequences are limited to
+// those three because a tag spec is invisible text of the sender's choosing: "any tag
+// sequence" would let ASCII ride after every black flag.
+func emojiElement(rs []rune) int {
+	if len(rs) == 0 {
+		return 0
+	}
+	r := rs[0]
+	if len(rs) >= 3 && (r >= '0' && r <= '9' || r == '#' || r == '*') && rs[1] == 0xFE0F && rs[2] == 0x20E3 {
+		return 3
+	}
+	if isRegionalIndicator(r) {
+		if len(rs) >= 2 && isRegionalIndicator(rs[1]) {
+			return 2
+		}
+		return 0
+	}
+	if !unicode.Is(extendedPictographic, r) {
+		return 0
+	}
+	n := 1
+	if n < len(rs) && (rs[n] == 0xFE0F || rs[n] >= 0x1F3FB && rs[n] <= 0x1F3FF) {
+		n++
+	}
+	if r == 0x1F3F4 {
+		n += subdivisionTag(rs[n:])
+	}
+	return n
+}
+
+func isRegionalIndicator(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
+
+// rgiSubdivisionTags are the tag specs of the subdivision flags Unicode recommends (RGI):
+// 🏴 followed by these tags and U+E007F CANCEL TAG.
+var rgiSubdivisionTags = []string{"gbeng", "gbsct", "gbwls"}
+
+// subdivisionTag returns the length of one of rgiSubdivisionTags, written in tag characters
+// and closed by CANCEL TAG, at the start of rs, or 0.
+func subdivisionTag(rs []rune) int {
+next:
+	for _, spec := range rgiSubdivisionTags {
+		if len(rs) < len(spec)+1 {
+			continue
+		}
+		for i, c := range spec {
+			if rs[i] != 0xE0000+c {
+				continue next
+			}
+		}
+		if rs[len(spec)] == 0xE007F {
+			return len(spec) + 1
+		}
+	}
+	return 0
 }
 
 // hiddenTextError says where a tool's text hides a character (see isHiddenRune).

@@ -9,6 +9,15 @@ import (
 // resource reads as "x", every prompt renders one message. It is built here, not with
 // wat2wasm, so a test can hand the host any manifest text.
 func manifestGuest(man string) []byte {
+	return manifestGuestResult(man, `{"content":[{"type":"text","text":"ok"}]}`)
+}
+
+// manifestGuestResult is manifestGuest whose every tool returns res (under 512 bytes) as its
+// CallToolResult.
+func manifestGuestResult(man, res string) []byte {
+	if len(res) >= 512 {
+		panic("manifestGuestResult: result of 512 bytes or more")
+	}
 	uleb := func(n uint64) []byte {
 		var out []byte
 		for {
@@ -45,7 +54,6 @@ func manifestGuest(man string) []byte {
 	exp := func(n string, kind byte, idx uint64) []byte { return append(append(name(n), kind), uleb(idx)...) }
 	exps := vec(exp("memory", 2, 0), exp("mcpwasm_abi_version", 0, 0), exp("mcpwasm_alloc", 0, 1),
 		exp("mcpwasm_describe", 0, 2), exp("mcpwasm_call", 0, 3), exp("mcpwasm_read", 0, 4), exp("mcpwasm_prompt", 0, 5))
-	const res = `{"content":[{"type":"text","text":"ok"}]}`
 	const read = `{"contents":[{"uri":"x:x","text":"x"}]}`
 	const prompt = `{"messages":[{"role":"user","content":{"type":"text","text":"x"}}]}`
 	packed := func(off, n int) []byte { return append([]byte{0x42}, sleb(int64(off)<<32|int64(n))...) }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -89,6 +90,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
 	registries.Store(s, reg)
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
+	s.AddReceivingMiddleware(revisionMiddleware) // revision.go
 	for _, g := range guests {
 		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider, RequestStateKey: o.RequestStateKey}
 		if err := AddGuest(s, g, gopts); err != nil {
@@ -234,7 +236,8 @@ func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// decodeResult parses a guest's CallToolResult JSON (ABI.md §5) and checks structured
+// decodeResult parses a guest's CallToolResult JSON (ABI.md §5), refuses content blocks that
+// lack a field the MCP schema requires (checkContentFields), and checks structured
 // content against the tool's outputSchema: a mismatch (or a missing structured result) is a
 // tool error and is never forwarded. A result with structured content but no content blocks
 // gets a text block holding the same JSON, as MCP 2025-06-18 recommends for clients that
@@ -243,6 +246,9 @@ func toolError(err error) *mcp.CallToolResult {
 func decodeResult(g *runtime.Guest, tool string, out []byte) *mcp.CallToolResult {
 	res, err := decodeToolResult(out)
 	if err != nil {
+		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
+	}
+	if err := checkContentFields(out); err != nil { // contentcheck.go
 		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
 	}
 	sc, _ := res.StructuredContent.(json.RawMessage)
@@ -275,7 +281,19 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 		},
 	}
 	if token != nil && ss != nil {
+		// "The progress value MUST increase with each notification" (Utilities › Progress):
+		// a report that does not exceed the last one sent is dropped, not relayed as a
+		// decrease or a repeat.
+		var mu sync.Mutex
+		last, sent := 0.0, false
 		h.Progress = func(progress, total float64, msg string) {
+			mu.Lock()
+			if sent && !(progress > last) {
+				mu.Unlock()
+				return
+			}
+			last, sent = progress, true
+			mu.Unlock()
 			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: max(total, 0), Message: msg})
 		}
 	}
