@@ -1,6 +1,6 @@
 # Shell helpers shared by the .ci conformance scripts (conformance.sh, conformance-client.sh,
-# conformance-replicas.sh). Source it after `cd` to the repository root; it defines functions
-# only, and uses the caller's global step_pid.
+# conformance-replicas.sh, conformance-reference.sh). Source it after `cd` to the repository
+# root; it defines functions only, and uses the caller's global step_pid.
 
 # stop PID: ends a `timeout` started by the caller and everything under it (timeout leads its
 # own process group): TERM, then KILL after 5 s (npm can take longer than that to honour TERM).
@@ -41,12 +41,12 @@ suite() {
 	cli=$1/node_modules/@modelcontextprotocol/conformance/dist/index.js
 }
 
-# The retry tally of conformance-replicas.sh, which runs a scenario that failed once more,
-# alone, and counts it as passed if that passes. A retry hides a failure, so retries are
-# counted and printed, and limited: one scenario may need one per script run, in one suite
-# run or in runs that are not consecutive; the same scenario needing a retry in two
-# consecutive suite runs, or two scenarios needing one, fail the script. State lives in
-# globals for the script's run (nothing is kept between CI runs).
+# The retry tally of conformance-replicas.sh and conformance.sh (for its "~" entries), which
+# run a scenario that failed once more, alone, and count it as passed if that passes. A retry
+# hides a failure, so retries are counted and printed, and limited: one scenario may need one
+# per script run, in one suite run or in runs that are not consecutive; the same scenario
+# needing a retry in two consecutive suite runs, or two scenarios needing one, fail the
+# script. State lives in globals for the script's run (nothing is kept between CI runs).
 # retry_init: starts the tally. retry_run: a suite run begins. retry_note NAME WHERE: NAME
 # (in suite run WHERE, e.g. stateless@2025-11-25) passed only when run again.
 # retry_verdict: prints the tally; returns 1 if the limits are exceeded.

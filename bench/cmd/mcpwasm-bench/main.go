@@ -40,6 +40,7 @@ type config struct {
 	soakWat, soakGo, soakNative int
 	skipMicro                   bool
 	startup                     bool   // -startup: only section 6
+	firstList                   bool   // -firstlist: only section 8
 	soakOnly                    bool   // -soak: only section 7
 	old                         string // -old: an mcpwasm binary measured beside the new one in section 6
 }
@@ -50,6 +51,7 @@ func main() {
 	flag.BoolVar(&c.quick, "quick", false, "short run for CI (< 60 s): shorter timings, fewer cases")
 	flag.BoolVar(&c.skipMicro, "skip-micro", false, "skip the in-process benchmarks")
 	flag.BoolVar(&c.startup, "startup", false, "run only section 6: warm-cache start and idle memory of the bundled server and of 5 and 20 Go guests")
+	flag.BoolVar(&c.firstList, "firstlist", false, "run only section 8: first tools/list of the bundled server against a server of one WAT guest (warm cache, 7 starts each)")
 	flag.BoolVar(&c.soakOnly, "soak", false, "run only section 7: 8 HTTP sessions × 5,000 calc calls (50 with -quick), then idle; RSS and goroutines")
 	flag.StringVar(&c.old, "old", "", "with -startup: an older mcpwasm binary to measure beside the one built from this tree")
 	coldGo := flag.String("cold-go", "", "comma-separated Go guest counts for cold start (default 1,5; 1 with -quick); "+
@@ -146,6 +148,9 @@ func run(ctx context.Context, c config) error {
 	if c.startup {
 		return startup(ctx, c, p, c.old)
 	}
+	if c.firstList {
+		return firstList(ctx, c, p)
+	}
 
 	if !c.skipMicro {
 		if err := micro(ctx, c, dir, root); err != nil {
@@ -159,6 +164,9 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	if err := memory(ctx, c, p); err != nil {
+		return err
+	}
+	if err := firstList(ctx, c, p); err != nil {
 		return err
 	}
 	return soak(ctx, c, dir)

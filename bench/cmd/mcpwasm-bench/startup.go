@@ -171,3 +171,49 @@ func firstTool(s *bench.Server) (string, error) {
 	}
 	return list.Tools[0].Name, nil
 }
+
+// firstList (-firstlist): the bundled server (calc and text, Go guests) against a server of one
+// WAT guest (testdata/wat/echo.wasm), process start to the first tools/list reply over stdio,
+// warm compilation cache: one untimed start each, then reps starts each, alternating; medians.
+// It measures the verdict "bundled first tools/list ≤ 1.5× one WAT guest".
+func firstList(ctx context.Context, c config, p paths) error {
+	step("bundled server against one WAT guest: first tools/list")
+	cache := filepath.Join(p.dir, "firstlist-cache")
+	reps := 7
+	if c.quick {
+		reps = 1
+	}
+	servers := []struct {
+		name string
+		argv []string
+	}{
+		{"bundled (calc, text)", []string{p.mcpwasm, "serve", "--log-level", "warn", "--cache-dir", cache}},
+		{"one WAT guest (echo.wasm)", []string{p.mcpwasm, "serve", "--log-level", "warn", "--cache-dir", cache, p.watEcho}},
+	}
+	for _, s := range servers {
+		if _, _, err := coldOnce(ctx, s.argv); err != nil { // warm the cache
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	ds := make([][]time.Duration, len(servers))
+	for range reps {
+		for i, s := range servers {
+			d, _, err := coldOnce(ctx, s.argv)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			ds[i] = append(ds[i], d)
+		}
+	}
+	fmt.Printf("\n## 8. First tools/list: the bundled server against one WAT guest\n\n"+
+		"Process start to the first tools/list reply over stdio, warm compilation cache, %d starts each\n"+
+		"(alternating, after one untimed start each); medians.\n\n", reps)
+	fmt.Println("| server | first tools/list (median) | × one WAT guest |")
+	fmt.Println("|---|--:|--:|")
+	wat := median(ds[1])
+	for i, s := range servers {
+		m := median(ds[i])
+		fmt.Printf("| %s | %s | %.2f× |\n", s.name, dur(m), float64(m)/float64(wat))
+	}
+	return nil
+}
