@@ -172,16 +172,9 @@ func logout(_ context.Context, args []string, stdout, stderr io.Writer) (int, er
 // oneURL parses flags and exactly one URL argument (flags may follow it). An empty URL comes
 // with the exit code and error to return.
 func oneURL(fs *flag.FlagSet, args []string) (string, int, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", ExitUsage, nil
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return "", ExitUsage, err
 	}
 	switch {
 	case len(pos) == 0:

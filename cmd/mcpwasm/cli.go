@@ -118,7 +118,7 @@ func (f *hostFlags) limits() runtime.Limits {
 func (f *hostFlags) logger(stderr io.Writer) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel)
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), nil
 }
@@ -300,8 +300,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	status := fs.Bool("status", false, "serve the resource mcpwasm://status and the tools mcpwasm_status and mcpwasm_stop (engages the kill switch; resuming stays SIGUSR2 or --stop-file) to MCP clients; the config's \"status\": true does too")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at GET /metrics on ADDR (\":9464\" binds 127.0.0.1:9464); with --http they are also at /metrics there")
 	idle := fs.Duration("idle-timeout", 0, "close guest instances idle longer than this (0: the config's idle_timeout_ms, else 60s; negative: never)")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage, nil
+	paths, err := parseArgs(fs, args) // flagparse.go
+	if err != nil {
+		return ExitUsage, err
 	}
 	if err := hf.validate(); err != nil {
 		return ExitUsage, err
@@ -323,7 +324,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	iso, _ := runtime.ParseIsolation(hf.isolation) // validated above
 	// --watch compares a file's bytes with the loaded ones, so it reads them up front.
-	specs, cfg, err := guestSpecs(ctx, &sf, stderr, hf.config, fs.Args(), hf.limits(), iso, *watch)
+	specs, cfg, err := guestSpecs(ctx, &sf, stderr, hf.config, paths, hf.limits(), iso, *watch)
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -517,26 +518,27 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	asJSON := fs.Bool("json", false, "print JSON")
 	var sf shipFlags // --config alone: where OCI and URL guests come from, as for serve
 	sf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage, nil
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return ExitUsage, err
 	}
 	if err := hf.validate(); err != nil {
 		return ExitUsage, err
 	}
 	switch {
-	case fs.NArg() == 0 && hf.config == "":
+	case len(pos) == 0 && hf.config == "":
 		return ExitUsage, errors.New("missing GUEST.wasm (or --config FILE, to show every guest of a config)")
-	case fs.NArg() > 1:
-		return ExitUsage, fmt.Errorf("unexpected argument %q (one guest at a time)", fs.Arg(1))
+	case len(pos) > 1:
+		return ExitUsage, fmt.Errorf("unexpected argument %q (one guest at a time)", pos[1])
 	}
 	logger, err := hf.logger(stderr)
 	if err != nil {
 		return ExitUsage, err
 	}
-	if fs.NArg() == 0 {
+	if len(pos) == 0 {
 		return inspectConfig(ctx, &hf, &sf, *asJSON, logger, stdout, stderr) // inspectall.go
 	}
-	path := fs.Arg(0)
+	path := pos[0]
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return ExitLoad, err

@@ -80,17 +80,9 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	af := addAuthFlags(fs)
 	elicit := fs.String("elicit", "auto", elicitHelp)
 	serverLogs := fs.Bool("server-logs", false, "show a spawned server's stderr (by default hidden, and its last lines shown only if it fails to start)")
-	// Flags and positional arguments may be interleaved.
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return ExitUsage, nil
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := parseArgs(fs, args) // flags and positional arguments may be interleaved
+	if err != nil {
+		return ExitUsage, err
 	}
 	if err := checkClientArgs(cmd, pos); err != nil {
 		return ExitUsage, err

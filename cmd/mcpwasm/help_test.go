@@ -161,3 +161,33 @@ COMP_WORDS=(mcpwasm call --server-l); COMP_CWORD=2; _mcpwasm; echo "${COMPREPLY[
 		t.Errorf("completion: %v\n%s", err, got)
 	}
 }
+
+// Flags may follow file arguments, and a bad flag is one line naming the flag and what it
+// expects (no flag dump); an unknown flag names the nearest known one.
+func TestFlagErrorsOneLine(t *testing.T) {
+	usage := "usage: mcpwasm serve [flags] [GUEST.wasm ...] (see 'mcpwasm help serve')\n"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--timeout", "5"}, "mcpwasm serve: --timeout \"5\": want a duration such as 30s, 500ms or 1m30s\n" + usage},
+		{[]string{"serve", "--memory-mb", "-1"}, "mcpwasm serve: --memory-mb \"-1\": want a whole number, 0 or more\n" + usage},
+		{[]string{"serve", "--instances", "many"}, "mcpwasm serve: --instances \"many\": want a whole number\n" + usage},
+		{[]string{"serve", "--confg", "x"}, "mcpwasm serve: flag provided but not defined: -confg (did you mean --config?)\n" + usage},
+		{[]string{"serve", "--log-level", "verbose"}, "mcpwasm serve: --log-level \"verbose\": want debug, info, warn or error\n" + usage},
+		// after a file argument: the flag is still a flag, not a file name
+		{[]string{"serve", "nothere.wasm", "--timeout", "5"}, "mcpwasm serve: --timeout \"5\": want a duration such as 30s, 500ms or 1m30s\n" + usage},
+		{[]string{"inspect", "x.wasm", "--jsn"}, "mcpwasm inspect: flag provided but not defined: -jsn (did you mean --json?)\n" +
+			"usage: mcpwasm inspect [--config FILE] [--json] [GUEST.wasm] (see 'mcpwasm help inspect')\n"},
+	} {
+		_, errOut, code := runCLI(tt.args...)
+		if code != ExitUsage || errOut != tt.want {
+			t.Errorf("mcpwasm %s: exit %d, stderr\n%s\nwant exit %d and\n%s", strings.Join(tt.args, " "), code, errOut, ExitUsage, tt.want)
+		}
+	}
+	// A flag after the guest path is applied: --timeout after the file is read as a flag.
+	_, errOut, code := runCLI("inspect", fixturePath, "--json", "--timeout", "-1s")
+	if code != ExitUsage || !strings.Contains(errOut, "--timeout -1s: must not be negative") {
+		t.Errorf("inspect FILE --timeout -1s: exit %d, %q", code, errOut)
+	}
+}

@@ -32,18 +32,19 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	fs := flag.NewFlagSet("new", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sdk := fs.String("sdk", os.Getenv("MCPWASM_SDK"), "a checkout of mcpwasm the project uses instead of a published version (default $MCPWASM_SDK)")
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage, nil
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return ExitUsage, err
 	}
 	switch {
-	case fs.NArg() == 0:
+	case len(pos) == 0:
 		return ExitUsage, errors.New("missing LANGUAGE (go, c, rust or wat)")
-	case fs.NArg() == 1:
+	case len(pos) == 1:
 		return ExitUsage, errors.New("missing NAME")
-	case fs.NArg() > 3:
-		return ExitUsage, fmt.Errorf("unexpected argument %q", fs.Arg(3))
+	case len(pos) > 3:
+		return ExitUsage, fmt.Errorf("unexpected argument %q", pos[3])
 	}
-	lang, name := fs.Arg(0), fs.Arg(1)
+	lang, name := pos[0], pos[1]
 	files, ok := scaffolds[lang]
 	if !ok {
 		return ExitUsage, fmt.Errorf("unknown language %q (want go, c, rust or wat)", lang)
@@ -52,8 +53,8 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return ExitUsage, fmt.Errorf("NAME %q: want lower-case letters, digits and _, starting with a letter (it names the tool, the module and the files)", name)
 	}
 	dir := name
-	if fs.NArg() == 3 {
-		dir = fs.Arg(2)
+	if len(pos) == 3 {
+		dir = pos[2]
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return ExitUsage, fmt.Errorf("%s exists and is not empty", dir)

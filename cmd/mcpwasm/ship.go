@@ -236,11 +236,10 @@ func pullOrLock(ctx context.Context, cmd string, args []string, stdout, stderr i
 	}
 	var sf shipFlags
 	sf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage, nil
-	}
-	if fs.NArg() > 0 {
-		return ExitUsage, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if pos, err := parseArgs(fs, args); err != nil {
+		return ExitUsage, err
+	} else if len(pos) > 0 {
+		return ExitUsage, fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	if update != nil && !*update {
 		return ExitUsage, errors.New("say --update: lock re-resolves every guest and approves what changed")
@@ -420,17 +419,18 @@ func push(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wri
 	fs.SetOutput(stderr)
 	var sf shipFlags
 	sf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return ExitUsage, nil
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return ExitUsage, err
 	}
-	if fs.NArg() != 2 {
+	if len(pos) != 2 {
 		return ExitUsage, errors.New("want GUEST.wasm and oci://REGISTRY/REPO:TAG")
 	}
-	dst, err := ship.ParseSource(fs.Arg(1))
+	dst, err := ship.ParseSource(pos[1])
 	if err != nil || dst.Kind != ship.KindOCI {
-		return ExitUsage, fmt.Errorf("%q: want oci://REGISTRY/REPO:TAG", fs.Arg(1))
+		return ExitUsage, fmt.Errorf("%q: want oci://REGISTRY/REPO:TAG", pos[1])
 	}
-	wasm, err := os.ReadFile(fs.Arg(0))
+	wasm, err := os.ReadFile(pos[0])
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -439,7 +439,7 @@ func push(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wri
 		return ExitError, err
 	}
 	defer h.Close(context.Background())
-	g, err := describeGuest(ctx, h, wasm, "", fs.Arg(0))
+	g, err := describeGuest(ctx, h, wasm, "", pos[0])
 	if err != nil {
 		return ExitLoad, err
 	}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// parseArgs parses fs's flags from args, which may stand before, between or after the
+// positional arguments (`serve x.wasm --timeout 1s`); "--" ends the flags. It returns the
+// positional arguments. A parse error is one line naming the flag and what it expects
+// (flagError). A user's -h is answered before a command runs (wantsHelp); here -h only lists
+// the flags, for the help text.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var pos []string
+	for {
+		if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(out) // the flag listing of 'mcpwasm help' (flagHelp) is this
+			fs.PrintDefaults()
+			return nil, err
+		} else if err != nil {
+			return nil, flagError(fs, err)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// flagError turns the flag package's parse error into one line that says what the flag
+// expects ("--timeout "5": want a duration such as 30s or 1m30s") or, for an unknown flag,
+// which known one is nearest.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		if near := nearestFlag(fs, name); near != "" {
+			return fmt.Errorf("%s (did you mean --%s?)", msg, near)
+		}
+		return err
+	}
+	// invalid value "V" for flag -NAME: …
+	var value, name string
+	if _, serr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); serr == nil {
+		name = strings.TrimSuffix(name, ":")
+		if f := fs.Lookup(name); f != nil {
+			return fmt.Errorf("--%s %q: want %s", name, value, expects(f.Value))
+		}
+	}
+	return errors.New(msg)
+}
+
+// expects describes the values a flag takes, by its type.
+func expects(v flag.Value) string {
+	if g, ok := v.(flag.Getter); ok {
+		switch g.Get().(type) {
+		case time.Duration:
+			return "a duration such as 30s, 500ms or 1m30s"
+		case bool:
+			return "true or false"
+		case int, int64:
+			return "a whole number"
+		case uint, uint64:
+			return "a whole number, 0 or more"
+		case float64:
+			return "a number"
+		}
+	}
+	return "a value of type " + strings.TrimPrefix(reflect.TypeOf(v).String(), "*main.")
+}
+
+// nearestFlag is the defined flag closest to name (edit distance at most 2, or a prefix), or "".
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
