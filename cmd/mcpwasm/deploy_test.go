@@ -69,6 +69,9 @@ func parseDockerfile(t *testing.T, name string) *dockerfile {
 		if in.op == "FROM" {
 			d.stages = append(d.stages, nil)
 		}
+		if len(d.stages) == 0 && in.op == "ARG" {
+			continue // a global build argument (MCPWASM_BINARY: which stage the binary comes from)
+		}
 		if len(d.stages) == 0 {
 			t.Fatalf("%s: %s before the first FROM", name, in.op)
 		}
