@@ -122,12 +122,13 @@ export MCPWASM_HTTP_TOKEN=$token MCPWASM_REQUEST_STATE_KEY=$state_key
 
 # run NAME [ARGS…]: starts a replica as production would (read-only root, /cache a tmpfs of
 # the image's user, the token and the state key from the environment by name, so they are on
-# no command line); ARGS replace the image's command. Prints nothing.
+# no command line; run_opts: more docker run options); ARGS replace the image's command.
+run_opts=()
 run() {
 	local name=$1
 	shift
 	"$docker" run -d --name "$name" --read-only --tmpfs /cache:uid=65532,gid=65532 \
-		-e MCPWASM_HTTP_TOKEN -e MCPWASM_REQUEST_STATE_KEY -p 127.0.0.1::8080 "$image" "$@" >/dev/null
+		-e MCPWASM_HTTP_TOKEN -e MCPWASM_REQUEST_STATE_KEY -p 127.0.0.1::8080 "${run_opts[@]}" "$image" "$@" >/dev/null
 }
 
 # ready NAME: waits (60 s at most) until NAME's GET /readyz through its published port is 200;
@@ -244,9 +245,28 @@ rc=$("$docker" inspect -f '{{.State.ExitCode}}' "$c")
 say "$c drained and exited 0"
 
 # --- 4. Three replicas behind nginx ---
+# As the Kubernetes manifests run them: a config file mounted read-only at /etc/mcpwasm. It adds
+# the conformance suite's guest (granted the client kinds, as .ci/conformance.sh does) to the
+# image's calc and text; the state key comes from MCPWASM_REQUEST_STATE_KEY, the same in all.
+etc=$tmp/etc
+mkdir -p "$etc"
+env GOOS=wasip1 GOARCH=wasm timeout 300 go build -buildmode=c-shared -trimpath -ldflags="-s -w" \
+	-o "$etc/conformance.wasm" ./testdata/guests/conformance
+cat >"$etc/mcpwasm.json" <<'JSON'
+{
+  "guests": [
+    { "path": "conformance.wasm", "grants": { "sampling": true, "elicitation": true, "roots": true } },
+    { "path": "/guests/calc.wasm" },
+    { "path": "/guests/text.wasm" }
+  ]
+}
+JSON
+chmod -R a+rX "$etc"
+run_opts=(-v "$etc:/etc/mcpwasm:ro")
+replica_cmd=(serve --http 0.0.0.0:8080 --stateless --config /etc/mcpwasm/mcpwasm.json)
 replicas=3
 declare -A port
-for i in $(seq "$replicas"); do run "$prefix-r$i"; done
+for i in $(seq "$replicas"); do run "$prefix-r$i" "${replica_cmd[@]}"; done
 for i in $(seq "$replicas"); do port[$i]=$(ready "$prefix-r$i"); done
 
 ngx=$tmp/nginx
@@ -280,13 +300,31 @@ $servers    }
         location / {
             proxy_pass http://mcpwasm;
             proxy_http_version 1.1;
-            proxy_set_header Host \$host;
+            proxy_set_header Host \$http_host;
+            proxy_buffering off;
+            proxy_next_upstream error timeout;
+        }
+    }
+    # For the conformance suite, which sends no token: this proxy authenticates for it, as a
+    # gateway in front would. That makes it a loopback endpoint without a token, which a web
+    # page could reach by DNS rebinding, so it checks Host and Origin as mcpwasm does on
+    # loopback (the suite's dns-rebinding-protection scenario tests it).
+    server {
+        listen 127.0.0.1:$suite_port;
+        if (\$host !~ ^(localhost|127\.0\.0\.1|\[::1\])$) { return 403; }
+        if (\$http_origin !~ ^(|https?://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]+)?)$) { return 403; }
+        location / {
+            proxy_pass http://mcpwasm;
+            proxy_http_version 1.1;
+            proxy_set_header Host \$http_host;
+            proxy_set_header Authorization "Bearer $token";
             proxy_buffering off;
             proxy_next_upstream error timeout;
         }
     }
 }
 NGINX
+	chmod 600 "$ngx/nginx.conf" # it holds the token
 }
 # nginx_reload: applies nginx.conf and waits until it is in force: the new generation answers
 # and every worker of the old one has exited (each finishes its requests first), so no request
@@ -310,6 +348,7 @@ nginx_reload() {
 
 for _ in 1 2 3 4 5; do
 	nginx_port=$((20000 + RANDOM % 20000))
+	suite_port=$((nginx_port + 1))
 	nginx_conf
 	nginx -e "$ngx/error.log" -c "$ngx/nginx.conf" -p "$ngx" -g 'daemon off;' &
 	nginx_pid=$!
@@ -340,12 +379,62 @@ reached=$(awk '$1 == 200 {print $2}' "$ngx/access.log" | sort -u | wc -l)
 [ "$reached" = "$replicas" ] || fail "the TypeScript client's requests reached $reached replicas, want $replicas: $(cat "$ngx/access.log")"
 say "TypeScript SDK client through nginx: tools listed, calc → 98 three times; its requests reached all $replicas replicas"
 
+# The conformance suite's stateless scenarios through nginx, both protocol revisions; judged
+# as .ci/conformance-replicas.sh judges them (testdata/conformance/baseline.txt, mode
+# "stateless"; a failure not listed is run once more alone).
+dir=testdata/conformance
+step_pid=""
+. .ci/lib.sh # suite, retry_*
+suite "$dir" container # sets node, cli
+declare -A expected
+while IFS= read -r line; do
+	entry=$(echo "${line%%#*}" | tr -d '[:space:]')
+	entry=${entry#"~"}
+	[ -n "$entry" ] && expected[$entry]=1
+done <"$dir/baseline.txt"
+regressions=()
+retry_init
+for rev in 2025-11-25 2026-07-28; do
+	out=$tmp/suite-$rev.txt
+	retry_run
+	rc=0
+	timeout 180 "$node" "$cli" server --suite all --spec-version "$rev" --url "http://127.0.0.1:$suite_port/mcp" \
+		-o "$tmp/results-$rev" </dev/null >"$out" 2>&1 || rc=$?
+	total=$(grep -E '^Total: [0-9]+ passed, [0-9]+ failed' "$out" || true)
+	if [ "$rc" -gt 1 ] || [ -z "$total" ]; then
+		tail -n 40 "$out" >&2
+		fail "the conformance suite did not complete at $rev (exit $rc)"
+	fi
+	while read -r mark name; do
+		name=${name%%:*}
+		[ "$mark" = "✗" ] || continue
+		[ -z "${expected[stateless@$rev/$name]:-}" ] && [ -z "${expected[stateless/$name]:-}" ] &&
+			[ -z "${expected[@$rev/$name]:-}" ] && [ -z "${expected[$name]:-}" ] || continue
+		timeout 120 "$node" "$cli" server --scenario "$name" --spec-version "$rev" --url "http://127.0.0.1:$suite_port/mcp" \
+			</dev/null >"$out.retry-$name" 2>&1 || true
+		if grep -qE "^✓ $name: |^Passed: ([0-9]+)/\1, 0 failed" "$out.retry-$name"; then
+			say "conformance $rev: $name failed once and passed when run again alone"
+			retry_note "$name" "stateless@$rev"
+		else
+			tail -n 30 "$out.retry-$name"
+			regressions+=("stateless@$rev/$name")
+		fi
+	done < <(sed -n '/^=== SUMMARY ===/,$p' "$out" | grep -E '^(✓|✗) [^ ]+: [0-9]+ passed, [0-9]+ failed')
+	say "conformance suite, stateless scenarios at $rev through nginx: \"$total\" (checks)"
+done
+retry_verdict | sed 's/^/container: /' || fail "too many conformance retries"
+[ ${#regressions[@]} -eq 0 ] || fail "conformance scenarios fail through nginx that $dir/baseline.txt does not list: ${regressions[*]}"
+
 # Rolling restart under a steady load: for each replica, take it out of nginx, docker stop it
 # (SIGTERM: it finishes its calls, exits 0), start its successor, wait until /readyz is 200,
 # put it in. The window (SIGUSR1 … SIGUSR2) is the whole restart.
 rate=${MCPWASM_LOAD_RATE:-200}
 settle=${MCPWASM_LOAD_SETTLE:-3}
-load "$tmp/roll.log" -url "$url" -workers 8 -rate "$rate"
+# Each call on a connection of its own: a reused connection races nginx closing it (an old
+# worker closes its idle connections at a reload; any server does at its idle timeout), and a
+# POST that met the close is not retried (RFC 9112 §9.3.1) — the client's race, not the
+# restart's, so it is left out of what is measured.
+load "$tmp/roll.log" -url "$url" -workers 8 -rate "$rate" -keepalive=false
 sleep "$settle" # load outside the restart, for the comparison
 kill -USR1 "$load_pid"
 start=$(date +%s.%N)
@@ -353,14 +442,14 @@ for i in $(seq "$replicas"); do
 	port[$i]=""
 	nginx_reload
 	stopped "$prefix-r$i"
-	run "$prefix-r$i"
+	run "$prefix-r$i" "${replica_cmd[@]}"
 	port[$i]=$(ready "$prefix-r$i")
 	nginx_reload
 done
 kill -USR2 "$load_pid"
 restart=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 sleep "$settle"
-say "rolling restart of $replicas replicas behind nginx took $restart s, at $rate calls/s from 8 workers:"
+say "rolling restart of $replicas replicas behind nginx took $restart s, at $rate calls/s from 8 workers, a connection per call:"
 endload "$tmp/roll.log"
 say "report: $(cat "$tmp/roll.log.json")"
 say "OK"
