@@ -22,10 +22,11 @@ cd "$(dirname "$0")/.."
 trap 'echo "container: FAILED (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 if [ -z "${MCPWASM_CONTAINER_TIMED:-}" ]; then
-	MCPWASM_CONTAINER_TIMED=1 exec timeout -k 10 600 bash "$PWD/.ci/container.sh" "$@"
+	MCPWASM_CONTAINER_TIMED=1 exec timeout -k 10 900 bash "$PWD/.ci/container.sh" "$@"
 fi
 
 say() { echo "container: $*"; }
+curl() { command curl --max-time 10 "$@"; } # no probe may hang the script
 fail() {
 	echo "container: FAILED: $*" >&2
 	exit 1
@@ -64,6 +65,7 @@ missing=()
 command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 command -v nginx >/dev/null 2>&1 || missing+=(nginx)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v pgrep >/dev/null 2>&1 || missing+=(procps)
 if [ ${#missing[@]} -gt 0 ]; then
 	say "installing ${missing[*]}"
 	apt-get update -qq
