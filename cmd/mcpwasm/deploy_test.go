@@ -25,8 +25,8 @@ import (
 )
 
 // The container image and the Kubernetes objects (README "Run in production: container and
-// Kubernetes") are checked against the repository and the binary here, since no container
-// engine or cluster is at hand: docker build and kubectl apply are left to the user.
+// Kubernetes") are checked against the repository and the binary here; .ci/container.sh builds
+// and runs the image for real (docker, nginx), and kubectl apply is left to the user.
 
 // dockerfile is the parsed ../../Dockerfile.
 type dockerfile struct {
@@ -38,6 +38,7 @@ type dockerfile struct {
 	cmd        []string
 	env        map[string]string
 	files      []string // absolute paths the final stage COPYs from the build context
+	args       []string // the global ARGs (before the first FROM)
 }
 
 type dockerInstr struct {
@@ -68,6 +69,10 @@ func parseDockerfile(t *testing.T, name string) *dockerfile {
 		in := dockerInstr{strings.ToUpper(op), strings.TrimSpace(args)}
 		if in.op == "FROM" {
 			d.stages = append(d.stages, nil)
+		}
+		if len(d.stages) == 0 && in.op == "ARG" {
+			d.args = append(d.args, in.args) // MCPWASM_BINARY: which stage the binary comes from
+			continue
 		}
 		if len(d.stages) == 0 {
 			t.Fatalf("%s: %s before the first FROM", name, in.op)
@@ -348,6 +353,24 @@ func TestDeployManifests(t *testing.T) {
 	// exit ExitPublicNoToken; the Dockerfile's comment shows docker run -e MCPWASM_HTTP_TOKEN).
 	if checkPublicHTTP(cmdFlags["http"], "", "MCPWASM_HTTP_TOKEN", cmdFlags["allow-public-without-token"] == "true") == nil {
 		t.Errorf("Dockerfile CMD %q serves every tool on %s without a bearer token", d.cmd, cmdFlags["http"])
+	}
+	// One final stage for both ways of getting the binary: it copies only from the stage
+	// `binary`, which is `build` by default and `prebuilt` (a binary built outside, the way
+	// .ci/container.sh builds the image offline) with --build-arg MCPWASM_BINARY=prebuilt.
+	froms := map[string]string{}
+	for _, st := range d.stages {
+		f := strings.Fields(st[0].args)
+		if len(f) == 3 && strings.EqualFold(f[1], "AS") {
+			froms[f[2]] = f[0]
+		}
+	}
+	if !slices.Contains(d.args, "MCPWASM_BINARY=build") || froms["binary"] != "${MCPWASM_BINARY}" || froms["prebuilt"] != "scratch" {
+		t.Errorf("Dockerfile: want ARG MCPWASM_BINARY=build, FROM ${MCPWASM_BINARY} AS binary and FROM scratch AS prebuilt; got ARGs %q, stages %v", d.args, froms)
+	}
+	for _, in := range d.stages[len(d.stages)-1] {
+		if f := strings.Fields(in.args); in.op == "COPY" && strings.HasPrefix(f[0], "--from") && f[0] != "--from=binary" {
+			t.Errorf("Dockerfile's final stage: COPY %s: want --from=binary (so both ways build the same image)", in.args)
+		}
 	}
 	cache := d.env["XDG_CACHE_HOME"]
 	if cache == "" {
