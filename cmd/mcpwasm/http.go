@@ -126,11 +126,33 @@ func (r *readiness) check() error {
 func closeWhileDraining(r *readiness, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if r.isDraining() {
-			w.Header().Set("Connection", "close")
+			w = closingWriter{w}
 		}
 		next.ServeHTTP(w, req)
 	})
 }
+
+// closingWriter sets "Connection: close" just before the headers go out: the SDK's
+// event-stream answers set "Connection: keep-alive" themselves, after closeWhileDraining ran.
+type closingWriter struct{ http.ResponseWriter }
+
+func (c closingWriter) WriteHeader(code int) {
+	c.Header().Set("Connection", "close")
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c closingWriter) Write(b []byte) (int, error) {
+	c.Header().Set("Connection", "close") // ignored once the headers are out
+	return c.ResponseWriter.Write(b)
+}
+
+func (c closingWriter) Flush() {
+	c.Header().Set("Connection", "close")
+	http.NewResponseController(c.ResponseWriter).Flush() //nolint:errcheck // as http.Flusher
+}
+
+// Unwrap lets http.ResponseController reach the connection (deadlines, hijack).
+func (c closingWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // serveHTTP serves srv over Streamable HTTP until ctx is done (a stop signal), then drains:
 // GET /readyz turns 503 at once; new requests are still served for f.drainDelay (a load
