@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"reflect"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -51,34 +51,57 @@ func flagError(fs *flag.FlagSet, err error) error {
 		}
 		return err
 	}
-	// invalid value "V" for flag -NAME: …
-	var value, name string
-	if _, serr := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &name); serr == nil {
-		name = strings.TrimSuffix(name, ":")
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		if f := fs.Lookup(name); f != nil {
-			return fmt.Errorf("--%s %q: want %s", name, value, expects(f.Value))
+			if want := expects(f.Value); want != "" {
+				return fmt.Errorf("--%s needs a value: %s", name, strings.TrimPrefix(want, "want "))
+			}
+			return fmt.Errorf("--%s needs a value", name)
+		}
+		return err
+	}
+	// invalid value "V" for flag -NAME: CAUSE, or invalid boolean value "V" for -NAME: CAUSE
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	if !ok {
+		if rest, ok = strings.CutPrefix(msg, "invalid boolean value "); !ok {
+			return err
 		}
 	}
-	return errors.New(msg)
+	value, err2 := strconv.QuotedPrefix(rest)
+	if err2 != nil {
+		return err
+	}
+	rest = strings.TrimPrefix(strings.TrimPrefix(rest[len(value):], " for flag -"), " for -")
+	name, cause, _ := strings.Cut(rest, ": ")
+	f := fs.Lookup(name)
+	if f == nil {
+		return err
+	}
+	want := expects(f.Value)
+	if want == "" { // a flag of our own type: its Set error says what it wants
+		want = cause
+	}
+	return fmt.Errorf("--%s %s: %s", name, value, want)
 }
 
-// expects describes the values a flag takes, by its type.
+// expects describes the values a flag of a standard type takes ("want …"), or "" for a
+// flag of our own type.
 func expects(v flag.Value) string {
 	if g, ok := v.(flag.Getter); ok {
 		switch g.Get().(type) {
 		case time.Duration:
-			return "a duration such as 30s, 500ms or 1m30s"
+			return "want a duration such as 30s, 500ms or 1m30s"
 		case bool:
-			return "true or false"
+			return "want true or false"
 		case int, int64:
-			return "a whole number"
+			return "want a whole number"
 		case uint, uint64:
-			return "a whole number, 0 or more"
+			return "want a whole number, 0 or more"
 		case float64:
-			return "a number"
+			return "want a number"
 		}
 	}
-	return "a value of type " + strings.TrimPrefix(reflect.TypeOf(v).String(), "*main.")
+	return ""
 }
 
 // nearestFlag is the defined flag closest to name (edit distance at most 2, or a prefix), or "".

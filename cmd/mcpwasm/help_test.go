@@ -191,3 +191,23 @@ func TestFlagErrorsOneLine(t *testing.T) {
 		t.Errorf("inspect FILE --timeout -1s: exit %d, %q", code, errOut)
 	}
 }
+
+// The flag package's other errors are one line too: a boolean, a missing value, and a flag of
+// our own type, whose Set error says what it wants (not its Go type's name).
+func TestFlagErrorsOwnTypes(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--lazy=maybe"}, "mcpwasm serve: --lazy \"maybe\": want true or false\n"},
+		{[]string{"serve", "--http"}, "mcpwasm serve: --http needs a value\n"},
+		{[]string{"serve", "--timeout"}, "mcpwasm serve: --timeout needs a value: a duration such as 30s, 500ms or 1m30s\n"},
+		{[]string{"tools", "--header", "x", "--url", "http://127.0.0.1:1"}, "mcpwasm tools: --header \"x\": want NAME:VALUE, got \"x\"\n"},
+		{[]string{"call", "--env", "=x", "calc", "--", "x"}, "mcpwasm call: --env \"=x\": want NAME=VALUE or NAME, got \"=x\"\n"},
+	} {
+		_, errOut, code := runCLI(tt.args...)
+		if first, _, _ := strings.Cut(errOut, "usage:"); code != ExitUsage || first != tt.want {
+			t.Errorf("mcpwasm %s: exit %d, stderr %q; want %q", strings.Join(tt.args, " "), code, errOut, tt.want)
+		}
+	}
+}

@@ -60,7 +60,7 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return ExitUsage, fmt.Errorf("%s exists and is not empty", dir)
 	}
 
-	data := scaffoldData{Name: name, Lang: lang, SDKModule: sdkModule, GoVersion: "1.24"}
+	data := scaffoldData{Name: name, Lang: lang, SDKModule: sdkModule, GoVersion: sdkGoVersion}
 	sdkDir := *sdk
 	if sdkDir != "" {
 		abs, err := filepath.Abs(sdkDir)
@@ -234,6 +234,10 @@ func watManifest(name string) (string, int) {
 	}}})
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(string(m)), len(m)
 }
+
+// sdkGoVersion is the go line of mcpwasm's go.mod: a new project requires the SDK module, so
+// it needs at least that Go (TestScaffoldGoVersion keeps the two equal).
+const sdkGoVersion = "1.26.8"
 
 type scaffoldFile struct{ path, text string }
 

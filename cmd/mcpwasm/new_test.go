@@ -256,3 +256,21 @@ func TestReleaseVersion(t *testing.T) {
 		}
 	}
 }
+
+// A new project's go.mod and README name the Go that the SDK module needs: the go line of
+// mcpwasm's own go.mod (the scaffold said 1.24, which cannot build it).
+func TestScaffoldGoVersion(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, line := range strings.Split(string(mod), "\n") {
+		if v, ok := strings.CutPrefix(line, "go "); ok {
+			want = strings.TrimSpace(v)
+		}
+	}
+	if want == "" || sdkGoVersion != want {
+		t.Fatalf("sdkGoVersion = %q, go.mod says %q", sdkGoVersion, want)
+	}
+}
