@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"time"
@@ -182,7 +183,20 @@ func oneURL(fs *flag.FlagSet, args []string) (string, int, error) {
 	case len(pos) > 1:
 		return "", ExitUsage, fmt.Errorf("unexpected argument %q", pos[1])
 	}
+	if err := checkServerURL(pos[0]); err != nil {
+		return "", ExitUsage, err
+	}
 	return pos[0], ExitOK, nil
+}
+
+// checkServerURL refuses what cannot be a Streamable HTTP endpoint: a URL needs http:// or
+// https:// and a host ("127.0.0.1:8080/mcp" parses as something else entirely).
+func checkServerURL(raw string) error {
+	u, err := neturl.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q: want an http:// or https:// URL, e.g. http://127.0.0.1:8080/mcp", raw)
+	}
+	return nil
 }
 
 // clientOAuth returns the OAuth handler of a --url client command (interactive: the user may

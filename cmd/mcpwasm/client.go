@@ -93,6 +93,11 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	case len(command) > 0 && *url != "":
 		return ExitUsage, errors.New("give the server as -- CMD ARGS... or --url URL, not both")
 	}
+	if *url != "" {
+		if err := checkServerURL(*url); err != nil {
+			return ExitUsage, fmt.Errorf("--url: %w", err)
+		}
+	}
 	co, err := elicitOptions(*elicit, stdin, stderr)
 	if err != nil {
 		return ExitUsage, err

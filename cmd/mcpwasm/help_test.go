@@ -67,6 +67,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"nope"}, `mcpwasm: unknown command "nope"`},
 		{[]string{"completion", "tcsh"}, "mcpwasm completion: want: mcpwasm completion bash, zsh or fish"},
 		{[]string{"serve", "--isolation", "tenant"}, `mcpwasm serve: --isolation "tenant": want shared, session or call`},
+		{[]string{"tools", "--url", "127.0.0.1:8080/mcp"}, `mcpwasm tools: --url: "127.0.0.1:8080/mcp": want an http:// or https:// URL`},
+		{[]string{"logout", "ftp://x/mcp"}, `mcpwasm logout: "ftp://x/mcp": want an http:// or https:// URL`},
 	}
 	for _, tt := range tests {
 		_, errOut, code := runCLI(tt.args...)
