@@ -72,7 +72,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	headers := headerFlags{}
 	fs.Var(headers, "header", "HTTP header NAME:VALUE for --url (repeatable)")
 	var env envFlags
-	fs.Var(&env, "env", "NAME=VALUE or NAME: environment of the spawned server besides HOME, PATH, USER, LOGNAME, SHELL, TERM, TMPDIR and LANG (repeatable)")
+	fs.Var(&env, "env", "NAME=VALUE or NAME: environment of the spawned server besides "+strings.Join(upstream.BaseEnv, ", ")+" (repeatable)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit of the request")
 	connectTimeout := fs.Duration("connect-timeout", 30*time.Second, "time limit of connecting (start, initialize)")

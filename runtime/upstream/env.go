@@ -6,9 +6,11 @@ import (
 )
 
 // BaseEnv names the variables a spawned server inherits from us whatever the configuration
-// says: enough to find programs, a home and a temporary directory, and the locale. Anything
-// else (API keys, tokens, cloud credentials in our environment) reaches it only if named.
-var BaseEnv = []string{"HOME", "PATH", "USER", "LOGNAME", "SHELL", "TERM", "TMPDIR", "LANG"}
+// says: enough to find programs, a home (with its XDG cache and config directories: a spawned
+// mcpwasm then shares our compile cache, module store and tokens) and a temporary directory,
+// and the locale. Anything else (API keys, tokens, cloud credentials in our environment)
+// reaches it only if named.
+var BaseEnv = []string{"HOME", "PATH", "USER", "LOGNAME", "SHELL", "TERM", "TMPDIR", "LANG", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"}
 
 // ChildEnv is the environment of a spawned server: the BaseEnv variables of environ, then
 // extra in order — "NAME=VALUE" sets NAME, a bare "NAME" copies NAME from environ if set. A

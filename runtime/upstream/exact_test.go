@@ -82,9 +82,9 @@ func TestSpawnedEnvironment(t *testing.T) {
 }
 
 func TestChildEnv(t *testing.T) {
-	environ := []string{"PATH=/bin", "HOME=/h", "AWS_SECRET_ACCESS_KEY=x", "FOO=1", "LANG=C"}
+	environ := []string{"PATH=/bin", "HOME=/h", "AWS_SECRET_ACCESS_KEY=x", "FOO=1", "LANG=C", "XDG_CACHE_HOME=/c"}
 	got := ChildEnv(environ, []string{"FOO", "BAR=2", "LANG=fr_FR.UTF-8", "MISSING"})
-	want := []string{"HOME=/h", "PATH=/bin", "FOO=1", "BAR=2", "LANG=fr_FR.UTF-8"}
+	want := []string{"HOME=/h", "PATH=/bin", "XDG_CACHE_HOME=/c", "FOO=1", "BAR=2", "LANG=fr_FR.UTF-8"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ChildEnv = %q, want %q", got, want)
 	}
