@@ -81,30 +81,26 @@ func writeInspectServed(w io.Writer, o *inspectOutput) {
 		}
 		return name
 	}
+	resource := func(uri, name, title, mime, desc string) {
+		fmt.Fprintf(w, "  %s  %s", uri, titled(name, title))
+		if mime != "" {
+			fmt.Fprintf(w, " (%s)", mime)
+		}
+		fmt.Fprintln(w)
+		if desc != "" {
+			fmt.Fprintf(w, "    %s\n", desc)
+		}
+	}
 	if n := len(o.Resources); n > 0 {
 		fmt.Fprintf(w, "resources (%d):\n", n)
 		for _, r := range o.Resources {
-			fmt.Fprintf(w, "  %s  %s", r.URI, titled(r.Name, r.Title))
-			if r.MIMEType != "" {
-				fmt.Fprintf(w, " (%s)", r.MIMEType)
-			}
-			fmt.Fprintln(w)
-			if r.Description != "" {
-				fmt.Fprintf(w, "    %s\n", r.Description)
-			}
+			resource(r.URI, r.Name, r.Title, r.MIMEType, r.Description)
 		}
 	}
 	if n := len(o.ResourceTemplates); n > 0 {
 		fmt.Fprintf(w, "resource templates (%d):\n", n)
 		for _, r := range o.ResourceTemplates {
-			fmt.Fprintf(w, "  %s  %s", r.URITemplate, titled(r.Name, r.Title))
-			if r.MIMEType != "" {
-				fmt.Fprintf(w, " (%s)", r.MIMEType)
-			}
-			fmt.Fprintln(w)
-			if r.Description != "" {
-				fmt.Fprintf(w, "    %s\n", r.Description)
-			}
+			resource(r.URITemplate, r.Name, r.Title, r.MIMEType, r.Description)
 		}
 	}
 	if n := len(o.Prompts); n > 0 {
