@@ -6,10 +6,12 @@
 #   libclang-rt-16-dev-wasm32               compiler-rt builtins for wasm32
 #   rustc libstd-rust-dev-wasm32            Rust guests for wasm32-wasi (guests/rust, abi/rust);
 #                                           linked with lld-16's wasm-ld
+#   zsh fish                                the completion scripts run in their shells
+#                                           (cmd/mcpwasm TestCompletionZshFish)
 # guests/build-native.sh builds the C and Rust guests with them.
 set -euo pipefail
 
-pkgs=(wabt clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 rustc libstd-rust-dev-wasm32)
+pkgs=(wabt clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32 rustc libstd-rust-dev-wasm32 zsh fish)
 
 need=()
 for p in "${pkgs[@]}"; do

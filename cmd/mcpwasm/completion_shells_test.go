@@ -6,14 +6,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 )
 
 // The bash script completes new's first argument with the languages (it offered file names).
 func TestCompletionBashNewLanguages(t *testing.T) {
 	out, _, code := runCLI("completion", "bash")
 	bash, err := exec.LookPath("bash")
-	if code != ExitOK || err != nil {
-		t.Skipf("exit %d; %v", code, err)
+	if code != ExitOK {
+		t.Fatalf("completion bash: exit %d", code)
+	}
+	if err != nil {
+		testenv.Skip(t, "no bash: %v", err)
 	}
 	script := out + `
 COMP_WORDS=(mcpwasm new ""); COMP_CWORD=2; _mcpwasm; echo "${COMPREPLY[*]}"
@@ -44,7 +49,7 @@ func TestCompletionZshFish(t *testing.T) {
 	t.Run("zsh", func(t *testing.T) {
 		zsh, err := exec.LookPath("zsh")
 		if err != nil {
-			t.Skip("no zsh")
+			testenv.Skip(t, "no zsh (Debian package zsh; .ci/install-toolchains.sh installs it)")
 		}
 		p := filepath.Join(dir, "_mcpwasm")
 		if err := os.WriteFile(p, []byte(zshScript), 0o644); err != nil {
@@ -75,7 +80,7 @@ words=(mcpwasm completion ""); CURRENT=3; _mcpwasm
 	t.Run("fish", func(t *testing.T) {
 		fish, err := exec.LookPath("fish")
 		if err != nil {
-			t.Skip("no fish")
+			testenv.Skip(t, "no fish (Debian package fish; .ci/install-toolchains.sh installs it)")
 		}
 		p := filepath.Join(dir, "mcpwasm.fish")
 		if err := os.WriteFile(p, []byte(fishScript), 0o644); err != nil {
