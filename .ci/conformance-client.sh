@@ -34,7 +34,7 @@ trap 'exit 143' TERM INT
 say() { echo "conformance-client: $*"; }
 
 # 1. The suite and Node 22.
-step timeout 180 npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+npm_install "$dir"
 export PATH=$PWD/$dir/node_modules/.bin:$PATH # the adapter and its "browser" run node too
 node=$(command -v node)
 node_major=$("$node" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)

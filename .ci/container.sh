@@ -19,6 +19,8 @@
 # and after the restart, default 3) tune step 4.
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
+step_pid=""
+. .ci/lib.sh # npm_install, suite, retry_*
 trap 'echo "container: FAILED (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 if [ -z "${MCPWASM_CONTAINER_TIMED:-}" ]; then
@@ -371,8 +373,7 @@ url=http://127.0.0.1:$nginx_port/mcp
 say "nginx on 127.0.0.1:$nginx_port → ${port[*]}"
 
 # The TypeScript SDK's client (pinned in testdata/interop) through nginx.
-[ -d testdata/interop/node_modules/@modelcontextprotocol/sdk ] ||
-	timeout 180 npm ci --prefix testdata/interop --no-audit --no-fund --loglevel=error
+npm_install testdata/interop
 : >"$ngx/access.log"
 out=$(timeout 60 node testdata/interop/replicas-client.mjs "$url")
 n=$(grep -o '"structuredContent":{"value":98}' <<<"$out" | wc -l)
@@ -385,8 +386,6 @@ say "TypeScript SDK client through nginx: tools listed, calc → 98 three times;
 # as .ci/conformance-replicas.sh judges them (testdata/conformance/baseline.txt, mode
 # "stateless"; a failure not listed is run once more alone).
 dir=testdata/conformance
-step_pid=""
-. .ci/lib.sh # suite, retry_*
 suite "$dir" container # sets node, cli
 declare -A expected
 while IFS= read -r line; do

@@ -1,5 +1,5 @@
-# Shell helpers shared by the .ci conformance scripts (conformance.sh, conformance-client.sh,
-# conformance-replicas.sh, conformance-reference.sh). Source it after `cd` to the repository
+# Shell helpers shared by the .ci scripts (run, conformance.sh, conformance-client.sh,
+# conformance-replicas.sh, conformance-reference.sh, container.sh). Source it after `cd` to the repository
 # root; it defines functions only, and uses the caller's global step_pid.
 
 # stop PID: ends a `timeout` started by the caller and everything under it (timeout leads its
@@ -25,11 +25,32 @@ step() {
 	return "$rc"
 }
 
+# npm_install DIR: installs DIR's npm packages from its lockfile (npm ci), once per clone: a
+# marker holding the lockfile's sha256 skips a second install of the same lockfile (several
+# scripts use the same suite). A registry that stalls is given up on after 180 s (KILL 10 s
+# after TERM: npm does not always honour TERM) and tried once more.
+npm_install() {
+	local sum marker=$1/node_modules/.mcpwasm-lock-sha256
+	sum=$(sha256sum "$1/package-lock.json" | cut -d' ' -f1)
+	if [ -f "$marker" ] && [ "$(cat "$marker")" = "$sum" ]; then
+		return 0
+	fi
+	local try
+	for try in 1 2; do
+		if step timeout -k 10 180 npm ci --prefix "$1" --no-audit --no-fund --loglevel=error; then
+			echo "$sum" >"$marker"
+			return 0
+		fi
+		echo "npm ci --prefix $1 failed (try $try of 2)" >&2
+	done
+	return 1
+}
+
 # suite DIR WHO: installs the conformance suite pinned under DIR (npm ci) and sets node (Node
 # >= 22: the npm package node-<os>-<arch> when the platform has one, else the machine's) and
 # cli (the suite's entry point). WHO prefixes the error. Fails without Node 22.
 suite() {
-	step timeout 180 npm ci --prefix "$1" --no-audit --no-fund --loglevel=error
+	npm_install "$1"
 	node=$1/node_modules/.bin/node
 	[ -x "$node" ] || node=$(command -v node || true)
 	local major
