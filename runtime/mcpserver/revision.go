@@ -78,7 +78,7 @@ func objectOutputSchemas(r *mcp.ListToolsResult) *mcp.ListToolsResult {
 // isObjectSchema reports whether schema is a JSON object whose "type" is "object", as
 // Tool.outputSchema is typed up to 2025-11-25.
 func isObjectSchema(schema any) bool {
-	b, err := json.Marshal(schema)
+	b, err := jsonOf(schema)
 	if err != nil {
 		return false
 	}
@@ -97,7 +97,7 @@ func objectStructuredContent(r *mcp.CallToolResult) *mcp.CallToolResult {
 	if r.StructuredContent == nil {
 		return r
 	}
-	b, err := json.Marshal(r.StructuredContent)
+	b, err := jsonOf(r.StructuredContent)
 	if err == nil {
 		b = bytes.TrimSpace(b)
 		if len(b) > 0 && b[0] == '{' {
@@ -110,4 +110,14 @@ func objectStructuredContent(r *mcp.CallToolResult) *mcp.CallToolResult {
 		cp.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
 	}
 	return &cp
+}
+
+// jsonOf is v's JSON: as it is for a json.RawMessage (what guests' results and schemas are,
+// so a 1 MiB result is not encoded again on every call just to see its first byte), else
+// encoded.
+func jsonOf(v any) ([]byte, error) {
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(v)
 }
