@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
@@ -104,7 +105,7 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 	if n := inst.stackBytes(); healthy && n > retainStackBytes {
 		// The call's recursion grew the native stack; wazero never shrinks it (stackmem.go).
 		g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance discarded: its call stack grew",
-			slog.String("guest", g.name), slog.String("tool", name), slog.String("stack", sandbox.FormatBytes(uint64(n))))
+			slog.String("guest", g.name), slog.String("tool", name), slog.String("stack", size.Format(uint64(n))))
 		healthy = false
 		defer returnStackMemory()
 	}

@@ -8,7 +8,7 @@ import (
 
 // Client sends a running guest's requests to the MCP client of the current tool call: the
 // request kinds sampling, elicitation and roots (ABI.md §6.7; MCP spec 2025-11-25 "Client
-// Features"). Package runtime does not speak MCP: package runtime/mcpserver implements Client
+// Features"). Package runtime does not speak MCP: package mcpserver implements Client
 // on the MCP Go SDK's server session, and passes it per call in CallHooks.Client.
 //
 // kind is abi.KindSampling, abi.KindElicitation or abi.KindRoots; params is the MCP request's

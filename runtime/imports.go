@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -126,7 +127,7 @@ func (h *Host) hostRequest(ctx context.Context, mod api.Module, stack []uint64) 
 	if kindLen > maxRequestKind || reqLen > maxRequestBody {
 		st, body = abi.StatusTooLarge, sandbox.ErrorBody(fmt.Sprintf(
 			"request: kind of %d bytes or body of %d bytes is over the caps (%d bytes, %s)",
-			kindLen, reqLen, maxRequestKind, sandbox.FormatBytes(maxRequestBody)))
+			kindLen, reqLen, maxRequestKind, size.Format(maxRequestBody)))
 		inst.pending = body
 		stack[0] = abi.Pack(uint32(st), uint32(len(body)))
 		return

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -174,7 +175,7 @@ func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args 
 func (inst *instance) region(packed uint64, maxLen uint32) ([]byte, error) {
 	ptr, n := abi.Unpack(packed)
 	if n > maxLen {
-		return nil, fmt.Errorf("%w: result of %s is over %s", ErrOutputLimit, sandbox.FormatBytes(uint64(n)), sandbox.FormatBytes(uint64(maxLen)))
+		return nil, fmt.Errorf("%w: result of %s is over %s", ErrOutputLimit, size.Format(uint64(n)), size.Format(uint64(maxLen)))
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("%w: guest returned an empty region", ErrABI)
@@ -214,7 +215,7 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 	}
 	msg := firstLine(err.Error())
 	if inst.memory != nil && inst.memory.hit {
-		return fmt.Errorf("%w (%s): %s", ErrMemoryLimit, sandbox.FormatBytes(inst.memory.limit), msg)
+		return fmt.Errorf("%w (%s): %s", ErrMemoryLimit, size.Format(inst.memory.limit), msg)
 	}
 	return fmt.Errorf("%w: %s", ErrTrap, msg)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -376,7 +377,7 @@ func checkModule(cm wazero.CompiledModule, limits Limits) error {
 		return fmt.Errorf("%w: missing memory export %q", ErrABI, abi.ExportMemory)
 	}
 	if minBytes := uint64(mem.Min()) * pageSize; minBytes > limits.MemoryBytes {
-		return fmt.Errorf("minimum linear memory %s exceeds the memory limit %s", sandbox.FormatBytes(minBytes), sandbox.FormatBytes(limits.MemoryBytes))
+		return fmt.Errorf("minimum linear memory %s exceeds the memory limit %s", size.Format(minBytes), size.Format(limits.MemoryBytes))
 	}
 	for _, imp := range cm.ImportedFunctions() {
 		mod, name, _ := imp.Import()
@@ -438,7 +439,7 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	}
 	if _, n := abi.Unpack(inst.stack[0]); int(n) > g.limits.ManifestBytes {
 		return nil, fmt.Errorf("%s: %w: manifest is %s, over the manifest limit of %s", abi.ExportDescribe, ErrLoadLimit,
-			sandbox.FormatBytes(uint64(n)), sandbox.FormatBytes(uint64(g.limits.ManifestBytes)))
+			size.Format(uint64(n)), size.Format(uint64(g.limits.ManifestBytes)))
 	}
 	raw, err := inst.region(inst.stack[0], uint32(g.limits.OutputBytes))
 	if err != nil {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
+
+	"github.com/mcpwasm/mcpwasm/internal/size"
 )
 
 // Load caps: what loading a guest may cost the host before it has run a single call. See
@@ -36,7 +37,7 @@ func checkModuleCaps(wasm []byte, limits Limits) error {
 func checkModuleSize(wasm []byte, limits Limits) error {
 	if len(wasm) > limits.ModuleBytes {
 		return fmt.Errorf("%w: module is %s, over the module size limit of %s", ErrLoadLimit,
-			sandbox.FormatBytes(uint64(len(wasm))), sandbox.FormatBytes(uint64(limits.ModuleBytes)))
+			size.Format(uint64(len(wasm))), size.Format(uint64(limits.ModuleBytes)))
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/internal/size"
 )
 
 // Tables are host memory the guest controls: wazero keeps every table element (funcref or
@@ -51,12 +51,12 @@ func capTables(wasm []byte, limits Limits) ([]byte, error) {
 	for i := 8; i < len(wasm); {
 		start := i
 		id := wasm[i]
-		size, n, err := readU32(wasm[i+1:])
-		if err != nil || uint64(i+1+n)+uint64(size) > uint64(len(wasm)) {
+		secSize, n, err := readU32(wasm[i+1:])
+		if err != nil || uint64(i+1+n)+uint64(secSize) > uint64(len(wasm)) {
 			return nil, fmt.Errorf("%w: section %d overruns the module", errTableFormat, id)
 		}
-		body := wasm[i+1+n : i+1+n+int(size)]
-		i += 1 + n + int(size)
+		body := wasm[i+1+n : i+1+n+int(secSize)]
+		i += 1 + n + int(secSize)
 		switch id {
 		case sectionImport:
 			if err := refuseTableImports(body); err != nil {
@@ -71,7 +71,7 @@ func capTables(wasm []byte, limits Limits) ([]byte, error) {
 			}
 			if budget := tableElements(limits); items > budget {
 				return nil, fmt.Errorf("%w: the module's element segments hold %d elements, over the table limit of %d elements (the memory limit of %s, at %d bytes an element)",
-					ErrLoadLimit, items, budget, sandbox.FormatBytes(limits.MemoryBytes), tableElementBytes)
+					ErrLoadLimit, items, budget, size.Format(limits.MemoryBytes), tableElementBytes)
 			}
 		}
 	}
@@ -93,7 +93,7 @@ func capTables(wasm []byte, limits Limits) ([]byte, error) {
 	}
 	if mins > budget {
 		return nil, fmt.Errorf("%w: the module's tables declare %d elements at minimum, over the table limit of %d elements (the memory limit of %s, at %d bytes an element)",
-			ErrLoadLimit, mins, budget, sandbox.FormatBytes(limits.MemoryBytes), tableElementBytes)
+			ErrLoadLimit, mins, budget, size.Format(limits.MemoryBytes), tableElementBytes)
 	}
 	changed := false
 	for i := range tables {

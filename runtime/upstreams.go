@@ -8,7 +8,7 @@ import (
 
 // Upstreams is the host's MCP client side, as guests use it through the request kinds
 // mcp.list and mcp.call (ABI.md §6.5). Package runtime does not speak MCP itself: package
-// runtime/upstream implements Upstreams on the MCP Go SDK (a Manager), and an embedder may
+// upstream implements Upstreams on the MCP Go SDK (a Manager), and an embedder may
 // supply its own.
 //
 // Implementations must be safe for concurrent use: calls of many guest instances run at once.

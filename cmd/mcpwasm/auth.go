@@ -12,9 +12,9 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/internal/oauth"
-	"github.com/mcpwasm/mcpwasm/runtime/config"
-	"github.com/mcpwasm/mcpwasm/runtime/upstream"
+	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 

@@ -18,11 +18,11 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/guests"
+	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/internal/stdio"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
-	"github.com/mcpwasm/mcpwasm/runtime/config"
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
-	"github.com/mcpwasm/mcpwasm/runtime/ship"
-	"github.com/mcpwasm/mcpwasm/runtime/stdio"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -85,7 +85,7 @@ type hostFlags struct {
 }
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.config, "config", "", "configuration file: guests, grants, limits (see runtime/config/schema.json)")
+	fs.StringVar(&f.config, "config", "", "configuration file: guests, grants, limits (see internal/config/schema.json)")
 	fs.DurationVar(&f.timeout, "timeout", runtime.DefaultLimits().Timeout, "time limit of one tool call (0: the default)")
 	fs.Uint64Var(&f.memoryMB, "memory-mb", runtime.DefaultLimits().MemoryBytes>>20, "linear memory limit of one guest instance, in MiB (0: the default)")
 	fs.IntVar(&f.instances, "instances", runtime.DefaultLimits().Instances, "instances per guest, i.e. concurrent calls into one guest (0: the default)")

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
-	"github.com/mcpwasm/mcpwasm/runtime/upstream"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
+	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

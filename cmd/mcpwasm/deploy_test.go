@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mcpwasm/mcpwasm/runtime/config"
+	"github.com/mcpwasm/mcpwasm/internal/config"
 	"sigs.k8s.io/yaml"
 )
 

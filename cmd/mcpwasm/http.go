@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

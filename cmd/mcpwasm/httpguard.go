@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 )
 
 // ExitPublicNoToken: serve --http was asked to listen on a non-loopback address without a

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
-	"github.com/mcpwasm/mcpwasm/runtime/telemetry"
+	"github.com/mcpwasm/mcpwasm/internal/telemetry"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 )

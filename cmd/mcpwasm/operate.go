@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

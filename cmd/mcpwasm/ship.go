@@ -14,16 +14,16 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
-	"github.com/mcpwasm/mcpwasm/runtime/config"
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
-	"github.com/mcpwasm/mcpwasm/runtime/ship"
-	"github.com/mcpwasm/mcpwasm/runtime/upstream"
+	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Shipping guests: pull, lock, push, and the part of serve that gets a guest's bytes from a
-// URL, a registry or the store (runtime/ship).
+// URL, a registry or the store (internal/ship).
 
 // listFlag is a repeatable string flag.
 type listFlag []string

@@ -20,7 +20,7 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
-	"github.com/mcpwasm/mcpwasm/runtime/ship"
+	"github.com/mcpwasm/mcpwasm/internal/ship"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/mcpwasm/mcpwasm/runtime/config"
-	"github.com/mcpwasm/mcpwasm/runtime/ship"
+	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/ship"
 )
 
 // verifySignature checks bundle (nil: none was published) against policy p for wasm.

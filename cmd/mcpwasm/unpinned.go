@@ -4,8 +4,8 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/mcpwasm/mcpwasm/runtime/config"
-	"github.com/mcpwasm/mcpwasm/runtime/ship"
+	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/ship"
 )
 
 // warnUnpinned warns, on stderr in serve's log format, that config guest g comes from a

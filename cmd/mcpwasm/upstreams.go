@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
-	"github.com/mcpwasm/mcpwasm/runtime/config"
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
-	"github.com/mcpwasm/mcpwasm/runtime/upstream"
+	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

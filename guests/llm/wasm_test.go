@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/runtime"
-	"github.com/mcpwasm/mcpwasm/runtime/config"
 )
 
 // These tests build the guest to wasm and run it under runtime.Host with grants, its net

@@ -16,8 +16,8 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/bench"
 	"github.com/mcpwasm/mcpwasm/guests"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
-	"github.com/mcpwasm/mcpwasm/runtime/mcpserver"
 )
 
 // soakSample is the driver process's resident memory and goroutine count at one moment.

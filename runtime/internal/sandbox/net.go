@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/redirect"
+	"github.com/mcpwasm/mcpwasm/internal/size"
 )
 
 // Resolver looks up a host name's addresses; *net.Resolver implements it.
@@ -385,7 +386,7 @@ func (c *Tool) httpRequest(ctx context.Context, body []byte) (abi.Status, []byte
 		return statusOf(err)
 	}
 	if len(data) > c.net.MaxResponseBytes {
-		return abi.StatusTooLarge, ErrorBody(fmt.Sprintf("net: response body exceeds %s", FormatBytes(uint64(c.net.MaxResponseBytes))))
+		return abi.StatusTooLarge, ErrorBody(fmt.Sprintf("net: response body exceeds %s", size.Format(uint64(c.net.MaxResponseBytes))))
 	}
 	out := abi.HTTPResponse{Status: resp.StatusCode, Headers: resp.Header, URL: resp.Request.URL.String()}
 	if utf8.Valid(data) {

@@ -1,9 +1,6 @@
 package sandbox
 
-import (
-	"bytes"
-	"fmt"
-)
+import "bytes"
 
 // OutputBuffer keeps the first Limit bytes written to it and records that more were
 // dropped. Writes never fail, so a chatty guest or program cannot make its own writes error.
@@ -27,14 +24,3 @@ func (b *OutputBuffer) Write(p []byte) (int, error) {
 
 // Reset empties the buffer and clears Truncated.
 func (b *OutputBuffer) Reset() { b.Buffer.Reset(); b.Truncated = false }
-
-// FormatBytes writes n as "16 MiB", "64 KiB" or "1000 bytes", for messages.
-func FormatBytes(n uint64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}

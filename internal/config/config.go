@@ -1,0 +1,419 @@
+// Package config reads mcpwasm's configuration file: strict JSON, validated against the JSON
+// Schema in schema.json (draft 2020-12, checked with github.com/google/jsonschema-go), then
+// decoded with unknown fields rejected. Errors name the line and column, or the JSON pointer
+// of the offending value.
+//
+// The shape (see schema.json for every field):
+//
+//	{"guests": [{"name": "web", "path": "fetch.wasm", "sha256": "…",
+//	             "grants": {"net": ["example.com"], "clock": true},
+//	             "limits": {"memory_mb": 64, "timeout_ms": 10000, "instances": 4},
+//	             "tools": {"fetch": {"grants": {"net": ["example.com"]}}}}],
+//	 "upstreams": {"docs": {"command": ["docs-server", "--stdio"]}}}
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpwasm/mcpwasm/runtime"
+)
+
+// Schema is the JSON Schema every configuration file must satisfy.
+//
+//go:embed schema.json
+var Schema []byte
+
+// Config is a parsed configuration file.
+type Config struct {
+	Guests    []Guest             `json:"guests"`
+	Upstreams map[string]Upstream `json:"upstreams,omitempty"`
+	// IdleTimeoutMS closes guest instances idle longer than this (runtime.Options.IdleTimeout);
+	// 0 means the default, negative never.
+	IdleTimeoutMS int `json:"idle_timeout_ms,omitempty"`
+	// Status serves the status resource and the mcpwasm_status and mcpwasm_stop tools
+	// (mcpserver.AddStatus; serve --status); off by default.
+	Status bool `json:"status,omitempty"`
+
+	// Shipping guests from URLs and registries (internal/ship; ship.go).
+	Ship
+
+	// RequestStateKey is the hex HMAC-SHA256 key (at least 32 bytes) that authenticates the
+	// requestState of input-required tool results (ABI.md §6.7): replicas behind one load
+	// balancer share it. Empty means the environment's MCPWASM_REQUEST_STATE_KEY, else a
+	// random key per process.
+	RequestStateKey string `json:"request_state_key,omitempty"`
+
+	dir string // the file's directory: relative paths are resolved against it
+}
+
+// Guest is one guest to load and what the operator grants it.
+type Guest struct {
+	Name   string          `json:"name,omitempty"`
+	Path   string          `json:"path"`
+	SHA256 string          `json:"sha256,omitempty"`
+	Grants Grants          `json:"grants,omitzero"`
+	Limits Limits          `json:"limits,omitzero"`
+	Tools  map[string]Tool `json:"tools,omitempty"`
+	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
+	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
+	// withheld.
+	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
+	// Isolation is "shared", "session" or "call" (runtime.Isolation); empty means the
+	// command line's (serve --isolation, default shared).
+	Isolation string `json:"isolation,omitempty"`
+	// Signature, when set, is the Sigstore policy the module must satisfy before it is
+	// stored (ship.go); it overrides the registry's in Ship.Signatures.
+	Signature *Signature `json:"signature,omitempty"`
+}
+
+// Tool narrows grants and limits for one tool.
+type Tool struct {
+	Grants *Grants `json:"grants,omitempty"`
+	Limits Limits  `json:"limits,omitzero"`
+}
+
+// Grants mirrors runtime.Grants in the file's vocabulary.
+type Grants struct {
+	Net    []string `json:"net,omitempty"`
+	Exec   []Exec   `json:"exec,omitempty"`
+	FS     []FS     `json:"fs,omitempty"`
+	Env    []string `json:"env,omitempty"`
+	Clock  bool     `json:"clock,omitempty"`
+	Random bool     `json:"random,omitempty"`
+	MCP    []string `json:"mcp,omitempty"`
+
+	Sampling    bool `json:"sampling,omitempty"`
+	Elicitation bool `json:"elicitation,omitempty"`
+	Roots       bool `json:"roots,omitempty"`
+}
+
+// Exec mirrors runtime.ExecGrant.
+type Exec struct {
+	Name        string   `json:"name,omitempty"`
+	Path        string   `json:"path"`
+	Args        []string `json:"args,omitempty"`
+	Options     bool     `json:"options,omitempty"`
+	Env         []string `json:"env,omitempty"`
+	Dir         string   `json:"dir,omitempty"`
+	TimeoutMS   int      `json:"timeout_ms,omitempty"`
+	OutputBytes int      `json:"output_bytes,omitempty"`
+}
+
+// FS mounts host directory Host at guest path Guest, read-only unless RW.
+type FS struct {
+	Guest string `json:"guest"`
+	Host  string `json:"host"`
+	RW    bool   `json:"rw,omitempty"`
+}
+
+// Limits mirrors runtime.Limits in the file's units (MiB, milliseconds, bytes).
+type Limits struct {
+	MemoryMB    int `json:"memory_mb,omitempty"`
+	TimeoutMS   int `json:"timeout_ms,omitempty"`
+	Instances   int `json:"instances,omitempty"`
+	OutputBytes int `json:"output_bytes,omitempty"`
+	// Load caps (runtime.Limits.ModuleBytes … CompileTimeout); guest-level only, ignored per tool.
+	ModuleMB         int `json:"module_mb,omitempty"`
+	ManifestBytes    int `json:"manifest_bytes,omitempty"`
+	Tools            int `json:"tools,omitempty"`
+	Nesting          int `json:"nesting,omitempty"`
+	CompileMemoryMB  int `json:"compile_memory_mb,omitempty"`
+	CompileTimeoutMS int `json:"compile_timeout_ms,omitempty"`
+}
+
+// Upstream is an MCP server the host can connect to as a client: a command to spawn (stdio)
+// or a Streamable HTTP URL with headers.
+type Upstream struct {
+	Command []string          `json:"command,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Env is what a spawned server gets in its environment besides a minimal one (HOME,
+	// PATH, USER, LOGNAME, SHELL, TERM, TMPDIR, LANG): each entry is "NAME=VALUE" (set) or
+	// "NAME" (our own value of NAME, if set). Command servers only.
+	Env    []string `json:"env,omitempty"`
+	Expose bool     `json:"expose,omitempty"`
+	// AllowHiddenText serves exposed tools whose text hides invisible or format characters.
+	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
+	// OAuth configures how a url upstream authorizes (MCP "Authorization"). Absent: a token
+	// that `mcpwasm login URL` stored is used and refreshed, and dynamic registration.
+	OAuth *UpstreamOAuth `json:"oauth,omitempty"`
+}
+
+// UpstreamOAuth is the OAuth 2.1 client configuration of one url upstream.
+type UpstreamOAuth struct {
+	// ClientID is a pre-registered client's ID.
+	ClientID string `json:"client_id,omitempty"`
+	// ClientSecretEnv names the environment variable holding the client's secret (the secret
+	// itself never goes into the config).
+	ClientSecretEnv string `json:"client_secret_env,omitempty"`
+	// ClientCredentials uses the client credentials grant (RFC 6749 §4.4; needs ClientID and
+	// ClientSecretEnv): for servers no user logs in to.
+	ClientCredentials bool `json:"client_credentials,omitempty"`
+	// ClientMetadataURL is this client's client ID metadata document (https URL).
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+}
+
+var resolvedSchema = sync.OnceValue(func() *jsonschema.Resolved { // on first use: a server without a config skips it
+	var s jsonschema.Schema
+	if err := json.Unmarshal(Schema, &s); err != nil {
+		panic("config: schema.json: " + err.Error())
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		panic("config: schema.json: " + err.Error())
+	}
+	return r
+})
+
+// Load reads and validates the configuration file at path.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.dir = filepath.Dir(path)
+	return c, nil
+}
+
+// Parse validates and decodes a configuration. Relative paths in it are relative to the
+// current directory (Load makes them relative to the file).
+func Parse(data []byte) (*Config, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, syntaxError(data, err)
+	}
+	if err := duplicateKeys(data); err != nil {
+		return nil, err
+	}
+	if err := resolvedSchema().Validate(v); err != nil {
+		return nil, schemaError(data, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, syntaxError(data, err)
+	}
+	for name, u := range c.Upstreams {
+		if (len(u.Command) > 0) == (u.URL != "") {
+			return nil, fmt.Errorf("upstream %q: give exactly one of \"command\" or \"url\"", name)
+		}
+		if u.OAuth != nil && u.URL == "" {
+			return nil, fmt.Errorf("upstream %q: \"oauth\" applies to a \"url\", not a spawned \"command\"", name)
+		}
+		if o := u.OAuth; o != nil && o.ClientCredentials && (o.ClientID == "" || o.ClientSecretEnv == "") {
+			return nil, fmt.Errorf("upstream %q: \"oauth\": \"client_credentials\" needs \"client_id\" and \"client_secret_env\"", name)
+		}
+		if len(u.Env) > 0 && u.URL != "" {
+			return nil, fmt.Errorf("upstream %q: \"env\" applies to a spawned \"command\", not a \"url\"", name)
+		}
+	}
+	if err := c.checkShip(); err != nil { // ship.go
+		return nil, err
+	}
+	names := map[string]int{}
+	for i, g := range c.Guests {
+		if g.Name == "" {
+			continue
+		}
+		if j, dup := names[g.Name]; dup {
+			return nil, fmt.Errorf("guests[%d] and guests[%d] are both named %q", j, i, g.Name)
+		}
+		names[g.Name] = i
+	}
+	for i, g := range c.Guests {
+		for tool, t := range g.Tools {
+			if t.Grants == nil {
+				continue
+			}
+			if err := c.grants(*t.Grants).Within(c.grants(g.Grants)); err != nil {
+				return nil, fmt.Errorf("guests[%d] tool %q: %w", i, tool, err)
+			}
+		}
+		for _, m := range g.Grants.MCP {
+			if _, ok := c.Upstreams[m]; !ok {
+				return nil, fmt.Errorf("guests[%d]: mcp grant %q names no upstream", i, m)
+			}
+		}
+	}
+	return &c, nil
+}
+
+// duplicateKeys rejects an object with the same key twice. encoding/json keeps the last one
+// silently, so a second "grants" could hide the first from whoever reviews the file
+// (RFC 8259 §4: names SHOULD be unique; this format says MUST).
+func duplicateKeys(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		keys     map[string]bool
+		isObject bool
+		wantKey  bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		off := dec.InputOffset() // just past tok
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return syntaxError(data, err)
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				if top != nil && top.isObject {
+					top.wantKey = true // this value ends the member
+				}
+				stack = append(stack, &frame{keys: map[string]bool{}, isObject: d == '{', wantKey: d == '{'})
+			default:
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		if top == nil || !top.isObject {
+			continue
+		}
+		if top.wantKey {
+			key := tok.(string)
+			if top.keys[key] {
+				line := 1 + bytes.Count(data[:off], []byte("\n"))
+				return fmt.Errorf("line %d: duplicate key %q", line, key)
+			}
+			top.keys[key] = true
+			top.wantKey = false
+			continue
+		}
+		top.wantKey = true
+	}
+}
+
+// syntaxError names the line and column of a JSON decoding error.
+func syntaxError(data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return fmt.Errorf("invalid JSON: %w", err)
+	}
+	line := 1 + bytes.Count(data[:min(off, int64(len(data)))], []byte("\n"))
+	col := off - int64(bytes.LastIndexByte(data[:min(off, int64(len(data)))], '\n'))
+	return fmt.Errorf("line %d column %d: %w", line, col-1, err)
+}
+
+var (
+	schemaPathRE = regexp.MustCompile(`/(?:properties|\$defs)/([^/]+)(?:/items|/additionalProperties)?$`)
+	unknownRE    = regexp.MustCompile(`unexpected additional properties \["([^"]+)"`)
+)
+
+// schemaError shortens a jsonschema-go error, which walks the schema's $refs, to the field
+// that failed and why, with the line of an unknown key.
+func schemaError(data []byte, err error) error {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "validating "); i >= 0 {
+		msg = msg[i+len("validating "):]
+	}
+	where, why, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return fmt.Errorf("config schema: %s", msg)
+	}
+	field := "top level"
+	if m := schemaPathRE.FindStringSubmatch(where); m != nil {
+		field = fmt.Sprintf("%q", m[1])
+	}
+	if m := unknownRE.FindStringSubmatch(why); m != nil {
+		if off := bytes.Index(data, []byte(`"`+m[1]+`"`)); off >= 0 {
+			return fmt.Errorf("line %d: unknown key %q in %s", 1+bytes.Count(data[:off], []byte("\n")), m[1], field)
+		}
+	}
+	return fmt.Errorf("%s: %s", field, why)
+}
+
+// ModulePath returns g.Path resolved against the config file's directory.
+// A URL or oci:// source is returned as it is (internal/ship fetches it).
+func (c *Config) ModulePath(g Guest) string {
+	if strings.Contains(g.Path, "://") {
+		return g.Path
+	}
+	return c.resolve(g.Path)
+}
+
+func (c *Config) resolve(p string) string {
+	if filepath.IsAbs(p) || c.dir == "" {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+// GuestConfig turns g into the runtime's form; source names the module for messages.
+func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
+	rc := &runtime.GuestConfig{
+		Name:   g.Name,
+		Source: source,
+		SHA256: g.SHA256,
+		Limits: g.Limits.runtime(),
+		Grants: c.grants(g.Grants),
+	}
+	rc.Isolation, _ = runtime.ParseIsolation(g.Isolation) // the schema allows only valid names
+	for name, t := range g.Tools {
+		if t.Limits != (Limits{}) {
+			if rc.ToolLimits == nil {
+				rc.ToolLimits = map[string]runtime.Limits{}
+			}
+			rc.ToolLimits[name] = t.Limits.runtime()
+		}
+		if t.Grants != nil {
+			if rc.ToolGrants == nil {
+				rc.ToolGrants = map[string]runtime.Grants{}
+			}
+			rc.ToolGrants[name] = c.grants(*t.Grants)
+		}
+	}
+	return rc
+}
+
+func (c *Config) grants(g Grants) runtime.Grants {
+	r := runtime.Grants{Net: g.Net, Env: g.Env, Clock: g.Clock, Random: g.Random, MCP: g.MCP,
+		Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
+	for _, e := range g.Exec {
+		r.Exec = append(r.Exec, runtime.ExecGrant{Name: e.Name, Path: e.Path, Args: e.Args, Options: e.Options,
+			Env: e.Env, Dir: e.Dir, Timeout: time.Duration(e.TimeoutMS) * time.Millisecond, OutputBytes: e.OutputBytes})
+	}
+	for _, f := range g.FS {
+		r.FS = append(r.FS, runtime.FSGrant{Guest: f.Guest, Host: c.resolve(f.Host), RW: f.RW})
+	}
+	return r
+}
+
+func (l Limits) runtime() runtime.Limits {
+	return runtime.Limits{MemoryBytes: uint64(l.MemoryMB) << 20, Timeout: time.Duration(l.TimeoutMS) * time.Millisecond,
+		Instances: l.Instances, OutputBytes: l.OutputBytes,
+		ModuleBytes: l.ModuleMB << 20, ManifestBytes: l.ManifestBytes, Tools: l.Tools, Nesting: l.Nesting,
+		CompileMemory: uint64(max(l.CompileMemoryMB, 0)) << 20, CompileTimeout: time.Duration(l.CompileTimeoutMS) * time.Millisecond}
+}

@@ -1,0 +1,225 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"maps"
+	"strings"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/upstream"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Gateway: the tools of an upstream MCP server served on our server, namespaced so they can
+// never be mistaken for (or shadow) guest tools or another upstream's.
+
+// exposedName returns the name upstream server's tool is served under: server + "__" + tool
+// when that matches ^[a-zA-Z0-9_-]{1,64}$. Otherwise other characters become "_" and the
+// name is cut to fit, ending in "_" and 8 hex digits of the SHA-256 of the original
+// "server__tool" — stable across restarts, and distinct for distinct originals.
+func exposedName(server, tool string) string {
+	full := server + "__" + tool
+	if abi.ValidName(full) { // ABI.md §4, the names every client accepts
+		return full
+	}
+	sum := sha256.Sum256([]byte(full))
+	suffix := "_" + hex.EncodeToString(sum[:4])
+	clean := []byte(full)
+	for i, c := range clean {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			clean[i] = '_'
+		}
+	}
+	return string(clean[:min(len(clean), 64-len(suffix))]) + suffix
+}
+
+// ExposeOptions configure Expose. Nil means defaults.
+type ExposeOptions struct {
+	// Logger receives collisions, withheld tools and refreshes; nil means slog.Default().
+	Logger *slog.Logger
+	// AllowHiddenText serves tools whose text hides characters (see checkHiddenText);
+	// otherwise they are withheld with a warning (config upstreams.NAME.allow_hidden_text).
+	AllowHiddenText bool
+	// MaxPages caps the tools/list pages followed; zero means upstream.DefaultMaxPages.
+	MaxPages int
+	// Session, if set, returns the session each call and refresh goes through (e.g.
+	// upstream.Manager.Session, which restarts a crashed server); nil means always cs.
+	Session func(ctx context.Context) (*mcp.ClientSession, error)
+	// CallTool, if set, makes each forwarded tools/call (args verbatim) instead of the
+	// session's CallTool, e.g. through upstream.Session.CallToolExact, whose result keeps the
+	// upstream's numbers exact (the SDK's own decoding rounds integers above 2^53 and refuses
+	// 1e400).
+	CallTool func(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error)
+	// Names is the server's tool-name registry, shared with AddGuest (Options.Names,
+	// GuestOptions.Names); a colliding exposed tool is withheld and logged. Nil means a
+	// private set.
+	Names *NameSet
+	// Pins are definitions to hold the upstream's tools to from the start (e.g. from a lock
+	// file), by upstream tool name; tools without one are pinned when first seen (pin.go).
+	Pins map[string]ToolPin
+	// PinnedOnly withholds tools without a pin in Pins instead of pinning them when first
+	// seen (a lock lists every approved tool).
+	PinnedOnly bool
+}
+
+// Exposed is one upstream server's tools on a server. Refresh re-lists them.
+type Exposed struct {
+	s     *mcp.Server
+	name  string
+	cs    *mcp.ClientSession
+	opts  ExposeOptions
+	owner string
+
+	mu    sync.Mutex         // serializes Refresh
+	tools map[string]string  // exposed name → upstream name
+	pins  map[string]ToolPin // upstream name → first-seen definition (pin.go)
+	// approved are tools Approve accepted, pinned at the next listing even with PinnedOnly.
+	approved map[string]bool
+}
+
+// Expose lists the tools of the upstream server name (through cs, every page) and adds them to
+// s as name__tool (see exposedName), each forwarding tools/call to the upstream under its
+// original name and returning its result unchanged. Tools whose text hides characters are
+// withheld unless allowed, and a name someone else holds is withheld; both are logged.
+// Call Refresh when the upstream's tools change (notifications/tools/list_changed, a
+// restart): s then sends its own list_changed to its clients.
+func Expose(ctx context.Context, s *mcp.Server, name string, cs *mcp.ClientSession, opts *ExposeOptions) (*Exposed, error) {
+	e := &Exposed{s: s, name: name, cs: cs, owner: fmt.Sprintf("upstream %q", name), tools: map[string]string{}}
+	if opts != nil {
+		e.opts = *opts
+	}
+	if e.opts.Logger == nil {
+		e.opts.Logger = slog.Default()
+	}
+	if e.opts.Names == nil {
+		e.opts.Names = &NameSet{}
+	}
+	e.pins = map[string]ToolPin{}
+	for k, v := range e.opts.Pins {
+		e.pins[k] = maps.Clone(v)
+	}
+	if err := e.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Tools returns the exposed names and the upstream names they call.
+func (e *Exposed) Tools() map[string]string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]string, len(e.tools))
+	for k, v := range e.tools {
+		out[k] = v
+	}
+	return out
+}
+
+func (e *Exposed) session(ctx context.Context) (*mcp.ClientSession, error) {
+	if e.opts.Session != nil {
+		return e.opts.Session(ctx)
+	}
+	return e.cs, nil
+}
+
+// Refresh re-lists the upstream's tools and updates s: new tools are added (and pinned),
+// vanished ones removed, and tools whose definition differs from their pin withheld with a
+// warning naming the changed fields (pin.go; Approve accepts one).
+func (e *Exposed) Refresh(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cs, err := e.session(ctx)
+	if err != nil {
+		return fmt.Errorf("upstream %q: %w", e.name, err)
+	}
+	list, err := upstream.ListTools(ctx, cs, e.opts.MaxPages, e.opts.Logger)
+	if err != nil {
+		return fmt.Errorf("upstream %q: listing tools: %w", e.name, err)
+	}
+	log := e.opts.Logger.With("upstream", e.name)
+	next := map[string]string{}
+	for _, t := range list {
+		exposed := exposedName(e.name, t.Name)
+		if prev, dup := next[exposed]; dup {
+			log.Warn("gateway: tool withheld: its exposed name collides", "tool", t.Name, "with", prev, "name", exposed)
+			continue
+		}
+		if err := checkHiddenText(t); err != nil {
+			if !e.opts.AllowHiddenText {
+				log.Warn("gateway: tool withheld: its text hides characters; set allow_hidden_text on the upstream to serve it anyway", "problem", err.Error())
+				continue
+			}
+			log.Warn("gateway: serving tool with hidden characters (allowed by config)", "problem", err.Error())
+		}
+		probe := *t
+		probe.Name = exposed
+		if err := checkForSDK(&probe); err != nil { // sdkcheck.go: as a guest's tools
+			log.Warn("gateway: tool withheld: the MCP SDK cannot serve it", "tool", t.Name, "problem", err.Error())
+			continue
+		}
+		if changed := e.pinCheck(t); changed == nil && e.opts.PinnedOnly && e.pins[t.Name] == nil {
+			log.Warn("gateway: tool withheld: it is not in the lock (approve it to serve it)", "tool", t.Name)
+			continue
+		} else if len(changed) > 0 { // pin.go
+			log.Warn("gateway: tool withheld: its definition changed since it was first seen (restart the server or approve it to serve it)",
+				"tool", t.Name, "changed", strings.Join(changed, ","))
+			continue
+		}
+		if holder, ok := e.opts.Names.Claim(exposed, e.owner); !ok {
+			log.Warn("gateway: tool withheld: its exposed name is taken", "tool", t.Name, "name", exposed, "holder", holder)
+			continue
+		}
+		if exposed != e.name+"__"+t.Name {
+			log.Info("gateway: tool renamed to fit tool-name rules", "tool", t.Name, "name", exposed)
+		}
+		cp := *t
+		cp.Name = exposed
+		e.s.AddTool(&cp, e.forward(t.Name))
+		next[exposed] = t.Name
+	}
+	var gone []string
+	for exposed := range e.tools {
+		if _, ok := next[exposed]; !ok {
+			gone = append(gone, exposed)
+			e.opts.Names.Release(exposed, e.owner)
+		}
+	}
+	if len(gone) > 0 {
+		e.s.RemoveTools(gone...)
+	}
+	e.tools = next
+	log.Info("gateway: upstream tools exposed", "tools", len(next), "removed", len(gone))
+	return nil
+}
+
+// forward returns the tools/call handler of one exposed tool: the upstream is called with
+// the original name and the arguments as sent; its result comes back unchanged. A failure to
+// reach it, or a JSON-RPC error from it, becomes a tool error naming the upstream.
+func (e *Exposed) forward(tool string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := objectArguments(req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		var res *mcp.CallToolResult
+		if e.opts.CallTool != nil {
+			res, err = e.opts.CallTool(ctx, tool, args)
+		} else {
+			var cs *mcp.ClientSession
+			if cs, err = e.session(ctx); err == nil {
+				res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+			}
+		}
+		if err == nil {
+			return res, nil
+		}
+		msg := fmt.Sprintf("upstream %q tool %q: %v", e.name, tool, err)
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSpace(msg)}}}, nil
+	}
+}
