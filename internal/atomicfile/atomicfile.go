@@ -57,6 +57,29 @@ func (f *File) Commit(path string) error {
 	return syncDir(filepath.Dir(path))
 }
 
+// CommitNew is Commit for a file that must not be replaced: path is created only if it does
+// not exist (a hard link, then the temporary name is removed), so of two processes creating
+// the same file one wins and the other gets an error wrapping fs.ErrExist and can read the
+// winner's. A reader never sees the file partly written.
+func (f *File) CommitNew(path string) error {
+	if f.done {
+		return errors.New("atomicfile: already committed or aborted")
+	}
+	f.done = true
+	err := f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Link(f.Name(), path)
+	}
+	os.Remove(f.Name())
+	if err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
 // Abort removes the temporary file. It is a no-op after Commit or Abort.
 func (f *File) Abort() {
 	if f.done {
