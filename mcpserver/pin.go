@@ -21,14 +21,7 @@ type ToolPin map[string]string
 
 // PinTool returns the pin of t's current definition.
 func PinTool(t *mcp.Tool) ToolPin {
-	return ToolPin{
-		"title":        digest.Of(t.Title),
-		"description":  digest.Of(t.Description),
-		"inputSchema":  digest.Of(t.InputSchema),
-		"outputSchema": digest.Of(t.OutputSchema),
-		"annotations":  digest.Of(t.Annotations),
-		"icons":        digest.Of(t.Icons),
-	}
+	return digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons)
 }
 
 // changedFields lists, sorted, the fields whose digests differ between pin and now.

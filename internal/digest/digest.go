@@ -38,6 +38,22 @@ func Of(v any) string {
 	return "sha256:" + Hex(b)
 }
 
+// Tool returns the digests (Of) of a tool definition's fields by their MCP names: "title",
+// "description", "inputSchema", "outputSchema", "annotations" and "icons". A pin of an
+// upstream's tool (mcpserver.PinTool, from an mcp.Tool) and a lock entry of a guest's
+// (internal/ship.ToolFields, from an abi.Tool) are both this map, so equal definitions have
+// equal digests whichever type carried them.
+func Tool(title, description string, inputSchema, outputSchema, annotations, icons any) map[string]string {
+	return map[string]string{
+		"title":        Of(title),
+		"description":  Of(description),
+		"inputSchema":  Of(inputSchema),
+		"outputSchema": Of(outputSchema),
+		"annotations":  Of(annotations),
+		"icons":        Of(icons),
+	}
+}
+
 // Hex is the lower-case hex SHA-256 of b (64 digits, no prefix).
 func Hex(b []byte) string {
 	s := sha256.Sum256(b)

@@ -51,3 +51,12 @@ func TestHex(t *testing.T) {
 		t.Errorf("Hex(abc) = %s, want %s", got, want)
 	}
 }
+
+// Tool digests each of the six MCP fields by name; an absent schema (nil) is "null".
+func TestTool(t *testing.T) {
+	got := digest.Tool("", "Searches the docs", json.RawMessage(nil), nil, nil, nil)
+	if len(got) != 6 || got["description"] != "sha256:90e0e9b1fde57f1bf298f1cc7271859e2cb195a37e86d293f481e3dfc9dd1d76" ||
+		got["inputSchema"] != digest.Of(nil) || got["title"] != digest.Of("") {
+		t.Errorf("Tool = %v", got)
+	}
+}

@@ -121,15 +121,9 @@ func ManifestDigest(m *abi.Manifest) string { return digest.Of(m) }
 func ToolFields(m *abi.Manifest) map[string]ToolDigests {
 	out := make(map[string]ToolDigests, len(m.Tools))
 	for _, t := range m.Tools {
-		out[t.Name] = ToolDigests{
-			"title":        digest.Of(t.Title),
-			"description":  digest.Of(t.Description),
-			"inputSchema":  digest.Of(t.InputSchema),
-			"outputSchema": digest.Of(t.OutputSchema),
-			"annotations":  digest.Of(t.Annotations),
-			"icons":        digest.Of(t.Icons),
-			"requests":     digest.Of([]abi.Requests{m.Requests, t.Requests}),
-		}
+		d := digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons)
+		d["requests"] = digest.Of([]abi.Requests{m.Requests, t.Requests})
+		out[t.Name] = d
 	}
 	return out
 }
