@@ -417,15 +417,11 @@ func orNone(s string) string {
 	return s
 }
 
+// describeGrants is inspect's line for grants: "net a, b; exec NAME=PATH ARGS; fs G=H (rw);
+// env …; clock; random; mcp …; sampling; elicitation; roots", or "none".
 func describeGrants(g runtime.Grants) string {
-	var parts []string
-	add := func(kind string, vals []string) {
-		if len(vals) > 0 {
-			parts = append(parts, kind+" "+strings.Join(vals, ", "))
-		}
-	}
-	add("net", g.Net)
-	var ex []string
+	c := capabilities{net: g.Net, env: g.Env, clock: g.Clock, random: g.Random, mcp: g.MCP,
+		sampling: g.Sampling, elicitation: g.Elicitation, roots: g.Roots}
 	for _, e := range g.Exec {
 		s := e.Path
 		if e.Name != "" {
@@ -434,56 +430,63 @@ func describeGrants(g runtime.Grants) string {
 		if len(e.Args) > 0 {
 			s += " " + strings.Join(e.Args, " ")
 		}
-		ex = append(ex, s)
+		c.exec = append(c.exec, s)
 	}
-	add("exec", ex)
-	var fsv []string
 	for _, f := range g.FS {
 		s := f.Guest + "=" + f.Host
 		if f.RW {
 			s += " (rw)"
 		}
-		fsv = append(fsv, s)
+		c.fs = append(c.fs, s)
 	}
-	add("fs", fsv)
-	add("env", g.Env)
-	if g.Clock {
-		parts = append(parts, "clock")
-	}
-	if g.Random {
-		parts = append(parts, "random")
-	}
-	add("mcp", g.MCP)
-	parts = appendClientKinds(parts, g.Sampling, g.Elicitation, g.Roots)
-	return orNone(strings.Join(parts, "; "))
+	return c.String()
 }
 
+// describeRequests is inspect's line for requests, in describeGrants' form.
 func describeRequests(r abi.Requests) string {
+	c := capabilities{net: r.Net, exec: r.Exec, env: r.Env, clock: r.Clock, random: r.Random, mcp: r.MCP,
+		sampling: r.Sampling, elicitation: r.Elicitation, roots: r.Roots}
+	for _, f := range r.FS {
+		s := f.Path
+		if f.RW {
+			s += " (rw)"
+		}
+		c.fs = append(c.fs, s)
+	}
+	return c.String()
+}
+
+// capabilities are grants or requests as inspect prints them, each already in words.
+type capabilities struct {
+	net, exec, fs, env           []string
+	clock, random                bool
+	mcp                          []string
+	sampling, elicitation, roots bool // client request kinds (ABI.md §6.7)
+}
+
+// String lists the capabilities present, "; "-separated in a fixed order, or "none".
+func (c capabilities) String() string {
 	var parts []string
 	add := func(kind string, vals []string) {
 		if len(vals) > 0 {
 			parts = append(parts, kind+" "+strings.Join(vals, ", "))
 		}
 	}
-	add("net", r.Net)
-	add("exec", r.Exec)
-	fsv := make([]string, len(r.FS))
-	for i, f := range r.FS {
-		fsv[i] = f.Path
-		if f.RW {
-			fsv[i] += " (rw)"
+	word := func(on bool, name string) {
+		if on {
+			parts = append(parts, name)
 		}
 	}
-	add("fs", fsv)
-	add("env", r.Env)
-	if r.Clock {
-		parts = append(parts, "clock")
-	}
-	if r.Random {
-		parts = append(parts, "random")
-	}
-	add("mcp", r.MCP)
-	parts = appendClientKinds(parts, r.Sampling, r.Elicitation, r.Roots)
+	add("net", c.net)
+	add("exec", c.exec)
+	add("fs", c.fs)
+	add("env", c.env)
+	word(c.clock, "clock")
+	word(c.random, "random")
+	add("mcp", c.mcp)
+	word(c.sampling, "sampling")
+	word(c.elicitation, "elicitation")
+	word(c.roots, "roots")
 	return orNone(strings.Join(parts, "; "))
 }
 
@@ -502,17 +505,4 @@ func requestStateKey(cfg *config.Config) ([]byte, error) {
 		return k, nil
 	}
 	return nil, nil
-}
-
-// appendClientKinds names the granted or requested client request kinds (ABI.md §6.7).
-func appendClientKinds(parts []string, sampling, elicitation, roots bool) []string {
-	for _, k := range [...]struct {
-		on   bool
-		name string
-	}{{sampling, "sampling"}, {elicitation, "elicitation"}, {roots, "roots"}} {
-		if k.on {
-			parts = append(parts, k.name)
-		}
-	}
-	return parts
 }
