@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // Client sends requests to the MCP client of the current tool call (ABI.md §6.7), as the
@@ -35,8 +36,8 @@ var (
 // request kinds sampling, elicitation and roots, which ask the client of the same
 // prompts/get. A prompt renders text; it never gets net, exec, fs, env, clock, random or mcp.
 // Per-tool narrowing does not apply: a prompt is not a tool.
-func PromptGrants(g Grants) Grants {
-	return Grants{Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
+func PromptGrants(g policy.Grants) policy.Grants {
+	return policy.Grants{Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
 }
 
 // maxClientResponseBytes caps one client answer handed to a guest, in bytes (16 MiB).
@@ -45,14 +46,14 @@ const maxClientResponseBytes = 16 << 20
 // clientKind is one of the client request kinds and its grant.
 type clientKind struct {
 	name       string
-	of         func(Grants) bool
+	of         func(policy.Grants) bool
 	ofRequests func(abi.Requests) bool
 }
 
 var clientKinds = [...]clientKind{
-	{abi.KindSampling, func(g Grants) bool { return g.Sampling }, func(r abi.Requests) bool { return r.Sampling }},
-	{abi.KindElicitation, func(g Grants) bool { return g.Elicitation }, func(r abi.Requests) bool { return r.Elicitation }},
-	{abi.KindRoots, func(g Grants) bool { return g.Roots }, func(r abi.Requests) bool { return r.Roots }},
+	{abi.KindSampling, func(g policy.Grants) bool { return g.Sampling }, func(r abi.Requests) bool { return r.Sampling }},
+	{abi.KindElicitation, func(g policy.Grants) bool { return g.Elicitation }, func(r abi.Requests) bool { return r.Elicitation }},
+	{abi.KindRoots, func(g policy.Grants) bool { return g.Roots }, func(r abi.Requests) bool { return r.Roots }},
 }
 
 type clientKey struct{}

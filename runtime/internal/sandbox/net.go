@@ -19,6 +19,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/redirect"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/hostpattern"
 )
 
 // Resolver looks up a host name's addresses; *net.Resolver implements it.
@@ -73,7 +74,7 @@ func deny(format string, args ...any) error { return &denial{fmt.Sprintf(format,
 type netTarget struct {
 	host    string // lowercase, no trailing dot, no brackets
 	port    int
-	pattern hostPattern
+	pattern hostpattern.Pattern
 }
 
 func (t netTarget) key() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
@@ -130,17 +131,17 @@ func (c *Tool) checkURL(u *url.URL) (netTarget, error) {
 		}
 		port = n
 	}
-	match := func(list []string) (hostPattern, bool) {
+	match := func(list []string) (hostpattern.Pattern, bool) {
 		for _, s := range list {
-			p, err := parseHostPattern(s)
-			if err != nil || !p.matchesHost(host) {
+			p, err := hostpattern.Parse(s)
+			if err != nil || !p.MatchesHost(host) {
 				continue
 			}
-			if p.port == port || p.port == anyPort || p.port == 0 && port == defaultPort {
+			if p.Port == port || p.Port == hostpattern.AnyPort || p.Port == 0 && port == defaultPort {
 				return p, true
 			}
 		}
-		return hostPattern{}, false
+		return hostpattern.Pattern{}, false
 	}
 	hostPort := host
 	if port != defaultPort {
@@ -303,14 +304,14 @@ func (c *Tool) dialPinned(ctx context.Context, network string, target netTarget)
 }
 
 // explicitlyGranted: a pattern that names the IP itself, or "localhost" for loopback.
-func explicitlyGranted(p hostPattern, a netip.Addr) bool {
-	if p.wildcard || p.any {
+func explicitlyGranted(p hostpattern.Pattern, a netip.Addr) bool {
+	if p.Wildcard || p.Any {
 		return false
 	}
-	if p.host == "localhost" {
+	if p.Host == "localhost" {
 		return a.Unmap().IsLoopback()
 	}
-	g, err := netip.ParseAddr(p.host)
+	g, err := netip.ParseAddr(p.Host)
 	return err == nil && g.Unmap() == a.Unmap()
 }
 
