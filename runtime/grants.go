@@ -1,14 +1,9 @@
 package runtime
 
 import (
-	"context"
 	"fmt"
-	"net"
-	"net/netip"
 	"strings"
-	"time"
 
-	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -21,35 +16,6 @@ type ExecGrant = policy.Exec
 
 // FSGrant mounts a host directory; see policy.FS.
 type FSGrant = policy.FS
-
-// Resolver looks up a host name's addresses; *net.Resolver implements it.
-type Resolver interface {
-	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
-
-// NetOptions configure how net grants reach the network. The zero value is valid.
-type NetOptions struct {
-	// Resolver resolves host names; nil means net.DefaultResolver. Tests and special networks
-	// substitute their own.
-	Resolver Resolver
-	// DialContext opens a connection to an already checked "ip:port"; nil means a net.Dialer.
-	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
-	// MaxResponseBytes caps a response body; zero means 10 MiB.
-	MaxResponseBytes int
-	// Timeout caps one request including redirects; zero means 30 s. The call's own time
-	// limit applies too.
-	Timeout time.Duration
-	// MaxRedirects caps redirect hops; zero means 5.
-	MaxRedirects int
-}
-
-func (o NetOptions) internal() sandbox.NetOptions {
-	s := sandbox.NetOptions{DialContext: o.DialContext, MaxResponseBytes: o.MaxResponseBytes, Timeout: o.Timeout, MaxRedirects: o.MaxRedirects}
-	if o.Resolver != nil {
-		s.Resolver = o.Resolver
-	}
-	return s
-}
 
 // ToolGrants returns what the operator granted tool (after per-tool narrowing) and what it
 // effectively has (granted ∩ requested), as copies. ok is false for an unknown tool.

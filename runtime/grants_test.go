@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 var probe struct {
@@ -111,7 +112,7 @@ func newNetHost(t *testing.T) (*runtime.Host, *fakeNet) {
 	t.Cleanup(srv.Close)
 	fn := &fakeNet{server: srv.Listener.Addr().String()}
 	h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: cacheDir,
-		Net: runtime.NetOptions{Resolver: fn, DialContext: fn.DialContext}})
+		Net: peer.Net{Resolver: fn, DialContext: fn.DialContext}})
 	if err != nil {
 		t.Fatal(err)
 	}

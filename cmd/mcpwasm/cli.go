@@ -23,6 +23,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/stdio"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -76,8 +77,8 @@ type hostFlags struct {
 	cacheDir  string
 	noCache   bool
 	logLevel  string
-	isolation string            // runtime.ParseIsolation
-	upstreams runtime.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
+	isolation string         // runtime.ParseIsolation
+	upstreams peer.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
 
 	lazy        bool             // serve: runtime.Options.Lazy
 	idleTimeout time.Duration    // serve: runtime.Options.IdleTimeout

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -66,10 +67,10 @@ func TestClientRequestStatuses(t *testing.T) {
 		{"not an object", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `[1]`, nil, ctx, abi.StatusInvalid, `{"error":"sampling: request must be a JSON object"}`},
 		{"no client", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, nil, context.Background(), abi.StatusUnavailable, `{"error":"sampling: client unavailable: the call has no MCP client session"}`},
 		{"capability missing", policy.Grants{Elicitation: true}, false, all, abi.KindElicitation, `{}`,
-			fmt.Errorf("%w: the client did not declare the elicitation capability", ErrClientUnavailable), ctx, abi.StatusUnavailable,
+			fmt.Errorf("%w: the client did not declare the elicitation capability", peer.ErrClientUnavailable), ctx, abi.StatusUnavailable,
 			`{"error":"elicitation: client unavailable: the client did not declare the elicitation capability"}`},
 		{"client error", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{}`,
-			fmt.Errorf("%w: the client answered: user rejected", ErrClientFailed), ctx, abi.StatusFailed,
+			fmt.Errorf("%w: the client answered: user rejected", peer.ErrClientFailed), ctx, abi.StatusFailed,
 			`{"error":"sampling: client request failed: the client answered: user rejected"}`},
 		{"time limit", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, context.DeadlineExceeded, ctx, abi.StatusTimeout, `{"error":"sampling: time limit exceeded"}`},
 		{"cancelled", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, context.Canceled, ctx, abi.StatusCancelled, `{"error":"sampling: cancelled"}`},
@@ -86,14 +87,14 @@ func TestClientRequestStatuses(t *testing.T) {
 		})
 	}
 
-	// An answer over the cap is TOO_LARGE; ErrInputRequired is the one UNAVAILABLE with no body.
+	// An answer over the cap is TOO_LARGE; peer.ErrInputRequired is the one UNAVAILABLE with no body.
 	answer = []byte(`"` + strings.Repeat("x", maxClientResponseBytes) + `"`)
 	clientErr = nil
 	if st, resp := newTool(t, policy.Grants{Sampling: true}, false, all).Request(ctx, abi.KindSampling, []byte(`{}`)); st != abi.StatusTooLarge ||
 		string(resp) != fmt.Sprintf(`{"error":"sampling: answer of %d bytes is over the %d-byte cap"}`, len(answer), maxClientResponseBytes) {
 		t.Errorf("oversized answer: %v %.100s", st, resp)
 	}
-	clientErr = ErrInputRequired
+	clientErr = peer.ErrInputRequired
 	st, resp := newTool(t, policy.Grants{Sampling: true}, false, all).Request(ctx, abi.KindSampling, []byte(`{}`))
 	if !IsInputRequired(st, resp) {
 		t.Errorf("input required: %v %s", st, resp)

@@ -22,7 +22,7 @@
 //   - sampling, elicitation, roots: requests to the MCP client of the current tool call
 //     (request kinds of the same names, ABI.md §6.7) — sampling spends the user's model
 //     tokens and elicitation asks the user, so like net and exec they need a grant; the host
-//     hands them to the call's Client (client.go) and never to another session's client.
+//     hands them to the call's peer.Client (client.go) and never to another session's client.
 //
 // Outside this package a guest has only its own linear memory, the host imports that report
 // to the caller (log, progress, cancelled: ABI.md §6), and stdout and stderr, which the host

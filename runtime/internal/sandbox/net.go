@@ -20,30 +20,11 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/redirect"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/hostpattern"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
-// Resolver looks up a host name's addresses; *net.Resolver implements it.
-type Resolver interface {
-	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
-
-// NetOptions configure how net grants reach the network. The zero value is valid.
-type NetOptions struct {
-	// Resolver resolves host names; nil means net.DefaultResolver. Tests and special networks
-	// substitute their own.
-	Resolver Resolver
-	// DialContext opens a connection to an already checked "ip:port"; nil means a net.Dialer.
-	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
-	// MaxResponseBytes caps a response body; zero means 10 MiB.
-	MaxResponseBytes int
-	// Timeout caps one request including redirects; zero means 30 s. The call's own time
-	// limit applies too.
-	Timeout time.Duration
-	// MaxRedirects caps redirect hops; zero means 5.
-	MaxRedirects int
-}
-
-func (o NetOptions) withDefaults() NetOptions {
+// netDefaults returns o with each zero field set to its default (peer.Net).
+func netDefaults(o peer.Net) peer.Net {
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
 	}

@@ -9,14 +9,15 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/hostpattern"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // Env is what the host lends every tool's checks: how net grants reach the network and
 // which upstream MCP servers exist.
 type Env struct {
-	Net       NetOptions // zero fields take defaults
-	Upstreams Upstreams  // nil: mcp requests answer NOT_FOUND
+	Net       peer.Net       // zero fields take defaults
+	Upstreams peer.Upstreams // nil: mcp requests answer NOT_FOUND
 }
 
 // Tool is what one tool of one guest may do, computed once at load. Its methods are safe for
@@ -27,8 +28,8 @@ type Tool struct {
 	granted     policy.Grants // the operator's grants for this tool
 	effective   policy.Grants // granted ∩ requested
 	requested   abi.Requests
-	net         NetOptions
-	upstreams   Upstreams
+	net         peer.Net
+	upstreams   peer.Upstreams
 	exec        []*execProgram // effective exec grants, resolved at load
 }
 
@@ -39,7 +40,7 @@ type Tool struct {
 // grants are copied.
 func NewTool(guest, tool string, granted policy.Grants, perTool bool, requested abi.Requests, env Env) (*Tool, error) {
 	t := &Tool{guest: guest, tool: tool, perTool: perTool, granted: granted.Clone(),
-		requested: MergeRequests(requested, abi.Requests{}), net: env.Net.withDefaults(), upstreams: env.Upstreams}
+		requested: MergeRequests(requested, abi.Requests{}), net: netDefaults(env.Net), upstreams: env.Upstreams}
 	t.effective = effective(t.granted, t.requested)
 	for _, e := range t.effective.Exec {
 		p, err := resolveExec(e)
