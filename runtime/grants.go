@@ -11,12 +11,6 @@ import (
 // policy.Grants. It is an alias, so runtime.Grants and policy.Grants are one type.
 type Grants = policy.Grants
 
-// ExecGrant allows one program; see policy.Exec.
-type ExecGrant = policy.Exec
-
-// FSGrant mounts a host directory; see policy.FS.
-type FSGrant = policy.FS
-
 // ToolGrants returns what the operator granted tool (after per-tool narrowing) and what it
 // effectively has (granted ∩ requested), as copies. ok is false for an unknown tool.
 func (g *Guest) ToolGrants(tool string) (granted, effective Grants, ok bool) {

@@ -9,9 +9,6 @@ import (
 // alias, so runtime.Limits and policy.Limits are one type.
 type Limits = policy.Limits
 
-// DefaultLimits returns policy.DefaultLimits().
-func DefaultLimits() Limits { return policy.DefaultLimits() }
-
 // stdioCaptureBytes caps what one call's guest stdout or stderr keeps for the log.
 const stdioCaptureBytes = 64 << 10
 

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -26,7 +27,7 @@ type GuestConfig struct {
 	Name string
 	// Source names where the module came from (a path, "bundled:calc"), for messages.
 	Source string
-	// Limits for every call of the guest; zero fields take DefaultLimits().
+	// Limits for every call of the guest; zero fields take policy.DefaultLimits().
 	Limits Limits
 	// ToolLimits narrow Limits for single tools; zero fields take the guest's limits.
 	// Instances is a guest-wide setting and is ignored here.
@@ -72,7 +73,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 			g = nil
 		}
 	}()
-	limits := c.Limits.Merge(DefaultLimits())
+	limits := c.Limits.Merge(policy.DefaultLimits())
 	if err := limits.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // LoadFile loads the module in the file at path, as Load loads its bytes.
@@ -64,7 +66,7 @@ func (h *Host) loadFileCached(ctx context.Context, path, id string, size int64, 
 		return nil, false, nil
 	}
 	e := h.lazy.manifests.get(key)
-	limits := c.Limits.Merge(DefaultLimits())
+	limits := c.Limits.Merge(policy.DefaultLimits())
 	switch {
 	case e == nil, limits.Validate() != nil, size > int64(limits.ModuleBytes),
 		uint64(e.MinMemoryPages)*pageSize > limits.MemoryBytes, len(e.Manifest) > limits.OutputBytes,
