@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // inspect lists a guest's resources and prompts in its human form too (they were in --json
@@ -50,9 +50,9 @@ func TestInspectServedAndWholeConfig(t *testing.T) {
 
 // inspect's grants and requests lines: every kind, in one fixed order; nothing is "none".
 func TestDescribeCapabilities(t *testing.T) {
-	g := runtime.Grants{Net: []string{"a.example", "*.b.example"}, Env: []string{"HOME"}, Clock: true, Random: true, MCP: []string{"up"},
-		Exec:     []runtime.ExecGrant{{Name: "git", Path: "/usr/bin/git", Args: []string{"-C", "/srv"}}, {Path: "/bin/ls"}},
-		FS:       []runtime.FSGrant{{Guest: "/data", Host: "/srv/data", RW: true}, {Guest: "/ro", Host: "/srv/ro"}},
+	g := policy.Grants{Net: []string{"a.example", "*.b.example"}, Env: []string{"HOME"}, Clock: true, Random: true, MCP: []string{"up"},
+		Exec:     []policy.Exec{{Name: "git", Path: "/usr/bin/git", Args: []string{"-C", "/srv"}}, {Path: "/bin/ls"}},
+		FS:       []policy.FS{{Guest: "/data", Host: "/srv/data", RW: true}, {Guest: "/ro", Host: "/srv/ro"}},
 		Sampling: true, Elicitation: true, Roots: true}
 	if got, want := describeGrants(g), "net a.example, *.b.example; exec git=/usr/bin/git -C /srv, /bin/ls; fs /data=/srv/data (rw), /ro=/srv/ro; env HOME; clock; random; mcp up; sampling; elicitation; roots"; got != want {
 		t.Errorf("describeGrants = %q\nwant %q", got, want)
@@ -62,7 +62,7 @@ func TestDescribeCapabilities(t *testing.T) {
 	if got, want := describeRequests(r), "net a.example; exec /bin/ls; fs /data (rw), /ro; env HOME; random; roots"; got != want {
 		t.Errorf("describeRequests = %q\nwant %q", got, want)
 	}
-	if got := describeGrants(runtime.Grants{}); got != "none" {
+	if got := describeGrants(policy.Grants{}); got != "none" {
 		t.Errorf("describeGrants of nothing = %q, want none", got)
 	}
 }

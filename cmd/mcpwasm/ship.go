@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/ship"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -255,7 +256,7 @@ func pullOrLock(ctx context.Context, cmd string, args []string, stdout, stderr i
 	if lock == nil {
 		lock = &ship.Lock{}
 	}
-	s, err := sf.shipper(cfg, runtime.DefaultLimits().ModuleBytes, stderr)
+	s, err := sf.shipper(cfg, policy.DefaultLimits().ModuleBytes, stderr)
 	if err != nil {
 		return ExitError, err
 	}
@@ -450,7 +451,7 @@ func push(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wri
 	if m.Description != "" {
 		ann["org.opencontainers.image.description"] = m.Description
 	}
-	s, err := sf.shipper(nil, runtime.DefaultLimits().ModuleBytes, stderr)
+	s, err := sf.shipper(nil, policy.DefaultLimits().ModuleBytes, stderr)
 	if err != nil {
 		return ExitError, err
 	}
