@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -159,30 +160,11 @@ type Call struct {
 	// Vars is the instance's host-side arena (Extism vars and kernel memory), counted with
 	// linear memory against Limits.MemoryBytes; it lives as long as the instance.
 	Vars *Arena
-	// Host serves the entry's log, progress and requests.
+	// Host serves the entry's log and progress (after Report admitted them) and requests.
 	Host Host
 	// Instance and Started are the instance running the entry and the kind's state of it.
 	Instance Instance
 	Started  Started
-}
-
-// Log admits a log line of n stated bytes (msg may be shorter: the copied prefix) within
-// the entry's budget and delivers it; false: dropped (the guest gets TOO_LARGE).
-func (c *Call) Log(ctx context.Context, level abi.Level, n uint32, msg string) bool {
-	if !c.Report.Admit(n) {
-		return false
-	}
-	c.Host.Log(ctx, c, level, msg)
-	return true
-}
-
-// Progress admits a progress report as Log does, and delivers it.
-func (c *Call) Progress(ctx context.Context, progress, total float64, n uint32, msg string) bool {
-	if !c.Report.Admit(n) {
-		return false
-	}
-	c.Host.Progress(ctx, c, progress, total, msg)
-	return true
 }
 
 // Request serves one capability request (see Host.Request).
@@ -270,7 +252,7 @@ func (m *Module) ExportsAll(names ...string) bool {
 
 // Detect picks the kind of m from kinds (in registration order): the one Confident match
 // wins; two Confident matches, or none Confident and two Possible, is an error naming both;
-// no match is "not a guest module: imports …, exports …". A kind's Detect error (a module
+// no match is "not a guest module: imports …, exports …". Each wraps fault.ErrABI. A kind's Detect error (a module
 // that claims the kind and breaks it) is returned as it is.
 func Detect(m *Module, kinds []Kind) (Kind, error) {
 	var confident, possible []Kind
@@ -290,13 +272,13 @@ func Detect(m *Module, kinds []Kind) (Kind, error) {
 	case len(confident) == 1:
 		return confident[0], nil
 	case len(confident) > 1:
-		return nil, fmt.Errorf("module is both a %s and a %s guest (it imports the host modules of both)", confident[0].Name(), confident[1].Name())
+		return nil, fmt.Errorf("%w: module is both a %s and a %s guest (it imports the host modules of both)", fault.ErrABI, confident[0].Name(), confident[1].Name())
 	case len(possible) == 1:
 		return possible[0], nil
 	case len(possible) > 1:
-		return nil, fmt.Errorf("module could be a %s or a %s guest (its exports match both, it imports neither's host module)", possible[0].Name(), possible[1].Name())
+		return nil, fmt.Errorf("%w: module could be a %s or a %s guest (its exports match both, it imports neither's host module)", fault.ErrABI, possible[0].Name(), possible[1].Name())
 	}
-	return nil, fmt.Errorf("not a guest module: imports %s, exports %s (see abi/ABI.md)", m.importList(), m.exportList())
+	return nil, fmt.Errorf("%w: not a guest module: imports %s, exports %s (see abi/ABI.md)", fault.ErrABI, m.importList(), m.exportList())
 }
 
 // importList names the imported modules (with how many functions of each), at most 8.
