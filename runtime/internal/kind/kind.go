@@ -331,3 +331,16 @@ func CheckHostModules(kinds []Kind) error {
 	}
 	return nil
 }
+
+// Aborted is the panic value of Abort. The pool's classification of a call's error unwraps
+// it: the call fails with Err as it is.
+type Aborted struct{ Err error }
+
+func (a *Aborted) Error() string { return a.Err.Error() }
+func (a *Aborted) Unwrap() error { return a.Err }
+
+// Abort ends the running guest call from inside a host function: it panics, wazero unwinds
+// the guest, and the call's error is err (which should wrap a fault sentinel:
+// fault.ErrOutputLimit for an output_set over the limit, fault.ErrABI for a broken
+// argument). The instance is discarded, as after a trap.
+func Abort(err error) { panic(&Aborted{Err: err}) }
