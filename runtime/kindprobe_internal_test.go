@@ -41,7 +41,7 @@ func (probeKind) Detect(m *kind.Module) (kind.Match, error) {
 		if imp.Module != probeModule {
 			continue
 		}
-		if !slices.Contains([]string{"input_length", "input_load", "output_set", "log"}, imp.Name) {
+		if !slices.Contains([]string{"input_length", "input_load", "output_set", "log", "vars_grow"}, imp.Name) {
 			return kind.No, fmt.Errorf("%w: module imports %s.%s, which this host does not provide", fault.ErrABI, imp.Module, imp.Name)
 		}
 		match = kind.Confident
@@ -56,6 +56,7 @@ func (probeKind) HostModules() []kind.HostModule {
 		{Name: "input_load", Params: []api.ValueType{i32}, Fn: probeInputLoad},
 		{Name: "output_set", Params: []api.ValueType{i32, i32}, Fn: probeOutputSet},
 		{Name: "log", Params: []api.ValueType{i32, i32}, Fn: probeLog},
+		{Name: "vars_grow", Params: []api.ValueType{i32}, Results: []api.ValueType{i32}, Fn: probeVarsGrow},
 	}}}
 }
 
@@ -169,6 +170,16 @@ func probeLog(ctx context.Context, mod api.Module, stack []uint64) {
 	c.Host.Log(ctx, c, abi.LevelInfo, string(b))
 }
 
+// probeVarsGrow keeps n more bytes on the host for the instance (an Extism var_set would
+// also keep the bytes): 0, or 1 when the memory limit refuses them.
+func probeVarsGrow(ctx context.Context, mod api.Module, stack []uint64) {
+	if err := kind.CallOf(ctx, mod).Vars.Grow(uint64(uint32(stack[0]))); err != nil {
+		stack[0] = 1
+		return
+	}
+	stack[0] = 0
+}
+
 // The test half: a probe guest is detected, loaded, listed and called through Host.Load and
 // Guest.Call, under the same limits and kill switch as an mcpwasm guest.
 
@@ -200,7 +211,7 @@ func TestKindProbeLoadListCall(t *testing.T) {
 	for _, td := range g.Manifest().Tools {
 		tools = append(tools, td.Name)
 	}
-	if want := "echo spin grow big"; strings.Join(tools, " ") != want {
+	if want := "echo spin grow big hold"; strings.Join(tools, " ") != want {
 		t.Errorf("tools %v, want %s", tools, want)
 	}
 	var logged []string
@@ -241,9 +252,22 @@ func TestKindProbeUnregistered(t *testing.T) {
 	}
 	defer h.Close(context.Background())
 	_, err = h.Load(context.Background(), wat.Probe, &GuestConfig{Source: "probe.wasm"})
-	want := "probe.wasm: ABI violation: not a guest module: imports probe_v1 (4), exports describe, tool_big, tool_echo, tool_grow, tool_spin (see abi/ABI.md)"
+	want := "probe.wasm: ABI violation: not a guest module: imports probe_v1 (5), exports describe, tool_big, tool_echo, tool_grow, tool_hold, tool_spin (see abi/ABI.md)"
 	if err == nil || err.Error() != want || !errors.Is(err, ErrABI) {
 		t.Errorf("err = %v\nwant %s", err, want)
+	}
+}
+
+// The bytes a kind keeps on the host for an instance (Call.Vars) count against its memory
+// limit with its linear memory: with 768 KiB kept of 1 MiB, memory.grow stops at 256 KiB.
+func TestKindProbeVarsCountAgainstMemory(t *testing.T) {
+	h := probeHost(t, nil)
+	g, err := h.Load(context.Background(), wat.Probe, &GuestConfig{Limits: Limits{MemoryBytes: 1 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := g.Call(context.Background(), "hold", nil); err != nil || string(out) != `{"content":[],"structuredContent":{"ok":true}}` {
+		t.Errorf("hold: %s, %v", out, err)
 	}
 }
 

@@ -93,7 +93,7 @@ var Bulk []byte
 var Bypass []byte
 
 // Probe is probe.wasm: a guest of the test-only kind "probe" (it imports probe_v1, not
-// mcpwasm_v1), with tools echo, spin, grow and big. runtime's kind-seam tests load it.
+// mcpwasm_v1), with tools echo, spin, grow, big and hold. runtime's kind-seam tests load it.
 //
 // Rebuild: wat2wasm testdata/wat/probe.wat -o testdata/wat/probe.wasm
 //
