@@ -6,6 +6,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // CallHooks receive what a running guest reports through its host imports. Any field may be
@@ -20,7 +21,7 @@ type CallHooks struct {
 	// sampling, elicitation, roots; ABI.md §6.7) once the sandbox has checked the grant. Nil:
 	// such requests answer UNAVAILABLE. Unlike Log and Progress, Client.Request may block
 	// until the client answers (bounded by ctx, the call's deadline and cancellation).
-	Client Client
+	Client peer.Client
 	// ResourceUpdated receives the URI of a resource the guest reported changed (request
 	// kind resource.updated, ABI.md §6.8); the URI is one the guest serves.
 	ResourceUpdated func(uri string)

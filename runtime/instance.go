@@ -10,6 +10,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
@@ -93,7 +94,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 // startKind runs the kind's Start, armed like the start functions.
 func (inst *instance) startKind(ctx context.Context) (err error) {
 	c := &inst.call
-	c.Entry, c.Limits = kind.EntryDescribe, inst.g.kindLimits(inst.g.limits)
+	c.Entry, c.Limits = kind.EntryDescribe, inst.g.limits
 	defer c.Reset()
 	d, _ := ctx.Deadline()
 	inst.intr.arm(ctx, inst.g.host.watch.reading(d))
@@ -187,7 +188,7 @@ func (inst *instance) Region(ptr, n uint32) ([]byte, error) {
 // A panic (a bug in wazero or in host code) loses the instance, not the server.
 func (inst *instance) enter(ctx context.Context, e kind.Entry, name string, args []byte, limits Limits, sb *sandbox.Tool) (out []byte, err error) {
 	c := &inst.call
-	c.Guest, c.Entry, c.Limits, c.Sandbox = inst.g.name, e, inst.g.kindLimits(limits), sb
+	c.Guest, c.Entry, c.Limits, c.Sandbox = inst.g.name, e, limits, sb
 	c.Output.Reset(limits.OutputBytes)
 	if e == kind.EntryTool {
 		c.Tool = name // only tool calls may use capabilities…
@@ -230,19 +231,14 @@ func entryName(e kind.Entry) string {
 	return "describe"
 }
 
-// kindLimits are what a kind reads of limits.
-func (g *Guest) kindLimits(l Limits) kind.Limits {
-	return kind.Limits{Timeout: l.Timeout, MemoryBytes: l.MemoryBytes, OutputBytes: l.OutputBytes}
-}
-
 // classify turns a wazero call error into one of the package's sentinel errors.
 // timeout is the limit in force, for the message.
 func (inst *instance) classify(ctx context.Context, err error, timeout time.Duration) error {
 	if code := inst.intr.interrupted(); code != 0 {
 		err = sys.NewExitError(code) // err may be nil: interrupted as the guest returned
 	}
-	if errors.Is(err, ErrInputRequired) { // a host function stopped the guest for a later round
-		return ErrInputRequired
+	if errors.Is(err, peer.ErrInputRequired) { // a host function stopped the guest for a later round
+		return peer.ErrInputRequired
 	}
 	if a := (*kind.Aborted)(nil); errors.As(err, &a) { // a host function ended the call (kind.Abort)
 		return a.Err

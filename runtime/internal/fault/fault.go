@@ -1,7 +1,7 @@
-// Package fault declares the call-error sentinels every part of the runtime wraps: the pool,
-// the limits and each guest kind. Package runtime re-exports them, so a caller branches with
-// errors.Is(err, runtime.ErrTrap) whichever kind of guest failed. It is a leaf: it imports
-// only the standard library.
+// Package fault declares how a guest call can fail: the sentinel errors every part of the
+// runtime wraps (package runtime re-exports them for errors.Is), and the outcome labels a
+// finished call is counted under (Outcome). It is a leaf: it imports only the standard
+// library.
 package fault
 
 import (
@@ -9,31 +9,64 @@ import (
 	"fmt"
 )
 
-// The sentinels. Their doc comments are those of runtime's re-exports.
+// Errors a caller can branch on with errors.Is; runtime re-exports all but ErrShuttingDown
+// under the same names, with their documentation.
 var (
-	// ErrUnknownTool: the guest has no tool of that name.
-	ErrUnknownTool = errors.New("unknown tool")
-	// ErrInvalidArguments: the arguments do not match the tool's input schema; the guest was
-	// not entered. The message names the offending field.
+	ErrUnknownTool      = errors.New("unknown tool")
 	ErrInvalidArguments = errors.New("invalid arguments")
-	// ErrTimeLimit: the call ran past its time limit; the instance was discarded.
-	ErrTimeLimit = errors.New("time limit exceeded")
-	// ErrMemoryLimit: the guest trapped after its linear memory reached the limit; the
-	// instance was discarded.
-	ErrMemoryLimit = errors.New("memory limit reached")
-	// ErrOutputLimit: the result exceeded the output limit; the instance was discarded.
-	ErrOutputLimit = errors.New("output limit exceeded")
-	// ErrTrap: the guest trapped (unreachable, out-of-bounds access, stack overflow, …) or
-	// exited; the instance was discarded.
-	ErrTrap = errors.New("guest trapped")
-	// ErrABI: the guest broke the ABI contract (bad region, malformed result or manifest).
-	ErrABI = errors.New("ABI violation")
-	// ErrCancelled: the caller's context was cancelled while the guest ran.
-	ErrCancelled = errors.New("call cancelled")
-	// ErrClosed: the guest or host was closed.
-	ErrClosed = errors.New("closed")
-	// ErrShuttingDown: the call was ended because the server shuts down; it is an ErrClosed.
+	ErrTimeLimit        = errors.New("time limit exceeded")
+	ErrMemoryLimit      = errors.New("memory limit reached")
+	ErrOutputLimit      = errors.New("output limit exceeded")
+	ErrLoadLimit        = errors.New("load limit exceeded")
+	ErrTrap             = errors.New("guest trapped")
+	ErrABI              = errors.New("ABI violation")
+	ErrCancelled        = errors.New("call cancelled")
+	ErrClosed           = errors.New("closed")
+	ErrStopped          = errors.New("calls are stopped by the operator")
+	// ErrShuttingDown: the call was ended because the server shuts down (runtime's
+	// Host.Shutdown); it is an ErrClosed, and only that is public.
 	ErrShuttingDown = fmt.Errorf("%w: the server is shutting down", ErrClosed)
-	// ErrStopped: the operator stopped all calls (Host.Stop); the call was refused or ended.
-	ErrStopped = errors.New("calls are stopped by the operator")
 )
+
+// The outcome labels of a tool call: a small fixed set, safe as a metric label. Outcome maps
+// an error to one of them; ToolError is decided by whoever reads the result.
+const (
+	OK               = "ok"                // a result without isError
+	ToolError        = "tool_error"        // a result with isError (MCP "Tools › Error Handling"), or one that broke its outputSchema
+	InvalidArguments = "invalid_arguments" // ErrInvalidArguments: the guest was not entered
+	UnknownTool      = "unknown_tool"      // ErrUnknownTool
+	Timeout          = "timeout"           // ErrTimeLimit
+	MemoryLimit      = "memory_limit"      // ErrMemoryLimit
+	OutputLimit      = "output_limit"      // ErrOutputLimit
+	Trap             = "trap"              // ErrTrap
+	ABI              = "abi_error"         // ErrABI
+	Cancelled        = "cancelled"         // ErrCancelled
+	Stopped          = "stopped"           // ErrStopped (the kill switch)
+	Closed           = "closed"            // ErrClosed
+	Error            = "error"             // anything else (a guest whose code failed to load, …)
+)
+
+// labels maps each sentinel to its label, in the order Outcome tries them: stopped and
+// closed come first, since a stop or close ends the call through its context too.
+var labels = [...]struct {
+	err   error
+	label string
+}{
+	{ErrStopped, Stopped}, {ErrClosed, Closed}, {ErrInvalidArguments, InvalidArguments},
+	{ErrUnknownTool, UnknownTool}, {ErrTimeLimit, Timeout}, {ErrMemoryLimit, MemoryLimit},
+	{ErrOutputLimit, OutputLimit}, {ErrTrap, Trap}, {ErrABI, ABI}, {ErrCancelled, Cancelled},
+}
+
+// Outcome classifies an error of a call by the sentinel it wraps (errors.Is), never by its
+// text: nil is OK, an unrecognised error Error.
+func Outcome(err error) string {
+	if err == nil {
+		return OK
+	}
+	for _, l := range labels {
+		if errors.Is(err, l.err) {
+			return l.label
+		}
+	}
+	return Error
+}

@@ -19,11 +19,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -116,14 +116,6 @@ const (
 	EntryComplete
 )
 
-// Limits are what a kind reads of the call's limits (the tool's, merged with the guest's).
-// They become policy.Limits when that package lands.
-type Limits struct {
-	Timeout     time.Duration // the call's time limit, for messages (the pool enforces it)
-	MemoryBytes uint64        // linear memory plus Vars, per instance
-	OutputBytes int           // one result (for Describe: the manifest limit)
-}
-
 // Host is what the runtime does for the host functions of every kind: one per guest, set
 // in Call.Host by the pool. Its methods run on the calling goroutine while the guest waits.
 type Host interface {
@@ -144,8 +136,10 @@ type Call struct {
 	Guest string // the guest's name
 	Tool  string // the tool running; "" outside tools/call
 	Entry Entry
-	// Limits of the entry: the tool's for a tool call, else the guest's.
-	Limits Limits
+	// Limits of the entry: the tool's for a tool call, else the guest's; for Describe,
+	// OutputBytes is the manifest limit. The pool enforces Timeout and MemoryBytes (linear
+	// memory plus Vars); a kind names them in messages and caps its results at OutputBytes.
+	Limits policy.Limits
 	// Sandbox is the entry's only capability: a tool call's tool, a prompt's client request
 	// kinds (sandbox.PromptGrants); nil for describe, resource reads and completions.
 	Sandbox *sandbox.Tool
@@ -175,7 +169,7 @@ func (c *Call) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 // Reset clears what one entry installed, keeping the instance's parts (Host, Instance,
 // Started, Vars, Report's guest-wide rate).
 func (c *Call) Reset() {
-	c.Tool, c.Entry, c.Limits, c.Sandbox, c.Input = "", 0, Limits{}, nil, nil
+	c.Tool, c.Entry, c.Limits, c.Sandbox, c.Input = "", 0, policy.Limits{}, nil, nil
 	c.Output.Reset(0)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -97,7 +98,7 @@ func hostRequest(ctx context.Context, mod api.Module, stack []uint64) {
 			// The client's answer comes in a later round (ABI.md §6.7, mechanism 2): end the
 			// call here. wazero turns the panic into the call's error (wrapping the value),
 			// and the instance is discarded like after a trap.
-			panic(sandbox.ErrInputRequired)
+			panic(peer.ErrInputRequired)
 		}
 	}
 	s.pending = body
