@@ -88,6 +88,8 @@ type Host struct {
 	lazy *lazyHost // manifest cache, background compiles, idle sweep (lazy.go)
 
 	watch *watchdog // ends calls past their deadline or cancelled (epoch.go)
+
+	noSnapshots bool // tests and benchmarks: every instance runs its start (snapshot.go)
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error

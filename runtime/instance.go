@@ -40,6 +40,8 @@ type instance struct {
 	session any  // the session of its calls (WithSession)
 
 	intr interrupter // ends a running call from outside (epoch.go)
+
+	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
 }
 
 var _ kind.Instance = (*instance)(nil)
@@ -60,7 +62,12 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		}
 		return uint64(inst.mem.Size())
 	})
-	ctx = experimental.WithMemoryAllocator(ctx, varsAllocator(newMemoryAllocator(limit, func(m *limitedMemory) { inst.memory = m }), inst))
+	alloc := varsAllocator(newMemoryAllocator(limit, func(m *limitedMemory) { inst.memory = m }), inst)
+	snap := p.snaps.get() // nil: run the start (snapshot.go)
+	if snap != nil {
+		alloc = reserveAllocator(alloc, uint64(len(snap.mem)))
+	}
+	ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	if p.profile.Clock() {
 		cfg = cfg.WithNanosleep(inst.intr.sleep) // poll_oneoff's waits end with the call (sleep.go)
@@ -69,8 +76,21 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
 	}
+	if m := mod.Memory(); m != nil {
+		inst.initial = m.Size()
+	}
 	inst.intr.init(mod, g.host.watch)
-	if err := inst.start(ctx, mod); err != nil {
+	inst.budget.Rate = &g.logRate
+	// Bound before the start runs, so what a start asks of the host is known (StartRequest).
+	inst.call = kind.Call{Guest: g.name, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
+	kind.Bind(mod, &inst.call)
+	if snap != nil {
+		err = inst.restore(mod, snap)
+	} else {
+		err = inst.start(ctx, mod)
+	}
+	if err != nil {
+		kind.Unbind(mod)
 		_ = mod.Close(ctx)
 		err = inst.classify(ctx, err, g.limits.Timeout)
 		if why := startOutput(&inst.stderr); why != "" {
@@ -81,18 +101,19 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		return nil, fmt.Errorf("instantiating: %w", err)
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
-	inst.budget.Rate = &g.logRate
-	inst.call = kind.Call{Guest: g.name, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
-	kind.Bind(mod, &inst.call)
-	if err := inst.startKind(ctx); err != nil {
+	if err := inst.startKind(ctx, snap != nil); err != nil {
 		inst.close(ctx)
 		return nil, fmt.Errorf("instantiating: %s: %w", g.kind.Name(), err)
+	}
+	if snap == nil && p.wantsSnapshot() {
+		p.takeSnapshot(ctx, inst)
 	}
 	return inst, nil
 }
 
-// startKind runs the kind's Start, armed like the start functions.
-func (inst *instance) startKind(ctx context.Context) (err error) {
+// startKind runs the kind's Start (or, for an instance restored from a snapshot, its
+// Restore), armed like the start functions.
+func (inst *instance) startKind(ctx context.Context, restored bool) (err error) {
 	c := &inst.call
 	c.Entry, c.Limits = kind.EntryDescribe, inst.g.limits
 	defer c.Reset()
@@ -107,7 +128,11 @@ func (inst *instance) startKind(ctx context.Context) (err error) {
 	if inst.memory != nil {
 		inst.memory.hit = false
 	}
-	inst.started, err = inst.g.kind.Start(ctx, inst, c)
+	if r, ok := inst.g.kind.(kind.Restorer); ok && restored {
+		inst.started, err = r.Restore(ctx, inst, c)
+	} else {
+		inst.started, err = inst.g.kind.Start(ctx, inst, c)
+	}
 	c.Started = inst.started
 	return err
 }

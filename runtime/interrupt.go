@@ -147,17 +147,18 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 	g = appendS32(g, fuelInterval)
 	g = append(g, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
 	repl[sectionGlobal] = appendVecN(mi.sections[sectionGlobal], g, 3)
+	code, err := rw.code(mi.sections[sectionCode])
+	if err != nil {
+		return nil, err
+	}
 	exp := appendExport(nil, exportInterrupt, 0x03, rw.flag)
 	nexp := 1
 	if mi.hasStart {
 		exp = appendExport(exp, exportStart, 0x00, mi.start)
 		nexp++
 	}
+	exp, nexp = rw.snapshotExports(exp, nexp) // snapshot.go
 	repl[sectionExport] = appendVecN(mi.sections[sectionExport], exp, nexp)
-	code, err := rw.code(mi.sections[sectionCode])
-	if err != nil {
-		return nil, err
-	}
 	repl[sectionCode] = appendVec(code, rw.slowBody())
 	// $slow's trip into Go is memory.grow 0: a module without a memory gets one of its own,
 	// 0 pages at most, which it cannot name (a reference past its own indexes is refused).
@@ -211,6 +212,10 @@ type rewriter struct {
 	// Scratch, reused across function bodies.
 	regions []region // the open check regions: the function body, then each open loop
 	loops   []bool   // the open blocks: whether each is a loop
+
+	// stateOp names the first instruction seen that changes a table or drops a segment
+	// (snapshot.go: such a module is not snapshotted); "" if none.
+	stateOp string
 }
 
 // region is the code one check pays for: where its charge is in the output, and how many

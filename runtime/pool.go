@@ -29,6 +29,8 @@ type pool struct {
 	shut   atomic.Bool                 // closed, readable without mu: acquire's early refusal
 	busy   map[*instance]uint64        // → its linear memory in bytes when the call started (Host.Stats)
 	idleAt map[*instance]time.Duration // when each idle instance was released, on the watchdog clock (lazy.go: shrink)
+
+	snaps snapshots // the state new instances start from, per session or per call (snapshot.go)
 }
 
 func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {

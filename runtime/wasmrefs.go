@@ -394,7 +394,7 @@ func (mi *moduleInfo) scanExports(b []byte) error {
 			return err
 		}
 		off += l
-		if name == exportInterrupt || name == exportStart {
+		if name == exportInterrupt || name == exportStart || isSnapshotExport(name) {
 			return fmt.Errorf("%w: the module exports %s, which the host reserves (ABI.md §2)", errReserved, name)
 		}
 		if kind > 0x03 {

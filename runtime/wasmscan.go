@@ -74,6 +74,9 @@ func (rw *rewriter) body(out, fn []byte, fidx uint32) ([]byte, error) {
 			}
 		}
 		rw.regions[len(rw.regions)-1].n++
+		if rw.stateOp == "" && changesState(&in) {
+			rw.stateOp = in.name()
+		}
 		switch {
 		case in.op == 0x02 || in.op == 0x04: // block, if
 			rw.loops = append(rw.loops, false)

@@ -11,6 +11,7 @@
 //	wat2wasm testdata/wat/bulk.wat -o testdata/wat/bulk.wasm
 //	wat2wasm --no-check testdata/wat/bypass.wat -o testdata/wat/bypass.wasm
 //	wat2wasm testdata/wat/probe.wat -o testdata/wat/probe.wasm
+//	wat2wasm testdata/wat/snapshot.wat -o testdata/wat/snapshot.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -99,3 +100,13 @@ var Bypass []byte
 //
 //go:embed probe.wasm
 var Probe []byte
+
+// Snapshot is snapshot.wasm: an _initialize that changes an unexported global, grows memory
+// and writes into a grown page, and tools probe (reports and changes that state), spin and
+// grow; for the tests of instances restored from a snapshot. Patching "net:-" to "net:n"
+// makes _initialize ask for a capability.
+//
+// Rebuild: wat2wasm testdata/wat/snapshot.wat -o testdata/wat/snapshot.wasm
+//
+//go:embed snapshot.wasm
+var Snapshot []byte

@@ -60,6 +60,21 @@ type Kind interface {
 	Start(ctx context.Context, in Instance, c *Call) (Started, error)
 }
 
+// Restorer is implemented by a kind that agrees to have its started instances snapshotted:
+// the pool may copy an instance's linear memory and mutable globals right after Start
+// returned (before any entry ran) and start later instances of the same module and grants
+// from that copy, without running the start functions or Start's guest code again
+// (RATIONALE "Pristine instances from snapshots"). A kind whose Started keeps state the copy
+// cannot carry (host-side objects the guest refers to by handle, Vars it filled in Start)
+// does not implement it.
+type Restorer interface {
+	// Restore returns the Started of in, a fresh instance whose linear memory and globals
+	// are a copy of those of an instance of the same module taken just after its Start
+	// returned. It must not run again the guest code Start ran; what Start learned from the
+	// guest (addresses in its memory) is the same in the copy.
+	Restore(ctx context.Context, in Instance, c *Call) (Started, error)
+}
+
 // Started is one started instance of a kind. The pool serialises its methods: never two at
 // once, always with c installed and the call's deadline armed. Each returns the JSON the
 // binding expects (Describe: an abi.Manifest; the others: the MCP result, or an abi.ErrorBody
@@ -159,6 +174,10 @@ type Call struct {
 	// Instance and Started are the instance running the entry and the kind's state of it.
 	Instance Instance
 	Started  Started
+	// StartRequest is the kind of the first capability request the guest made before its
+	// instance had started (its start functions, Start), which host functions refuse with
+	// UNAVAILABLE and record here: a start that asks for a capability is not snapshotted.
+	StartRequest string
 }
 
 // Request serves one capability request (see Host.Request).

@@ -38,6 +38,27 @@ func (p Profile) MemoryBytes() uint64 { return p.memory }
 // nanosleep that really waits.
 func (p Profile) Clock() bool { return p.clock }
 
+// NoSnapshot says why an instance of p must run its own start rather than start from a copy
+// of another's state after its start (runtime's snapshots), or "" if nothing in p forbids
+// it. An fs mount: a start may open a file and keep its descriptor (WASI state the copy does
+// not carry) or write one (an effect a copy would skip). The random grant: every copy would
+// start from the same random state (a seed drawn at start, Go's hash seeds), and where a
+// guest keeps it is its own, so it cannot be reseeded. Without the grant every instance
+// reads wazero's deterministic source anyway, so a copy changes nothing. The clock grant is
+// allowed: what a start read from the clock stays in the copy (a Go guest's process start
+// time), later reads are live.
+func (p Profile) NoSnapshot() string {
+	switch {
+	case len(p.fs) > 0:
+		return "it has an fs grant"
+	case len(p.denied) > 0:
+		return "it requests fs directories (mounted, refusing)"
+	case p.random:
+		return "it has the random grant"
+	}
+	return ""
+}
+
 // Equal reports whether instances of p and q are interchangeable.
 func (p Profile) Equal(q Profile) bool {
 	return p.memory == q.memory && p.clock == q.clock && p.random == q.random &&

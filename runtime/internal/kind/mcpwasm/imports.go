@@ -45,7 +45,7 @@ func hostProgress(ctx context.Context, mod api.Module, stack []uint64) {
 // reads its message: the call and the message, or the status to answer.
 func report(ctx context.Context, mod api.Module, ptr, n uint32) (*kind.Call, string, abi.Status) {
 	c := kind.CallOf(ctx, mod)
-	if c == nil {
+	if c == nil || c.Started == nil { // not started: no call to report to
 		return nil, "", abi.StatusUnavailable
 	}
 	if !c.Report.Admit(n) {
@@ -72,6 +72,12 @@ func hostRequest(ctx context.Context, mod api.Module, stack []uint64) {
 	c := kind.CallOf(ctx, mod)
 	s, _ := startedOf(c)
 	if s == nil {
+		if c != nil && c.StartRequest == "" { // the start asked: its instance is not snapshotted
+			c.StartRequest, _ = readString(mod, kindPtr, min(kindLen, kind.MaxRequestKind))
+			if c.StartRequest == "" {
+				c.StartRequest = "(unreadable kind)"
+			}
+		}
 		stack[0] = abi.Pack(uint32(abi.StatusUnavailable), 0)
 		return
 	}

@@ -159,6 +159,14 @@ func (Kind) Start(_ context.Context, in kind.Instance, _ *kind.Call) (kind.Start
 	return s, nil
 }
 
+var _ kind.Restorer = Kind{}
+
+// Restore implements kind.Restorer: an mcpwasm instance's state is its guest memory and
+// globals, and its Start runs no guest code, so a restored instance starts as a fresh one.
+func (k Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Started, error) {
+	return k.Start(ctx, in, c)
+}
+
 // Describe implements kind.Started: mcpwasm_abi_version must be abi.Version, then
 // mcpwasm_describe's region is the manifest.
 func (s *started) Describe(ctx context.Context, c *kind.Call) ([]byte, error) {

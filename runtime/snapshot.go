@@ -1,0 +1,235 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// Snapshots: a pool of a guest with IsolationSession or IsolationCall makes a new instance
+// for every session or call. Instead of running the guest's start (its start function,
+// _initialize, the kind's Start) each time, it copies the state of its first instance right
+// after that instance started — linear memory and every mutable global — into the new one,
+// which wazero instantiates without running any start function. See RATIONALE.md "Pristine
+// instances from snapshots (wave 6)" for what is refused and why.
+//
+// The instrumentation (interrupt.go) exports each global the module defines as
+// mcpwasm_global_<k> (k counts the module's own globals from 0), so the host can read and
+// set the ones that are not exported, and exports mcpwasm_snapshot (one of its own globals;
+// only the name matters) when no function of the module changes a table or drops a data or
+// element segment: table contents and dropped segments are instance state no API reads.
+const (
+	exportSnapshot     = "mcpwasm_snapshot"
+	exportGlobalPrefix = "mcpwasm_global_"
+)
+
+// isSnapshotExport reports whether name is one of the snapshot exports the host reserves.
+func isSnapshotExport(name string) bool {
+	return name == exportSnapshot || strings.HasPrefix(name, exportGlobalPrefix)
+}
+
+// changesState reports whether in changes a table (table.set, init, copy, grow, fill) or
+// drops a segment (data.drop, elem.drop): state a snapshot cannot copy.
+func changesState(in *instr) bool {
+	switch in.op {
+	case 0x26: // table.set
+		return true
+	case 0xfc:
+		switch in.sub {
+		case 9, 12, 13, 14, 15, 17:
+			return true
+		}
+	}
+	return false
+}
+
+// snapshotExports appends the snapshot exports to the n exports encoded in exp, unless the
+// module changes state a snapshot cannot copy.
+func (rw *rewriter) snapshotExports(exp []byte, n int) ([]byte, int) {
+	if rw.stateOp != "" {
+		return exp, n
+	}
+	for k := range rw.mi.globals {
+		exp = appendExport(exp, exportGlobalPrefix+strconv.Itoa(int(k)), 0x03, rw.mi.importGlobals+k)
+	}
+	exp = appendExport(exp, exportSnapshot, 0x03, rw.size)
+	return exp, n + int(rw.mi.globals) + 1
+}
+
+// snapshot is the state of a started instance: what a new instance of the same module and
+// profile is given instead of running its start.
+type snapshot struct {
+	mem     []byte // linear memory, whole pages
+	spans   []span // the parts of mem a restore copies: the fresh memory, then non-zero pages
+	globals []savedGlobal
+}
+
+// span is [from, to) of linear memory.
+type span struct{ from, to int }
+
+type savedGlobal struct {
+	name string // the export
+	val  uint64 // api.Global's encoding
+}
+
+// snapshots is a pool's snapshot: taken once, by the first instance that starts after the
+// pool was made; or refused, with the reason logged once.
+type snapshots struct {
+	mu      sync.Mutex
+	tried   bool
+	snap    *snapshot // nil: none (not yet, or refused)
+	refused string
+}
+
+// get returns the pool's snapshot, or nil.
+func (s *snapshots) get() *snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snap
+}
+
+// wantsSnapshot reports whether p snapshots its instances: only when new instances are made
+// per session or per call, where a snapshot pays for the memory it keeps (a shared pool
+// starts an instance rarely), and only once.
+func (p *pool) wantsSnapshot() bool {
+	if p.g.isolation == IsolationShared || p.g.host.noSnapshots {
+		return false
+	}
+	p.snaps.mu.Lock()
+	defer p.snaps.mu.Unlock()
+	return !p.snaps.tried
+}
+
+// takeSnapshot records inst's state, just started, as the pool's snapshot, or the reason it
+// cannot, logged once.
+func (p *pool) takeSnapshot(ctx context.Context, inst *instance) {
+	snap, why := inst.snapshot(p)
+	p.snaps.mu.Lock()
+	if p.snaps.tried {
+		p.snaps.mu.Unlock()
+		return
+	}
+	p.snaps.tried, p.snaps.snap, p.snaps.refused = true, snap, why
+	p.snaps.mu.Unlock()
+	if why != "" {
+		p.g.host.logger.LogAttrs(ctx, slog.LevelInfo, "instances run the guest's start each time, not from a snapshot",
+			slog.String("guest", p.g.name), slog.String("isolation", p.g.isolation.String()), slog.String("reason", why))
+		return
+	}
+	p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instances start from a snapshot",
+		slog.String("guest", p.g.name), slog.Int("memory", len(snap.mem)), slog.Int("globals", len(snap.globals)))
+}
+
+// snapshot copies inst's state, or says why it must not be copied.
+func (inst *instance) snapshot(p *pool) (*snapshot, string) {
+	if why := p.profile.NoSnapshot(); why != "" {
+		return nil, why
+	}
+	if _, ok := inst.g.kind.(kind.Restorer); !ok {
+		return nil, "its kind (" + inst.g.kind.Name() + ") does not restore instances"
+	}
+	if r := inst.call.StartRequest; r != "" {
+		return nil, fmt.Sprintf("its start asked for a capability (request %q)", r)
+	}
+	mod := inst.mod
+	if mod.ExportedGlobal(exportSnapshot) == nil {
+		return nil, "the module changes a table or drops a segment (table.set, table.grow, data.drop, …)"
+	}
+	s := &snapshot{}
+	for k := 0; ; k++ {
+		name := exportGlobalPrefix + strconv.Itoa(k)
+		g := mod.ExportedGlobal(name)
+		if g == nil {
+			break
+		}
+		mg, ok := g.(api.MutableGlobal)
+		if !ok {
+			continue // a constant: the same in every instance
+		}
+		switch t := mg.Type(); t {
+		case api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeF32, api.ValueTypeF64:
+		default:
+			return nil, fmt.Sprintf("its global %d is a mutable %s", k, api.ValueTypeName(t))
+		}
+		s.globals = append(s.globals, savedGlobal{name, mg.Get()})
+	}
+	if inst.mem != nil {
+		b, _ := inst.mem.Read(0, inst.mem.Size())
+		s.mem = bytes.Clone(b)
+		s.spans = copySpans(s.mem, int(inst.initial))
+	}
+	return s, ""
+}
+
+// copySpans returns what a restore of mem copies into a fresh memory of initial bytes: all of
+// those (its data segments may since have changed), then the pages past them that are not
+// all zero (a grown page starts zeroed), adjacent ones joined.
+func copySpans(mem []byte, initial int) []span {
+	initial = min(initial, len(mem))
+	spans := []span{{0, initial}}
+	for off := initial; off < len(mem); off += pageSize {
+		end := min(off+pageSize, len(mem))
+		if bytes.Equal(mem[off:end], zeroPage[:end-off]) {
+			continue
+		}
+		if last := &spans[len(spans)-1]; last.to == off {
+			last.to = end
+		} else {
+			spans = append(spans, span{off, end})
+		}
+	}
+	return spans
+}
+
+var zeroPage [pageSize]byte
+
+// restore gives inst, instantiated without start functions, the state of snap: memory grown
+// to the snapshot's size and overwritten (its spans), globals set.
+func (inst *instance) restore(mod api.Module, snap *snapshot) error {
+	mem := mod.Memory()
+	if mem == nil {
+		if len(snap.mem) > 0 {
+			return fmt.Errorf("%w: the module has no memory to restore a snapshot into", ErrABI)
+		}
+	} else {
+		if cur := mem.Size(); uint64(cur) < uint64(len(snap.mem)) {
+			if _, ok := mem.Grow((uint32(len(snap.mem)) - cur) / pageSize); !ok {
+				if inst.memory != nil && inst.memory.hit {
+					return fmt.Errorf("%w (restoring %d bytes of memory)", ErrMemoryLimit, len(snap.mem))
+				}
+				return fmt.Errorf("%w: cannot grow memory to the snapshot's %d bytes", ErrTrap, len(snap.mem))
+			}
+		}
+		buf, ok := mem.Read(0, uint32(len(snap.mem)))
+		if !ok {
+			return fmt.Errorf("%w: memory smaller than the snapshot", ErrTrap)
+		}
+		for _, sp := range snap.spans {
+			copy(buf[sp.from:sp.to], snap.mem[sp.from:sp.to])
+		}
+	}
+	for _, sg := range snap.globals {
+		g, _ := mod.ExportedGlobal(sg.name).(api.MutableGlobal)
+		if g == nil {
+			return fmt.Errorf("%w: global %s is gone", ErrABI, sg.name)
+		}
+		g.Set(sg.val)
+	}
+	return nil
+}
+
+// reserveAllocator makes inner allocate at least reserve bytes of capacity (within max), so
+// restoring a snapshot grows memory without copying it.
+func reserveAllocator(inner experimental.MemoryAllocator, reserve uint64) experimental.MemoryAllocator {
+	return experimental.MemoryAllocatorFunc(func(capacity, maxBytes uint64) experimental.LinearMemory {
+		return inner.Allocate(min(max(capacity, reserve), maxBytes), maxBytes)
+	})
+}
