@@ -306,3 +306,46 @@ func entryLoops(wasm []byte) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// BenchmarkSnapshot: a 100-byte echo through Guest.Call with a fresh instance per call
+// (isolation call: instantiate, start, call, close), each instance restored from a snapshot
+// of a started one or running its own start, beside the warm instance of isolation shared.
+// snapshot-B is the linear memory a snapshot keeps.
+func BenchmarkSnapshot(b *testing.B) {
+	ctx := context.Background()
+	h, err := NewHost(ctx, &Options{NoDiskCache: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for _, gc := range []struct {
+		name, tool string
+		wasm       []byte
+	}{
+		{"wat", "echo", wat.Echo},
+		{"go", benchGoEchoTool, benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho")},
+	} {
+		for _, m := range []struct {
+			name string
+			iso  Isolation
+			snap bool
+		}{{"shared", IsolationShared, true}, {"call-snapshot", IsolationCall, true}, {"call-start", IsolationCall, false}} {
+			h.noSnapshots = !m.snap
+			g, err := h.Load(ctx, gc.wasm, &GuestConfig{Name: gc.name + "-" + m.name, Isolation: m.iso})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(gc.name+"/"+m.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := g.Call(ctx, gc.tool, benchArgs100); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if s := g.tools[gc.tool].pool.snaps.get(); s != nil {
+					b.ReportMetric(float64(len(s.mem)), "snapshot-B")
+				}
+			})
+		}
+	}
+}

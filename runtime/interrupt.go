@@ -159,6 +159,11 @@ func instrumentCalls(wasm []byte) ([]byte, error) {
 	}
 	exp, nexp = rw.snapshotExports(exp, nexp) // snapshot.go
 	repl[sectionExport] = appendVecN(mi.sections[sectionExport], exp, nexp)
+	if _, counted := mi.sections[sectionDataCnt]; !counted {
+		if d, ok := mergeData(mi.sections[sectionData]); ok { // datamerge.go
+			repl[sectionData] = d
+		}
+	}
 	repl[sectionCode] = appendVec(code, rw.slowBody())
 	// $slow's trip into Go is memory.grow 0: a module without a memory gets one of its own,
 	// 0 pages at most, which it cannot name (a reference past its own indexes is refused).

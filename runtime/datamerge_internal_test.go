@@ -1,0 +1,87 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// dataSection encodes active segments into memory 0 at i32.const offsets.
+func dataSection(segs ...struct {
+	at   int32
+	data string
+}) []byte {
+	b := binary.AppendUvarint(nil, uint64(len(segs)))
+	for _, s := range segs {
+		b = append(b, 0x00, 0x41)
+		b = appendS32(b, s.at)
+		b = append(b, 0x0b)
+		b = binary.AppendUvarint(b, uint64(len(s.data)))
+		b = append(b, s.data...)
+	}
+	return b
+}
+
+type seg = struct {
+	at   int32
+	data string
+}
+
+// mergeData joins a segment to the one before it only when it starts at or after that one's
+// end, at most dataGapBytes later, filling the gap with zeros; order is kept, so a segment
+// that overwrites an earlier one still does.
+func TestMergeData(t *testing.T) {
+	in := dataSection(seg{0, "ab"}, seg{4, "cd"}, seg{4 + 2 + dataGapBytes, "ef"}, seg{5000, "x"}, seg{1, "z"}, seg{-8, "hi"})
+	got, ok := mergeData(in)
+	if !ok {
+		t.Fatal("not merged")
+	}
+	want := dataSection(seg{0, "ab\x00\x00cd" + string(make([]byte, dataGapBytes)) + "ef"}, seg{5000, "x"}, seg{1, "z"}, seg{-8, "hi"})
+	if !bytes.Equal(got, want) {
+		t.Errorf("merged:\n%x\nwant\n%x", got, want)
+	}
+	if _, ok := mergeData(dataSection(seg{0, "a"}, seg{0, "b"})); ok {
+		t.Error("merged segments at the same offset")
+	}
+	passive := append(dataSection(seg{0, "a"}), 0x01, 0x01, 'b')
+	passive[0] = 2
+	if _, ok := mergeData(passive); ok {
+		t.Error("merged a section with a passive segment")
+	}
+}
+
+// A Go guest (38968 segments before the join) starts with the same memory from the
+// instrumented module, whose segments are joined, as from the module as built.
+func TestMergeDataSameMemory(t *testing.T) {
+	raw := goStateWasm(t)
+	instrumented, err := instrumentCalls(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := snapHost(t, true)
+	ctx := context.Background()
+	var mems [][]byte
+	for _, w := range [][]byte{raw, instrumented} {
+		cm, err := h.rt.CompileModule(ctx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := h.rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := mod.Memory().Read(0, mod.Memory().Size())
+		mems = append(mems, bytes.Clone(b))
+		mod.Close(ctx)
+		cm.Close(ctx)
+	}
+	if !bytes.Equal(mems[0], mems[1]) {
+		t.Errorf("initial memory differs: %d bytes as built, %d instrumented", len(mems[0]), len(mems[1]))
+	}
+	if len(raw) < len(instrumented)/2 {
+		t.Errorf("instrumented module of %d bytes from %d: the gaps filled weigh too much", len(instrumented), len(raw))
+	}
+}
