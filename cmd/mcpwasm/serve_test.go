@@ -444,8 +444,12 @@ func TestServeFlagAfterFile(t *testing.T) {
 }
 
 // runaway guests hit the time limit, ping is answered meanwhile, the next call works.
+//
+// --lazy=false: the module is compiled before initialize is answered, so the 500ms limit
+// meets the guest's loops and not a background compile on a busy machine (the limit covers
+// the whole call, waiting for code included).
 func TestRunawayGuestsOverMCP(t *testing.T) {
-	s := startServer(t, "--timeout", "500ms", fixturePath)
+	s := startServer(t, "--timeout", "500ms", "--lazy=false", fixturePath)
 	s.initialize()
 	for i, tool := range []string{"spin", "tree"} {
 		id := 10 + 2*i
