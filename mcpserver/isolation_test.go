@@ -11,17 +11,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// With IsolationSession, a second MCP session cannot read what the first left in the guest's
-// memory; with the default (shared) it can, which is why the setting exists.
+// Under the default isolation (session), a second MCP session cannot read what the first
+// left in the guest's memory; under shared, which the operator must choose, it can.
 func TestSessionIsolation(t *testing.T) {
 	for _, tc := range []struct {
+		name  string
 		iso   runtime.Isolation
 		wantB string
 	}{
-		{runtime.IsolationShared, `{"secret":"from A"}`},
-		{runtime.IsolationSession, `{}`},
+		{"default", runtime.GuestConfig{}.Isolation, `{}`},
+		{"session", runtime.IsolationSession, `{}`},
+		{"shared", runtime.IsolationShared, `{"secret":"from A"}`},
 	} {
-		t.Run(tc.iso.String(), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			h := newHost(t)
 			g, err := h.Load(context.Background(), wat.State, &runtime.GuestConfig{Isolation: tc.iso, Limits: runtime.Limits{Instances: 1}})
 			if err != nil {

@@ -36,7 +36,7 @@ type GuestConfig struct {
 	// ToolGrants, when non-nil, narrows Grants per tool: a tool gets what both its entry and
 	// Grants give, and a tool without an entry gets nothing.
 	ToolGrants map[string]Grants
-	// Isolation says which calls may share an instance; the zero value is IsolationShared.
+	// Isolation says which calls may share an instance; the zero value is IsolationSession.
 	Isolation Isolation
 	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
 	SHA256 string
@@ -76,7 +76,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if err := limits.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if c.Isolation < IsolationShared || c.Isolation > IsolationCall {
+	if c.Isolation < IsolationSession || c.Isolation > IsolationCall {
 		return nil, fmt.Errorf("%s: unknown %v", src, c.Isolation)
 	}
 	if err := checkSHA256(wasm, c.SHA256, file); err != nil {

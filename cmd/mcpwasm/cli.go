@@ -88,7 +88,7 @@ func (f *hostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "compilation cache directory (default: the user cache dir's mcpwasm/compile)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "keep compiled code in memory only")
 	fs.StringVar(&f.logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
-	fs.StringVar(&f.isolation, "isolation", "shared", "which calls may share a guest instance: shared (any), session (one MCP session's), call (none: a fresh instance per call); a config entry's \"isolation\" overrides it")
+	fs.StringVar(&f.isolation, "isolation", "session", "which calls may share a guest instance: session (one MCP session's), shared (any), call (none: a fresh instance per call); a config entry's \"isolation\" overrides it")
 }
 
 // validate rejects flag values no guest could run with; zero means the default.

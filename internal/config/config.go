@@ -72,7 +72,7 @@ type Guest struct {
 	// withheld.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 	// Isolation is "shared", "session" or "call" (runtime.Isolation); empty means the
-	// command line's (serve --isolation, default shared).
+	// command line's (serve --isolation, default session).
 	Isolation string `json:"isolation,omitempty"`
 	// Signature, when set, is the Sigstore policy the module must satisfy before it is
 	// stored (ship.go); it overrides the registry's in Ship.Signatures.

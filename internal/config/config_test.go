@@ -157,8 +157,8 @@ func TestIsolationKey(t *testing.T) {
 	if got := c.GuestConfig(c.Guests[0], "a.wasm").Isolation; got != runtime.IsolationSession {
 		t.Errorf("isolation session parsed as %v", got)
 	}
-	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != runtime.IsolationShared {
-		t.Errorf("no isolation key gave %v; want shared", got)
+	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != runtime.IsolationSession {
+		t.Errorf("no isolation key gave %v; want session, the default", got)
 	}
 }
 
