@@ -27,8 +27,8 @@ type Guest struct {
 	prompts   *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
 	compiled  wazero.CompiledModule
 	limits    Limits
-	isolation Isolation // which calls may share an instance (isolation.go)
-	pools     []*pool   // pools[0] has no grants and the guest's memory limit: describe runs there
+	isolation isolationMode // which calls may share an instance (isolation.go)
+	pools     []*pool       // pools[0] has no grants and the guest's memory limit: describe runs there
 
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 

@@ -78,7 +78,7 @@ type hostFlags struct {
 	cacheDir  string
 	noCache   bool
 	logLevel  string
-	isolation string         // runtime.ParseIsolation
+	isolation string         // runtime.GuestConfig.Isolation
 	upstreams peer.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
 
 	lazy        bool             // serve: runtime.Options.Lazy
@@ -107,7 +107,8 @@ func (f *hostFlags) validate() error {
 	case f.memoryMB > 4096:
 		return fmt.Errorf("--memory-mb %d: 32-bit linear memory is at most 4096 MiB", f.memoryMB)
 	}
-	if _, err := runtime.ParseIsolation(f.isolation); err != nil {
+	// The runtime's own check of the mode: `isolation "x": want shared, session or call`.
+	if err := (&runtime.GuestConfig{Isolation: f.isolation}).Validate(); err != nil {
 		return fmt.Errorf("--%w", err)
 	}
 	return nil
@@ -170,7 +171,7 @@ type guestSpec struct {
 // With read false a local module file that no lock pins is only opened (to report a missing
 // one here); loadAll then loads it with Host.LoadFile, which need not read a file the
 // manifest cache knows.
-func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation, read bool) ([]guestSpec, *config.Config, error) {
+func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath string, paths []string, limits runtime.Limits, iso string, read bool) ([]guestSpec, *config.Config, error) {
 	var specs []guestSpec
 	var cfg *config.Config
 	var sh *shipper
@@ -324,7 +325,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return ExitUsage, err
 	}
-	iso, _ := runtime.ParseIsolation(hf.isolation) // validated above
+	iso := hf.isolation // validated above
 	// --watch compares a file's bytes with the loaded ones, so it reads them up front.
 	specs, cfg, err := guestSpecs(ctx, &sf, stderr, hf.config, paths, hf.limits(), iso, *watch)
 	if err != nil {

@@ -154,11 +154,11 @@ func TestIsolationKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.GuestConfig(c.Guests[0], "a.wasm").Isolation; got != runtime.IsolationSession {
-		t.Errorf("isolation session parsed as %v", got)
+	if got := c.GuestConfig(c.Guests[0], "a.wasm").Isolation; got != "session" {
+		t.Errorf("isolation session gave %q", got)
 	}
-	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != runtime.IsolationShared {
-		t.Errorf("no isolation key gave %v; want shared", got)
+	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != "" {
+		t.Errorf("no isolation key gave %q; want \"\" (shared)", got)
 	}
 }
 
