@@ -11,19 +11,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Under the default isolation (session), a second MCP session cannot read what the first
-// left in the guest's memory; under shared, which the operator must choose, it can.
+// Under the default isolation ("", session), a second MCP session cannot read what the first
+// left in the guest's memory; under "shared", which the operator must choose, it can.
 func TestSessionIsolation(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		iso   runtime.Isolation
+		iso   string
 		wantB string
 	}{
-		{"default", runtime.GuestConfig{}.Isolation, `{}`},
-		{"session", runtime.IsolationSession, `{}`},
-		{"shared", runtime.IsolationShared, `{"secret":"from A"}`},
+		{"", `{}`},
+		{"session", `{}`},
+		{"shared", `{"secret":"from A"}`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run("isolation="+tc.iso, func(t *testing.T) {
 			h := newHost(t)
 			g, err := h.Load(context.Background(), wat.State, &runtime.GuestConfig{Isolation: tc.iso, Limits: runtime.Limits{Instances: 1}})
 			if err != nil {

@@ -327,9 +327,9 @@ func BenchmarkSnapshot(b *testing.B) {
 	} {
 		for _, m := range []struct {
 			name string
-			iso  Isolation
+			iso  string
 			snap bool
-		}{{"shared", IsolationShared, true}, {"call-snapshot", IsolationCall, true}, {"call-start", IsolationCall, false}} {
+		}{{"shared", "shared", true}, {"call-snapshot", "call", true}, {"call-start", "call", false}} {
 			h.noSnapshots = !m.snap
 			g, err := h.Load(ctx, gc.wasm, &GuestConfig{Name: gc.name + "-" + m.name, Isolation: m.iso})
 			if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// Snapshots: a pool of a guest with IsolationSession or IsolationCall makes a new instance
+// Snapshots: a pool of a guest with isolation session or call makes a new instance
 // for every session or call. Instead of running the guest's start (its start function,
 // _initialize, the kind's Start) each time, it copies the state of its first instance right
 // after that instance started — linear memory and every mutable global — into the new one,
@@ -100,7 +100,7 @@ func (s *snapshots) get() *snapshot {
 // per session or per call, where a snapshot pays for the memory it keeps (a shared pool
 // starts an instance rarely), and only once.
 func (p *pool) wantsSnapshot() bool {
-	if p.g.isolation == IsolationShared || p.g.host.noSnapshots {
+	if p.g.isolation == isolationShared || p.g.host.noSnapshots {
 		return false
 	}
 	p.snaps.mu.Lock()

@@ -51,7 +51,7 @@ func snapHost(t testing.TB, snapshots bool) (*Host, *lockedBuffer) {
 
 func snapCall(t *testing.T, g *Guest, session, tool, args string) string {
 	t.Helper()
-	out, err := g.Call(WithSession(context.Background(), session), tool, []byte(args))
+	out, err := g.Call(WithCallHooks(context.Background(), &CallHooks{Session: session}), tool, []byte(args))
 	if err != nil {
 		t.Fatalf("Call(%s, %s): %v", tool, args, err)
 	}
@@ -73,13 +73,13 @@ const (
 func TestSnapshotRestoresStartState(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		iso       Isolation
+		iso       string
 		snapshots bool
 		want      []string
 	}{
-		{"call/snapshot", IsolationCall, true, []string{probeFresh, probeFresh, probeFresh}},
-		{"call/start", IsolationCall, false, []string{probeFresh, probeFresh, probeFresh}},
-		{"shared", IsolationShared, true, []string{probeFresh, probeUsed, `{"content":[],"structuredContent":{"g":24303,"pages":3,"mark":205,"calls":2}}`}},
+		{"call/snapshot", "call", true, []string{probeFresh, probeFresh, probeFresh}},
+		{"call/start", "call", false, []string{probeFresh, probeFresh, probeFresh}},
+		{"shared", "shared", true, []string{probeFresh, probeUsed, `{"content":[],"structuredContent":{"g":24303,"pages":3,"mark":205,"calls":2}}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, _ := snapHost(t, tc.snapshots)
@@ -93,7 +93,7 @@ func TestSnapshotRestoresStartState(t *testing.T) {
 				}
 			}
 			snap := g.tools["probe"].pool.snaps.get()
-			if got, want := snap != nil, tc.snapshots && tc.iso != IsolationShared; got != want {
+			if got, want := snap != nil, tc.snapshots && tc.iso != "shared"; got != want {
 				t.Fatalf("pool has a snapshot: %v; want %v", got, want)
 			}
 			if snap != nil && len(snap.mem) != 3*pageSize {
@@ -107,7 +107,7 @@ func TestSnapshotRestoresStartState(t *testing.T) {
 // is restored from the snapshot: it never sees what the first session's calls changed.
 func TestSnapshotSession(t *testing.T) {
 	h, _ := snapHost(t, true)
-	g, err := h.Load(context.Background(), wat.Snapshot, &GuestConfig{Isolation: IsolationSession, Limits: Limits{Instances: 1}})
+	g, err := h.Load(context.Background(), wat.Snapshot, &GuestConfig{Isolation: "session", Limits: Limits{Instances: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestSnapshotRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, logs := snapHost(t, true)
-			g, err := h.Load(context.Background(), tc.wasm, &GuestConfig{Isolation: IsolationCall, Grants: tc.grants, Limits: Limits{Instances: 1}})
+			g, err := h.Load(context.Background(), tc.wasm, &GuestConfig{Isolation: "call", Grants: tc.grants, Limits: Limits{Instances: 1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +215,7 @@ func watModule(t *testing.T, src string) []byte {
 // time limit.
 func TestSnapshotLimits(t *testing.T) {
 	h, _ := snapHost(t, true)
-	g, err := h.Load(context.Background(), wat.Snapshot, &GuestConfig{Isolation: IsolationCall,
+	g, err := h.Load(context.Background(), wat.Snapshot, &GuestConfig{Isolation: "call",
 		Limits: Limits{Instances: 1, MemoryBytes: 4 * pageSize, Timeout: 200 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +274,7 @@ func TestSnapshotGoGuest(t *testing.T) {
 	wasm := goStateWasm(t)
 	// The checksum init's heap has, from an instance that ran its own start.
 	h0, _ := snapHost(t, false)
-	g0, err := h0.Load(context.Background(), wasm, &GuestConfig{Isolation: IsolationCall, Limits: Limits{Instances: 1}})
+	g0, err := h0.Load(context.Background(), wasm, &GuestConfig{Isolation: "call", Limits: Limits{Instances: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +282,8 @@ func TestSnapshotGoGuest(t *testing.T) {
 	if !strings.Contains(first, `"prev":null`) || !strings.Contains(first, `"calls":0`) {
 		t.Fatalf("first call: %s", first)
 	}
-	for _, iso := range []Isolation{IsolationCall, IsolationSession} {
-		t.Run(iso.String(), func(t *testing.T) {
+	for _, iso := range []string{"call", "session"} {
+		t.Run(iso, func(t *testing.T) {
 			h, _ := snapHost(t, true)
 			g, err := h.Load(context.Background(), wasm, &GuestConfig{Isolation: iso, Limits: Limits{Instances: 1}})
 			if err != nil {
@@ -304,7 +304,7 @@ func TestSnapshotGoGuest(t *testing.T) {
 		})
 	}
 	h, _ := snapHost(t, true)
-	g, err := h.Load(context.Background(), wasm, &GuestConfig{Isolation: IsolationShared, Limits: Limits{Instances: 1}})
+	g, err := h.Load(context.Background(), wasm, &GuestConfig{Isolation: "shared", Limits: Limits{Instances: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
