@@ -558,6 +558,9 @@ func (g *Guest) unloadIdle(now, idle time.Duration) bool {
 	}
 	_ = g.compiled.Close(context.Background())
 	g.compiled = nil
+	for _, p := range g.pools {
+		p.snaps.drop() // with the code: the next first instance runs its start and takes another
+	}
 	c.setState(codeUnloaded)
 	return true
 }

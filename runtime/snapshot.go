@@ -89,6 +89,16 @@ type snapshots struct {
 	refused string
 }
 
+// drop forgets a snapshot taken, so its memory is freed while the guest is unloaded; a
+// refusal stays (its reason is the module's or the grants', and was logged).
+func (s *snapshots) drop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap != nil {
+		s.snap, s.tried = nil, false
+	}
+}
+
 // get returns the pool's snapshot, or nil.
 func (s *snapshots) get() *snapshot {
 	s.mu.Lock()

@@ -313,3 +313,29 @@ func TestSnapshotGoGuest(t *testing.T) {
 		t.Errorf("shared: the second call got %s; want the first call's arguments", got)
 	}
 }
+
+// A snapshot goes with the guest's code when the idle sweep drops it, and the first instance
+// after the code is back takes another.
+func TestSnapshotDroppedWithCode(t *testing.T) {
+	h, _ := testHost(t, Options{CacheDir: primed(t), Lazy: true, IdleTimeout: time.Hour})
+	g := mustLoad(t, h, wat.Snapshot, &GuestConfig{Isolation: "call", Limits: Limits{Instances: 1}})
+	if got := mustCall(t, g, "probe", `{}`); got != probeFresh {
+		t.Fatalf("probe: %s; want %s", got, probeFresh)
+	}
+	p := g.tools["probe"].pool
+	if p.snaps.get() == nil {
+		t.Fatal("no snapshot after the first call")
+	}
+	if !g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
+		t.Fatal("code not unloaded")
+	}
+	if p.snaps.get() != nil {
+		t.Fatal("the snapshot outlived the code")
+	}
+	if got := mustCall(t, g, "probe", `{}`); got != probeFresh {
+		t.Fatalf("probe after the reload: %s; want %s", got, probeFresh)
+	}
+	if p.snaps.get() == nil {
+		t.Fatal("no snapshot after the reload")
+	}
+}
