@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -32,7 +33,7 @@ func binaryAppendU(b []byte, v uint64) []byte {
 	}
 }
 
-func tsleb(v int64) []byte { return appendS32(nil, int32(v)) }
+func tsleb(v int64) []byte { return wasm.AppendS32(nil, int32(v)) }
 
 func tcat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
@@ -290,12 +291,12 @@ func TestBulkOperationsLookAtTheFlag(t *testing.T) {
 		op     []byte
 		charge int // fuel one iteration costs at least
 	}{
-		{"memory.fill 16 MiB", tcat(i32c(0), i32c(7), i32c(16<<20), []byte{0xfc, 11, 0}), 16 << 20 >> bulkBytesShift},
-		{"memory.copy 16 MiB", tcat(i32c(0), i32c(16<<20), i32c(16<<20), []byte{0xfc, 10, 0, 0}), 16 << 20 >> bulkBytesShift},
-		{"memory.init 1 MiB", tcat(i32c(0), i32c(0), i32c(1<<20), []byte{0xfc, 8, 0, 0}), 1 << 20 >> bulkBytesShift},
-		{"table.fill 65536", tcat(i32c(0), []byte{0xd0, 0x70}, i32c(1<<16), []byte{0xfc, 17, 0}), 1 << 16 >> bulkElemsShift},
-		{"table.copy 32768", tcat(i32c(0), i32c(1<<15), i32c(1<<15), []byte{0xfc, 14, 0, 0}), 1 << 15 >> bulkElemsShift},
-		{"table.init 16384", tcat(i32c(0), i32c(0), i32c(1<<14), []byte{0xfc, 12, 0, 0}), 1 << 14 >> bulkElemsShift},
+		{"memory.fill 16 MiB", tcat(i32c(0), i32c(7), i32c(16<<20), []byte{0xfc, 11, 0}), 16 << 20 >> wasm.BulkBytesShift},
+		{"memory.copy 16 MiB", tcat(i32c(0), i32c(16<<20), i32c(16<<20), []byte{0xfc, 10, 0, 0}), 16 << 20 >> wasm.BulkBytesShift},
+		{"memory.init 1 MiB", tcat(i32c(0), i32c(0), i32c(1<<20), []byte{0xfc, 8, 0, 0}), 1 << 20 >> wasm.BulkBytesShift},
+		{"table.fill 65536", tcat(i32c(0), []byte{0xd0, 0x70}, i32c(1<<16), []byte{0xfc, 17, 0}), 1 << 16 >> wasm.BulkElemsShift},
+		{"table.copy 32768", tcat(i32c(0), i32c(1<<15), i32c(1<<15), []byte{0xfc, 14, 0, 0}), 1 << 15 >> wasm.BulkElemsShift},
+		{"table.init 16384", tcat(i32c(0), i32c(0), i32c(1<<14), []byte{0xfc, 12, 0, 0}), 1 << 14 >> wasm.BulkElemsShift},
 		{"20000 plain instructions", straight, 40000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
