@@ -1,11 +1,15 @@
 package runtime
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
+)
 
 // BenchmarkLoadChecks measures what Load does to a module's bytes before wazero compiles it:
 // the load caps (section sizes, vector counts, block nesting: checkModuleCaps), the
 // compile-memory estimate, the table caps and the instrumentation (compile's steps), on the
-// Go echo guest (about 2 MB).
+// Go echo guest (about 3.5 MB); parse is the one split into sections each of them starts with.
 func BenchmarkLoadChecks(b *testing.B) {
 	w := benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho")
 	limits := DefaultLimits()
@@ -13,6 +17,7 @@ func BenchmarkLoadChecks(b *testing.B) {
 		name string
 		f    func() error
 	}{
+		{"parse", func() error { _, err := wasm.Parse(w); return err }},
 		{"caps", func() error { return checkModuleCaps(w, limits) }},
 		{"compile-estimate", func() error { return checkCompileMemory(w, limits) }},
 		{"tables", func() error { _, err := capTables(w, limits); return err }},

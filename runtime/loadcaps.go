@@ -19,16 +19,21 @@ import (
 // ErrLoadLimit is wrapped by load errors that a load cap caused.
 var ErrLoadLimit = errors.New("load limit exceeded")
 
-// checkModuleCaps refuses a module over the size cap, or one with a function whose blocks
-// nest deeper than the nesting cap, before wazero parses it.
-func checkModuleCaps(wasm []byte, limits Limits) error {
-	if err := checkModuleSize(wasm, limits); err != nil {
+// checkModuleCaps refuses a module over the size cap, one whose counts or section sizes
+// cannot be (checkVectorCounts), or one with a function whose blocks nest deeper than the
+// nesting cap, before wazero parses it. It parses b once.
+func checkModuleCaps(b []byte, limits Limits) error {
+	if err := checkModuleSize(b, limits); err != nil {
 		return err
 	}
-	if err := checkVectorCounts(wasm); err != nil {
+	m, err := wasm.Parse(b) // on error, the sections before the bad one: wazero decodes them
+	if err := moduleCounts(m, err); err != nil {
 		return err
 	}
-	if fn, depth := maxNesting(wasm, limits.Nesting); depth > limits.Nesting {
+	if m == nil {
+		return nil
+	}
+	if fn, depth := moduleNesting(m, limits.Nesting); depth > limits.Nesting {
 		return fmt.Errorf("%w: function %d nests blocks more than %d deep (compile time grows with the square of the depth)", ErrLoadLimit, fn, limits.Nesting)
 	}
 	return nil
@@ -187,7 +192,12 @@ func bodyNesting(body []byte, limit int) (maxDepth int, ok bool) {
 // whose size overruns the module (wazero reads the section's count before noticing).
 // Anything else it cannot read is left to wazero's own (precise) error.
 func checkVectorCounts(b []byte) error {
-	m, err := wasm.Parse(b) // on error, the sections before the bad one: wazero decodes them
+	return moduleCounts(wasm.Parse(b))
+}
+
+// moduleCounts is checkVectorCounts of Parse's results: m (the sections before the bad one,
+// if err) and err.
+func moduleCounts(m *wasm.Module, err error) error {
 	if m != nil {
 		if cerr := m.CheckCounts(); cerr != nil {
 			return cerr

@@ -129,11 +129,19 @@ func (r *Rewriter) Bytes() ([]byte, error) {
 		return nil, r.err
 	}
 	m := r.m
-	grow := 256
-	for _, b := range r.repl {
-		grow += len(b)
+	size := len(m.b) // exactly: sizes are at most 5 bytes
+	for id, b := range r.repl {
+		if r.set[id] {
+			size += 6 + len(b)
+		}
+		if k := m.at[id]; k != 0 && (r.set[id] || r.drop[id]) {
+			size -= m.secs[k-1].end - m.secs[k-1].start
+		}
 	}
-	out := make([]byte, 0, len(m.b)+grow)
+	for _, c := range r.customs {
+		size += 11 + len(c.Name) + len(c.Data)
+	}
+	out := make([]byte, 0, size)
 	out = append(out, m.b[:8]...)
 	emit := func(id SectionID, body []byte) {
 		out = append(out, id)
