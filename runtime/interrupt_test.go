@@ -128,8 +128,12 @@ func hostRefsOutsideChecks(out []byte) error {
 	types := mi.Types - 1
 	check, at := host.appendCheck(nil)
 	charges := [][]byte{host.appendCharge(nil, wasm.BulkBytesShift), host.appendCharge(nil, wasm.BulkElemsShift)}
+	nbodies, err := m.Count(wasm.SectionCode)
+	if err != nil {
+		return err
+	}
 	return m.Bodies(func(f uint32, fn []byte) error {
-		if f == mi.Funcs-1 { // $slow
+		if f == nbodies-1 { // the last is $slow
 			return nil
 		}
 		start, err := wasm.Locals(fn, nil)

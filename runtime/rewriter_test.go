@@ -17,8 +17,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// Tests of the rewrite (interrupt.go, wasmrefs.go, wasmscan.go) and of its decoder
-// (wasmdecode.go) on modules built here, byte by byte: most are invalid on purpose, which
+// Tests of the rewrite (interrupt.go, wasmscan.go) and of the wasm package's index checks
+// (internal/wasm/index.go) and decoder (internal/wasm/decode.go) on modules built here, byte by byte: most are invalid on purpose, which
 // wat2wasm refuses to build.
 
 func tleb(v uint64) []byte { return binaryAppendU(nil, v) }

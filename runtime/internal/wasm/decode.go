@@ -18,6 +18,8 @@ import (
 // Space is an index space an immediate names.
 type Space uint8
 
+// The index spaces: a rewrite that appends to a module extends the type, function, table,
+// memory and global spaces.
 const (
 	SpaceNone Space = iota // labels, locals, lanes, data and element segments: left to wazero
 	SpaceType
@@ -30,6 +32,7 @@ const (
 var spaceNames = [...]string{SpaceNone: "index", SpaceType: "type", SpaceFunc: "function",
 	SpaceTable: "table", SpaceMemory: "memory", SpaceGlobal: "global"}
 
+// String names the space for an error message: "function", "global".
 func (s Space) String() string { return spaceNames[s] }
 
 // imm is the shape of an instruction's immediates.

@@ -78,6 +78,7 @@ type ParseError struct {
 	msg     string
 }
 
+// Error is "malformed module: " and what is wrong: "section 1 (type) repeated".
 func (e *ParseError) Error() string { return ErrMalformed.Error() + ": " + e.msg }
 
 // Unwrap returns ErrMalformed.
