@@ -440,7 +440,11 @@ func (mi *Index) scanExports(b []byte) error {
 		if err := mi.check(Ref{s, idx}, func() string { return fmt.Sprintf("export %q", name) }); err != nil {
 			return err
 		}
-		mi.Exports = append(mi.Exports, Export{Name: name, Kind: kind, Index: idx})
+		ex := Export{Name: name, Kind: kind, Index: idx}
+		if kind == KindFunc && int(idx) < len(mi.FuncTypes) {
+			ex.Type = mi.FuncTypes[idx]
+		}
+		mi.Exports = append(mi.Exports, ex)
 	}
 	return consumed(b, off)
 }

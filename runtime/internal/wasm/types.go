@@ -88,11 +88,13 @@ type Import struct {
 	Desc         []byte
 }
 
-// Export is one export: its name, kind and the index it exports in the kind's space.
+// Export is one export: its name, kind and the index it exports in the kind's space; for a
+// function, Type is its type index (Types, Index.TypeOf).
 type Export struct {
 	Name  string
 	Kind  byte
 	Index uint32
+	Type  uint32
 }
 
 // TypeOf returns the type of function fidx (imports first): ok is false if the module does
@@ -143,9 +145,20 @@ func (m *Module) Imports() ([]Import, error) {
 	return mi.Imports, nil
 }
 
-// Exports returns the exports of the export section, in order.
+// Exports returns the exports of the export section, in order, with each function's type
+// index.
 func (m *Module) Exports() ([]Export, error) {
 	mi := m.laxIndex()
+	if b, ok := mi.sections[SectionImport]; ok {
+		if err := mi.scanImports(b); err != nil {
+			return nil, wrapSection(err, "import section")
+		}
+	}
+	if b, ok := mi.sections[SectionFunction]; ok {
+		if err := mi.scanFunctions(b); err != nil {
+			return nil, wrapSection(err, "function section")
+		}
+	}
 	if b, ok := mi.sections[SectionExport]; ok {
 		if err := mi.scanExports(b); err != nil {
 			return nil, wrapSection(err, "export section")

@@ -282,12 +282,12 @@ func TestAppendCustom(t *testing.T) {
 func TestImportsExportsForDetection(t *testing.T) {
 	i64i64 := []byte{0x60, 0x01, 0x7e, 0x01, 0x7e}
 	b := mod(
-		sec(1, vec(1, i64i64...)...),
+		sec(1, vec(2, append([]byte{0x60, 0, 0}, i64i64...)...)...),
 		sec(2, append(vec(2), bytes.Join([][]byte{
-			wasm.AppendName(nil, "extism:host/env"), wasm.AppendName(nil, "alloc"), {wasm.KindFunc, 0},
+			wasm.AppendName(nil, "extism:host/env"), wasm.AppendName(nil, "alloc"), {wasm.KindFunc, 1},
 			wasm.AppendName(nil, "env"), wasm.AppendName(nil, "memory"), {wasm.KindMemory, 0x00, 0x01},
 		}, nil)...)...),
-		sec(3, vec(1, 0)...),
+		sec(3, vec(1, 1)...),
 		sec(7, append(vec(1), append(wasm.AppendName(nil, "call"), wasm.KindFunc, 1)...)...),
 		sec(10, vec(1, 4, 0x00, 0x20, 0x00, 0x0b)...),
 		sec(0, custom("mcpwasm.kind", "extism")...),
@@ -300,14 +300,14 @@ func TestImportsExportsForDetection(t *testing.T) {
 	if err != nil || len(imports) != 2 {
 		t.Fatalf("Imports = %+v, %v", imports, err)
 	}
-	if im := imports[0]; im.Module != "extism:host/env" || im.Name != "alloc" || im.Kind != wasm.KindFunc || im.Type != 0 {
+	if im := imports[0]; im.Module != "extism:host/env" || im.Name != "alloc" || im.Kind != wasm.KindFunc || im.Type != 1 {
 		t.Errorf("import 0 = %+v", im)
 	}
 	if im := imports[1]; im.Module != "env" || im.Name != "memory" || im.Kind != wasm.KindMemory || !bytes.Equal(im.Desc, []byte{0x00, 0x01}) {
 		t.Errorf("import 1 = %+v", im)
 	}
 	exports, err := m.Exports()
-	if err != nil || len(exports) != 1 || exports[0] != (wasm.Export{Name: "call", Kind: wasm.KindFunc, Index: 1}) {
+	if err != nil || len(exports) != 1 || exports[0] != (wasm.Export{Name: "call", Kind: wasm.KindFunc, Index: 1, Type: 1}) {
 		t.Fatalf("Exports = %+v, %v", exports, err)
 	}
 	mi, err := m.Index(nil)
@@ -318,6 +318,9 @@ func TestImportsExportsForDetection(t *testing.T) {
 	want := wasm.FuncType{Params: []wasm.ValueType{wasm.I64}, Results: []wasm.ValueType{wasm.I64}}
 	if !ok || !ft.Equal(want) || ft.String() != "[i64] -> [i64]" {
 		t.Errorf("type of export call = %v, %v; want %v", ft, ok, want)
+	}
+	if types, err := m.Types(); err != nil || len(types) != 2 || !types[exports[0].Type].Equal(want) {
+		t.Errorf("Types = %v, %v; the export's type index %d", types, err, exports[0].Type)
 	}
 	if d, ok := m.Custom("mcpwasm.kind"); !ok || string(d) != "extism" {
 		t.Errorf("custom mcpwasm.kind = %q, %v", d, ok)
