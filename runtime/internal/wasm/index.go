@@ -588,22 +588,19 @@ func (mi *Index) scanData(b []byte) error {
 // constExpr decodes the constant expression at b[*off:], up to its end, checking the indexes
 // it names.
 func (mi *Index) constExpr(b []byte, off *int, where func() string) error {
-	var in Instr
-	for {
-		i, err := Decode(b, *off, &in)
-		if err != nil {
-			return fmt.Errorf("%s: %w", where(), err)
-		}
-		*off = i
+	next, err := ConstExpr(b, *off, func(in *Instr) error {
 		for _, r := range in.Refs[:in.NRefs] {
 			if err := mi.check(r, func() string { return where() + ": " + in.Name() }); err != nil {
 				return err
 			}
 		}
-		if in.Op == 0x0b {
-			return nil
-		}
+		return nil
+	})
+	*off = next
+	if err != nil && !errors.Is(err, ErrUndefinedIndex) {
+		return fmt.Errorf("%s: %w", where(), err)
 	}
+	return err
 }
 
 // skipLimitsAt skips limits at b[*off:] (readLimits).

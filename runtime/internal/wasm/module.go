@@ -324,11 +324,21 @@ func Locals(body []byte, check func(Ref) error) (int, error) {
 }
 
 // ConstExpr decodes the constant expression at b[off:] through its end opcode, calling fn (if
-// not nil) on each instruction, and returns the offset just past it.
+// not nil) on each instruction, and returns the offset just past it. It reads instructions as
+// Decode does, but for ref.null, which here also takes a type index (a u32, named by no Ref):
+// wazero's constant-expression reader accepts one without typed function references, which
+// its code validation requires for the same instruction in a function body.
 func ConstExpr(b []byte, off int, fn func(*Instr) error) (int, error) {
 	var in Instr
 	for {
 		i, err := Decode(b, off, &in)
+		if err != nil && off+1 < len(b) && b[off] == 0xd0 && !isHeapTypeByte(b[off+1]) {
+			_, n, lerr := U32(b[off+1:])
+			if lerr != nil {
+				return off, err
+			}
+			in, i, err = Instr{Op: 0xd0, Info: &ops[0xd0]}, off+1+n, nil
+		}
 		if err != nil {
 			return off, err
 		}
@@ -343,6 +353,10 @@ func ConstExpr(b []byte, off int, fn func(*Instr) error) (int, error) {
 		}
 	}
 }
+
+// isHeapTypeByte reports whether c is an abstract heap type's one-byte code: func, extern,
+// exn.
+func isHeapTypeByte(c byte) bool { return c == 0x70 || c == 0x6f || c == 0x69 }
 
 // Limits is a memory's or table's limits: flags (bit 0: a maximum follows), minimum, maximum.
 type Limits struct {

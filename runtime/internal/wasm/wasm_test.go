@@ -416,3 +416,21 @@ func FuzzParse(f *testing.F) {
 		})
 	})
 }
+
+// A constant expression reads ref.null of a type index, as wazero's does; in code, where
+// wazero refuses it without typed function references, Decode refuses it too.
+func TestConstExprRefNullTypeIndex(t *testing.T) {
+	expr := []byte{0xd0, 0xb0, 0x01, 0x0b} // ref.null 176, end
+	var ops []byte
+	next, err := wasm.ConstExpr(expr, 0, func(in *wasm.Instr) error { ops = append(ops, in.Op); return nil })
+	if err != nil || next != len(expr) || string(ops) != "\xd0\x0b" {
+		t.Errorf("ConstExpr = %d, %v, ops %x; want %d, nil, d00b", next, err, ops, len(expr))
+	}
+	var in wasm.Instr
+	if _, err := wasm.Decode(expr, 0, &in); err == nil || err.Error() != "instruction 0xd0: unknown reference type" {
+		t.Errorf("Decode of ref.null 176 in code: %v", err)
+	}
+	if _, err := wasm.ConstExpr([]byte{0xd0, 0x70}, 0, nil); err == nil {
+		t.Error("a constant expression without end was read")
+	}
+}
