@@ -588,7 +588,7 @@ func (mi *Index) scanData(b []byte) error {
 // constExpr decodes the constant expression at b[*off:], up to its end, checking the indexes
 // it names.
 func (mi *Index) constExpr(b []byte, off *int, where func() string) error {
-	next, err := ConstExpr(b, *off, func(in *Instr) error {
+	next, err := ConstExpr(b, *off, func(in Instr) error {
 		for _, r := range in.Refs[:in.NRefs] {
 			if err := mi.check(r, func() string { return where() + ": " + in.Name() }); err != nil {
 				return err

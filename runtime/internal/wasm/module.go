@@ -328,7 +328,7 @@ func Locals(body []byte, check func(Ref) error) (int, error) {
 // Decode does, but for ref.null, which here also takes a type index (a u32, named by no Ref):
 // wazero's constant-expression reader accepts one without typed function references, which
 // its code validation requires for the same instruction in a function body.
-func ConstExpr(b []byte, off int, fn func(*Instr) error) (int, error) {
+func ConstExpr(b []byte, off int, fn func(Instr) error) (int, error) {
 	var in Instr
 	for {
 		i, err := Decode(b, off, &in)
@@ -344,7 +344,7 @@ func ConstExpr(b []byte, off int, fn func(*Instr) error) (int, error) {
 		}
 		off = i
 		if fn != nil {
-			if err := fn(&in); err != nil {
+			if err := fn(in); err != nil { // by value: in stays on the stack
 				return off, err
 			}
 		}

@@ -422,7 +422,7 @@ func FuzzParse(f *testing.F) {
 func TestConstExprRefNullTypeIndex(t *testing.T) {
 	expr := []byte{0xd0, 0xb0, 0x01, 0x0b} // ref.null 176, end
 	var ops []byte
-	next, err := wasm.ConstExpr(expr, 0, func(in *wasm.Instr) error { ops = append(ops, in.Op); return nil })
+	next, err := wasm.ConstExpr(expr, 0, func(in wasm.Instr) error { ops = append(ops, in.Op); return nil })
 	if err != nil || next != len(expr) || string(ops) != "\xd0\x0b" {
 		t.Errorf("ConstExpr = %d, %v, ops %x; want %d, nil, d00b", next, err, ops, len(expr))
 	}
