@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // BenchmarkLoadChecks measures what Load does to a module's bytes before wazero compiles it:
@@ -12,7 +13,7 @@ import (
 // Go echo guest (about 3.5 MB); parse is the one split into sections each of them starts with.
 func BenchmarkLoadChecks(b *testing.B) {
 	w := benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho")
-	limits := DefaultLimits()
+	limits := policy.DefaultLimits()
 	for _, c := range []struct {
 		name string
 		f    func() error
