@@ -96,8 +96,8 @@ func (mi *Index) check(r Ref, where func() string) error {
 }
 
 // scan counts imports, functions, globals, tables, types and memories, reads the start
-// function, checks every index named outside the code section, and refuses a module that
-// already exports a reserved name.
+// function, checks every index named outside the code section, and refuses an export name
+// the caller reserves.
 func (mi *Index) scan() error {
 	var err error
 	count := func(id byte) uint32 {
@@ -176,8 +176,8 @@ func consumed(b []byte, off int) error {
 	return nil
 }
 
-// scanTypes counts the types (a rec group, which wazero accepts, holds several) and records
-// which are [] -> [] (a start function's type must be).
+// scanTypes counts and decodes the types (a rec group, which wazero accepts, holds several):
+// a start function's type must be [] -> [].
 func (mi *Index) scanTypes() error {
 	b, ok := mi.sections[SectionType]
 	if !ok {
@@ -242,6 +242,7 @@ func (mi *Index) scanTypes() error {
 	return consumed(b, off)
 }
 
+// scanImports records the imports, counting each kind, and checks the types they name.
 func (mi *Index) scanImports(b []byte) error {
 	n, off, err := U32(b)
 	if err != nil {
@@ -411,6 +412,7 @@ func (mi *Index) scanGlobals(b []byte) error {
 	return consumed(b, off)
 }
 
+// scanExports records the exports and checks the indexes they name.
 func (mi *Index) scanExports(b []byte) error {
 	n, off, err := U32(b)
 	if err != nil {
@@ -449,8 +451,8 @@ func (mi *Index) scanExports(b []byte) error {
 	return consumed(b, off)
 }
 
-// scanStart reads the start function: one the module defines, of type [] -> [] (the host
-// calls it as exportStart, with no arguments).
+// scanStart reads the start function: one the module defines, of type [] -> [] (a host
+// that drops the start section calls it itself, with no arguments).
 func (mi *Index) scanStart(b []byte) error {
 	start, _, err := U32(b)
 	if err != nil {

@@ -190,7 +190,7 @@ func (m *Module) Custom(name string) (data []byte, ok bool) {
 	return nil, false
 }
 
-// vectorSections are the sections that start with a vector of entries.
+// isVector reports whether section id starts with a vector of entries.
 func isVector(id SectionID) bool {
 	switch id {
 	case SectionType, SectionImport, SectionFunction, SectionTable, SectionMemory, SectionGlobal,
