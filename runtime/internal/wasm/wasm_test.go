@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"go/build"
+	"strings"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
@@ -394,6 +396,14 @@ func FuzzParse(f *testing.F) {
 		if err != nil || !bytes.Equal(out, b) {
 			t.Fatalf("unchanged rewrite differs (%v)", err)
 		}
+		if out, err = wasm.AppendCustom(b, "mcpwasm.js", b); err != nil {
+			t.Fatalf("AppendCustom: %v", err)
+		}
+		if m2, err := wasm.Parse(out); err != nil {
+			t.Fatalf("after AppendCustom: %v", err)
+		} else if cs := m2.Customs(); len(cs) == 0 || cs[len(cs)-1].Name != "mcpwasm.js" || !bytes.Equal(cs[len(cs)-1].Data, b) {
+			t.Fatal("the appended custom section is not the last one read back")
+		}
 		_ = m.CheckCounts()
 		_, _ = m.Types()
 		_, _ = m.Imports()
@@ -432,5 +442,22 @@ func TestConstExprRefNullTypeIndex(t *testing.T) {
 	}
 	if _, err := wasm.ConstExpr([]byte{0xd0, 0x70}, 0, nil); err == nil {
 		t.Error("a constant expression without end was read")
+	}
+}
+
+// The package is a leaf: it imports only the standard library, so anything in the host may
+// use it and it can never import back (RATIONALE.md, "The shape of the house").
+func TestLeaf(t *testing.T) {
+	p, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range p.Imports {
+		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
+			t.Errorf("imports %s", imp)
+		}
+	}
+	if len(p.Imports) == 0 {
+		t.Fatal("no imports read")
 	}
 }
