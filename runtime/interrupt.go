@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -149,15 +148,15 @@ type region struct {
 // offset.
 func (rw *rewriter) appendCheck(b []byte) ([]byte, int) {
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41) // i32.const N (5 bytes, patched)
 	at := len(b)
 	b = append(b, 0x80, 0x80, 0x80, 0x80, 0x00, 0x6b, 0x24) // i32.sub, global.set $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0, i32.lt_s, if, call $slow
-	b = binary.AppendUvarint(b, uint64(rw.slow))
+	b = wasm.AppendU32(b, rw.slow)
 	return append(b, 0x0b), at // end
 }
 
@@ -175,19 +174,19 @@ func patchCharge(b []byte, at, n int) {
 // wrap around.
 func (rw *rewriter) appendCharge(b []byte, shift uint8) []byte {
 	b = append(b, 0x24) // global.set $size
-	b = binary.AppendUvarint(b, uint64(rw.size))
+	b = wasm.AppendU32(b, rw.size)
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x23) // global.get $size
-	b = binary.AppendUvarint(b, uint64(rw.size))
+	b = wasm.AppendU32(b, rw.size)
 	b = append(b, 0x41, shift, 0x76, 0x6b, 0x24) // i32.const shift, i32.shr_u, i32.sub, global.set $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0, i32.lt_s, if, call $slow
-	b = binary.AppendUvarint(b, uint64(rw.slow))
+	b = wasm.AppendU32(b, rw.slow)
 	b = append(b, 0x0b, 0x23) // end, global.get $size
-	return binary.AppendUvarint(b, uint64(rw.size))
+	return wasm.AppendU32(b, rw.size)
 }
 
 // slowBody is $slow: refill $fuel, visit Go, trap if $flag is set.
@@ -195,17 +194,17 @@ func (rw *rewriter) slowBody() []byte {
 	b := []byte{0x00, 0x41} // no locals; i32.const fuelInterval
 	b = wasm.AppendS32(b, fuelInterval)
 	b = append(b, 0x24) // global.set $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
 	b = append(b, 0x23)                         // global.get $flag
-	b = binary.AppendUvarint(b, uint64(rw.flag))
-	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b)                    // if, unreachable, end; end
-	return append(binary.AppendUvarint(nil, uint64(len(b))), b...) // size-prefixed
+	b = wasm.AppendU32(b, rw.flag)
+	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b)              // if, unreachable, end; end
+	return append(wasm.AppendU32(nil, uint32(len(b))), b...) // size-prefixed
 }
 
 // appendExport appends an export entry: name, kind, index.
 func appendExport(b []byte, name string, kind byte, idx uint32) []byte {
 	b = wasm.AppendName(b, name)
 	b = append(b, kind)
-	return binary.AppendUvarint(b, uint64(idx))
+	return wasm.AppendU32(b, idx)
 }
