@@ -358,8 +358,8 @@ func ConstExpr(b []byte, off int, fn func(Instr) error) (int, error) {
 // exn.
 func isHeapTypeByte(c byte) bool { return c == 0x70 || c == 0x6f || c == 0x69 }
 
-// Limits is a memory's or table's limits: flags (bit 0: a maximum follows), minimum, maximum.
-type Limits struct {
+// limits is a memory's or table's limits: flags (bit 0: a maximum follows), minimum, maximum.
+type limits struct {
 	Flags    byte
 	Min, Max uint64
 	HasMax   bool
@@ -367,8 +367,8 @@ type Limits struct {
 
 // readLimits decodes limits at b[off:] as wazero reads them: a flags byte, then one or two
 // LEB128 numbers of at most 10 bytes (a 64-bit memory's are u64).
-func readLimits(b []byte, off int) (Limits, int, error) {
-	var l Limits
+func readLimits(b []byte, off int) (limits, int, error) {
+	var l limits
 	if off >= len(b) {
 		return l, off, errors.New("truncated limits")
 	}
