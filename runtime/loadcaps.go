@@ -16,9 +16,6 @@ import (
 // Limits.ModuleBytes, ManifestBytes, Tools, Nesting, CompileTimeout and RATIONALE.md, "Why is
 // loading bounded by size, nesting and time?".
 
-// ErrLoadLimit is wrapped by load errors that a load cap caused.
-var ErrLoadLimit = errors.New("load limit exceeded")
-
 // checkModuleCaps refuses a module over the size cap, one whose counts or section sizes
 // cannot be (checkVectorCounts), or one with a function whose blocks nest deeper than the
 // nesting cap, before wazero parses it. It parses b once.
