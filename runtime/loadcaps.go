@@ -130,8 +130,9 @@ var errNestingStop = errors.New("stop")
 
 // moduleNesting is maxNesting of a parsed module.
 func moduleNesting(m *wasm.Module, limit int) (fn, depth int) {
-	readable := true
+	readable, visited := true, uint32(0)
 	err := m.Bodies(func(i uint32, body []byte) error {
+		visited++
 		d, ok := bodyNesting(body, limit)
 		if !ok {
 			readable = false
@@ -145,8 +146,8 @@ func moduleNesting(m *wasm.Module, limit int) (fn, depth int) {
 		}
 		return nil
 	})
-	if !readable || err != nil && err != errNestingStop {
-		return 0, 0
+	if count, _ := m.Count(wasm.SectionCode); !readable || err != nil && err != errNestingStop && visited < count {
+		return 0, 0 // bytes after the last body do not hide a nesting (wazero refuses them later)
 	}
 	return fn, depth
 }
