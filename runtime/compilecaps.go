@@ -73,8 +73,8 @@ func moduleEstimate(m *wasm.Module) (c moduleCost, ok bool) {
 			c.funcs++
 			return nil
 		})
-		if err != nil {
-			return c, false
+		if count, _ := m.Count(wasm.SectionCode); err != nil && uint32(c.funcs) < count {
+			return c, false // a body it cannot size; bytes after the last one still count
 		}
 		c.code = len(sec)
 	}

@@ -35,3 +35,29 @@ func TestMaxNestingTrailingBytes(t *testing.T) {
 		t.Errorf("a body overrunning its section: depth %d, want 0", depth)
 	}
 }
+
+// The compile-memory estimate counts a module whose code section has bytes after its last
+// body (as before the one wasm reader), and gives up on one whose body overruns it.
+func TestCompileEstimateTrailingBytes(t *testing.T) {
+	body := append([]byte{0}, bytes.Repeat([]byte{0x01}, 1000)...) // no locals, 1000 nops
+	body = append(body, 0x0b)
+	code := binary.AppendUvarint(nil, 1)
+	code = binary.AppendUvarint(code, uint64(len(body)))
+	code = append(code, body...)
+	mod := func(code []byte) []byte {
+		m := []byte("\x00asm\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x03\x02\x01\x00\x0a")
+		m = binary.AppendUvarint(m, uint64(len(code)))
+		return append(m, code...)
+	}
+	for name, b := range map[string][]byte{"plain": mod(code), "trailing bytes": mod(append(code, 0xff))} {
+		c, ok := compileEstimate(b)
+		if !ok || c.largest != len(body) || c.funcs != 1 {
+			t.Errorf("%s: compileEstimate = %+v, %v; want the body of %d bytes", name, c, ok, len(body))
+		}
+	}
+	short := append([]byte(nil), code...)
+	short[1] += 5 // the body's size (1002: 0xea 0x07) past the section
+	if c, ok := compileEstimate(mod(short)); ok {
+		t.Errorf("a body overrunning its section: %+v, ok", c)
+	}
+}
