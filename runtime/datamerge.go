@@ -1,6 +1,10 @@
 package runtime
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
+)
 
 // dataGapBytes is the widest run of zeros mergeData fills to join two data segments.
 const dataGapBytes = 1024
@@ -21,7 +25,7 @@ func mergeData(sec []byte) (out []byte, ok bool) {
 		at   uint32
 		data []byte
 	}
-	n, off, err := readU32(sec)
+	n, off, err := wasm.U32(sec)
 	if err != nil || n < 2 || uint64(n) > uint64(len(sec)) {
 		return nil, false
 	}
@@ -31,12 +35,12 @@ func mergeData(sec []byte) (out []byte, ok bool) {
 			return nil, false
 		}
 		off += 2
-		v, l, err := readS33(sec[off:])
+		v, l, err := wasm.S33(sec[off:])
 		if err != nil || v < -1<<31 || v > 1<<31-1 || off+l >= len(sec) || sec[off+l] != 0x0b {
 			return nil, false
 		}
 		off += l + 1
-		size, l, err := readU32(sec[off:])
+		size, l, err := wasm.U32(sec[off:])
 		if err != nil || uint64(off)+uint64(l)+uint64(size) > uint64(len(sec)) {
 			return nil, false
 		}
@@ -71,7 +75,7 @@ func mergeData(sec []byte) (out []byte, ok bool) {
 	out = binary.AppendUvarint(out, uint64(len(merged)))
 	for _, s := range merged {
 		out = append(out, 0x00, 0x41)
-		out = appendS32(out, int32(s.at))
+		out = wasm.AppendS32(out, int32(s.at))
 		out = append(out, 0x0b)
 		out = binary.AppendUvarint(out, uint64(len(s.data)))
 		out = append(out, s.data...)

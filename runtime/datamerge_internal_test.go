@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -17,7 +18,7 @@ func dataSection(segs ...struct {
 	b := binary.AppendUvarint(nil, uint64(len(segs)))
 	for _, s := range segs {
 		b = append(b, 0x00, 0x41)
-		b = appendS32(b, s.at)
+		b = wasm.AppendS32(b, s.at)
 		b = append(b, 0x0b)
 		b = binary.AppendUvarint(b, uint64(len(s.data)))
 		b = append(b, s.data...)

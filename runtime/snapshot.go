@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -38,12 +39,12 @@ func isSnapshotExport(name string) bool {
 
 // changesState reports whether in changes a table (table.set, init, copy, grow, fill) or
 // drops a segment (data.drop, elem.drop): state a snapshot cannot copy.
-func changesState(in *instr) bool {
-	switch in.op {
+func changesState(in *wasm.Instr) bool {
+	switch in.Op {
 	case 0x26: // table.set
 		return true
 	case 0xfc:
-		switch in.sub {
+		switch in.Sub {
 		case 9, 12, 13, 14, 15, 17:
 			return true
 		}
@@ -57,11 +58,11 @@ func (rw *rewriter) snapshotExports(exp []byte, n int) ([]byte, int) {
 	if rw.stateOp != "" {
 		return exp, n
 	}
-	for k := range rw.mi.globals {
-		exp = appendExport(exp, exportGlobalPrefix+strconv.Itoa(int(k)), 0x03, rw.mi.importGlobals+k)
+	for k := range rw.mi.Globals {
+		exp = appendExport(exp, exportGlobalPrefix+strconv.Itoa(int(k)), wasm.KindGlobal, rw.mi.ImportGlobals+k)
 	}
-	exp = appendExport(exp, exportSnapshot, 0x03, rw.size)
-	return exp, n + int(rw.mi.globals) + 1
+	exp = appendExport(exp, exportSnapshot, wasm.KindGlobal, rw.size)
+	return exp, n + int(rw.mi.Globals) + 1
 }
 
 // snapshot is the state of a started instance: what a new instance of the same module and
