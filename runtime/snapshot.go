@@ -212,7 +212,7 @@ func (inst *instance) restore(mod api.Module, snap *snapshot) error {
 		}
 	} else {
 		if cur := mem.Size(); uint64(cur) < uint64(len(snap.mem)) {
-			if _, ok := mem.Grow((uint32(len(snap.mem)) - cur) / pageSize); !ok {
+			if _, ok := mem.Grow(uint32((uint64(len(snap.mem)) - uint64(cur)) / pageSize)); !ok {
 				if inst.memory != nil && inst.memory.hit {
 					return fmt.Errorf("%w (restoring %d bytes of memory)", ErrMemoryLimit, len(snap.mem))
 				}
