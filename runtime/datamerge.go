@@ -10,12 +10,13 @@ import (
 const dataGapBytes = 1024
 
 // mergeData returns the data section sec with adjacent active segments joined, or ok false to
-// keep it as it is. wazero evaluates and copies every segment on every instantiation with an
+// keep it as it is. Only a section whose segments are in address order without overlaps is
+// joined (Go's and LLVM's linkers write them so). wazero evaluates and copies every segment on every instantiation with an
 // allocation each, and Go's linker splits its data at every run of zeros: the Go echo guest
 // has 38968 segments, whose application was 70% of its instantiation (RATIONALE "Pristine
-// instances from snapshots"). A segment joins the one before it when it starts at or after
-// that one's end, at most dataGapBytes later; the gap is filled with zeros, which a fresh
-// memory holds anyway, and no byte any segment wrote lands elsewhere, so the memory an
+// instances from snapshots"). A segment joins the one before it when it starts at most
+// dataGapBytes after that one's end; the gap is filled with zeros, which a fresh memory holds
+// there anyway (no segment covers it), and no byte any segment wrote lands elsewhere, so the memory an
 // instance starts with is the same, and so is an out-of-bounds segment's failure (the
 // joined segment ends where its last part did). Only a section of active segments into
 // memory 0 at i32.const offsets is joined, and only in a module without a data count section:
@@ -50,6 +51,14 @@ func mergeData(sec []byte) (out []byte, ok bool) {
 	}
 	if off != len(sec) {
 		return nil, false
+	}
+	// Only a section in address order, no segment overlapping the one before: otherwise a
+	// filled gap could cover an earlier segment's bytes (one at 512, then one at 300 joined
+	// with one at 1024 would zero 512's).
+	for i := 1; i < len(segs); i++ {
+		if uint64(segs[i].at) < uint64(segs[i-1].at)+uint64(len(segs[i-1].data)) {
+			return nil, false
+		}
 	}
 	var merged []segment
 	var total int

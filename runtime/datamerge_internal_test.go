@@ -31,21 +31,27 @@ type seg = struct {
 	data string
 }
 
-// mergeData joins a segment to the one before it only when it starts at or after that one's
-// end, at most dataGapBytes later, filling the gap with zeros; order is kept, so a segment
-// that overwrites an earlier one still does.
+// mergeData joins a segment to the one before it when it starts at most dataGapBytes after
+// that one's end, filling the gap with zeros, and only in a section in address order without
+// overlaps: a filled gap must not cover another segment's bytes.
 func TestMergeData(t *testing.T) {
-	in := dataSection(seg{0, "ab"}, seg{4, "cd"}, seg{4 + 2 + dataGapBytes, "ef"}, seg{5000, "x"}, seg{1, "z"}, seg{-8, "hi"})
+	in := dataSection(seg{0, "ab"}, seg{4, "cd"}, seg{4 + 2 + dataGapBytes, "ef"}, seg{5000, "x"}, seg{-8, "hi"})
 	got, ok := mergeData(in)
 	if !ok {
 		t.Fatal("not merged")
 	}
-	want := dataSection(seg{0, "ab\x00\x00cd" + string(make([]byte, dataGapBytes)) + "ef"}, seg{5000, "x"}, seg{1, "z"}, seg{-8, "hi"})
+	want := dataSection(seg{0, "ab\x00\x00cd" + string(make([]byte, dataGapBytes)) + "ef"}, seg{5000, "x"}, seg{-8, "hi"})
 	if !bytes.Equal(got, want) {
 		t.Errorf("merged:\n%x\nwant\n%x", got, want)
 	}
-	if _, ok := mergeData(dataSection(seg{0, "a"}, seg{0, "b"})); ok {
-		t.Error("merged segments at the same offset")
+	for _, unordered := range [][]byte{
+		dataSection(seg{0, "a"}, seg{0, "b"}),                           // the second overwrites the first
+		dataSection(seg{512, "json"}, seg{300, "http"}, seg{1024, "m"}), // joining 300 and 1024 would zero 512 (testdata/wat/hardening.wat)
+		dataSection(seg{0, "abcd"}, seg{2, "x"}, seg{8, "y"}),           // overlapping
+	} {
+		if _, ok := mergeData(unordered); ok {
+			t.Errorf("merged a section not in address order: %x", unordered)
+		}
 	}
 	passive := append(dataSection(seg{0, "a"}), 0x01, 0x01, 'b')
 	passive[0] = 2
