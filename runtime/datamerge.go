@@ -1,7 +1,9 @@
 package runtime
 
 import (
+	"cmp"
 	"encoding/binary"
+	"slices"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
@@ -52,27 +54,50 @@ func mergeData(sec []byte) (out []byte, ok bool) {
 	if off != len(sec) {
 		return nil, false
 	}
-	// Only a section in address order, no segment overlapping the one before: otherwise a
-	// filled gap could cover an earlier segment's bytes (one at 512, then one at 300 joined
-	// with one at 1024 would zero 512's).
-	for i := 1; i < len(segs); i++ {
-		if uint64(segs[i].at) < uint64(segs[i-1].at)+uint64(len(segs[i-1].data)) {
-			return nil, false
+	// The segments fall into runs in address order (Go's linker writes two, the second into
+	// the first's holes). A filled gap must not cover bytes an earlier segment wrote: within a
+	// run none lies past the run's end; against the earlier runs (their joined segments, in
+	// address order) it is looked up (one at 512, then one at 300 joined with one at 1024
+	// would zero 512's).
+	type extent struct{ from, to uint64 }
+	var runs [][]extent // the joined segments of each earlier run
+	var run extent
+	runFirst := 0 // index in merged of the current run's first segment
+	free := func(from, to uint64) bool {
+		for _, r := range runs {
+			k, _ := slices.BinarySearchFunc(r, from, func(e extent, v uint64) int { return cmp.Compare(e.to, v+1) })
+			if k < len(r) && r[k].from < to { // the first segment ending after from starts before to
+				return false
+			}
 		}
+		return true
 	}
 	var merged []segment
 	var total int
-	for _, s := range segs {
-		if k := len(merged) - 1; k >= 0 {
-			last := &merged[k]
-			end := uint64(last.at) + uint64(len(last.data))
-			if uint64(s.at) >= end && uint64(s.at)-end <= dataGapBytes {
-				total += int(uint64(s.at)-end) + len(s.data)
-				last.data = append(last.data, make([]byte, uint64(s.at)-end)...)
-				last.data = append(last.data, s.data...)
-				continue
+	for i, s := range segs {
+		at, end := uint64(s.at), uint64(s.at)+uint64(len(s.data))
+		if i == 0 || at < run.to { // a new run
+			if i > 0 {
+				ext := make([]extent, 0, len(merged)-runFirst)
+				for _, m := range merged[runFirst:] {
+					ext = append(ext, extent{uint64(m.at), uint64(m.at) + uint64(len(m.data))})
+				}
+				if runs = append(runs, ext); len(runs) > 16 {
+					return nil, false
+				}
+				runFirst = len(merged)
 			}
+			run = extent{at, end}
+		} else if at-run.to <= dataGapBytes && free(run.to, at) {
+			// The last joined segment ends at run.to: the run is in address order.
+			last := &merged[len(merged)-1]
+			total += int(at-run.to) + len(s.data)
+			last.data = append(last.data, make([]byte, at-run.to)...)
+			last.data = append(last.data, s.data...)
+			run.to = end
+			continue
 		}
+		run.to = max(run.to, end)
 		// A copy: appending to a slice of sec would overwrite the segments after it.
 		merged = append(merged, segment{s.at, append([]byte(nil), s.data...)})
 		total += len(s.data)

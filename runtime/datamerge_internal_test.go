@@ -44,14 +44,20 @@ func TestMergeData(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("merged:\n%x\nwant\n%x", got, want)
 	}
-	for _, unordered := range [][]byte{
+	for _, unjoinable := range [][]byte{
 		dataSection(seg{0, "a"}, seg{0, "b"}),                           // the second overwrites the first
 		dataSection(seg{512, "json"}, seg{300, "http"}, seg{1024, "m"}), // joining 300 and 1024 would zero 512 (testdata/wat/hardening.wat)
-		dataSection(seg{0, "abcd"}, seg{2, "x"}, seg{8, "y"}),           // overlapping
+		dataSection(seg{0, "abcd"}, seg{2, "x"}, seg{8, "y"}),           // joining 2 and 8 would zero 0's "d"
 	} {
-		if _, ok := mergeData(unordered); ok {
-			t.Errorf("merged a section not in address order: %x", unordered)
+		if got, ok := mergeData(unjoinable); ok {
+			t.Errorf("joined %x into %x", unjoinable, got)
 		}
+	}
+	// Two runs in address order (as Go's linker writes): the second run's gaps are joined
+	// where no segment of the first lies.
+	got, ok = mergeData(dataSection(seg{100, "a"}, seg{104, "b"}, seg{0, "c"}, seg{2, "d"}, seg{102, "e"}))
+	if want := dataSection(seg{100, "a\x00\x00\x00b"}, seg{0, "c\x00d"}, seg{102, "e"}); !ok || !bytes.Equal(got, want) {
+		t.Errorf("two runs joined into %x, %v; want %x", got, ok, want)
 	}
 	passive := append(dataSection(seg{0, "a"}), 0x01, 0x01, 'b')
 	passive[0] = 2
