@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
@@ -96,5 +97,58 @@ func TestMergeDataSameMemory(t *testing.T) {
 	}
 	if len(raw) < len(instrumented)/2 {
 		t.Errorf("instrumented module of %d bytes from %d: the gaps filled weigh too much", len(instrumented), len(raw))
+	}
+}
+
+// Random data sections (offsets in one page, overlapping and out of order): the memory an
+// instance starts with is the same whether its segments are joined or not.
+func TestMergeDataRandom(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	module := func(data []byte) []byte {
+		b := []byte("\x00asm\x01\x00\x00\x00")
+		b = append(b, 5, 3, 1, 0, 1) // memory section: one memory, min 1 page
+		b = append(b, 11)
+		b = binary.AppendUvarint(b, uint64(len(data)))
+		return append(b, data...)
+	}
+	memory := func(wasmBytes []byte) []byte {
+		mod, err := rt.Instantiate(ctx, wasmBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mod.Close(ctx)
+		b, _ := mod.Memory().Read(0, mod.Memory().Size())
+		return bytes.Clone(b)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	joined := 0
+	for i := range 300 {
+		var segs []seg
+		for range 2 + rng.IntN(12) {
+			d := make([]byte, rng.IntN(40))
+			for k := range d {
+				d[k] = byte(1 + rng.IntN(255))
+			}
+			at := rng.IntN(3000)
+			if rng.IntN(2) == 0 && len(segs) > 0 { // often right after the one before
+				last := segs[len(segs)-1]
+				at = int(last.at) + len(last.data) + rng.IntN(dataGapBytes+200)
+			}
+			segs = append(segs, seg{int32(min(at, pageSize-len(d))), string(d)})
+		}
+		sec := dataSection(segs...)
+		merged, ok := mergeData(sec)
+		if !ok {
+			continue
+		}
+		joined++
+		if a, b := memory(module(sec)), memory(module(merged)); !bytes.Equal(a, b) {
+			t.Fatalf("case %d: data section %x: joined segments give another memory", i, sec)
+		}
+	}
+	if joined < 100 {
+		t.Errorf("only %d of 300 sections joined: the test exercises too little", joined)
 	}
 }
