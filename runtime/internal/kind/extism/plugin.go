@@ -193,7 +193,7 @@ func Requests(info Info, wasi []string, g sandbox.Grants) abi.Requests {
 	for _, u := range info.Uses {
 		switch u {
 		case "net":
-			r.Net = []string{"*"}
+			r.Net = []string{"*:*"}
 		case "sampling":
 			r.Sampling = true
 		case "elicitation":
