@@ -51,7 +51,7 @@ const base = 8
 
 // releaseAbove is the capacity above which Reset returns the memory to the Go heap instead of
 // keeping it for the next call.
-const releaseAbove = 1 << 20
+const releaseAbove = 8 << 20
 
 // Reset drops every block, the input, output and error, as the reference host does before
 // each call. Vars are kept.

@@ -233,6 +233,7 @@ type Plugin struct {
 	mod    api.Module
 	inst   Instance
 	invoke Invoker
+	funcs  map[string]api.Function // exported entry points, resolved once (wazero builds a call engine per lookup)
 }
 
 // NewPlugin wraps a module instance of a detected plugin. budget bounds its kernel memory
@@ -266,7 +267,14 @@ func (p *Plugin) Run(ctx context.Context, c *Call, name string, input []byte) ([
 	defer k.Reset()
 	p.inst.call = c
 	defer func() { p.inst.call = nil }()
-	fn := p.mod.ExportedFunction(name)
+	fn, ok := p.funcs[name]
+	if !ok {
+		fn = p.mod.ExportedFunction(name)
+		if p.funcs == nil {
+			p.funcs = map[string]api.Function{}
+		}
+		p.funcs[name] = fn
+	}
 	if fn == nil {
 		return nil, fmt.Errorf("%w: the plugin does not export %q", ErrABI, name)
 	}
