@@ -59,8 +59,8 @@ func TestKernel(t *testing.T) {
 	if k.Len() != 0 || k.Length(a) != 0 || k.Failed != 0 || k.ErrorOffset() != 0 {
 		t.Errorf("Reset left state")
 	}
-	budget = 4 << 20
-	k.Alloc(2 << 20)
+	budget = 16 << 20
+	k.Alloc(releaseAbove + 1)
 	k.Reset()
 	if cap(k.mem) != 0 {
 		t.Errorf("Reset kept %d bytes of capacity", cap(k.mem))
