@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // File is a hyper-mcp configuration file. Unknown fields are kept out of the conversion and
@@ -300,7 +301,7 @@ func hostPattern(h string) (pat, note string, err error) {
 
 // fsGrant reads "host" or "host:plugin" (hyper-mcp's AllowedPath; an Extism "ro:" prefix
 // makes it read-only).
-func fsGrant(s string) (config.FS, error) {
+func fsGrant(s string) (policy.FS, error) {
 	rw := true
 	if rest, ok := strings.CutPrefix(s, "ro:"); ok {
 		s, rw = rest, false
@@ -311,12 +312,12 @@ func fsGrant(s string) (config.FS, error) {
 		guest = host
 	}
 	if host == "" {
-		return config.FS{}, fmt.Errorf("%q has no host path", s)
+		return policy.FS{}, fmt.Errorf("%q has no host path", s)
 	}
 	if !path.IsAbs(guest) {
-		return config.FS{}, fmt.Errorf("%q: the plugin path %q must be absolute", s, guest)
+		return policy.FS{}, fmt.Errorf("%q: the plugin path %q must be absolute", s, guest)
 	}
-	return config.FS{Guest: path.Clean(guest), Host: host, RW: rw}, nil
+	return policy.FS{Guest: path.Clean(guest), Host: host, RW: rw}, nil
 }
 
 // byteUnits are the units of Rust's bytesize crate, as hyper-mcp parses memory_limit.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // A request body that is not UTF-8 travels as body_base64 and reaches the server byte for
@@ -22,7 +23,7 @@ func TestRequestBodyBase64(t *testing.T) {
 		seen <- b
 	}))
 	t.Cleanup(srv.Close)
-	tl := newTool(t, Grants{Net: []string{"127.0.0.1:*"}}, false, abi.Requests{Net: []string{"127.0.0.1:*"}})
+	tl := newTool(t, policy.Grants{Net: []string{"127.0.0.1:*"}}, false, abi.Requests{Net: []string{"127.0.0.1:*"}})
 	raw := []byte{0xff, 0x00, 0xfe, 'x'}
 	body, _ := json.Marshal(abi.HTTPRequest{Method: "POST", URL: srv.URL, BodyBase64: base64.StdEncoding.EncodeToString(raw)})
 	if st, resp := tl.Request(context.Background(), abi.KindHTTP, body); st != abi.StatusOK {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // Call is what one entry into a plugin may use: the host functions reach the outside only
@@ -18,7 +19,7 @@ type Call struct {
 	// those host functions are refused.
 	Sandbox *sandbox.Tool
 	// Client is the MCP client of this call, handed to Sandbox for the client kinds.
-	Client sandbox.Client
+	Client peer.Client
 	// Config is the operator's per-guest map config_get reads (never the client's). Read only.
 	Config map[string]string
 	// OutputBytes caps the output output_set may name; 0 means 1 MiB.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // Import modules of Extism plugins.
@@ -376,7 +377,7 @@ var userFuncs = []HostFunc{
 func clientCall(ctx context.Context, inst *Instance, kind string, body []byte) (out []byte, reason string, ok bool) {
 	st, answer := inst.call.request(ctx, kind, body)
 	if sandbox.IsInputRequired(st, answer) {
-		panic(sandbox.ErrInputRequired)
+		panic(peer.ErrInputRequired)
 	}
 	if st == abi.StatusOK {
 		return answer, "", true

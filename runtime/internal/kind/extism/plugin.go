@@ -14,7 +14,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // Version is the hyper-mcp plugin protocol a plugin speaks.
@@ -188,7 +188,7 @@ func Check(exports map[string]api.FunctionDefinition) error {
 // imports use is requested in full and the operator's grants g decide (net "*" for
 // http_request; the client kinds for their callbacks; WASI fs, env, clock and random as far
 // as g grants them). The effective grants are then g ∩ this, which is g for what it imports.
-func Requests(info Info, wasi []string, g sandbox.Grants) abi.Requests {
+func Requests(info Info, wasi []string, g policy.Grants) abi.Requests {
 	var r abi.Requests
 	for _, u := range info.Uses {
 		switch u {

@@ -28,6 +28,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 //go:embed testdata/v1.wasm
@@ -382,7 +383,7 @@ func TestV1UnboundedAlloc(t *testing.T) {
 
 // toolSandbox is the sandbox of tool "t" of guest "g" granted g, with requests inferred
 // from the v1 plugin's imports.
-func toolSandbox(t *testing.T, p *Plugin, g sandbox.Grants) *sandbox.Tool {
+func toolSandbox(t *testing.T, p *Plugin, g policy.Grants) *sandbox.Tool {
 	t.Helper()
 	sb, err := sandbox.NewTool("g", "t", g, false, Requests(p.Info, nil, g), sandbox.Env{})
 	if err != nil {
@@ -407,7 +408,7 @@ func TestV1HTTP(t *testing.T) {
 	p := newEnv(t, 16<<20).load(v1Wasm)
 	args := fmt.Sprintf(`{"url":%q,"method":"post","body":"ping"}`, srv.URL+"/tea")
 
-	s := callText(t, p, &Call{Sandbox: toolSandbox(t, p, sandbox.Grants{Net: []string{u.Host}})}, "http", args)
+	s := callText(t, p, &Call{Sandbox: toolSandbox(t, p, policy.Grants{Net: []string{u.Host}})}, "http", args)
 	status, rest, _ := strings.Cut(s, "\n")
 	body, headers, _ := strings.Cut(rest, "\n")
 	if status != "418" || body != "short and stout" || got.method != "POST" || got.body != "ping" || got.header != "v1" {
@@ -423,10 +424,10 @@ func TestV1HTTP(t *testing.T) {
 		c    *Call
 		want string
 	}{
-		{"no net grant", &Call{Sandbox: toolSandbox(t, p, sandbox.Grants{})}, `refused: net: no hosts are granted to guest "g"`},
-		{"another host", &Call{Sandbox: toolSandbox(t, p, sandbox.Grants{Net: []string{"example.com"}})},
+		{"no net grant", &Call{Sandbox: toolSandbox(t, p, policy.Grants{})}, `refused: net: no hosts are granted to guest "g"`},
+		{"another host", &Call{Sandbox: toolSandbox(t, p, policy.Grants{Net: []string{"example.com"}})},
 			fmt.Sprintf(`refused: net: host %q is not granted to guest "g"`, u.Host)},
-		{"loopback under *:*", &Call{Sandbox: toolSandbox(t, p, sandbox.Grants{Net: []string{"*:*"}})},
+		{"loopback under *:*", &Call{Sandbox: toolSandbox(t, p, policy.Grants{Net: []string{"*:*"}})},
 			`refused: net: "127.0.0.1" resolves to 127.0.0.1, a loopback address; not allowed unless granted by that IP`},
 		{"outside a tool call", &Call{}, "http: request outside a tool call (UNAVAILABLE)"},
 	} {
@@ -462,7 +463,7 @@ func TestV1Callbacks(t *testing.T) {
 	p := newEnv(t, 16<<20).load(v1Wasm)
 	client := &fakeClient{got: map[string]string{}}
 	var r recorder
-	c := r.install(&Call{Client: client, Sandbox: toolSandbox(t, p, sandbox.Grants{Sampling: true, Elicitation: true, Roots: true})})
+	c := r.install(&Call{Client: client, Sandbox: toolSandbox(t, p, policy.Grants{Sampling: true, Elicitation: true, Roots: true})})
 	lines := strings.Split(callText(t, p, c, "callbacks", `{}`), "\n")
 	want := []string{
 		`{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m","stopReason":"endTurn"}`,
@@ -498,7 +499,7 @@ func TestV1Callbacks(t *testing.T) {
 	// Without the grants each callback answers as hyper-mcp answers a client without the
 	// capability, with the reason naming the grant.
 	r = recorder{}
-	lines = strings.Split(callText(t, p, r.install(&Call{Client: client, Sandbox: toolSandbox(t, p, sandbox.Grants{})}), "callbacks", `{}`), "\n")
+	lines = strings.Split(callText(t, p, r.install(&Call{Client: client, Sandbox: toolSandbox(t, p, policy.Grants{})}), "callbacks", `{}`), "\n")
 	want = []string{
 		`{"content":{"text":"sampling: not granted to guest \"g\"","type":"text"},"model":"","role":"assistant","stopReason":"error"}`,
 		`{"action":"decline","content":{"error":"elicitation: not granted to guest \"g\""}}`,
