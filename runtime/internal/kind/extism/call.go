@@ -14,12 +14,11 @@ import (
 // caller fills this directly.
 type Call struct {
 	Guest, Tool string // Tool is "" outside tools/call
-	// Sandbox serves http_request (kind http) and the client callbacks (sampling,
-	// elicitation, roots) under the operator's grants. Nil outside a tool call or prompt:
-	// those host functions are refused.
-	Sandbox *sandbox.Tool
-	// Client is the MCP client of this call, handed to Sandbox for the client kinds.
-	Client peer.Client
+	// Request serves one capability request of the entry (ABI.md §6.1) under the operator's
+	// grants: http_request as kind http, the client callbacks as sampling, elicitation and
+	// roots (the seam's Call.Request: the tool's sandbox with the call's MCP client). Nil
+	// outside a tool call or prompt: those host functions are refused.
+	Request func(ctx context.Context, kind string, body []byte) (abi.Status, []byte)
 	// Config is the operator's per-guest map config_get reads (never the client's). Read only.
 	Config map[string]string
 	// OutputBytes caps the output output_set may name; 0 means 1 MiB.
@@ -65,15 +64,23 @@ func (c *Call) note(msg string) {
 	}
 }
 
-// request serves one sandbox request kind, with the call's client in ctx.
+// request serves one capability request through Request.
 func (c *Call) request(ctx context.Context, kind string, body []byte) (abi.Status, []byte) {
-	if c.Sandbox == nil {
+	if c.Request == nil {
 		return abi.StatusUnavailable, sandbox.ErrorBody(kind + ": request outside a tool call")
 	}
-	if c.Client != nil {
-		ctx = sandbox.WithClient(ctx, c.Client)
+	return c.Request(ctx, kind, body)
+}
+
+// SandboxRequest is a Call.Request serving kinds through sb, with client as the call's MCP
+// client (nil: none) — what the seam's Host.Request does for a tool call.
+func SandboxRequest(sb *sandbox.Tool, client peer.Client) func(context.Context, string, []byte) (abi.Status, []byte) {
+	return func(ctx context.Context, kind string, body []byte) (abi.Status, []byte) {
+		if client != nil {
+			ctx = sandbox.WithClient(ctx, client)
+		}
+		return sb.Request(ctx, kind, body)
 	}
-	return c.Sandbox.Request(ctx, kind, body)
 }
 
 // Instance is one plugin instance's host-side state: its kernel memory, its vars and the

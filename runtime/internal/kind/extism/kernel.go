@@ -18,21 +18,20 @@ import (
 //   - input_load_u8/u64 past the input read 0; freeing the input block makes its length 0;
 //   - output_set with a range outside the memory is ignored, error_set(0) clears the error.
 //
-// The memory is bounded: an allocation that would take it past Budget fails (0), and the
-// kernel remembers it so the call's error can name the limit. Reset (before each call, as
-// the reference host does) drops every block. Vars live beside it (Vars), bounded apart.
-// A Kernel is used by one call at a time (the pool serialises an instance's calls).
+// The memory is bounded: its bytes are accounted with Mem, and an allocation Mem refuses
+// fails (0); the kernel remembers it so the call's error can name the limit. Reset (before
+// each call, as the reference host does) drops every block and gives the bytes back. Vars
+// live beside it (Vars), bounded apart. A Kernel is used by one call at a time (the pool
+// serialises an instance's calls).
 type Kernel struct {
 	mem    []byte   // [0, len) is the used memory; offsets below base are never handed out
 	blocks []*block // in offset order
 	byOff  map[uint64]*block
 
-	// Budget returns how many bytes the memory may hold now; nil means no bound. The kind
-	// sets it to the guest's memory limit minus its linear memory, so the two together stay
-	// within the limit.
-	Budget func() uint64
-	// Failed is the size of the last allocation that failed for the budget, 0 if none since
-	// Reset.
+	// Mem accounts the memory's bytes against the guest's memory limit, with its linear
+	// memory (the seam's kind.Arena); nil means no bound.
+	Mem Accounter
+	// Failed is the size of the last allocation Mem refused, 0 if none since Reset.
 	Failed uint64
 
 	input, inputLen uint64 // the input block and its length
@@ -56,6 +55,9 @@ const releaseAbove = 8 << 20
 // Reset drops every block, the input, output and error, as the reference host does before
 // each call. Vars are kept.
 func (k *Kernel) Reset() {
+	if k.Mem != nil {
+		k.Mem.Shrink(uint64(len(k.mem)))
+	}
 	if cap(k.mem) > releaseAbove {
 		k.mem = nil
 	}
@@ -84,7 +86,7 @@ func (k *Kernel) Alloc(n uint64) uint64 {
 	off := max(uint64(len(k.mem)), base)
 	off = (off + 7) &^ 7
 	end := off + n
-	if end < off || (k.Budget != nil && end > k.Budget()) || end > maxKernelBytes {
+	if end < off || end > maxKernelBytes || (k.Mem != nil && k.Mem.Grow(end-uint64(len(k.mem))) != nil) {
 		k.Failed = n
 		return 0
 	}
@@ -272,6 +274,13 @@ func (k *Kernel) Error() (string, bool) {
 	return fmt.Sprintf("(the plugin set an error at kernel offset %d, which is not an allocated block)", k.err), true
 }
 
+// Accounter accounts host-side bytes against a guest's memory limit (kind.Arena has this
+// shape): Grow fails, counting nothing, when n more bytes would pass the limit.
+type Accounter interface {
+	Grow(n uint64) error
+	Shrink(n uint64)
+}
+
 // Vars is a plugin instance's variables (var_get, var_set): kept across calls of the
 // instance, dropped with it, bounded by Max bytes counted as the reference host counts them
 // (key and value lengths plus a fixed overhead per entry).
@@ -281,6 +290,8 @@ type Vars struct {
 	// Max is the bound in bytes; 0 disables vars (var_set fails, as the reference host's
 	// max_var_bytes 0).
 	Max int
+	// Mem, if set, also accounts the vars' bytes against the guest's memory limit.
+	Mem Accounter
 }
 
 // varOverhead is what one entry costs beyond its key and value (the reference host adds
@@ -304,6 +315,9 @@ func (v *Vars) Set(key string, value []byte) error {
 		if had {
 			delete(v.m, key)
 			v.size -= len(key) + len(old) + varOverhead
+			if v.Mem != nil {
+				v.Mem.Shrink(uint64(len(key) + len(old) + varOverhead))
+			}
 		}
 		return nil
 	}
@@ -316,6 +330,15 @@ func (v *Vars) Set(key string, value []byte) error {
 	}
 	if size > v.Max {
 		return fmt.Errorf("%w: variable store is full (%d bytes is over the %d-byte bound)", ErrMemoryLimit, size, v.Max)
+	}
+	if v.Mem != nil {
+		if size > v.size {
+			if err := v.Mem.Grow(uint64(size - v.size)); err != nil {
+				return err
+			}
+		} else {
+			v.Mem.Shrink(uint64(v.size - size))
+		}
 	}
 	if v.m == nil {
 		v.m = map[string][]byte{}

@@ -7,12 +7,11 @@ import (
 )
 
 func TestKernel(t *testing.T) {
-	var k Kernel
-	budget := uint64(64)
-	k.Budget = func() uint64 { return budget }
-	a := k.Alloc(10)
-	if a != base || k.Length(a) != 10 || k.Length(a+1) != 0 || k.Length(0) != 0 || k.Alloc(0) != 0 {
-		t.Fatalf("alloc 10 = %d, length %d", a, k.Length(a))
+	a := &arena{limit: 64, memory: func() uint64 { return 0 }}
+	k := Kernel{Mem: a}
+	a0 := k.Alloc(10)
+	if a0 != base || k.Length(a0) != 10 || k.Length(a0+1) != 0 || k.Length(0) != 0 || k.Alloc(0) != 0 {
+		t.Fatalf("alloc 10 = %d, length %d", a0, k.Length(a0))
 	}
 	b := k.Alloc(3) // aligned to 8 after a's 10 bytes
 	if b != 24 {
@@ -29,12 +28,12 @@ func TestKernel(t *testing.T) {
 	if c := k.Alloc(40); c != 0 || k.Failed != 40 {
 		t.Errorf("an allocation past the budget = %d (failed %d), want 0 (40)", c, k.Failed)
 	}
-	k.Free(a)
+	k.Free(a0)
 	if c := k.Alloc(40); c != 0 {
 		t.Errorf("a freed block too small was reused: %d", c)
 	}
-	if c := k.Alloc(8); c != a || k.Length(c) != 8 {
-		t.Errorf("a freed block large enough: got %d, want %d", c, a)
+	if c := k.Alloc(8); c != a0 || k.Length(c) != 8 {
+		t.Errorf("a freed block large enough: got %d, want %d", c, a0)
 	}
 	if err := k.SetInput(make([]byte, 100)); !errors.Is(err, ErrMemoryLimit) {
 		t.Errorf("an input over the budget: %v", err)
@@ -51,15 +50,15 @@ func TestKernel(t *testing.T) {
 	if _, set := k.Error(); set {
 		t.Errorf("an error outside the memory was recorded")
 	}
-	k.SetError(a + 1)
+	k.SetError(a0 + 1)
 	if msg, _ := k.Error(); !strings.Contains(msg, "which is not an allocated block") {
 		t.Errorf("error at a non-block: %q", msg)
 	}
 	k.Reset()
-	if k.Len() != 0 || k.Length(a) != 0 || k.Failed != 0 || k.ErrorOffset() != 0 {
-		t.Errorf("Reset left state")
+	if k.Len() != 0 || k.Length(a0) != 0 || k.Failed != 0 || k.ErrorOffset() != 0 || a.used != 0 {
+		t.Errorf("Reset left state (arena %d bytes)", a.used)
 	}
-	budget = 16 << 20
+	a.limit = 16 << 20
 	k.Alloc(releaseAbove + 1)
 	k.Reset()
 	if cap(k.mem) != 0 {
@@ -100,5 +99,20 @@ func TestVars(t *testing.T) {
 	}
 	if err := (&Vars{}).Set("k", []byte("v")); err == nil || err.Error() != "vars are disabled for this plugin" {
 		t.Errorf("Max 0: %v", err)
+	}
+}
+
+// Vars count against the memory limit with the kernel memory.
+func TestVarsAccounted(t *testing.T) {
+	a := &arena{limit: 100, memory: func() uint64 { return 0 }}
+	v := Vars{Max: DefaultMaxVarBytes, Mem: a}
+	if err := v.Set("k", []byte("v")); err != nil || a.used != 1+1+varOverhead {
+		t.Fatalf("set: %v, accounted %d", err, a.used)
+	}
+	if err := v.Set("k2", make([]byte, 60)); !errors.Is(err, ErrMemoryLimit) || a.used != 50 {
+		t.Errorf("over the memory limit: %v, accounted %d", err, a.used)
+	}
+	if err := v.Set("k", nil); err != nil || a.used != 0 {
+		t.Errorf("delete: %v, accounted %d", err, a.used)
 	}
 }

@@ -236,11 +236,13 @@ type Plugin struct {
 	funcs  map[string]api.Function // exported entry points, resolved once (wazero builds a call engine per lookup)
 }
 
-// NewPlugin wraps a module instance of a detected plugin. budget bounds its kernel memory
-// (see Kernel.Budget); maxVarBytes its vars (0 disables them).
-func NewPlugin(mod api.Module, info Info, invoke Invoker, budget func() uint64, maxVarBytes int) *Plugin {
+// NewPlugin wraps a module instance of a detected plugin. mem accounts its kernel memory and
+// vars against its memory limit (see Kernel.Mem; nil: unbounded); maxVarBytes bounds its vars
+// (0 disables them).
+func NewPlugin(mod api.Module, info Info, invoke Invoker, mem Accounter, maxVarBytes int) *Plugin {
 	p := &Plugin{Info: info, mod: mod, invoke: invoke}
-	p.inst.Kernel.Budget = budget
+	p.inst.Kernel.Mem = mem
+	p.inst.Vars.Mem = mem
 	p.inst.Vars.Max = maxVarBytes
 	return p
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -115,18 +116,29 @@ func (e *env) loadModule(wasm []byte, detect bool) *Plugin {
 		e.t.Fatal(err)
 	}
 	invoke := func(ctx context.Context, fn api.Function) ([]uint64, error) { return fn.Call(ctx) }
-	budget := func() uint64 {
-		if used := uint64(mod.Memory().Size()); used < e.limit {
-			return e.limit - used
-		}
-		return 0
-	}
-	p := NewPlugin(mod, info, invoke, budget, DefaultMaxVarBytes)
+	p := NewPlugin(mod, info, invoke, &arena{limit: e.limit, memory: func() uint64 { return uint64(mod.Memory().Size()) }}, DefaultMaxVarBytes)
 	if err := p.Start(ctx, &Call{}); err != nil {
 		e.t.Fatal(err)
 	}
 	return p
 }
+
+// arena is the seam's kind.Arena in small: host-side bytes counted with linear memory
+// against the limit.
+type arena struct {
+	limit, used uint64
+	memory      func() uint64
+}
+
+func (a *arena) Grow(n uint64) error {
+	if a.memory()+a.used+n > a.limit {
+		return fmt.Errorf("%w: %d bytes of host-side memory over %d of linear memory", ErrMemoryLimit, a.used+n, a.memory())
+	}
+	a.used += n
+	return nil
+}
+
+func (a *arena) Shrink(n uint64) { a.used -= min(n, a.used) }
 
 // recorder collects what a call delivers.
 type recorder struct {
@@ -392,6 +404,11 @@ func toolSandbox(t *testing.T, p *Plugin, g policy.Grants) *sandbox.Tool {
 	return sb
 }
 
+// sandboxCall is a Call whose requests go through sb with client.
+func sandboxCall(sb *sandbox.Tool, client peer.Client) *Call {
+	return &Call{Request: SandboxRequest(sb, client)}
+}
+
 func TestV1HTTP(t *testing.T) {
 	var got struct {
 		method, body, header string
@@ -408,7 +425,7 @@ func TestV1HTTP(t *testing.T) {
 	p := newEnv(t, 16<<20).load(v1Wasm)
 	args := fmt.Sprintf(`{"url":%q,"method":"post","body":"ping"}`, srv.URL+"/tea")
 
-	s := callText(t, p, &Call{Sandbox: toolSandbox(t, p, policy.Grants{Net: []string{u.Host}})}, "http", args)
+	s := callText(t, p, sandboxCall(toolSandbox(t, p, policy.Grants{Net: []string{u.Host}}), nil), "http", args)
 	status, rest, _ := strings.Cut(s, "\n")
 	body, headers, _ := strings.Cut(rest, "\n")
 	if status != "418" || body != "short and stout" || got.method != "POST" || got.body != "ping" || got.header != "v1" {
@@ -424,10 +441,10 @@ func TestV1HTTP(t *testing.T) {
 		c    *Call
 		want string
 	}{
-		{"no net grant", &Call{Sandbox: toolSandbox(t, p, policy.Grants{})}, `refused: net: no hosts are granted to guest "g"`},
-		{"another host", &Call{Sandbox: toolSandbox(t, p, policy.Grants{Net: []string{"example.com"}})},
+		{"no net grant", sandboxCall(toolSandbox(t, p, policy.Grants{}), nil), `refused: net: no hosts are granted to guest "g"`},
+		{"another host", sandboxCall(toolSandbox(t, p, policy.Grants{Net: []string{"example.com"}}), nil),
 			fmt.Sprintf(`refused: net: host %q is not granted to guest "g"`, u.Host)},
-		{"loopback under *:*", &Call{Sandbox: toolSandbox(t, p, policy.Grants{Net: []string{"*:*"}})},
+		{"loopback under *:*", sandboxCall(toolSandbox(t, p, policy.Grants{Net: []string{"*:*"}}), nil),
 			`refused: net: "127.0.0.1" resolves to 127.0.0.1, a loopback address; not allowed unless granted by that IP`},
 		{"outside a tool call", &Call{}, "http: request outside a tool call (UNAVAILABLE)"},
 	} {
@@ -463,7 +480,7 @@ func TestV1Callbacks(t *testing.T) {
 	p := newEnv(t, 16<<20).load(v1Wasm)
 	client := &fakeClient{got: map[string]string{}}
 	var r recorder
-	c := r.install(&Call{Client: client, Sandbox: toolSandbox(t, p, policy.Grants{Sampling: true, Elicitation: true, Roots: true})})
+	c := r.install(sandboxCall(toolSandbox(t, p, policy.Grants{Sampling: true, Elicitation: true, Roots: true}), client))
 	lines := strings.Split(callText(t, p, c, "callbacks", `{}`), "\n")
 	want := []string{
 		`{"role":"assistant","content":{"type":"text","text":"hello"},"model":"m","stopReason":"endTurn"}`,
@@ -499,7 +516,7 @@ func TestV1Callbacks(t *testing.T) {
 	// Without the grants each callback answers as hyper-mcp answers a client without the
 	// capability, with the reason naming the grant.
 	r = recorder{}
-	lines = strings.Split(callText(t, p, r.install(&Call{Client: client, Sandbox: toolSandbox(t, p, policy.Grants{})}), "callbacks", `{}`), "\n")
+	lines = strings.Split(callText(t, p, r.install(sandboxCall(toolSandbox(t, p, policy.Grants{}), client)), "callbacks", `{}`), "\n")
 	want = []string{
 		`{"content":{"text":"sampling: not granted to guest \"g\"","type":"text"},"model":"","role":"assistant","stopReason":"error"}`,
 		`{"action":"decline","content":{"error":"elicitation: not granted to guest \"g\""}}`,
