@@ -24,6 +24,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
@@ -38,6 +39,9 @@ var v1Wasm []byte
 //go:embed testdata/v2.wasm
 var v2Wasm []byte
 
+//go:embed testdata/reactor.wasm
+var reactorWasm []byte
+
 // TestPluginsCurrent rebuilds testdata/v1.c and v2.c and compares them with the committed
 // .wasm files.
 func TestPluginsCurrent(t *testing.T) {
@@ -45,11 +49,14 @@ func TestPluginsCurrent(t *testing.T) {
 	if err != nil {
 		testenv.Skip(t, "clang-16 not installed (Debian packages clang-16, lld-16)")
 	}
-	for _, name := range []string{"v1", "v2"} {
+	for _, name := range []string{"v1", "v2", "reactor"} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), name+".wasm")
-			cmd := exec.Command(clang, "--target=wasm32-unknown-unknown", "-O2", "-fno-builtin", "-nostdlib",
-				"-Wl,--no-entry", "-Wl,--strip-all", "-o", out, name+".c")
+			args := []string{"--target=wasm32-unknown-unknown", "-O2", "-fno-builtin", "-nostdlib", "-Wl,--no-entry", "-Wl,--strip-all", "-o", out, name + ".c"}
+			if name == "reactor" {
+				args = []string{"--target=wasm32-wasi", "-mexec-model=reactor", "-O2", "-Wl,--strip-all", "-o", out, name + ".c"}
+			}
+			cmd := exec.Command(clang, args...)
 			cmd.Dir = "testdata"
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("clang %s.c: %v\n%s", name, err, b)
@@ -77,6 +84,7 @@ type env struct {
 	rt     wazero.Runtime
 	limit  uint64 // memory limit in bytes: linear memory plus kernel memory
 	module int
+	stdout io.Writer // the plugins' WASI stdout, if set
 }
 
 func newEnv(t testing.TB, limit uint64) *env {
@@ -111,7 +119,11 @@ func (e *env) loadModule(wasm []byte, detect bool) *Plugin {
 		e.t.Fatal(err)
 	}
 	e.module++
-	mod, err := e.rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(fmt.Sprint("plugin", e.module)).WithStartFunctions())
+	cfg := wazero.NewModuleConfig().WithName(fmt.Sprint("plugin", e.module)).WithStartFunctions()
+	if e.stdout != nil {
+		cfg = cfg.WithStdout(e.stdout)
+	}
+	mod, err := e.rt.InstantiateModule(ctx, cm, cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -577,5 +589,22 @@ func TestV2(t *testing.T) {
 	}
 	if _, err := p.GetPrompt(ctx, &Call{}, "greet", nil); !errors.Is(err, ErrPlugin) || !strings.Contains(err.Error(), "get_prompt: argument who is required") {
 		t.Errorf("get_prompt without who: %v", err)
+	}
+}
+
+// A plugin built as a WASI reactor with wasi-libc (as Rust plugins for wasm32-wasip1 are):
+// Start runs _initialize, which runs its constructors; its WASI imports are served.
+func TestReactorPlugin(t *testing.T) {
+	e := newEnv(t, 16<<20)
+	wasi_snapshot_preview1.MustInstantiate(context.Background(), e.rt)
+	var stdout bytes.Buffer
+	e.stdout = &stdout
+	p := e.load(reactorWasm)
+	// The input is {"params":{"name":"hello","arguments":{}}}: 42 bytes.
+	if got := callText(t, p, &Call{}, "hello", `{}`); got != "initialized=42 input=42" {
+		t.Errorf("hello = %q", got)
+	}
+	if got := stdout.String(); got != "plugin stdout: 42 bytes of input\n" {
+		t.Errorf("stdout %q", got)
 	}
 }
