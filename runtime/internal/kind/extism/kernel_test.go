@@ -116,3 +116,66 @@ func TestVarsAccounted(t *testing.T) {
 		t.Errorf("delete: %v, accounted %d", err, a.used)
 	}
 }
+
+// FuzzKernel drives the kernel with a sequence of allocations, frees, stores and resets:
+// live blocks never overlap (each keeps the bytes written to it), lengths are what was
+// asked, and the accounted bytes never pass the limit.
+func FuzzKernel(f *testing.F) {
+	f.Add([]byte{0, 10, 0, 20, 1, 0, 0, 5, 2, 3})
+	f.Add([]byte{0, 255, 0, 255, 0, 255, 3, 0, 1})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		a := &arena{limit: 4096, memory: func() uint64 { return 0 }}
+		k := Kernel{Mem: a}
+		type live struct {
+			off, n uint64
+			fill   byte
+		}
+		var blocks []live
+		check := func() {
+			for _, b := range blocks {
+				if k.Length(b.off) != b.n {
+					t.Fatalf("length(%d) = %d, want %d", b.off, k.Length(b.off), b.n)
+				}
+				got, _ := k.Bytes(b.off)
+				for _, c := range got {
+					if c != b.fill {
+						t.Fatalf("block %d lost its bytes: %v", b.off, got)
+					}
+				}
+			}
+			if a.used > a.limit || a.used != k.Len() {
+				t.Fatalf("accounted %d, memory %d, limit %d", a.used, k.Len(), a.limit)
+			}
+		}
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i]%4, uint64(ops[i+1])
+			switch op {
+			case 0:
+				n := arg * 7
+				off := k.Alloc(n)
+				if off == 0 {
+					continue
+				}
+				fill := byte(len(blocks) + 1)
+				for j := uint64(0); j < n; j++ {
+					k.StoreU8(off+j, fill)
+				}
+				blocks = append(blocks, live{off, n, fill})
+			case 1:
+				if len(blocks) > 0 {
+					j := int(arg) % len(blocks)
+					k.Free(blocks[j].off)
+					blocks = append(blocks[:j], blocks[j+1:]...)
+				}
+			case 2:
+				k.StoreU64(arg*13, 0) // anywhere, in or out of blocks in use: only unowned bytes may change
+				k.LoadU64(arg * 13)
+				blocks = blocks[:0] // a store may have hit a block: stop checking contents
+			case 3:
+				k.Reset()
+				blocks = blocks[:0]
+			}
+			check()
+		}
+	})
+}
