@@ -454,7 +454,18 @@ func (p *Plugin) CallTool(ctx context.Context, c *Call, tool string, args []byte
 	return out, err
 }
 
-// GetPrompt calls get_prompt (v2) with {"request": {name, arguments}, "context": …}.
+// pluginError turns a failure the plugin reported (ErrPlugin) into an abi.ErrorBody answer
+// (a JSON-RPC error for the client; the instance stays), and returns other errors as they are.
+func pluginError(out []byte, err error) ([]byte, error) {
+	if errors.Is(err, ErrPlugin) {
+		b, _ := json.Marshal(abi.ErrorBody{Error: strings.TrimPrefix(err.Error(), ErrPlugin.Error()+": ")})
+		return b, nil
+	}
+	return out, err
+}
+
+// GetPrompt calls get_prompt (v2) with {"request": {name, arguments}, "context": …}. A
+// failure the plugin reports is an abi.ErrorBody answer, as for ReadResource and Complete.
 func (p *Plugin) GetPrompt(ctx context.Context, c *Call, name string, args []byte) ([]byte, error) {
 	if !p.Info.Has(ExportGetPrompt) {
 		return nil, fmt.Errorf("%w: the plugin does not export %s", ErrABI, ExportGetPrompt)
@@ -466,7 +477,7 @@ func (p *Plugin) GetPrompt(ctx context.Context, c *Call, name string, args []byt
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}{name, args}
-	return p.runJSON(ctx, c, ExportGetPrompt, v2Input(c, req))
+	return pluginError(p.runJSON(ctx, c, ExportGetPrompt, v2Input(c, req)))
 }
 
 // ReadResource calls read_resource (v2) with {"request": {uri}, "context": …}.
@@ -474,7 +485,7 @@ func (p *Plugin) ReadResource(ctx context.Context, c *Call, uri string) ([]byte,
 	if !p.Info.Has(ExportReadResource) {
 		return nil, fmt.Errorf("%w: the plugin does not export %s", ErrABI, ExportReadResource)
 	}
-	return p.runJSON(ctx, c, ExportReadResource, v2Input(c, map[string]string{"uri": uri}))
+	return pluginError(p.runJSON(ctx, c, ExportReadResource, v2Input(c, map[string]string{"uri": uri})))
 }
 
 // Complete calls complete (v2) with {"request": req, "context": …}, req being MCP's
@@ -497,7 +508,7 @@ func (p *Plugin) Complete(ctx context.Context, c *Call, req []byte) ([]byte, err
 			r["ref"], _ = json.Marshal(ref)
 		}
 	}
-	return p.runJSON(ctx, c, ExportComplete, v2Input(c, r))
+	return pluginError(p.runJSON(ctx, c, ExportComplete, v2Input(c, r)))
 }
 
 // RootsListChanged calls on_roots_list_changed (v2) with {"context": {"_meta": …}} if the

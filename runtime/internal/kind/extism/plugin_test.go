@@ -587,8 +587,8 @@ func TestV2(t *testing.T) {
 			t.Errorf("%s: %s, %v; want %s", tc.name, out, err, tc.want)
 		}
 	}
-	if _, err := p.GetPrompt(ctx, &Call{}, "greet", nil); !errors.Is(err, ErrPlugin) || !strings.Contains(err.Error(), "get_prompt: argument who is required") {
-		t.Errorf("get_prompt without who: %v", err)
+	if out, err := p.GetPrompt(ctx, &Call{}, "greet", nil); err != nil || string(out) != `{"error":"get_prompt: argument who is required"}` {
+		t.Errorf("get_prompt without who: %s, %v; want an ErrorBody", out, err)
 	}
 }
 
