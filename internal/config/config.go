@@ -347,6 +347,7 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 		Name:   g.Name,
 		Source: source,
 		SHA256: g.SHA256,
+		Config: g.Config,
 		Limits: g.Limits.runtime(),
 		Grants: c.grants(g.Grants),
 	}

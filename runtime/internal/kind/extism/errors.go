@@ -1,18 +1,21 @@
 package extism
 
-import "errors"
+import (
+	"errors"
 
-// The call errors this kind returns, wrapped with a message. Until the guest-kind seam's
-// fault package exists they are declared here with the texts of runtime's sentinels; the
-// seam's Kind maps them onto fault's (errors.Is on both keeps working).
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
+)
+
+// The call errors this kind returns, wrapped with a message: fault's sentinels (which
+// runtime re-exports) and two of its own.
 var (
 	// ErrMemoryLimit: the plugin's kernel memory or vars reached their bound.
-	ErrMemoryLimit = errors.New("memory limit reached")
+	ErrMemoryLimit = fault.ErrMemoryLimit
 	// ErrOutputLimit: the plugin's output_set named more bytes than the output limit.
-	ErrOutputLimit = errors.New("output limit exceeded")
+	ErrOutputLimit = fault.ErrOutputLimit
 	// ErrABI: the plugin broke the Extism ABI or hyper-mcp's protocol (an invalid handle, a
 	// result that is not the JSON the entry point must return, a refused import).
-	ErrABI = errors.New("ABI violation")
+	ErrABI = fault.ErrABI
 	// ErrPlugin: the plugin reported a failure (a non-zero return code, error_set).
 	ErrPlugin = errors.New("plugin error")
 	// ErrRefused: a host function was refused by the sandbox (a missing grant); the message

@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
@@ -72,8 +73,9 @@ func Instantiate(ctx context.Context, rt wazero.Runtime) error {
 	return nil
 }
 
-// fail ends the call from a host function.
-func fail(name string, err error) { panic(&hostError{fn: name, err: err}) }
+// fail ends the call from a host function (kind.Abort: the call's error is err as it is,
+// and the instance is discarded, as after a trap).
+func fail(name string, err error) { kind.Abort(&hostError{fn: name, err: err}) }
 
 // current returns the running instance, ending the call if there is none.
 func current(ctx context.Context, name string) *Instance {

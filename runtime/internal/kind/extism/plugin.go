@@ -230,17 +230,18 @@ type Invoker func(ctx context.Context, fn api.Function) ([]uint64, error)
 // not safe for concurrent use: the pool runs one call at a time per instance.
 type Plugin struct {
 	Info   Info
-	mod    api.Module
+	lookup func(name string) api.Function
 	inst   Instance
 	invoke Invoker
 	funcs  map[string]api.Function // exported entry points, resolved once (wazero builds a call engine per lookup)
 }
 
-// NewPlugin wraps a module instance of a detected plugin. mem accounts its kernel memory and
-// vars against its memory limit (see Kernel.Mem; nil: unbounded); maxVarBytes bounds its vars
-// (0 disables them).
-func NewPlugin(mod api.Module, info Info, invoke Invoker, mem Accounter, maxVarBytes int) *Plugin {
-	p := &Plugin{Info: info, mod: mod, invoke: invoke}
+// NewPlugin wraps a module instance of a detected plugin: lookup finds its exported
+// functions (kind.Instance.Func, or api.Module.ExportedFunction), invoke enters them. mem
+// accounts its kernel memory and vars against its memory limit (see Kernel.Mem; nil:
+// unbounded); maxVarBytes bounds its vars (0 disables them).
+func NewPlugin(lookup func(string) api.Function, info Info, invoke Invoker, mem Accounter, maxVarBytes int) *Plugin {
+	p := &Plugin{Info: info, lookup: lookup, invoke: invoke}
 	p.inst.Kernel.Mem = mem
 	p.inst.Vars.Mem = mem
 	p.inst.Vars.Max = maxVarBytes
@@ -250,9 +251,10 @@ func NewPlugin(mod api.Module, info Info, invoke Invoker, mem Accounter, maxVarB
 // Instance is the plugin's host-side state (kernel memory, vars), for tests and stats.
 func (p *Plugin) Instance() *Instance { return &p.inst }
 
-// Start runs the module's reactor initialiser _initialize, if it exports one, under c.
+// Start runs the module's reactor initialiser _initialize, if it exports one, under c (the
+// seam's pool runs it itself, for every kind).
 func (p *Plugin) Start(ctx context.Context, c *Call) error {
-	if p.mod.ExportedFunction("_initialize") == nil {
+	if p.lookup("_initialize") == nil {
 		return nil
 	}
 	_, err := p.Run(ctx, c, "_initialize", nil)
@@ -271,7 +273,7 @@ func (p *Plugin) Run(ctx context.Context, c *Call, name string, input []byte) ([
 	defer func() { p.inst.call = nil }()
 	fn, ok := p.funcs[name]
 	if !ok {
-		fn = p.mod.ExportedFunction(name)
+		fn = p.lookup(name)
 		if p.funcs == nil {
 			p.funcs = map[string]api.Function{}
 		}

@@ -85,6 +85,7 @@ type env struct {
 	limit  uint64 // memory limit in bytes: linear memory plus kernel memory
 	module int
 	stdout io.Writer // the plugins' WASI stdout, if set
+	mods   []api.Module
 }
 
 func newEnv(t testing.TB, limit uint64) *env {
@@ -128,7 +129,8 @@ func (e *env) loadModule(wasm []byte, detect bool) *Plugin {
 		e.t.Fatal(err)
 	}
 	invoke := func(ctx context.Context, fn api.Function) ([]uint64, error) { return fn.Call(ctx) }
-	p := NewPlugin(mod, info, invoke, &arena{limit: e.limit, memory: func() uint64 { return uint64(mod.Memory().Size()) }}, DefaultMaxVarBytes)
+	e.mods = append(e.mods, mod)
+	p := NewPlugin(mod.ExportedFunction, info, invoke, &arena{limit: e.limit, memory: func() uint64 { return uint64(mod.Memory().Size()) }}, DefaultMaxVarBytes)
 	if err := p.Start(ctx, &Call{}); err != nil {
 		e.t.Fatal(err)
 	}
@@ -395,7 +397,7 @@ func TestV1UnboundedAlloc(t *testing.T) {
 		t.Fatalf("alloc: %q (isError %v)", s, isErr)
 	}
 	n, _ := strconv.Atoi(m[1])
-	linear := uint64(p.mod.Memory().Size())
+	linear := uint64(e.mods[0].Memory().Size())
 	// The kernel got what the limit leaves beside linear memory, to the MiB.
 	if got := uint64(n)<<20 + linear; got > limit || limit-got > 2<<20 {
 		t.Errorf("%d MiB of kernel memory beside %d bytes of linear memory, limit %d", n, linear, limit)

@@ -228,7 +228,7 @@ EXPORT("call") int call(void) {
 	if (IS("http")) return tool_http();
 	if (IS("fail")) return tool_fail();
 	if (IS("trap")) __builtin_trap();
-	if (IS("loop")) { volatile int x = 0; for (;;) x++; }
+	if (IS("loop")) { x_log_info(str_kernel("looping")); volatile int x = 0; for (;;) x++; }
 	if (IS("alloc")) return tool_alloc();
 	if (IS("grow")) return tool_grow();
 	if (IS("callbacks")) return tool_callbacks();
