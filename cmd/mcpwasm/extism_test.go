@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// extismTestdata is where the Extism test plugins are (built from their C sources).
+var extismTestdata = filepath.Join("..", "..", "runtime", "internal", "kind", "extism", "testdata")
+
+// A hyper-mcp v1 plugin served over stdio from a config: its config map reaches config_get,
+// its net grant lets http_request reach the granted server only, a plugin error is a tool
+// error.
+func TestExtismServeStdio(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "pong") }))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	plugin, err := filepath.Abs(filepath.Join(extismTestdata, "v1.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "mcpwasm.json")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"guests":[{"path":%q,"name":"plug","config":{"greeting":"hello"},"grants":{"net":[%q]}}]}`, plugin, u.Host)), 0o600)
+	server := []string{"--", binPath, "serve", "--cache-dir", cacheDir, "--config", cfg}
+	out, code := runClient(t, append([]string{"tools"}, server...)...)
+	if code != 0 || !strings.Contains(out, "echo(text?)") || !strings.Contains(out, "callbacks()") {
+		t.Fatalf("tools: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		tool, args, want string
+		code             int
+	}{
+		{"echo", `{"text":"hi"}`, "hi\n", 0},
+		{"config", `{}`, "greeting=hello; missing unset\n", 0},
+		{"http", fmt.Sprintf(`{"url":%q}`, srv.URL), "200\npong\n", 0},
+		{"http", `{"url":"http://127.0.0.1:1/"}`, `net: host "127.0.0.1:1" is not granted to guest "plug"`, ExitToolError},
+		{"fail", `{"text":"no"}`, "boom: no\n", ExitToolError},
+		{"trap", `{}`, "guest trapped", ExitToolError},
+	} {
+		out, code := runClient(t, append([]string{"call", tc.tool, tc.args}, server...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("call %s %s = %q (exit %d), want %q (exit %d)", tc.tool, tc.args, out, code, tc.want, tc.code)
+		}
+	}
+}
+
+// A hyper-mcp v2 plugin served over Streamable HTTP: tools, prompts, resource templates and
+// resources/read.
+func TestExtismServeHTTP(t *testing.T) {
+	base, _ := startHTTP(t, filepath.Join(extismTestdata, "v2.wasm"))
+	mcp := base + "/mcp"
+	out, code := runClient(t, "tools", "--url", mcp)
+	if code != 0 || !strings.Contains(out, "echo()") || !strings.Contains(out, "fail()") {
+		t.Errorf("tools: exit %d\n%s", code, out)
+	}
+	out, code = runClient(t, "prompt", "greet", `{"who":"ada"}`, "--url", mcp)
+	if code != 0 || !strings.Contains(out, "hello ada") {
+		t.Errorf("prompt: exit %d\n%s", code, out)
+	}
+	out, code = runClient(t, "read", "mem://notes/9", "--url", mcp)
+	if code != 0 || out != "content of mem://notes/9\n" {
+		t.Errorf("read: exit %d %q", code, out)
+	}
+	out, code = runClient(t, "resources", "--url", mcp)
+	if code != 0 || !strings.Contains(out, "mem://readme") {
+		t.Errorf("resources: exit %d\n%s", code, out)
+	}
+	out, code = runClient(t, "call", "echo", `{"x":1}`, "--url", mcp)
+	if code != 0 || !strings.Contains(out, `"request":{"name":"echo","arguments":{"x":1}}`) {
+		t.Errorf("call: exit %d\n%s", code, out)
+	}
+}
