@@ -438,17 +438,22 @@ func (p *Plugin) CallTool(ctx context.Context, c *Call, tool string, args []byte
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = []byte("{}")
 	}
-	params := struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{tool, args}
+	// The input is written, not marshalled: args are JSON the caller validated, and a 1 MiB
+	// argument would otherwise be parsed once more to be copied.
+	name, _ := json.Marshal(tool)
+	params := make([]byte, 0, len(args)+len(name)+64)
+	params = append(append(append(params, `{"name":`...), name...), `,"arguments":`...)
+	params = append(append(params, args...), '}')
+	var in []byte
 	var out []byte
 	var err error
 	if p.Info.Version == V1 {
-		in, _ := json.Marshal(map[string]any{"params": params})
+		in = append(append(append(make([]byte, 0, len(params)+12), `{"params":`...), params...), '}')
 		out, err = p.runJSON(ctx, c, ExportCall, in)
 	} else {
-		out, err = p.runJSON(ctx, c, ExportCallTool, v2Input(c, params))
+		in = append(append(append(append(append(make([]byte, 0, len(params)+64), `{"context":`...), requestContext(c)...),
+			`,"request":`...), params...), '}')
+		out, err = p.runJSON(ctx, c, ExportCallTool, in)
 	}
 	if errors.Is(err, ErrPlugin) {
 		return toolError(strings.TrimPrefix(err.Error(), ErrPlugin.Error()+": ")), nil
