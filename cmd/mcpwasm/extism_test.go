@@ -116,3 +116,56 @@ func TestExtismInteropTypeScript(t *testing.T) {
 		t.Errorf("callbacks answered:\n%s", res.Content[0].Text)
 	}
 }
+
+// --watch reloads a plugin like any guest: the v2 plugin's file replaced by the v1 plugin's
+// is served after tools/list_changed; a failed reload keeps it serving. The stop file stops a
+// plugin in a loop.
+func TestExtismWatchReloadAndStop(t *testing.T) {
+	v1, err := os.ReadFile(filepath.Join(extismTestdata, "v1.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := os.ReadFile(filepath.Join(extismTestdata, "v2.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path, stop := filepath.Join(dir, "plugin.wasm"), filepath.Join(dir, "STOP")
+	if err := os.WriteFile(path, v2, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, "--watch", "--stop-file", stop, path)
+	s.initialize()
+	if err := os.WriteFile(path, v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.recv(); l != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}` {
+		t.Errorf("after reload: %s", l)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if l := s.recv(); !strings.Contains(l, `"name":"callbacks"`) {
+		t.Errorf("tools after reload: %s", l)
+	}
+	if err := os.WriteFile(path, []byte("not wasm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, s.stderr, "reload failed; the old version keeps serving")
+	s.send(callLine(3, "echo", `{"text":"still here"}`))
+	if _, text := toolResult(t, s.recv()); text != "still here" {
+		t.Errorf("after a failed reload: %s", text)
+	}
+	s.send(callLine(4, "loop", `{}`))
+	if err := os.WriteFile(stop, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		l := s.recv()
+		if strings.Contains(l, `"method":"notifications/message"`) {
+			continue // the plugin's "looping" log line
+		}
+		if isErr, text := toolResult(t, l); !isErr || text != `guest "plugin" tool "loop": calls are stopped by the operator` {
+			t.Errorf("stopped loop: %v %q", isErr, text)
+		}
+		break
+	}
+}
