@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,9 +13,6 @@ import (
 // Load caps: what loading a guest may cost the host before it has run a single call. See
 // Limits.ModuleBytes, ManifestBytes, Tools, Nesting, CompileTimeout and RATIONALE.md, "Why is
 // loading bounded by size, nesting and time?".
-
-// ErrLoadLimit is wrapped by load errors that a load cap caused.
-var ErrLoadLimit = errors.New("load limit exceeded")
 
 // checkModuleCaps refuses a module over the size cap, or one with a function whose blocks
 // nest deeper than the nesting cap, before wazero parses it.
