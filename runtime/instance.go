@@ -83,7 +83,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
 	inst.budget.Rate = &g.logRate
-	inst.call = kind.Call{Guest: g.name, Source: g.source, Config: g.config, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
+	inst.call = kind.Call{Guest: g.name, Config: g.config, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
 	kind.Bind(mod, &inst.call)
 	if err := inst.startKind(ctx); err != nil {
 		inst.close(ctx)

@@ -139,6 +139,9 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	}
 	if g.name == "" {
 		g.name = m.Name
+		if n, ok := k.(kind.Namer); ok {
+			g.name = n.GuestName(c.Source)
+		}
 	}
 	if !abi.ValidName(g.name) {
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)

@@ -60,6 +60,14 @@ type Kind interface {
 	Start(ctx context.Context, in Instance, c *Call) (Started, error)
 }
 
+// Namer is implemented by a kind whose guests have no name of their own (Extism plugins):
+// a guest the config does not name is named GuestName(source), source being
+// GuestConfig.Source, instead of by its manifest (which is cached by module, so it cannot
+// carry a name that depends on where the module came from).
+type Namer interface {
+	GuestName(source string) string
+}
+
 // Requester is implemented by a kind whose guests cannot name the files, variables or hosts
 // they use (Extism plugins): load asks it what a guest granted granted requests, given the
 // requests of its manifest (what Describe returned), instead of taking those as they are.
@@ -143,8 +151,7 @@ type Host interface {
 // runs and resets after. The pool keeps one per instance, so entering costs no allocation.
 // Host functions of every kind reach it through CallOf.
 type Call struct {
-	Guest  string // the guest's name ("" while its manifest is read, if the config names none)
-	Source string // where the guest's module came from (a path, a URL, an oci:// reference)
+	Guest string // the guest's name ("" while its manifest is read, if the config names none)
 	// Config is the operator's key-value strings for the guest (GuestConfig.Config), which
 	// Extism plugins read with config_get; never the client's. Read only.
 	Config map[string]string
@@ -180,8 +187,8 @@ func (c *Call) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 	return c.Host.Request(ctx, c, kind, body)
 }
 
-// Reset clears what one entry installed, keeping the instance's parts (Guest, Source,
-// Config, Host, Instance, Started, Vars, Report's guest-wide rate).
+// Reset clears what one entry installed, keeping the instance's parts (Guest, Config, Host,
+// Instance, Started, Vars, Report's guest-wide rate).
 func (c *Call) Reset() {
 	c.Tool, c.Entry, c.Limits, c.Sandbox, c.Input = "", 0, policy.Limits{}, nil, nil
 	c.Output.Reset(0)

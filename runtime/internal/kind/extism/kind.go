@@ -23,6 +23,7 @@ type Kind struct{}
 var (
 	_ kind.Kind      = Kind{}
 	_ kind.Requester = Kind{}
+	_ kind.Namer     = Kind{}
 )
 
 // Name implements kind.Kind.
@@ -169,11 +170,14 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 	}
 }
 
-// Describe implements kind.Started: the plugin's lists as an abi.Manifest, named after the
-// guest (or its source), requesting what its imports use (Requests; the operator's grants
-// decide).
+// manifestName is the name in a plugin's manifest: a plugin has none, and the manifest is
+// cached by module, so the guest is named by the config or its source (GuestName).
+const manifestName = "plugin"
+
+// Describe implements kind.Started: the plugin's lists as an abi.Manifest, requesting what
+// its imports use (Requests; the operator's grants decide).
 func (s *started) Describe(ctx context.Context, c *kind.Call) ([]byte, error) {
-	m, err := s.p.Describe(ctx, s.view(ctx, c), guestName(c))
+	m, err := s.p.Describe(ctx, s.view(ctx, c), manifestName)
 	if err != nil {
 		return nil, err
 	}
@@ -253,14 +257,11 @@ func (s *started) Complete(ctx context.Context, c *kind.Call, req []byte) ([]byt
 
 var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 
-// guestName is the guest's configured name, else one made from its source: the file or
-// repository name without ".wasm", a tag or a digest ("oci://ghcr.io/hyper-mcp-rs/time-plugin:1"
-// → "time-plugin"), else "plugin".
-func guestName(c *kind.Call) string {
-	if c.Guest != "" {
-		return c.Guest
-	}
-	src := c.Source
+// GuestName implements kind.Namer: a plugin the config does not name is named after its
+// source, the file or repository name without ".wasm", a tag or a digest
+// ("oci://ghcr.io/hyper-mcp-rs/time-plugin:1" → "time-plugin"), else "plugin".
+func (Kind) GuestName(source string) string {
+	src := source
 	if strings.HasPrefix(src, "oci://") {
 		if i := strings.Index(src, "@"); i >= 0 {
 			src = src[:i]
@@ -275,7 +276,7 @@ func guestName(c *kind.Call) string {
 		base = base[:64]
 	}
 	if base == "" {
-		return "plugin"
+		return manifestName
 	}
 	return base
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -37,11 +36,8 @@ func TestGuestName(t *testing.T) {
 		"https://example.com/p/hash.wasm":                "hash",
 		"":                                               "plugin",
 	} {
-		if got := guestName(&kind.Call{Source: src}); got != want {
+		if got := (Kind{}).GuestName(src); got != want {
 			t.Errorf("guestName(%q) = %q, want %q", src, got, want)
 		}
-	}
-	if got := guestName(&kind.Call{Guest: "named", Source: "x.wasm"}); got != "named" {
-		t.Errorf("a configured name: %q", got)
 	}
 }
