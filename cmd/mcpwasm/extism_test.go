@@ -169,3 +169,52 @@ func TestExtismWatchReloadAndStop(t *testing.T) {
 		break
 	}
 }
+
+// Over MCP (stdio, JSON-RPC as a client sends it): a v2 plugin's completion and its progress
+// report for the call's progressToken; a v1 plugin's log lines as notifications/message at the
+// level the client set.
+func TestExtismCompletionProgressLogging(t *testing.T) {
+	s := startServer(t, filepath.Join(extismTestdata, "v2.wasm"))
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"b"}}}`)
+	if l := s.recv(); !strings.Contains(l, `"values":["prompt","b-one"]`) {
+		t.Errorf("completion: %s", l)
+	}
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"p1"}}}`)
+	if l := s.recv(); !strings.Contains(l, `"method":"notifications/progress"`) || !strings.Contains(l, `"progress":3`) || !strings.Contains(l, `"progressToken":"p1"`) {
+		t.Errorf("progress: %s", l)
+	}
+	if isErr, _ := toolResult(t, s.recv()); isErr {
+		t.Errorf("echo failed")
+	}
+
+	s = startServer(t, filepath.Join(extismTestdata, "v1.wasm"))
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"info"}}`)
+	if l := s.recv(); !strings.Contains(l, `"id":4,"result"`) {
+		t.Fatalf("setLevel: %s", l)
+	}
+	s.send(callLine(5, "log", `{}`))
+	var logs []string
+	for {
+		l := s.recv()
+		if strings.Contains(l, `"method":"notifications/message"`) {
+			var n struct {
+				Params struct {
+					Level string
+					Data  string
+				}
+			}
+			json.Unmarshal([]byte(l), &n)
+			logs = append(logs, n.Params.Level+":"+n.Params.Data)
+			continue
+		}
+		if _, text := toolResult(t, l); text != "level=2" {
+			t.Errorf("log: %s", l)
+		}
+		break
+	}
+	if strings.Join(logs, " ") != "info:i warning:w error:e" {
+		t.Errorf("log notifications: %q", logs)
+	}
+}
