@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -175,5 +177,40 @@ func TestExtismPluginLimits(t *testing.T) {
 	out, err = g.Call(ctx, "echo", []byte(`{"text":"alive"}`))
 	if s, _ := toolText(t, out); err != nil || s != "alive" {
 		t.Errorf("after: %s %v", out, err)
+	}
+}
+
+// fixedResolver answers every name with addrs.
+type fixedResolver []netip.Addr
+
+func (r fixedResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return r, nil
+}
+
+// The SSRF cases mcpwasm guests are held to hold for a plugin's http_request: a granted name
+// that resolves to a private, link-local (metadata), loopback or IPv4-mapped address is
+// refused before any connection, and an IP literal in an ambiguous form is refused.
+func TestExtismPluginSSRF(t *testing.T) {
+	wasm := extismPlugin(t, "v1")
+	for _, tc := range []struct {
+		addr, url, want string
+	}{
+		{"10.0.0.5", "http://internal.example/", `net: "internal.example" resolves to 10.0.0.5, a private address`},
+		{"169.254.169.254", "http://metadata.example/latest/", `net: "metadata.example" resolves to 169.254.169.254, a link-local address`},
+		{"127.0.0.1", "http://local.example/", `net: "local.example" resolves to 127.0.0.1, a loopback address`},
+		{"::ffff:10.1.2.3", "http://mapped.example/", `net: "mapped.example" resolves to 10.1.2.3, a private address`},
+		{"93.184.216.34", "http://0x7f000001/", `net: host "0x7f000001" is an ambiguous numeric address`},
+	} {
+		h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: cacheDir,
+			Net: peer.Net{Resolver: fixedResolver{netip.MustParseAddr(tc.addr)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := load(t, h, wasm, &runtime.GuestConfig{Source: "v1.wasm", Grants: policy.Grants{Net: []string{"*"}}})
+		_, err = g.Call(context.Background(), "http", []byte(fmt.Sprintf(`{"url":%q}`, tc.url)))
+		if err == nil || !strings.Contains(err.Error(), "http_request: refused: "+tc.want) {
+			t.Errorf("%s (%s): %v, want %q", tc.url, tc.addr, err, tc.want)
+		}
+		h.Close(context.Background())
 	}
 }
