@@ -83,7 +83,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	inst.intr.init(mod, g.host.watch)
 	inst.budget.Rate = &g.logRate
 	// Bound before the start runs, so what a start asks of the host is known (StartRequest).
-	inst.call = kind.Call{Guest: g.name, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
+	inst.call = kind.Call{Guest: g.name, Config: g.config, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
 	kind.Bind(mod, &inst.call)
 	if snap != nil {
 		err = inst.restore(mod, snap)
@@ -200,6 +200,9 @@ func (inst *instance) Interrupted() bool { return inst.intr.interrupted() != 0 }
 
 // Memory implements kind.Instance.
 func (inst *instance) Memory() api.Memory { return inst.mem }
+
+// Module implements kind.Instance.
+func (inst *instance) Module() *kind.Module { return moduleOf(inst.g.compiled) }
 
 // Region implements kind.Instance.
 func (inst *instance) Region(ptr, n uint32) ([]byte, error) {
