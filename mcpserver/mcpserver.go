@@ -97,7 +97,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	reg.configure(&sopts, guests) // completions and subscriptions (registry.go)
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
 	registries.Store(s, reg)
-	SetTaskOptions(s, o.Tasks) // tasks.go
+	SetTaskOptions(s, o.Tasks)                   // tasks.go
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
 	s.AddReceivingMiddleware(revisionMiddleware) // revision.go
 	for _, g := range guests {

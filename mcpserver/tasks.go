@@ -164,9 +164,9 @@ type task struct {
 	finished  time.Time // zero while running
 	result    json.RawMessage
 	rpcErr    *jsonrpc.Error
-	asked     mcp.InputRequestMap         // input requests not answered yet
+	asked     mcp.InputRequestMap          // input requests not answered yet
 	answered  map[string]mcp.InputResponse // answers of the current round
-	answerCh  chan struct{}               // closed when asked is empty
+	answerCh  chan struct{}                // closed when asked is empty
 	resultLen int
 }
 
