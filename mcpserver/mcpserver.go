@@ -295,6 +295,8 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 			}
 		},
 	}
+	// A progress report makes a task-eligible call a task (tasks.go), token or not.
+	signal := progressSignal(ctx)
 	if token != nil && ss != nil {
 		// "The progress value MUST increase with each notification" (Utilities › Progress):
 		// a report that does not exceed the last one sent is dropped, not relayed as a
@@ -302,6 +304,9 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 		var mu sync.Mutex
 		last, sent := 0.0, false
 		h.Progress = func(progress, total float64, msg string) {
+			if signal != nil {
+				signal()
+			}
 			mu.Lock()
 			if sent && !(progress > last) {
 				mu.Unlock()
@@ -311,6 +316,8 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 			mu.Unlock()
 			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: max(total, 0), Message: msg})
 		}
+	} else if signal != nil {
+		h.Progress = func(float64, float64, string) { signal() }
 	}
 	return h
 }

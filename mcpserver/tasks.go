@@ -283,7 +283,7 @@ func (ts *taskServer) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 				}
 				break
 			}
-			return ts.start(ctx, next, r)
+			return ts.start(ctx, next, r, support)
 		case "initialize", "server/discover":
 			res, err := next(ctx, method, req)
 			if err != nil || !ts.advertised() {
@@ -458,10 +458,17 @@ func (ts *taskServer) dropOldestFinished() bool {
 	return true
 }
 
-// start registers a task for r, runs it detached, and answers the CreateTaskResult: the
-// task is reachable by tasks/get before this returns (SEP-2663 "durable create").
-func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.CallToolRequest) (mcp.Result, error) {
-	now := ts.now()
+// start runs r's guest call detached and answers tools/call at the first of these events:
+//
+//   - the guest reports progress: the call becomes a task, registered before the
+//     CreateTaskResult goes out (SEP-2663 "durable create"), and the guest runs on;
+//   - the call ends with input requests (2026-07-28, clientreq.go) before that: the
+//     input-required result is the answer, a synchronous round (SEP-2322) — input asked up
+//     front is gathered before the task exists (SEP-2663 "MRTR → Tasks composition");
+//   - the call ends otherwise: a "required" tool answers a task that has already finished,
+//     an "optional" one its result as it is (SEP-2663's immediate-result shortcut);
+//   - the client goes away first: the guest is stopped.
+func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.CallToolRequest, support string) (mcp.Result, error) {
 	// A session of a revision before 2026-07-28 owns its tasks; a 2026-07-28 request's
 	// session lasts the request only.
 	var owner *mcp.ServerSession
@@ -469,32 +476,86 @@ func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.
 		owner = r.Session
 	}
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	t := &task{id: newTaskID(), owner: owner, created: now, updated: now, status: TaskWorking, cancel: cancel}
+	t := &task{owner: owner, status: TaskWorking, cancel: cancel}
+	progressed := make(chan struct{})
+	var once sync.Once
+	signal := func() { once.Do(func() { close(progressed) }) }
+	first := make(chan roundResult, 1)
+	created := make(chan struct{}) // closed once t is registered (or never will be)
+	go ts.run(context.WithValue(tctx, taskStartKey{}, signal), t, next, r, first, created)
+
+	var rr roundResult
+	select {
+	case <-ctx.Done():
+		cancel()
+		close(created)
+		return nil, ctx.Err()
+	case rr = <-first:
+	case <-progressed:
+	}
+	select {
+	case <-progressed: // the guest reported progress (perhaps finishing soon after): a task
+		e, err := ts.register(t, r.Params.Name)
+		close(created) // run settles t from its first round on
+		if err != nil {
+			return nil, err
+		}
+		ts.watchSession(tctx, t)
+		return e, nil
+	default:
+	}
+	// The call ended before it reported progress.
+	if rr.err != nil || rr.inputRequired() || support != abi.TaskRequired {
+		cancel()
+		close(created)
+		return rr.res, rr.err
+	}
+	defer close(created)
+	e, err := ts.register(t, r.Params.Name)
+	if err != nil {
+		return nil, err
+	}
+	ts.settle(t, rr)
 	ts.mu.Lock()
+	e = ts.envelope(t, false)
+	ts.mu.Unlock()
+	e.ResultType = "task"
+	return e, nil
+}
+
+// register gives t its id and keeps it: the CreateTaskResult of t, or -32603 when the server
+// holds MaxTasks tasks already.
+func (ts *taskServer) register(t *task, tool string) (*taskEnvelope, error) {
+	now := ts.now()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
 	ts.sweep(now)
 	for len(ts.tasks) >= ts.opts.MaxTasks && ts.dropOldestFinished() {
 	}
 	if len(ts.tasks) >= ts.opts.MaxTasks {
-		ts.mu.Unlock()
-		cancel()
+		t.cancel()
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("tool %q: the server already runs %d tasks (its limit); try again when one has finished", r.Params.Name, ts.opts.MaxTasks)}
+			Message: fmt.Sprintf("tool %q: the server already holds %d tasks (its limit); try again when one has finished", tool, ts.opts.MaxTasks)}
 	}
+	t.id, t.created, t.updated = newTaskID(), now, now
 	ts.tasks[t.id] = t
 	e := ts.envelope(t, false)
-	ts.mu.Unlock()
 	e.ResultType = "task"
-	if owner != nil {
-		go func() {
-			select {
-			case <-tctx.Done():
-			case <-sessionDone(owner):
-				ts.finishCancelled(t, "the session ended")
-			}
-		}()
-	}
-	go ts.run(tctx, t, next, r)
 	return e, nil
+}
+
+// watchSession cancels t when its owning session ends.
+func (ts *taskServer) watchSession(ctx context.Context, t *task) {
+	if t.owner == nil {
+		return
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-sessionDone(t.owner):
+			ts.finishCancelled(t, "the session ended")
+		}
+	}()
 }
 
 // sessionDone is closed when ss ends.
@@ -505,6 +566,16 @@ func sessionDone(ss *mcp.ServerSession) <-chan struct{} {
 		close(done)
 	}()
 	return done
+}
+
+// taskStartKey carries the func a guest's progress report calls (callHooks) to make its
+// call a task.
+type taskStartKey struct{}
+
+// progressSignal is the func in ctx that a progress report calls, or nil.
+func progressSignal(ctx context.Context) func() {
+	f, _ := ctx.Value(taskStartKey{}).(func())
+	return f
 }
 
 // callRecord receives the runtime error of a guest call (toolHandler), which the task
@@ -520,31 +591,49 @@ func recordCallError(ctx context.Context, err error) {
 	}
 }
 
-// run runs t's tools/call until it finishes: each round that ends with input requests parks
-// the task in input_required until tasks/update has answered all of them, then the call runs
-// again with the answers and the round's requestState (clientreq.go's replay).
-func (ts *taskServer) run(ctx context.Context, t *task, next mcp.MethodHandler, r *mcp.CallToolRequest) {
+// roundResult is what one run of the guest's tools/call answered.
+type roundResult struct {
+	res     mcp.Result
+	err     error
+	callErr error // the runtime error behind a tool-error result (callRecord)
+}
+
+// inputRequired reports an input-required result (the call asks the client).
+func (rr roundResult) inputRequired() bool {
+	ctr, _ := rr.res.(*mcp.CallToolResult)
+	return rr.err == nil && ctr != nil && len(ctr.InputRequests) > 0
+}
+
+// run runs t's tools/call: the first round's result goes to first unless t was registered
+// by then (created is closed either way; t.id == "" means it never was). From then on each
+// round that ends with input requests parks the task in input_required until tasks/update
+// has answered all of them, and the call runs again with the answers and the round's
+// requestState (clientreq.go's replay); any other end settles the task.
+func (ts *taskServer) run(ctx context.Context, t *task, next mcp.MethodHandler, r *mcp.CallToolRequest, first chan<- roundResult, created <-chan struct{}) {
 	defer t.cancel()
 	params := *r.Params
 	req := *r
 	req.Params = &params
-	for {
+	for round := 0; ; round++ {
 		rec := &callRecord{}
 		res, err := next(context.WithValue(ctx, callRecordKey{}, rec), "tools/call", &req)
+		rr := roundResult{res: res, err: err, callErr: rec.err}
+		if round == 0 {
+			first <- rr
+			<-created
+			ts.mu.Lock()
+			registered, done := t.id != "", !t.finished.IsZero()
+			ts.mu.Unlock()
+			if !registered || done { // answered in the request, or settled by start
+				return
+			}
+		}
 		if ctx.Err() != nil {
 			ts.finishCancelled(t, "cancelled")
 			return
 		}
-		if err != nil {
-			var je *jsonrpc.Error
-			if !errors.As(withCode(err), &je) {
-				je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-			}
-			ts.finish(t, TaskFailed, nil, je)
-			return
-		}
-		ctr, _ := res.(*mcp.CallToolResult)
-		if ctr != nil && len(ctr.InputRequests) > 0 {
+		if rr.inputRequired() {
+			ctr := res.(*mcp.CallToolResult)
 			answers, ok := ts.waitInput(ctx, t, ctr.InputRequests)
 			if !ok {
 				ts.finishCancelled(t, "cancelled")
@@ -554,22 +643,37 @@ func (ts *taskServer) run(ctx context.Context, t *task, next mcp.MethodHandler, 
 			params.InputResponses = answers
 			continue
 		}
-		if rec.err != nil && !errors.Is(rec.err, runtime.ErrInvalidArguments) {
-			if errors.Is(rec.err, runtime.ErrCancelled) || errors.Is(rec.err, context.Canceled) {
-				ts.finishCancelled(t, "cancelled")
-				return
-			}
-			ts.finish(t, TaskFailed, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: rec.err.Error()})
-			return
-		}
-		b, err := json.Marshal(res)
-		if err != nil {
-			ts.finish(t, TaskFailed, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "encoding the result: " + err.Error()})
-			return
-		}
-		ts.finish(t, TaskCompleted, b, nil)
+		ts.settle(t, rr)
 		return
 	}
+}
+
+// settle ends t with the outcome of its last round: failed for a JSON-RPC error or a host
+// failure (trap, time or memory limit, ABI), cancelled for a cancelled call, else completed
+// with the result (a tool error is completed with isError).
+func (ts *taskServer) settle(t *task, rr roundResult) {
+	if rr.err != nil {
+		var je *jsonrpc.Error
+		if !errors.As(withCode(rr.err), &je) {
+			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: rr.err.Error()}
+		}
+		ts.finish(t, TaskFailed, nil, je)
+		return
+	}
+	if ce := rr.callErr; ce != nil && !errors.Is(ce, runtime.ErrInvalidArguments) {
+		if errors.Is(ce, runtime.ErrCancelled) || errors.Is(ce, context.Canceled) {
+			ts.finishCancelled(t, "cancelled")
+			return
+		}
+		ts.finish(t, TaskFailed, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: ce.Error()})
+		return
+	}
+	b, err := json.Marshal(rr.res)
+	if err != nil {
+		ts.finish(t, TaskFailed, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "encoding the result: " + err.Error()})
+		return
+	}
+	ts.finish(t, TaskCompleted, b, nil)
 }
 
 // waitInput parks t in input_required with asked until tasks/update answered every key;
