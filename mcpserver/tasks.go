@@ -327,15 +327,43 @@ func withTasksCapability(res mcp.Result) mcp.Result {
 }
 
 // listWithExecution is a tools/list result whose tools carry MCP's "execution" object,
-// which mcp.Tool lacks.
+// which mcp.Tool lacks. It is the SDK's result (which the SDK still completes after the
+// middleware — resultType, caching fields), with "execution" added when it is encoded.
 type listWithExecution struct {
-	mcp.ResultBase
-	Tools      []json.RawMessage `json:"tools"`
-	NextCursor string            `json:"nextCursor,omitempty"`
+	*mcp.ListToolsResult
+	support map[string]string // tool name → task support
 }
 
-// withExecution adds "execution": {"taskSupport": …} to the tools of res that support
-// tasks; res is returned as it is when none does.
+// MarshalJSON encodes the SDK's result and adds "execution": {"taskSupport": …} to each tool
+// that supports tasks.
+func (l *listWithExecution) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(l.ListToolsResult)
+	if err != nil {
+		return nil, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return nil, err
+	}
+	var tools []map[string]json.RawMessage
+	if err := json.Unmarshal(top["tools"], &tools); err != nil {
+		return nil, err
+	}
+	for _, t := range tools {
+		var name string
+		_ = json.Unmarshal(t["name"], &name)
+		if s := l.support[name]; s != "" {
+			t["execution"], _ = json.Marshal(abi.ToolExecution{TaskSupport: s})
+		}
+	}
+	if top["tools"], err = json.Marshal(tools); err != nil {
+		return nil, err
+	}
+	return json.Marshal(top)
+}
+
+// withExecution wraps res so that its tools that support tasks carry "execution"; res is
+// returned as it is when none does.
 func (ts *taskServer) withExecution(res mcp.Result) mcp.Result {
 	r, ok := res.(*mcp.ListToolsResult)
 	if !ok {
@@ -347,25 +375,7 @@ func (ts *taskServer) withExecution(res mcp.Result) mcp.Result {
 	if !slices.ContainsFunc(r.Tools, func(t *mcp.Tool) bool { return t != nil && support[t.Name] != "" }) {
 		return res
 	}
-	out := &listWithExecution{ResultBase: mcp.ResultBase{Meta: r.Meta}, NextCursor: r.NextCursor, Tools: make([]json.RawMessage, 0, len(r.Tools))}
-	for _, t := range r.Tools {
-		b, err := json.Marshal(t)
-		if err != nil {
-			return res
-		}
-		if s := support[t.Name]; s != "" {
-			var m map[string]json.RawMessage
-			if json.Unmarshal(b, &m) != nil {
-				return res
-			}
-			m["execution"], _ = json.Marshal(abi.ToolExecution{TaskSupport: s})
-			if b, err = json.Marshal(m); err != nil {
-				return res
-			}
-		}
-		out.Tools = append(out.Tools, b)
-	}
-	return out
+	return &listWithExecution{ListToolsResult: r, support: support}
 }
 
 // taskEnvelope is the Task object of SEP-2663, flat in a CreateTaskResult and in tasks/get's
