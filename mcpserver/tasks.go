@@ -148,6 +148,8 @@ type taskServer struct {
 	support map[string]string // tool name → abi.TaskOptional or abi.TaskRequired
 	tasks   map[string]*task
 	bytes   int // JSON bytes of the results kept
+
+	running sync.WaitGroup // guest calls of tasks (run) not yet returned
 }
 
 // task is one detached tools/call.
@@ -168,6 +170,15 @@ type task struct {
 	answered  map[string]mcp.InputResponse // answers of the current round
 	answerCh  chan struct{}                // closed when asked is empty
 	resultLen int
+	changed   chan struct{} // closed (and replaced) at every change of status
+}
+
+// touch records a change of t's status. ts.mu is held.
+func (t *task) touch() {
+	if t.changed != nil {
+		close(t.changed)
+	}
+	t.changed = make(chan struct{})
 }
 
 // taskServers maps an *mcp.Server to its *taskServer, made when a first tool supporting
@@ -492,6 +503,7 @@ func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.
 	signal := func() { once.Do(func() { close(progressed) }) }
 	first := make(chan roundResult, 1)
 	created := make(chan struct{}) // closed once t is registered (or never will be)
+	ts.running.Add(1)
 	go ts.run(context.WithValue(tctx, taskStartKey{}, signal), t, next, r, first, created)
 
 	var rr roundResult
@@ -548,6 +560,7 @@ func (ts *taskServer) register(t *task, tool string) (*taskEnvelope, error) {
 			Message: fmt.Sprintf("tool %q: the server already holds %d tasks (its limit); try again when one has finished", tool, ts.opts.MaxTasks)}
 	}
 	t.id, t.created, t.updated = newTaskID(), now, now
+	t.touch()
 	ts.tasks[t.id] = t
 	e := ts.envelope(t, false)
 	e.ResultType = "task"
@@ -620,6 +633,7 @@ func (rr roundResult) inputRequired() bool {
 // has answered all of them, and the call runs again with the answers and the round's
 // requestState (clientreq.go's replay); any other end settles the task.
 func (ts *taskServer) run(ctx context.Context, t *task, next mcp.MethodHandler, r *mcp.CallToolRequest, first chan<- roundResult, created <-chan struct{}) {
+	defer ts.running.Done()
 	defer t.cancel()
 	params := *r.Params
 	req := *r
@@ -697,6 +711,7 @@ func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputReq
 	}
 	t.status, t.message, t.updated = TaskInputRequired, "", ts.now()
 	t.asked, t.answered, t.answerCh = maps.Clone(asked), map[string]mcp.InputResponse{}, ch
+	t.touch()
 	ts.mu.Unlock()
 	select {
 	case <-ctx.Done():
@@ -707,6 +722,7 @@ func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputReq
 	defer ts.mu.Unlock()
 	answers := mcp.InputResponseMap(t.answered)
 	t.status, t.updated, t.asked, t.answered, t.answerCh = TaskWorking, ts.now(), nil, nil, nil
+	t.touch()
 	return answers, true
 }
 
@@ -729,6 +745,7 @@ func (ts *taskServer) finish(t *task, status string, result json.RawMessage, rpc
 	t.result, t.rpcErr, t.resultLen = result, rpcErr, len(result)
 	t.asked, t.answered = nil, nil
 	ts.bytes += len(result)
+	t.touch()
 }
 
 // finishCancelled ends t as cancelled unless it already ended, and stops its guest.
@@ -738,6 +755,7 @@ func (ts *taskServer) finishCancelled(t *task, message string) {
 		now := ts.now()
 		t.status, t.message, t.updated, t.finished = TaskCancelled, message, now, now
 		t.asked, t.answered = nil, nil
+		t.touch()
 	}
 	ts.mu.Unlock()
 	t.cancel()
