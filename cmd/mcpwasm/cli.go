@@ -400,7 +400,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
 		ServerOptions: sopts, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger, Names: toolNames,
-		TracerProvider: obs.tp, RequestStateKey: stateKey})
+		TracerProvider: obs.tp, RequestStateKey: stateKey, GuestTasks: guestTasks(cfg, gs)})
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -446,7 +446,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			}
 			if sp.path != "" {
 				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i],
-					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger, Names: toolNames, RequestStateKey: stateKey}})
+					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger, Names: toolNames, RequestStateKey: stateKey, Tasks: guestTasks(cfg, gs)[gs[i].Name()]}})
 			}
 		}
 		wg.Go(func() { watchGuests(ctx, &wg, h, srv, ws, logger) })

@@ -73,6 +73,9 @@ type Guest struct {
 	// Isolation is "shared", "session" or "call" (runtime.Isolation); empty means the
 	// command line's (serve --isolation, default shared).
 	Isolation string `json:"isolation,omitempty"`
+	// Tasks caps the task support of the guest's tools ("forbidden", "optional",
+	// "required"; mcpserver.TaskCaps); empty keeps what the manifest declares.
+	Tasks string `json:"tasks,omitempty"`
 	// Signature, when set, is the Sigstore policy the module must satisfy before it is
 	// stored (ship.go); it overrides the registry's in Ship.Signatures.
 	Signature *Signature `json:"signature,omitempty"`
@@ -82,6 +85,8 @@ type Guest struct {
 type Tool struct {
 	Grants *Grants `json:"grants,omitempty"`
 	Limits Limits  `json:"limits,omitzero"`
+	// Tasks caps this tool's task support (see Guest.Tasks).
+	Tasks string `json:"tasks,omitempty"`
 }
 
 // Grants mirrors runtime.Grants in the file's vocabulary.
