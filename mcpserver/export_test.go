@@ -52,17 +52,3 @@ func SetTaskClock(s *mcp.Server, now func() time.Time) {
 	defer ts.mu.Unlock()
 	ts.now = now
 }
-
-// StopTasks cancels the running tasks of s and waits until their guest calls returned.
-func StopTasks(s *mcp.Server) {
-	ts := tasksOf(s)
-	if ts == nil {
-		return
-	}
-	ts.mu.Lock()
-	for _, t := range ts.tasks {
-		t.cancel()
-	}
-	ts.mu.Unlock()
-	ts.running.Wait()
-}

@@ -846,3 +846,33 @@ func (ts *taskServer) cancelTask(_ context.Context, ss *mcp.ServerSession, p *ta
 	ts.finishCancelled(t, "cancelled by the client")
 	return &ackResult{ResultType: "complete"}, nil
 }
+
+// StopTasks cancels every running task of s (they end "cancelled") and waits until their
+// guest calls have returned, or ctx ends (its error is returned). Call it before closing the
+// runtime.Host that runs the guests. A server without tasks returns at once.
+func StopTasks(ctx context.Context, s *mcp.Server) error {
+	ts := tasksOf(s)
+	if ts == nil {
+		return nil
+	}
+	ts.mu.Lock()
+	running := make([]*task, 0, len(ts.tasks))
+	for _, t := range ts.tasks {
+		running = append(running, t)
+	}
+	ts.mu.Unlock()
+	for _, t := range running {
+		ts.finishCancelled(t, "the server stopped")
+	}
+	done := make(chan struct{})
+	go func() {
+		ts.running.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -42,7 +42,7 @@ func taskServer(t *testing.T, opts *mcpserver.Options) (*mcp.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { mcpserver.StopTasks(s) }) // before the host closes
+	t.Cleanup(func() { _ = mcpserver.StopTasks(context.Background(), s) }) // before the host closes
 	hs := httptest.NewServer(mcpserver.NewHTTPHandler(s, &mcpserver.HTTPOptions{JSONResponse: true}))
 	t.Cleanup(hs.Close)
 	return s, hs.URL

@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -184,10 +185,12 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			b, _ := io.ReadAll(body)
 			body.Close()
 			cancel = bytes.Contains(b[:min(len(b), 4096)], []byte(`"notifications/cancelled"`))
-			if t.raw != nil {
-				if msg, err := jsonrpc.DecodeMessage(b); err == nil {
-					callID = t.raw.sent(msg)
-				}
+			msg, err := jsonrpc.DecodeMessage(b)
+			if err == nil && t.raw != nil {
+				callID = t.raw.sent(msg)
+			}
+			if err == nil {
+				req = taskNameHeader(req, msg)
 			}
 		}
 	}
@@ -200,4 +203,28 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sse: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")}
 	}
 	return resp, err
+}
+
+// taskNameHeader returns req with the Mcp-Name header that SEP-2663 requires on tasks/get,
+// tasks/update and tasks/cancel of 2026-07-28 (their params.taskId), which the SDK sets only
+// for the methods it knows (tools/call, prompts/get, resources/read).
+func taskNameHeader(req *http.Request, msg jsonrpc.Message) *http.Request {
+	r, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Header.Get("Mcp-Name") != "" || req.Header.Get("MCP-Protocol-Version") == "" {
+		return req
+	}
+	switch r.Method {
+	case "tasks/get", "tasks/update", "tasks/cancel":
+	default:
+		return req
+	}
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	if json.Unmarshal(r.Params, &p) != nil || p.TaskID == "" {
+		return req
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Mcp-Name", p.TaskID)
+	return req
 }

@@ -264,6 +264,7 @@ func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCou
 		co.Capabilities = &mcp.ClientCapabilities{} // no roots: we have none to offer
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: o.Name, Version: o.Version}, &co)
+	registerTaskMethods(client) // tasks.go
 	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout, tracker))
 	client.AddReceivingMiddleware(unsupportedRequests(&co)) // unsupported.go
 	var so *mcp.ClientSessionOptions

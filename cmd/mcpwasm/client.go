@@ -102,6 +102,9 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	if err != nil {
 		return ExitUsage, err
 	}
+	if cmd == "call" {
+		co = withTasks(co) // a server may answer with a task (tasks.go)
+	}
 	hf := hostFlags{logLevel: *logLevel}
 	logger, err := hf.logger(stderr)
 	if err != nil {
@@ -142,7 +145,9 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	defer sess.Close()
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, progress)
+	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, progress, func(ctx context.Context, t *upstream.Task) (*upstream.ExactResult, error) {
+		return followTask(ctx, sess, t, co, stderr)
+	})
 	if err != nil && ctx.Err() != nil {
 		return ExitError, errors.New("interrupted; the request was cancelled")
 	}
@@ -199,7 +204,10 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
-func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, progress *progressPrinter) (int, error) {
+//
+// A tools/call answered with a task (the tasks extension) is followed by follow, whose result
+// is printed as the call's.
+func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, progress *progressPrinter, follow func(context.Context, *upstream.Task) (*upstream.ExactResult, error)) (int, error) {
 	var out any
 	code := ExitOK
 	var err error
@@ -243,6 +251,11 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 		var res *upstream.ExactResult
 		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", progress.notify)
 		progress.done()
+		if err == nil {
+			if t, ok := upstream.CreatedTask(res.Raw); ok {
+				res, err = follow(ctx, t)
+			}
+		}
 		if err == nil {
 			out = json.RawMessage(res.Raw)
 			if res.IsError {

@@ -17,7 +17,7 @@ import (
 // execution.taskSupport (ABI.md §4); the host makes a call a task when the guest reports
 // progress (ABI.md §4: "the long part begins"), answers tasks/*, and gathers the input a
 // guest asks before that in synchronous rounds. slow_compute and failing_job wait on the
-// clock, which .ci/conformance.sh grants.
+// clock (they request it; .ci/conformance.sh grants it).
 
 func addTaskTools() {
 	task := func(support string) *abi.ToolExecution { return &abi.ToolExecution{TaskSupport: support} }
@@ -31,6 +31,7 @@ func addTaskTools() {
 			return abi.TextResult(fmt.Sprintf("Hello, %s!", in.Name)), nil
 		})
 	guest.AddRawTool(abi.Tool{Name: "slow_compute", Description: "Waits seconds, then answers label (a task when the client supports them)", Execution: task(abi.TaskOptional),
+		Requests:    abi.Requests{Clock: true},
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"seconds":{"type":"number","minimum":0},"label":{"type":"string"}}}`)},
 		func(ctx context.Context, args json.RawMessage) (*abi.Result, error) {
 			var in struct {
@@ -43,6 +44,7 @@ func addTaskTools() {
 			return abi.TextResult(fmt.Sprintf("Computed %s after %gs", in.Label, in.Seconds)), nil
 		})
 	guest.AddRawTool(abi.Tool{Name: "failing_job", Description: "Fails as a tool after a second (only as a task)", Execution: task(abi.TaskRequired),
+		Requests:    abi.Requests{Clock: true},
 		InputSchema: json.RawMessage(noArgs)},
 		func(context.Context, json.RawMessage) (*abi.Result, error) {
 			guest.Progress(0, 1, "working")
