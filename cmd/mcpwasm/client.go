@@ -204,7 +204,6 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
-//
 // A tools/call answered with a task (the tasks extension) is followed by follow, whose result
 // is printed as the call's.
 func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, progress *progressPrinter, follow func(context.Context, *upstream.Task) (*upstream.ExactResult, error)) (int, error) {
