@@ -137,7 +137,7 @@ func (c *procConn) waitExit() bool {
 // httpTransport is the SDK's Streamable HTTP client transport (MCP spec 2025-11-25
 // "Transports › Streamable HTTP") with the operator's headers on every request and, unless
 // MaxLineBytes says otherwise, no cap on one server-sent event.
-func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) mcp.Transport {
+func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults, pr *probe) mcp.Transport {
 	base := o.HTTPClient
 	if base == nil {
 		base = http.DefaultClient
@@ -148,7 +148,7 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) 
 	}
 	hc := *base
 	endpoint, _ := url.Parse(spec.URL) // nil (unparsable): no request is the endpoint's origin
-	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw}
+	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw, probe: pr}
 	hc.CheckRedirect = redirectPolicy(endpoint, spec.Headers, base.CheckRedirect)
 	maxEvent := o.MaxLineBytes
 	if maxEvent <= 0 {
@@ -167,6 +167,7 @@ type headerTransport struct {
 	headers  map[string]string
 	cancels  *cancelCount
 	raw      *rawResults // nil: record nothing
+	probe    *probe      // told of each HTTP answer to a server/discover POST; nil: none
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -178,7 +179,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	cancel := false
+	cancel, discover := false, false
 	var callID string // JSON of the id of a tools/call whose raw result is wanted
 	if req.Method == http.MethodPost && req.GetBody != nil {
 		if body, err := req.GetBody(); err == nil {
@@ -191,10 +192,15 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			if err == nil {
 				req = taskNameHeader(req, msg)
+				r, ok := msg.(*jsonrpc.Request)
+				discover = ok && r.Method == "server/discover"
 			}
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if discover && err == nil {
+		t.probe.answer()
+	}
 	if cancel && err == nil {
 		t.cancels.sent.Add(1)
 	}
