@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/progress"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -130,7 +131,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	if !*serverLogs {
 		serverStderr = withNotices(tail, stderr) // its warnings still show (notice.go)
 	}
-	progress := newProgressPrinter(stderr)
+	bar := progress.New(stderr, isTerminal(stderr))
 	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger), Client: co,
 		ConnectTimeout: *connectTimeout, Stderr: serverStderr})
 	if err != nil {
@@ -145,7 +146,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	defer sess.Close()
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, progress, func(ctx context.Context, t *upstream.Task) (*upstream.ExactResult, error) {
+	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, bar, func(ctx context.Context, t *upstream.Task) (*upstream.ExactResult, error) {
 		return followTask(ctx, sess, t, co, stderr)
 	})
 	if err != nil && ctx.Err() != nil {
@@ -206,7 +207,7 @@ func (t *tailBuffer) String() string {
 
 // A tools/call answered with a task (the tasks extension) is followed by follow, whose result
 // is printed as the call's.
-func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, progress *progressPrinter, follow func(context.Context, *upstream.Task) (*upstream.ExactResult, error)) (int, error) {
+func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, bar *progress.Printer, follow func(context.Context, *upstream.Task) (*upstream.ExactResult, error)) (int, error) {
 	var out any
 	code := ExitOK
 	var err error
@@ -248,8 +249,10 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 			}
 		}
 		var res *upstream.ExactResult
-		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", progress.notify)
-		progress.done()
+		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", func(n *mcp.ProgressNotificationParams) {
+			bar.Step(n.Progress, n.Total, n.Message)
+		})
+		bar.Done()
 		if err == nil {
 			if t, ok := upstream.CreatedTask(res.Raw); ok {
 				res, err = follow(ctx, t)
