@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/exactjson"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -54,6 +56,11 @@ type Task struct {
 	Error          *TaskError                 `json:"error,omitempty"`         // failed
 	InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"` // input_required: requests by key
 	RequestState   string                     `json:"requestState,omitempty"`  // never on the tasks wire
+	// PollInterval is SEP-1686's name of PollIntervalMs (2025-11-25 servers).
+	PollInterval int64 `json:"pollInterval,omitempty"`
+	// Legacy marks a task of the 2025-11-25 tasks utility (SEP-1686): its result comes from
+	// tasks/result (LegacyTaskResult), not from tasks/get.
+	Legacy bool `json:"-"`
 }
 
 // TaskError is a failed task's JSON-RPC error.
@@ -71,19 +78,136 @@ func registerTaskMethods(c *mcp.Client) {
 		// Not standard MCP methods, so registering cannot fail.
 		_ = mcp.AddSendingCustomMethod[*TaskParams, *Task](c, m)
 	}
+	_ = mcp.AddSendingCustomMethod[*TaskParams, *rawResult](c, "tasks/result") // SEP-1686
 }
 
 // CreatedTask returns the task of a raw tools/call result that is a CreateTaskResult
 // ({"resultType": "task", "taskId", "status", …}); false for any other result.
+//
+// A 2025-11-25 server (SEP-1686) answers a call sent with the "task" param
+// (CallToolAsTask) with {"task": {"taskId", "status", …}}: that is a task too, Legacy.
 func CreatedTask(raw []byte) (*Task, bool) {
 	if !bytes.Contains(raw, []byte(`"taskId"`)) {
 		return nil, false
 	}
 	var t Task
-	if json.Unmarshal(raw, &t) != nil || t.ResultType != "task" || t.TaskID == "" {
-		return nil, false
+	if json.Unmarshal(raw, &t) == nil && t.ResultType == "task" && t.TaskID != "" {
+		return &t, true
 	}
-	return &t, true
+	var legacy struct {
+		Task *Task `json:"task"`
+	}
+	if json.Unmarshal(raw, &legacy) == nil && legacy.Task != nil && legacy.Task.TaskID != "" {
+		legacy.Task.Legacy = true
+		return legacy.Task, true
+	}
+	return nil, false
+}
+
+// augment adds the SEP-1686 "task" param ({}: the server's default ttl) to a tools/call that
+// CallToolAsTask sent; false for any other message.
+func (r *rawResults) augment(msg jsonrpc.Message) (jsonrpc.Message, bool) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Method != "tools/call" || !req.IsCall() {
+		return msg, false
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(req.Params, &p) != nil {
+		return msg, false
+	}
+	var meta struct {
+		ProgressToken any `json:"progressToken"`
+	}
+	_ = json.Unmarshal(p["_meta"], &meta)
+	token, _ := meta.ProgressToken.(string)
+	r.mu.Lock()
+	want := token != "" && r.asTask[token]
+	r.mu.Unlock()
+	if !want {
+		return msg, false
+	}
+	p["task"] = json.RawMessage(`{}`)
+	params, err := json.Marshal(p)
+	if err != nil {
+		return msg, false
+	}
+	cp := *req
+	cp.Params = params
+	return &cp, true
+}
+
+// CallToolAsTask is CallToolExact with the "task" param of the 2025-11-25 tasks utility
+// (SEP-1686), which a tool declaring execution.taskSupport "required" needs there; a server
+// of the tasks extension (SEP-2663) ignores the param. The result may be a task (CreatedTask).
+func (s *Session) CallToolAsTask(ctx context.Context, name string, args json.RawMessage, progress func(*mcp.ProgressNotificationParams)) (*ExactResult, error) {
+	return s.callToolExact(ctx, name, args, "", progress, true)
+}
+
+// ToolTaskSupport returns the execution.taskSupport of tool name as the server lists it
+// ("forbidden", "optional", "required"; "" if it says nothing or lists no such tool). The SDK's
+// Tool has no "execution", so the pages of tools/list are read as the server sent them.
+func (s *Session) ToolTaskSupport(ctx context.Context, name string) (string, error) {
+	cursor := ""
+	for range s.maxPages {
+		token := NewProgressToken()
+		s.raw.expect(token, nil)
+		p := &mcp.ListToolsParams{Cursor: cursor}
+		p.SetProgressToken(token)
+		_, err := s.ListTools(ctx, p)
+		raw := s.raw.take(token)
+		if err != nil {
+			return "", err
+		}
+		var page struct {
+			Tools []struct {
+				Name      string             `json:"name"`
+				Execution *abi.ToolExecution `json:"execution"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return "", fmt.Errorf("tools/list: %w", err)
+		}
+		for _, t := range page.Tools {
+			if t.Name == name {
+				if t.Execution == nil {
+					return "", nil
+				}
+				return t.Execution.TaskSupport, nil
+			}
+		}
+		if page.NextCursor == "" || page.NextCursor == cursor {
+			return "", nil
+		}
+		cursor = page.NextCursor
+	}
+	return "", nil
+}
+
+// rawResult keeps a result's JSON as it came.
+type rawResult struct {
+	mcp.ResultBase
+	raw json.RawMessage
+}
+
+// UnmarshalJSON keeps b.
+func (r *rawResult) UnmarshalJSON(b []byte) error {
+	r.raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// LegacyTaskResult sends SEP-1686's tasks/result for id, which answers (once the task has
+// ended) the tool's CallToolResult, or the JSON-RPC error it failed with.
+func (s *Session) LegacyTaskResult(ctx context.Context, id string) (*ExactResult, error) {
+	r, err := mcp.CallCustomMethod[*TaskParams, *rawResult](ctx, s.ClientSession, "tasks/result", &TaskParams{TaskID: id})
+	if err != nil {
+		return nil, err
+	}
+	res, err := exactjson.DecodeToolResult(r.raw)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: its result: %w", id, err)
+	}
+	return &ExactResult{CallToolResult: res, Raw: r.raw}, nil
 }
 
 // GetTask sends tasks/get for id.

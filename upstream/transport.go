@@ -188,6 +188,15 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			cancel = bytes.Contains(b[:min(len(b), 4096)], []byte(`"notifications/cancelled"`))
 			msg, err := jsonrpc.DecodeMessage(b)
 			if err == nil && t.raw != nil {
+				if m, ok := t.raw.augment(msg); ok {
+					if nb, err := jsonrpc.EncodeMessage(m); err == nil {
+						msg, b = m, nb
+						req = req.Clone(req.Context())
+						req.Body = io.NopCloser(bytes.NewReader(nb))
+						req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(nb)), nil }
+						req.ContentLength = int64(len(nb))
+					}
+				}
 				callID = t.raw.sent(msg)
 			}
 			if err == nil {

@@ -248,8 +248,16 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 				return ExitError, err
 			}
 		}
+		// A tool that requires a task gets the "task" param of the 2025-11-25 tasks utility
+		// (SEP-1686), which such a server needs; a tasks-extension server ignores it.
+		call := sess.CallToolExact
+		if support, err := sess.ToolTaskSupport(ctx, pos[0]); err == nil && support == "required" {
+			call = func(ctx context.Context, name string, args json.RawMessage, _ string, progress func(*mcp.ProgressNotificationParams)) (*upstream.ExactResult, error) {
+				return sess.CallToolAsTask(ctx, name, args, progress)
+			}
+		}
 		var res *upstream.ExactResult
-		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", func(n *mcp.ProgressNotificationParams) {
+		res, err = call(ctx, pos[0], orEmptyObject(args), "", func(n *mcp.ProgressNotificationParams) {
 			bar.Step(n.Progress, n.Total, n.Message)
 		})
 		bar.Done()

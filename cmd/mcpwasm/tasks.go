@@ -73,6 +73,25 @@ func followTask(ctx context.Context, sess *upstream.Session, t *upstream.Task, c
 	answered := false // input of this input_required phase was sent
 	for {
 		detailed := t.Result != nil || t.Error != nil || t.InputRequests != nil
+		if t.Legacy {
+			// SEP-1686 (2025-11-25): tasks/result answers once the task has ended; while it is
+			// open the server sends the task's questions as requests of the session, which
+			// --elicit answers.
+			switch t.Status {
+			case upstream.TaskCompleted, upstream.TaskFailed, upstream.TaskInputRequired:
+				res, err := sess.LegacyTaskResult(ctx, id)
+				if err != nil {
+					if ctx.Err() != nil {
+						return cancel(ctx.Err())
+					}
+					return nil, fmt.Errorf("task %s: tasks/result: %w", id, err)
+				}
+				return res, nil
+			case upstream.TaskCancelled:
+				return nil, fmt.Errorf("task %s was cancelled by the server", id)
+			}
+			detailed = true // wait before asking again
+		}
 		switch t.Status {
 		case upstream.TaskCompleted:
 			if t.Result != nil {
@@ -106,7 +125,7 @@ func followTask(ctx context.Context, sess *upstream.Session, t *upstream.Task, c
 		}
 		// A finished task without its result (a CreateTaskResult) is asked again at once.
 		if detailed || t.Status == upstream.TaskWorking || t.Status == upstream.TaskInputRequired {
-			wait := time.Duration(t.PollIntervalMs) * time.Millisecond
+			wait := time.Duration(max(t.PollIntervalMs, t.PollInterval)) * time.Millisecond
 			if wait <= 0 {
 				wait = taskPollDefault
 			}
@@ -128,6 +147,7 @@ func followTask(ctx context.Context, sess *upstream.Session, t *upstream.Task, c
 		if next.Status != upstream.TaskInputRequired {
 			answered = false
 		}
+		next.Legacy = t.Legacy
 		t = next
 		show(t)
 	}
