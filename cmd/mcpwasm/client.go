@@ -248,12 +248,15 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 				return ExitError, err
 			}
 		}
-		// A tool that requires a task gets the "task" param of the 2025-11-25 tasks utility
-		// (SEP-1686), which such a server needs; a tasks-extension server ignores it.
+		// At 2025-11-25 a tool that requires a task gets the "task" param of that revision's
+		// tasks utility (SEP-1686), which such a server needs (a tasks-extension server ignores
+		// it); from 2026-07-28 the extension, declared by withTasks, needs nothing per call.
 		call := sess.CallToolExact
-		if support, err := sess.ToolTaskSupport(ctx, pos[0]); err == nil && support == "required" {
-			call = func(ctx context.Context, name string, args json.RawMessage, _ string, progress func(*mcp.ProgressNotificationParams)) (*upstream.ExactResult, error) {
-				return sess.CallToolAsTask(ctx, name, args, progress)
+		if ir := sess.InitializeResult(); ir != nil && ir.ProtocolVersion == "2025-11-25" {
+			if support, err := sess.ToolTaskSupport(ctx, pos[0]); err == nil && support == "required" {
+				call = func(ctx context.Context, name string, args json.RawMessage, _ string, progress func(*mcp.ProgressNotificationParams)) (*upstream.ExactResult, error) {
+					return sess.CallToolAsTask(ctx, name, args, progress)
+				}
 			}
 		}
 		var res *upstream.ExactResult
