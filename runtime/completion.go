@@ -9,24 +9,24 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
-// MaxCompleteRequestBytes caps the CompleteRequest JSON handed to a guest's
+// maxCompleteRequestBytes caps the CompleteRequest JSON handed to a guest's
 // mcpwasm_complete, in bytes: a completion argument is a partial value a user is typing.
-const MaxCompleteRequestBytes = 64 << 10
+const maxCompleteRequestBytes = 64 << 10
 
 // Completes reports whether the guest completes prompt and resource-template arguments
 // (manifest "completions", export mcpwasm_complete; ABI.md §2.5).
 func (g *Guest) Completes() bool { return g.manifest.Completions }
 
 // Complete asks the guest's mcpwasm_complete for completions of one argument. req is an
-// abi.CompleteRequest as JSON (at most MaxCompleteRequestBytes, else ErrInvalidArguments);
+// abi.CompleteRequest as JSON (at most 64 KiB, else ErrInvalidArguments);
 // the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs without
 // capability grants, under the guest's limits. Errors are *CallError.
 func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	if !g.manifest.Completions {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: the guest declares no completions", ErrABI)}
 	}
-	if len(req) > MaxCompleteRequestBytes {
-		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), MaxCompleteRequestBytes)}
+	if len(req) > maxCompleteRequestBytes {
+		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), maxCompleteRequestBytes)}
 	}
 	return g.run(ctx, g.pools[0], kind.EntryComplete, "", req, g.limits, nil)
 }
@@ -38,7 +38,7 @@ func (g *Guest) ServesResource(uri string) bool { return g.served.Serves(uri) }
 // resourceUpdated serves request kind resource.updated (ABI.md §6.8): the sandbox checks
 // that the guest serves the URI, then the call's ResourceUpdated hook announces it. Each
 // announcement is a report of the call like a log line or a progress report, and spends the
-// same per-call budget (admitReport, ABI.md §6.6): one notification per subscribed session
+// same per-call budget (kind.Budget, ABI.md §6.6): one notification per subscribed session
 // is what it costs the host.
 func (g *Guest) resourceUpdated(ctx context.Context, c *kind.Call, body []byte) (abi.Status, []byte) {
 	uri, st, resp := g.served.Updated(body)
