@@ -449,7 +449,9 @@ func (v *VM) bytes(ctx context.Context, b []byte, nul bool) (uint32, error) {
 	return p, nil
 }
 
-func (v *VM) cstring(ctx context.Context, s string) (uint32, error) { return v.bytes(ctx, []byte(s), true) }
+func (v *VM) cstring(ctx context.Context, s string) (uint32, error) {
+	return v.bytes(ctx, []byte(s), true)
+}
 
 func (v *VM) malloc(ctx context.Context, n uint32) (uint32, error) {
 	p, err := v.call0(ctx, v.f.malloc, uint64(n))
