@@ -1,0 +1,85 @@
+package quickjs
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/abi/js"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// BenchmarkCompileEngine is the uncached compile of the engine (wazero's compiler).
+func BenchmarkCompileEngine(b *testing.B) {
+	engine := engineBytes(b)
+	ctx := context.Background()
+	for b.Loop() {
+		r := wazero.NewRuntime(ctx)
+		if _, err := r.CompileModule(ctx, engine); err != nil {
+			b.Fatal(err)
+		}
+		r.Close(ctx)
+	}
+}
+
+// BenchmarkStartExample is instantiate + Start (engine init, shim, the bundled example with
+// zod) of the TypeScript example.
+func BenchmarkStartExample(b *testing.B) {
+	script, err := Script(buildExample(b, "server.ts"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := runtimeFor(b)
+	ctx := WithCall(context.Background(), &Call{})
+	for b.Loop() {
+		mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Start(ctx, mod, Plain, script, 64<<20); err != nil {
+			b.Fatal(err)
+		}
+		mod.Close(ctx)
+	}
+}
+
+// BenchmarkEcho100B is one warm tools/call of an echo tool with 100 bytes of text.
+func BenchmarkEcho100B(b *testing.B) {
+	call := &Call{}
+	vm := start(b, hello, call, 32<<20)
+	ctx := WithCall(context.Background(), call)
+	args := []byte(`{"name":"echo","arguments":{"text":"` + string(make100()) + `"}}`)
+	for b.Loop() {
+		if _, err := vm.Run(ctx, EntryCallTool, args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func make100() []byte {
+	b := make([]byte, 100)
+	for i := range b {
+		b[i] = 'a' + byte(i%26)
+	}
+	return b
+}
+
+var _ = js.Shim
+var _ = wasi_snapshot_preview1.ModuleName
+
+// BenchmarkStartHello is instantiate + Start of the shim and a small script (no zod).
+func BenchmarkStartHello(b *testing.B) {
+	r := runtimeFor(b)
+	ctx := WithCall(context.Background(), &Call{})
+	script := []byte(js.Shim + "\n" + hello)
+	for b.Loop() {
+		mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Start(ctx, mod, Plain, script, 64<<20); err != nil {
+			b.Fatal(err)
+		}
+		mod.Close(ctx)
+	}
+}
