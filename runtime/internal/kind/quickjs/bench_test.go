@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi/js"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // BenchmarkCompileEngine is the uncached compile of the engine (wazero's compiler).
@@ -63,9 +62,6 @@ func make100() []byte {
 	}
 	return b
 }
-
-var _ = js.Shim
-var _ = wasi_snapshot_preview1.ModuleName
 
 // BenchmarkStartHello is instantiate + Start of the shim and a small script (no zod).
 func BenchmarkStartHello(b *testing.B) {
