@@ -59,6 +59,7 @@ const result = await build({
   format: "esm",
   platform: "neutral",
   mainFields: ["module", "main"],
+  nodePaths: [join(process.cwd(), "node_modules")], // the project's packages, wherever the entry is
   conditions: ["import", "default"],
   target: "es2023",
   minify: true,
@@ -97,7 +98,7 @@ const script =
   (requests ? `globalThis.__mcpwasm={requests:${JSON.stringify(requests)}};\n` : "") +
   readFileSync(join(here, "shim.js"), "utf8") +
   "\n" +
-  result.outputFiles[0].text;
+  result.outputFiles[0].text.replace(/^#![^\n]*\n/, ""); // a hashbang is valid only at the very start
 
 // A custom section: id 0, size (LEB128), name length (LEB128), name, payload.
 const leb = (n) => {
