@@ -67,7 +67,7 @@ func make100() []byte {
 func BenchmarkStartHello(b *testing.B) {
 	r := runtimeFor(b)
 	ctx := WithCall(context.Background(), &Call{})
-	script := []byte(js.Shim + "\n" + hello)
+	script := Code{Source: []byte(js.Shim + "\n" + hello)}
 	for b.Loop() {
 		mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 		if err != nil {

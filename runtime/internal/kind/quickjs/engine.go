@@ -65,7 +65,7 @@ var exportNames = []string{
 	"qjs_free_cstring", "qjs_free_value", "qjs_is_exception", "qjs_get_exception",
 	"qjs_is_job_pending", "qjs_execute_pending_job", "qjs_set_memory_limit",
 	"qjs_set_interrupt_handler", "qjs_get_global", "qjs_promise_state", "qjs_promise_result",
-	"qjs_is_uncatchable_error",
+	"qjs_is_uncatchable_error", "qjs_eval_bytecode",
 }
 
 // Check verifies that exports (the module's export names) hold every C API function the host
@@ -110,10 +110,11 @@ type VM struct {
 
 // Start initialises a fresh instance of the engine (mod, instantiated with this package's
 // host module and WASI; _initialize not yet run) under ctx — which must carry the Call
-// (WithCall) the script's top level may use — and evaluates script as an ES module:
-// _initialize, qjs_init, the memory limit (memoryLimit bytes of engine heap; 0 keeps none),
-// the interrupt handler, the host function, the script, and the job queue until it is empty.
-func Start(ctx context.Context, mod api.Module, invoke Invoker, script []byte, memoryLimit uint64) (*VM, error) {
+// (WithCall) the script's top level may use — and evaluates code as an ES module (its
+// bytecode if it has some, else its source): _initialize, qjs_init, the memory limit
+// (memoryLimit bytes of engine heap; 0 keeps none), the interrupt handler, the host function,
+// the script, and the job queue until it is empty.
+func Start(ctx context.Context, mod api.Module, invoke Invoker, code Code, memoryLimit uint64) (*VM, error) {
 	v := &VM{mod: mod, invoke: invoke}
 	fn := func(name string) api.Function { return mod.ExportedFunction(name) }
 	f := &v.f
@@ -176,19 +177,32 @@ func Start(ctx context.Context, mod api.Module, invoke Invoker, script []byte, m
 	v.freePtr(ctx, name)
 
 	// Evaluate the script as a module (flag 1: JS_EVAL_TYPE_MODULE): a promise of its namespace.
-	src, err := v.bytes(ctx, script, true)
-	if err != nil {
-		return nil, err
-	}
-	file, err := v.cstring(ctx, "guest.js")
-	if err != nil {
-		return nil, err
-	}
-	res, err := v.call0(ctx, f.eval, uint64(src), uint64(len(script)), uint64(file), 1)
-	v.freePtr(ctx, src)
-	v.freePtr(ctx, file)
-	if err != nil {
-		return nil, err
+	var res uint32
+	if len(code.Bytecode) > 0 {
+		bc, err := v.bytes(ctx, code.Bytecode, false)
+		if err != nil {
+			return nil, err
+		}
+		res, err = v.call0(ctx, fn("qjs_eval_bytecode"), uint64(bc), uint64(len(code.Bytecode)))
+		v.freePtr(ctx, bc)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		src, err := v.bytes(ctx, code.Source, true)
+		if err != nil {
+			return nil, err
+		}
+		file, err := v.cstring(ctx, "guest.js")
+		if err != nil {
+			return nil, err
+		}
+		res, err = v.call0(ctx, f.eval, uint64(src), uint64(len(code.Source)), uint64(file), 1)
+		v.freePtr(ctx, src)
+		v.freePtr(ctx, file)
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := v.checkException(ctx, res, "evaluating the script"); err != nil {
 		return nil, err

@@ -89,7 +89,7 @@ func start(t testing.TB, script string, call *Call, memoryLimit uint64) *VM {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mod.Close(context.Background()) })
-	vm, err := Start(ctx, mod, Plain, []byte(js.Shim+"\n"+script), memoryLimit)
+	vm, err := Start(ctx, mod, Plain, Code{Source: []byte(js.Shim + "\n" + script)}, memoryLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestScriptErrorAtLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mod.Close(ctx)
-	_, err = Start(ctx, mod, Plain, []byte(js.Shim+"\nthrow new TypeError('broken at load');"), 0)
+	_, err = Start(ctx, mod, Plain, Code{Source: []byte(js.Shim + "\nthrow new TypeError('broken at load');")}, 0)
 	if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), "TypeError: broken at load") {
 		t.Fatalf("got %v", err)
 	}
@@ -313,8 +313,8 @@ func TestScriptSection(t *testing.T) {
 	}
 	s := strings.Repeat("x", 300)
 	got, err := Script(WithScript(engine, []byte(s)))
-	if err != nil || string(got) != s {
-		t.Fatalf("got %d bytes, %v", len(got), err)
+	if err != nil || string(got.Source) != s || got.Bytecode != nil {
+		t.Fatalf("got %d bytes of source, %d of bytecode, %v", len(got.Source), len(got.Bytecode), err)
 	}
 	var defs = map[string]api.FunctionDefinition{}
 	c := runtimeFor(t).compiled

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -21,10 +22,16 @@ import (
 // quickjs-wasi and zod).
 var exampleDir = filepath.Join("..", "..", "..", "..", "guests", "typescript")
 
+// built caches buildExample's modules by entry: each build runs node and the engine.
+var built sync.Map
+
 // buildExample runs the example's build (mcpwasm/build.mjs) into a temporary file and
 // returns the module.
 func buildExample(t testing.TB, entry string) []byte {
 	t.Helper()
+	if b, ok := built.Load(entry); ok {
+		return b.([]byte)
+	}
 	engineBytes(t) // installed?
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -40,6 +47,7 @@ func buildExample(t testing.TB, entry string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	built.Store(entry, b)
 	return b
 }
 
@@ -66,7 +74,8 @@ func startModule(t testing.TB, module []byte, call *Call) *VM {
 
 func TestTypeScriptExample(t *testing.T) {
 	call := &Call{}
-	vm := startModule(t, buildExample(t, "server.ts"), call)
+	module := buildExample(t, "server.ts")
+	vm := startModule(t, module, call)
 	for _, c := range []struct {
 		entry, params, want string
 	}{
@@ -84,7 +93,20 @@ func TestTypeScriptExample(t *testing.T) {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.entry, c.params, out, c.want)
 		}
 	}
-	_, err := vm.Run(WithCall(context.Background(), call), EntryCallTool, []byte(`{"name":"greet","arguments":{"name":"Ada","times":5}}`))
+	// The bytecode section is what started vm; the source alone gives the same guest.
+	code, err := Script(module)
+	if err != nil || len(code.Bytecode) == 0 {
+		t.Fatalf("the build wrote no bytecode section (%v)", err)
+	}
+	fromBytecode, err := vm.Run(WithCall(context.Background(), call), EntryDescribe, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSource, err := startModule(t, WithScript(engineBytes(t), code.Source), call).Run(WithCall(context.Background(), call), EntryDescribe, nil)
+	if err != nil || string(fromSource) != string(fromBytecode) {
+		t.Fatalf("from the source: %s, %v; want %s", fromSource, err, fromBytecode)
+	}
+	_, err = vm.Run(WithCall(context.Background(), call), EntryCallTool, []byte(`{"name":"greet","arguments":{"name":"Ada","times":5}}`))
 	var ee *EntryError
 	if want := "Input validation error: Invalid arguments for tool greet: times: Too big: expected number to be <=3"; !errors.As(err, &ee) || ee.Code != -32602 || ee.Message != want {
 		t.Fatalf("times 5: %v, want -32602 %q", err, want)

@@ -9,20 +9,29 @@ import (
 // ErrNoScript: the module has no custom section SectionName.
 var ErrNoScript = errors.New("no " + SectionName + " custom section")
 
-// Script returns the body of module's custom section SectionName (the guest's script): the
-// last one if there are several. It walks the section headers only; a malformed header is an
-// error naming its offset.
-func Script(module []byte) ([]byte, error) {
+// BytecodeSectionName is the custom section holding the same script compiled to QuickJS
+// bytecode by the pinned engine (build.mjs writes it); Start loads it instead of parsing.
+const BytecodeSectionName = "mcpwasm.jsbc"
+
+// Code is a guest's script: its source and, if the build compiled it, its bytecode.
+type Code struct {
+	Source, Bytecode []byte
+}
+
+// Script returns the guest's code from module's custom sections SectionName (required) and
+// BytecodeSectionName (optional); the last of each if there are several. It walks the section
+// headers only; a malformed header is an error naming its offset.
+func Script(module []byte) (Code, error) {
+	var code Code
 	if len(module) < 8 || !bytes.Equal(module[:4], []byte("\x00asm")) {
-		return nil, errors.New("not a wasm module")
+		return code, errors.New("not a wasm module")
 	}
-	var script []byte
 	found := false
 	for i := 8; i < len(module); {
 		id := module[i]
 		size, n := uleb(module[i+1:])
 		if n == 0 || uint64(len(module)-i-1-n) < size {
-			return nil, fmt.Errorf("malformed section header at offset %d", i)
+			return code, fmt.Errorf("malformed section header at offset %d", i)
 		}
 		body := module[i+1+n : i+1+n+int(size)]
 		i += 1 + n + int(size)
@@ -31,16 +40,19 @@ func Script(module []byte) ([]byte, error) {
 		}
 		nl, m := uleb(body)
 		if m == 0 || uint64(len(body)-m) < nl {
-			return nil, fmt.Errorf("malformed custom section name at offset %d", i)
+			return code, fmt.Errorf("malformed custom section name at offset %d", i)
 		}
-		if string(body[m:m+int(nl)]) == SectionName {
-			script, found = body[m+int(nl):], true
+		switch string(body[m : m+int(nl)]) {
+		case SectionName:
+			code.Source, found = body[m+int(nl):], true
+		case BytecodeSectionName:
+			code.Bytecode = body[m+int(nl):]
 		}
 	}
 	if !found {
-		return nil, ErrNoScript
+		return Code{}, ErrNoScript
 	}
-	return script, nil
+	return code, nil
 }
 
 // uleb decodes an unsigned LEB128 of at most 5 bytes (n == 0: malformed).
