@@ -29,16 +29,8 @@ func BenchmarkStartExample(b *testing.B) {
 		b.Fatal(err)
 	}
 	r := runtimeFor(b)
-	ctx := WithCall(context.Background(), &Call{})
 	for b.Loop() {
-		mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Start(ctx, mod, Plain, script, 64<<20); err != nil {
-			b.Fatal(err)
-		}
-		mod.Close(ctx)
+		startOnce(b, r, script)
 	}
 }
 
@@ -66,16 +58,25 @@ func make100() []byte {
 // BenchmarkStartHello is instantiate + Start of the shim and a small script (no zod).
 func BenchmarkStartHello(b *testing.B) {
 	r := runtimeFor(b)
-	ctx := WithCall(context.Background(), &Call{})
 	script := Code{Source: []byte(js.Shim + "\n" + hello)}
 	for b.Loop() {
-		mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Start(ctx, mod, Plain, script, 64<<20); err != nil {
-			b.Fatal(err)
-		}
-		mod.Close(ctx)
+		startOnce(b, r, script)
+	}
+}
+
+// startOnce instantiates the engine, runs _initialize and Start, and closes the instance.
+func startOnce(b *testing.B, r *testRuntime, code Code) {
+	ctx := context.Background()
+	mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer mod.Close(ctx)
+	if _, err := mod.ExportedFunction("_initialize").Call(ctx); err != nil {
+		b.Fatal(err)
+	}
+	call := &Call{Engine: plainEngine{mod}}
+	if _, err := Start(WithCall(ctx, call), call.Engine, code, 64<<20); err != nil {
+		b.Fatal(err)
 	}
 }

@@ -60,7 +60,7 @@ const (
 
 // Exports the engine must have; Check verifies them.
 var exportNames = []string{
-	"_initialize", "malloc", "free", "qjs_init", "qjs_eval", "qjs_call", "qjs_new_host_function",
+	"malloc", "free", "qjs_init", "qjs_eval", "qjs_call", "qjs_new_host_function",
 	"qjs_get_prop_string", "qjs_set_prop_string", "qjs_new_string", "qjs_get_string_len",
 	"qjs_free_cstring", "qjs_free_value", "qjs_is_exception", "qjs_get_exception",
 	"qjs_is_job_pending", "qjs_execute_pending_job", "qjs_set_memory_limit",
@@ -85,20 +85,21 @@ func Check(exports map[string]api.FunctionDefinition) error {
 	return nil
 }
 
-// Invoker enters guest code: the kind seam's Instance.Invoke (the call's deadline,
-// cancellation and memory limit apply). Plain is the direct one, for tests.
-type Invoker func(ctx context.Context, fn api.Function, stack []uint64) error
-
-// Plain calls fn directly.
-func Plain(ctx context.Context, fn api.Function, stack []uint64) error {
-	return fn.CallWithStack(ctx, stack)
+// Engine is one instance of the engine module: the kind seam's kind.Instance satisfies it
+// (Invoke applies the call's deadline, cancellation and memory limit; it is the only way in).
+type Engine interface {
+	// Func returns the exported function name, or nil.
+	Func(name string) api.Function
+	// Invoke calls fn with stack (params in, results out).
+	Invoke(ctx context.Context, fn api.Function, stack []uint64) error
+	// Memory is the instance's linear memory.
+	Memory() api.Memory
 }
 
 // VM is one started engine instance. Its methods must not run concurrently.
 type VM struct {
-	mod    api.Module
-	invoke Invoker
-	f      struct {
+	e Engine
+	f struct {
 		malloc, free, eval, call, getProp, setProp, newString, getString, freeCString,
 		freeValue, isException, getException, jobPending, execJob, promiseState,
 		promiseResult, uncatchable api.Function
@@ -108,15 +109,15 @@ type VM struct {
 	dispatch, poll, abortF uint32 // JSValue*: its functions
 }
 
-// Start initialises a fresh instance of the engine (mod, instantiated with this package's
-// host module and WASI; _initialize not yet run) under ctx — which must carry the Call
-// (WithCall) the script's top level may use — and evaluates code as an ES module (its
-// bytecode if it has some, else its source): _initialize, qjs_init, the memory limit
-// (memoryLimit bytes of engine heap; 0 keeps none), the interrupt handler, the host function,
-// the script, and the job queue until it is empty.
-func Start(ctx context.Context, mod api.Module, invoke Invoker, code Code, memoryLimit uint64) (*VM, error) {
-	v := &VM{mod: mod, invoke: invoke}
-	fn := func(name string) api.Function { return mod.ExportedFunction(name) }
+// Start prepares a fresh instance of the engine — instantiated with this package's host
+// functions and WASI, its _initialize already run (the pool runs it for every kind) — under
+// ctx, whose Call the script's top level may use, and evaluates code as an ES module (its
+// bytecode if it has some, else its source): qjs_init, the memory limit (memoryLimit bytes of
+// engine heap; 0 keeps none), the interrupt handler, the host function, the script, and the
+// job queue until it is empty.
+func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, error) {
+	v := &VM{e: e}
+	fn := e.Func
 	f := &v.f
 	for _, p := range []struct {
 		dst  *api.Function
@@ -135,14 +136,10 @@ func Start(ctx context.Context, mod api.Module, invoke Invoker, code Code, memor
 			return nil, fmt.Errorf("%w: export %q is missing", ErrEngine, p.name)
 		}
 	}
-	for _, name := range []string{"_initialize", "qjs_init"} {
-		init := fn(name)
-		if init == nil {
-			return nil, fmt.Errorf("%w: export %q is missing", ErrEngine, name)
-		}
-		if _, err := v.call0(ctx, init); err != nil {
-			return nil, fmt.Errorf("engine %s: %w", name, err)
-		}
+	if r, err := v.call0(ctx, fn("qjs_init")); err != nil {
+		return nil, fmt.Errorf("engine qjs_init: %w", err)
+	} else if r != 0 {
+		return nil, fmt.Errorf("%w: qjs_init failed (%d)", ErrEngine, int32(r))
 	}
 	if memoryLimit > 0 {
 		lim := min(memoryLimit, 1<<32-1)
@@ -343,7 +340,7 @@ func (v *VM) callJS(ctx context.Context, fn uint32, args ...[]byte) ([]byte, err
 		for i, a := range vals {
 			binary.LittleEndian.PutUint32(buf[4*i:], a)
 		}
-		if !v.mod.Memory().Write(argv, buf) {
+		if !v.e.Memory().Write(argv, buf) {
 			return nil, fmt.Errorf("%w: argv outside memory", ErrEngine)
 		}
 	}
@@ -417,11 +414,11 @@ func (v *VM) toString(ctx context.Context, val uint32) ([]byte, error) {
 	if c == 0 {
 		return nil, fmt.Errorf("%w: a value has no string form", ErrScript)
 	}
-	n, ok := v.mod.Memory().ReadUint32Le(v.scratch)
+	n, ok := v.e.Memory().ReadUint32Le(v.scratch)
 	if !ok {
 		return nil, fmt.Errorf("%w: string length outside memory", ErrEngine)
 	}
-	b, ok := v.mod.Memory().Read(c, n)
+	b, ok := v.e.Memory().Read(c, n)
 	if !ok {
 		return nil, fmt.Errorf("%w: string outside memory", ErrEngine)
 	}
@@ -457,7 +454,7 @@ func (v *VM) bytes(ctx context.Context, b []byte, nul bool) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	if !v.mod.Memory().Write(p, b) || (nul && !v.mod.Memory().WriteByte(p+uint32(len(b)), 0)) {
+	if !v.e.Memory().Write(p, b) || (nul && !v.e.Memory().WriteByte(p+uint32(len(b)), 0)) {
 		return 0, fmt.Errorf("%w: malloc returned memory outside the instance", ErrEngine)
 	}
 	return p, nil
@@ -494,7 +491,7 @@ func (v *VM) call0(ctx context.Context, fn api.Function, params ...uint64) (uint
 	// A fresh stack per call: host functions re-enter the engine while an outer call runs.
 	st := make([]uint64, max(len(params), len(fn.Definition().ResultTypes())))
 	copy(st, params)
-	if err := v.invoke(ctx, fn, st); err != nil {
+	if err := v.e.Invoke(ctx, fn, st); err != nil {
 		return 0, err
 	}
 	if len(fn.Definition().ResultTypes()) == 0 {

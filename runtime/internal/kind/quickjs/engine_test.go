@@ -79,17 +79,39 @@ func runtimeFor(t testing.TB) *testRuntime {
 	return rt
 }
 
-// start instantiates the engine and starts script (the shim prepended) under call.
-func start(t testing.TB, script string, call *Call, memoryLimit uint64) *VM {
+// plainEngine is an Engine over a module instance, without the seam's limits.
+type plainEngine struct{ mod api.Module }
+
+func (e plainEngine) Func(name string) api.Function { return e.mod.ExportedFunction(name) }
+func (e plainEngine) Memory() api.Memory             { return e.mod.Memory() }
+func (e plainEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
+	return fn.CallWithStack(ctx, stack)
+}
+
+// instantiate makes an engine instance (its _initialize run, as the pool does) and sets it as
+// call's Engine.
+func instantiate(t testing.TB, call *Call) plainEngine {
 	t.Helper()
 	r := runtimeFor(t)
-	ctx := WithCall(context.Background(), call)
+	ctx := context.Background()
 	mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mod.Close(context.Background()) })
-	vm, err := Start(ctx, mod, Plain, Code{Source: []byte(js.Shim + "\n" + script)}, memoryLimit)
+	if _, err := mod.ExportedFunction("_initialize").Call(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e := plainEngine{mod}
+	call.Engine = e
+	return e
+}
+
+// start instantiates the engine and starts script (the shim prepended) under call.
+func start(t testing.TB, script string, call *Call, memoryLimit uint64) *VM {
+	t.Helper()
+	e := instantiate(t, call)
+	vm, err := Start(WithCall(context.Background(), call), e, Code{Source: []byte(js.Shim + "\n" + script)}, memoryLimit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,14 +315,9 @@ func TestWebBasicsAndLog(t *testing.T) {
 }
 
 func TestScriptErrorAtLoad(t *testing.T) {
-	r := runtimeFor(t)
-	ctx := context.Background()
-	mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mod.Close(ctx)
-	_, err = Start(ctx, mod, Plain, Code{Source: []byte(js.Shim + "\nthrow new TypeError('broken at load');")}, 0)
+	call := &Call{}
+	e := instantiate(t, call)
+	_, err := Start(WithCall(context.Background(), call), e, Code{Source: []byte(js.Shim + "\nthrow new TypeError('broken at load');")}, 0)
 	if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), "TypeError: broken at load") {
 		t.Fatalf("got %v", err)
 	}

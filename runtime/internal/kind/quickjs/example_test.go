@@ -15,7 +15,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
-	"github.com/tetratelabs/wazero"
 )
 
 // exampleDir is the TypeScript example guest (an npm project; npm ci there installs esbuild,
@@ -58,14 +57,8 @@ func startModule(t testing.TB, module []byte, call *Call) *VM {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runtimeFor(t)
-	ctx := WithCall(context.Background(), call)
-	mod, err := r.r.InstantiateModule(ctx, r.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mod.Close(context.Background()) })
-	vm, err := Start(ctx, mod, Plain, script, 64<<20)
+	e := instantiate(t, call)
+	vm, err := Start(WithCall(context.Background(), call), e, script, 64<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +95,8 @@ func TestTypeScriptExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromSource, err := startModule(t, WithScript(engineBytes(t), code.Source), call).Run(WithCall(context.Background(), call), EntryDescribe, nil)
+	other := &Call{}
+	fromSource, err := startModule(t, WithScript(engineBytes(t), code.Source), other).Run(WithCall(context.Background(), other), EntryDescribe, nil)
 	if err != nil || string(fromSource) != string(fromBytecode) {
 		t.Fatalf("from the source: %s, %v; want %s", fromSource, err, fromBytecode)
 	}

@@ -28,14 +28,19 @@ type Requester interface {
 }
 
 // Call is what a running entry may reach: installed with WithCall for each entry (and for
-// Start, whose script's top level may log). Every field may be zero: nothing granted.
+// Start, whose script's top level may log). Engine is required; every other field may be
+// zero: nothing granted.
 type Call struct {
+	Engine   Engine                                        // the instance the host function was called from
 	Sandbox  Requester                                     // nil: every request is UNAVAILABLE
 	Env      []string                                      // NAME=value pairs (the env grant, resolved)
 	Clock    bool                                          // timers really wait (the clock grant)
 	Random   bool                                          // crypto entropy (the random grant); else a fixed sequence
 	Log      func(level, msg string)                       // console.* and logging notifications
 	Progress func(progress, total float64, message string) // progress notifications
+	// Interrupted reports that the call must end (the seam's Instance.Interrupted: deadline,
+	// cancellation, stop); the end of the host function's context counts too.
+	Interrupted func() bool
 
 	rng *mrand.ChaCha8 // the fixed sequence, without Random
 }
@@ -47,8 +52,8 @@ func WithCall(ctx context.Context, c *Call) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }
 
-// CallFunc finds the running call of a host function; the kind seam replaces it with its own
-// lookup (kind.CallOf). The default reads WithCall's value.
+// CallFunc finds the running call of a host function (nil: none); the kind seam's lookup
+// goes through kind.CallOf. The default reads WithCall's value.
 type CallFunc func(ctx context.Context, mod api.Module) *Call
 
 // HostFunc is one function of the engine's host module.
@@ -69,11 +74,11 @@ func HostFuncs(find CallFunc) []HostFunc {
 	i32 := api.ValueTypeI32
 	return []HostFunc{
 		{"host_call", []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, st []uint64) {
-			st[0] = uint64(hostCall(ctx, mod, find(ctx, mod), uint32(st[3]), uint32(st[4])))
+			st[0] = uint64(hostCall(ctx, find(ctx, mod), uint32(st[3]), uint32(st[4])))
 		}},
-		{"host_interrupt", nil, []api.ValueType{i32}, func(ctx context.Context, _ api.Module, st []uint64) {
+		{"host_interrupt", nil, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, st []uint64) {
 			st[0] = 0
-			if ctx.Err() != nil {
+			if c := find(ctx, mod); ctx.Err() != nil || (c != nil && c.Interrupted != nil && c.Interrupted()) {
 				st[0] = 1
 			}
 		}},
@@ -99,17 +104,18 @@ func HostFuncs(find CallFunc) []HostFunc {
 // maxPayload bounds one host function argument (a request body, a log line).
 const maxPayload = 16 << 20
 
-// hostCall serves __mcpwasm_host(op, payload) and returns a JSValue* string (0 with an
-// engine exception pending is never used: a refusal is data, as in ABI.md §6).
-func hostCall(ctx context.Context, mod api.Module, c *Call, argc, argv uint32) uint32 {
-	v := &VM{mod: mod, invoke: Plain}
-	v.bind()
-	if c == nil {
-		c = &Call{}
+// hostCall serves __mcpwasm_host(op, payload) and returns a JSValue* string: a refusal is
+// data, as in ABI.md §6. Without a call (a module the host does not run) it returns 0, which
+// the engine's trampoline treats as an exception.
+func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
+	if c == nil || c.Engine == nil {
+		return 0
 	}
+	v := &VM{e: c.Engine}
+	v.bind()
 	var args [2][]byte
 	for i := range min(argc, 2) {
-		p, ok := mod.Memory().ReadUint32Le(argv + 4*i)
+		p, ok := v.e.Memory().ReadUint32Le(argv + 4*i)
 		if !ok {
 			return v.answer(ctx, nil)
 		}
@@ -207,14 +213,13 @@ func errorBody(msg string) []byte {
 	return b
 }
 
-// bind resolves the exports a host function needs (a VM view of the calling instance).
+// bind resolves the exports a host function needs (a VM view of the calling instance; the
+// seam's Instance.Func caches them per instance).
 func (v *VM) bind() {
-	f := &v.f
-	f.malloc, f.free = v.mod.ExportedFunction("malloc"), v.mod.ExportedFunction("free")
-	f.newString = v.mod.ExportedFunction("qjs_new_string")
-	f.getString = v.mod.ExportedFunction("qjs_get_string_len")
-	f.freeCString = v.mod.ExportedFunction("qjs_free_cstring")
-	f.isException = v.mod.ExportedFunction("qjs_is_exception")
+	f, e := &v.f, v.e
+	f.malloc, f.free = e.Func("malloc"), e.Func("free")
+	f.newString, f.getString = e.Func("qjs_new_string"), e.Func("qjs_get_string_len")
+	f.freeCString, f.isException = e.Func("qjs_free_cstring"), e.Func("qjs_is_exception")
 }
 
 // argString reads a JS string argument (JSValue* val) without running script code: only
@@ -230,11 +235,11 @@ func (v *VM) argString(ctx context.Context, val uint32) ([]byte, bool) {
 		return nil, false
 	}
 	defer func() { _, _ = v.call0(ctx, v.f.freeCString, uint64(c)) }()
-	n, ok := v.mod.Memory().ReadUint32Le(lenp)
+	n, ok := v.e.Memory().ReadUint32Le(lenp)
 	if !ok || n > maxPayload {
 		return nil, false
 	}
-	b, ok := v.mod.Memory().Read(c, n)
+	b, ok := v.e.Memory().Read(c, n)
 	if !ok {
 		return nil, false
 	}
