@@ -83,7 +83,7 @@ func runtimeFor(t testing.TB) *testRuntime {
 type plainEngine struct{ mod api.Module }
 
 func (e plainEngine) Func(name string) api.Function { return e.mod.ExportedFunction(name) }
-func (e plainEngine) Memory() api.Memory             { return e.mod.Memory() }
+func (e plainEngine) Memory() api.Memory            { return e.mod.Memory() }
 func (e plainEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
 	return fn.CallWithStack(ctx, stack)
 }
