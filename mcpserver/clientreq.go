@@ -19,7 +19,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
-	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -174,7 +174,7 @@ func argsHash(args json.RawMessage) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// clientBridge is the runtime.Client of one tools/call.
+// clientBridge is the peer.Client of one tools/call.
 type clientBridge struct {
 	ss     *mcp.ServerSession
 	caps   *mcp.ClientCapabilities
@@ -201,7 +201,7 @@ type askedRequest struct {
 type bridgeKey struct{}
 
 // clientOf returns the Client withClientRequests put in ctx, or nil.
-func clientOf(ctx context.Context) runtime.Client {
+func clientOf(ctx context.Context) peer.Client {
 	if b, ok := ctx.Value(bridgeKey{}).(*clientBridge); ok {
 		return b
 	}
@@ -351,20 +351,20 @@ type requestOptions struct {
 	Optional bool   `json:"optional"` // a missing client capability is UNAVAILABLE, never -32021
 }
 
-// Request implements runtime.Client.
+// Request implements peer.Client.
 func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) ([]byte, error) {
 	b.mu.Lock()
 	i := b.n
 	b.n++
 	b.mu.Unlock()
 	if i >= MaxClientRequests {
-		return nil, fmt.Errorf("%w: over %d client requests in one tool call", runtime.ErrClientFailed, MaxClientRequests)
+		return nil, fmt.Errorf("%w: over %d client requests in one tool call", peer.ErrClientFailed, MaxClientRequests)
 	}
 	var opt struct {
 		O requestOptions `json:"mcpwasm"`
 	}
 	if err := json.Unmarshal(params, &opt); err != nil {
-		return nil, fmt.Errorf("%w: %s: mcpwasm options: %v", runtime.ErrClientFailed, kind, err)
+		return nil, fmt.Errorf("%w: %s: mcpwasm options: %v", peer.ErrClientFailed, kind, err)
 	}
 	o := opt.O
 	if o.Key == "" {
@@ -375,7 +375,7 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 			b.mu.Lock()
 			b.missing = requiredCapability(kind, params)
 			b.mu.Unlock()
-			return nil, runtime.ErrInputRequired // stops the guest; the call ends with -32021
+			return nil, peer.ErrInputRequired // stops the guest; the call ends with -32021
 		}
 		return nil, err
 	}
@@ -387,7 +387,7 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 		return b.replay(o, kind, ir)
 	}
 	if b.ss == nil {
-		return nil, fmt.Errorf("%w: the call has no session to send a request on", runtime.ErrClientUnavailable)
+		return nil, fmt.Errorf("%w: the call has no session to send a request on", peer.ErrClientUnavailable)
 	}
 	var res any
 	send := func() {
@@ -421,11 +421,11 @@ func (b *clientBridge) Request(ctx context.Context, kind string, params []byte) 
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.As(err, &rpcErr):
-		return nil, fmt.Errorf("%w: the client answered: %s", runtime.ErrClientFailed, rpcErr.Message)
+		return nil, fmt.Errorf("%w: the client answered: %s", peer.ErrClientFailed, rpcErr.Message)
 	}
 	// Not an answer of the client: the session could not carry the request (a stateless
 	// HTTP session, a closed connection).
-	return nil, fmt.Errorf("%w: the session cannot carry a server-to-client request: %v", runtime.ErrClientUnavailable, err)
+	return nil, fmt.Errorf("%w: the session cannot carry a server-to-client request: %v", peer.ErrClientUnavailable, err)
 }
 
 // StandaloneStreamWait is how long a server→client request waits for the client to connect
@@ -449,21 +449,21 @@ func (b *clientBridge) replay(o requestOptions, kind string, ir mcp.InputRequest
 			continue
 		}
 		if a.Kind != kind {
-			return nil, fmt.Errorf("%w: request %q of this call was %s in an earlier round and is %s now: a guest's client requests must be the same for the same arguments", runtime.ErrClientFailed, o.Key, a.Kind, kind)
+			return nil, fmt.Errorf("%w: request %q of this call was %s in an earlier round and is %s now: a guest's client requests must be the same for the same arguments", peer.ErrClientFailed, o.Key, a.Kind, kind)
 		}
 		return a.Result, nil
 	}
 	if resp, ok := b.fresh[o.Key]; ok && answers(kind, resp) {
 		raw, err := json.Marshal(resp)
 		if err != nil {
-			return nil, fmt.Errorf("%w: inputResponses[%q]: %v", runtime.ErrClientFailed, o.Key, err)
+			return nil, fmt.Errorf("%w: inputResponses[%q]: %v", peer.ErrClientFailed, o.Key, err)
 		}
 		b.answers = append(b.answers, answer{Key: o.Key, Kind: kind, Result: raw})
 		return raw, nil
 	}
 	for _, a := range b.asked {
 		if a.key == o.Key {
-			return nil, fmt.Errorf("%w: two client requests of this call have the key %q", runtime.ErrClientFailed, o.Key)
+			return nil, fmt.Errorf("%w: two client requests of this call have the key %q", peer.ErrClientFailed, o.Key)
 		}
 	}
 	// The input-required result holds every request asked: its size is counted as each is
@@ -471,19 +471,19 @@ func (b *clientBridge) replay(o requestOptions, kind string, ir mcp.InputRequest
 	// is kept (a guest could otherwise defer 16 requests of 16 MiB each into one result).
 	raw, err := json.Marshal(ir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s params: %v", runtime.ErrClientFailed, kind, err)
+		return nil, fmt.Errorf("%w: %s params: %v", peer.ErrClientFailed, kind, err)
 	}
 	n := len(raw) + len(o.Key) + inputRequestOverhead
 	if b.outputLimit > 0 && b.askedBytes+n > b.outputLimit {
 		return nil, fmt.Errorf("%w: %s %q (%d bytes) would take the call's input-required result to %d bytes, over the output limit of %s",
-			runtime.ErrClientFailed, kind, o.Key, len(raw), b.askedBytes+n, size.Format(uint64(b.outputLimit)))
+			peer.ErrClientFailed, kind, o.Key, len(raw), b.askedBytes+n, size.Format(uint64(b.outputLimit)))
 	}
 	b.askedBytes += n
 	b.asked = append(b.asked, askedRequest{key: o.Key, kind: kind, params: ir})
 	if o.Defer {
-		return nil, fmt.Errorf("%w: %s %q is asked when the guest returns; the answer comes in the next round of the call", runtime.ErrClientUnavailable, kind, o.Key)
+		return nil, fmt.Errorf("%w: %s %q is asked when the guest returns; the answer comes in the next round of the call", peer.ErrClientUnavailable, kind, o.Key)
 	}
-	return nil, runtime.ErrInputRequired
+	return nil, peer.ErrInputRequired
 }
 
 // inputRequestOverhead is what an input-required result adds to each request beside its
@@ -520,7 +520,7 @@ func (b *clientBridge) capable(kind string, params []byte) error {
 	if c == nil && !b.rounds {
 		// No initialize on this session: a stateless HTTP request of a revision before
 		// 2026-07-28, where neither a server-to-client request nor a round trip exists.
-		return fmt.Errorf("%w: the session cannot carry a server-to-client request (stateless HTTP needs protocol 2026-07-28 or later)", runtime.ErrClientUnavailable)
+		return fmt.Errorf("%w: the session cannot carry a server-to-client request (stateless HTTP needs protocol 2026-07-28 or later)", peer.ErrClientUnavailable)
 	}
 	missing := ""
 	switch kind {
@@ -549,7 +549,7 @@ func (b *clientBridge) capable(kind string, params []byte) error {
 		}
 	}
 	if missing != "" {
-		return fmt.Errorf("%w: the client did not declare the %s capability", runtime.ErrClientUnavailable, missing)
+		return fmt.Errorf("%w: the client did not declare the %s capability", peer.ErrClientUnavailable, missing)
 	}
 	return nil
 }
@@ -565,10 +565,10 @@ func inputRequest(kind string, params []byte) (mcp.InputRequest, error) {
 	case abi.KindRoots:
 		p = new(mcp.ListRootsParams)
 	default:
-		return nil, fmt.Errorf("%w: unknown kind %q", runtime.ErrClientFailed, kind)
+		return nil, fmt.Errorf("%w: unknown kind %q", peer.ErrClientFailed, kind)
 	}
 	if err := json.Unmarshal(params, p); err != nil {
-		return nil, fmt.Errorf("%w: %s params: %v", runtime.ErrClientFailed, kind, err)
+		return nil, fmt.Errorf("%w: %s params: %v", peer.ErrClientFailed, kind, err)
 	}
 	return p, nil
 }

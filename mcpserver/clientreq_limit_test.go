@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,9 +26,9 @@ func TestDeferredRequestsBoundedByOutputLimit(t *testing.T) {
 		params := fmt.Sprintf(`{"mcpwasm":{"key":"k%d","defer":true},"maxTokens":1,"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, i, text)
 		_, err := b.Request(context.Background(), "sampling", []byte(params))
 		switch {
-		case i < 3 && !errors.Is(err, runtime.ErrClientUnavailable):
+		case i < 3 && !errors.Is(err, peer.ErrClientUnavailable):
 			t.Fatalf("request %d: %v, want deferred (UNAVAILABLE)", i, err)
-		case i >= 3 && !errors.Is(err, runtime.ErrClientFailed):
+		case i >= 3 && !errors.Is(err, peer.ErrClientFailed):
 			t.Fatalf("request %d: %v, want refused", i, err)
 		case i == 3:
 			refused = err
@@ -60,7 +60,7 @@ func TestDeferredRequestsCountEscapedSize(t *testing.T) {
 	b := &clientBridge{rounds: true, outputLimit: 1 << 20, caps: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}}
 	text := strings.Repeat("<", 200<<10) // 200 KiB written, 1.2 MiB sent
 	params := fmt.Sprintf(`{"mcpwasm":{"defer":true},"maxTokens":1,"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, text)
-	if _, err := b.Request(context.Background(), "sampling", []byte(params)); !errors.Is(err, runtime.ErrClientFailed) ||
+	if _, err := b.Request(context.Background(), "sampling", []byte(params)); !errors.Is(err, peer.ErrClientFailed) ||
 		!strings.HasSuffix(err.Error(), "over the output limit of 1 MiB") {
 		t.Errorf("a request that escapes to 1.2 MiB at a 1 MiB limit: %v, want refused", err)
 	}

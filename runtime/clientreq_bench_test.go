@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // BenchmarkClientRequestStop: a Go guest call whose client request is answered ("answered")
@@ -18,14 +19,14 @@ func BenchmarkClientRequestStop(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			c := &hookClient{answer: []byte(`{"role":"assistant","content":{"type":"text","text":"brief"},"model":"m"}`)}
 			if mode == "stopped" {
-				c.err = runtime.ErrInputRequired
+				c.err = peer.ErrInputRequired
 			}
 			ctx := runtime.WithCallHooks(context.Background(), &runtime.CallHooks{Client: c})
 			b.ReportAllocs()
 			for range b.N {
 				c.kinds = c.kinds[:0]
 				_, err := g.Call(ctx, "summarize", []byte(`{"text":"long"}`))
-				if (err != nil) != (mode == "stopped") || (err != nil && !errors.Is(err, runtime.ErrInputRequired)) {
+				if (err != nil) != (mode == "stopped") || (err != nil && !errors.Is(err, peer.ErrInputRequired)) {
 					b.Fatal(err)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // askWasm builds guests/ask once per test binary.
@@ -43,10 +44,10 @@ func TestCallHooksClient(t *testing.T) {
 		t.Errorf("client saw %v, want [sampling]", c.kinds)
 	}
 
-	c.err = fmt.Errorf("round 2: %w", runtime.ErrInputRequired)
+	c.err = fmt.Errorf("round 2: %w", peer.ErrInputRequired)
 	out, err = g.Call(ctx, "summarize", []byte(`{"text":"long"}`))
 	var ce *runtime.CallError
-	if !errors.Is(err, runtime.ErrInputRequired) || !errors.As(err, &ce) || ce.Name != "summarize" || out != nil {
+	if !errors.Is(err, peer.ErrInputRequired) || !errors.As(err, &ce) || ce.Name != "summarize" || out != nil {
 		t.Errorf("input required: %s, %v", out, err)
 	}
 	c.err = nil

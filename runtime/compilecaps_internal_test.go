@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // The bundled guests (Go, ~3-4 MB) are estimated well under the default compile memory limit:
@@ -21,18 +23,18 @@ func TestCompileEstimateBundledGuests(t *testing.T) {
 			t.Fatal(err)
 		}
 		c, ok := compileEstimate(wasm)
-		if !ok || c.estimate() > DefaultLimits().CompileMemory/2 {
+		if !ok || c.estimate() > policy.DefaultLimits().CompileMemory/2 {
 			t.Errorf("%s: estimated %s (%+v), want under half the limit", p, approxBytes(c.estimate()), c)
 		}
-		if err := checkCompileMemory(wasm, DefaultLimits()); err != nil {
+		if err := checkCompileMemory(wasm, policy.DefaultLimits()); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
-		if _, err := capTables(wasm, DefaultLimits()); err != nil { // reads its tables and elements
+		if _, err := capTables(wasm, policy.DefaultLimits()); err != nil { // reads its tables and elements
 			t.Errorf("%s: tables: %v", p, err)
 		}
 	}
 	// One function of 512 KiB (a large interpreter loop) fits alone.
-	if est := (moduleCost{largest: 512 << 10, code: 640 << 10, entries: 5000}).estimate(); est > DefaultLimits().CompileMemory {
+	if est := (moduleCost{largest: 512 << 10, code: 640 << 10, entries: 5000}).estimate(); est > policy.DefaultLimits().CompileMemory {
 		t.Errorf("a 640 KB module with a 512 KiB function is estimated %s", approxBytes(est))
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -39,7 +40,7 @@ func (s *slowUpstream) CallTool(ctx context.Context, server, tool string, args [
 	return nil, ctx.Err()
 }
 
-func interruptHost(t *testing.T, up runtime.Upstreams) *runtime.Host {
+func interruptHost(t *testing.T, up peer.Upstreams) *runtime.Host {
 	t.Helper()
 	h, err := runtime.NewHost(context.Background(), &runtime.Options{
 		CacheDir:  cacheDir,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // toolTexts calls tool and returns the texts of its result's content and isError.
@@ -58,8 +59,8 @@ func TestFSUngrantedSaysSo(t *testing.T) {
 	box := t.TempDir()
 	h2, _ := newHost(t)
 	narrowed := loadProbe(t, h2, runtime.GuestConfig{Name: "notes",
-		Grants:     runtime.Grants{FS: []runtime.FSGrant{{Guest: "/data", Host: box, RW: true}}},
-		ToolGrants: map[string]runtime.Grants{"read": {FS: []runtime.FSGrant{{Guest: "/data", Host: box, RW: true}}}, "write": {}}})
+		Grants:     runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: box, RW: true}}},
+		ToolGrants: map[string]runtime.Grants{"read": {FS: []policy.FS{{Guest: "/data", Host: box, RW: true}}}, "write": {}}})
 	texts, isErr := toolTexts(t, narrowed, "write", `{"path":"/data/b.txt","text":"x"}`)
 	if want := []string{"open /data/b.txt: Permission denied", `fs: /data is not granted to tool "write" of guest "notes"`}; !isErr || !slices.Equal(texts, want) {
 		t.Errorf("narrowed write: %q isError=%v; want %q", texts, isErr, want)

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 var probe struct {
@@ -111,7 +113,7 @@ func newNetHost(t *testing.T) (*runtime.Host, *fakeNet) {
 	t.Cleanup(srv.Close)
 	fn := &fakeNet{server: srv.Listener.Addr().String()}
 	h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: cacheDir,
-		Net: runtime.NetOptions{Resolver: fn, DialContext: fn.DialContext}})
+		Net: peer.Net{Resolver: fn, DialContext: fn.DialContext}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +217,7 @@ func TestFilesystemEscape(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(box, "ok.txt"), []byte("fine"), 0o644))
 	must(t, os.Symlink("../secret.txt", filepath.Join(box, "link")))
 	h, _ := newHost(t)
-	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{FS: []runtime.FSGrant{{Guest: "/data", Host: box, RW: true}}}})
+	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: box, RW: true}}}})
 
 	// Links whose target leaves the directory are refused (they would be traps on the host),
 	// and so is any target with "..", even one that stays inside from where it is made: a
@@ -260,7 +262,7 @@ func TestFSReadOnlyAndUngranted(t *testing.T) {
 	box := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(box, "a.txt"), []byte("A"), 0o644))
 	h, _ := newHost(t)
-	ro := loadProbe(t, h, runtime.GuestConfig{Name: "ro", Grants: runtime.Grants{FS: []runtime.FSGrant{{Guest: "/data", Host: box}}}})
+	ro := loadProbe(t, h, runtime.GuestConfig{Name: "ro", Grants: runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: box}}}})
 	if text, isErr := result(t, ro, "read", `{"path":"/data/a.txt"}`); isErr || text != "A" {
 		t.Errorf("read-only read: %q", text)
 	}
@@ -293,7 +295,7 @@ func TestExecOptionInjection(t *testing.T) {
 	}
 	out := t.TempDir()
 	h, _ := newHost(t)
-	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []runtime.ExecGrant{
+	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []policy.Exec{
 		{Name: "git-log", Path: "/usr/bin/git", Args: []string{"log", "--oneline", "--format=%s"}, Dir: repo},
 		{Path: "/usr/bin/env", Env: []string{"GREETING=hi"}},
 	}}})
@@ -336,7 +338,7 @@ func TestExecOptionInjection(t *testing.T) {
 
 func TestExecGrantedButNotRequested(t *testing.T) {
 	h, _ := newHost(t)
-	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []runtime.ExecGrant{{Path: "/usr/bin/id"}}}})
+	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []policy.Exec{{Path: "/usr/bin/id"}}}})
 	text, _ := result(t, g, "exec", `{"program":"/usr/bin/id"}`)
 	if want := `exec: DENIED: exec: program "/usr/bin/id" is granted but not requested by guest "probe" (its manifest must list /usr/bin/id)`; text != want {
 		t.Errorf("got %q\nwant %q", text, want)
@@ -345,7 +347,7 @@ func TestExecGrantedButNotRequested(t *testing.T) {
 
 func TestExecTimeout(t *testing.T) {
 	h, _ := newHost(t)
-	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []runtime.ExecGrant{
+	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []policy.Exec{
 		{Name: "sleep", Path: "/usr/bin/env", Args: []string{"/bin/sleep", "5"}, Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 200 * time.Millisecond},
 	}}})
 	start := time.Now()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -168,7 +169,7 @@ func tail(s string) string {
 // answers again.
 func TestStopEndsHostOperation(t *testing.T) {
 	h, _ := newHost(t)
-	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []runtime.ExecGrant{
+	g := loadProbe(t, h, runtime.GuestConfig{Grants: runtime.Grants{Exec: []policy.Exec{
 		{Name: "sleep", Path: "/usr/bin/env", Args: []string{"/bin/sleep", "60"}, Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute},
 	}}})
 	started := make(chan struct{})

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -40,11 +40,11 @@ type Options struct {
 	// Logger receives load, call and guest stdout/stderr logs. Nil discards them.
 	Logger *slog.Logger
 	// Net configures how net grants reach the network (resolver, dialer, caps).
-	Net NetOptions
+	Net peer.Net
 	// Upstreams serves the mcp.list and mcp.call request kinds (ABI.md §6.5): the upstream
 	// MCP servers that mcp grants name. Nil means none: such requests answer NOT_FOUND.
 	// The Host does not close it.
-	Upstreams Upstreams
+	Upstreams peer.Upstreams
 	// Lazy lets Load serve a module whose manifest is cached (from an earlier load of the same
 	// bytes by the same host version; see manifestcache.go) before compiling it: the Guest is
 	// built and validated from the cached manifest at once, and the module is compiled in the
@@ -68,9 +68,9 @@ type Host struct {
 	cache     wazero.CompilationCache
 	auth      *cacheauth.Dir // nil: compiled code cached in memory
 	logger    *slog.Logger
-	net       sandbox.NetOptions
-	upstreams Upstreams // Options.Upstreams; may be nil
-	observer  Observer  // Options.Observer; may be nil
+	net       peer.Net
+	upstreams peer.Upstreams // Options.Upstreams; may be nil
+	observer  Observer       // Options.Observer; may be nil
 
 	mu     sync.Mutex
 	guests map[*Guest]struct{}
@@ -128,7 +128,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net.internal(), upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog()}
+	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog()}
 	h.lazy = newLazyHost(h, o)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -23,7 +24,7 @@ type CallHooks struct {
 	// sampling, elicitation, roots; ABI.md §6.7) once the sandbox has checked the grant. Nil:
 	// such requests answer UNAVAILABLE. Unlike Log and Progress, Client.Request may block
 	// until the client answers (bounded by ctx, the call's deadline and cancellation).
-	Client Client
+	Client peer.Client
 	// ResourceUpdated receives the URI of a resource the guest reported changed (request
 	// kind resource.updated, ABI.md §6.8); the URI is one the guest serves.
 	ResourceUpdated func(uri string)
@@ -149,7 +150,7 @@ func (h *Host) hostRequest(ctx context.Context, mod api.Module, stack []uint64) 
 			// The client's answer comes in a later round (ABI.md §6.7, mechanism 2): end the
 			// call here. wazero turns the panic into the call's error (wrapping the value),
 			// and the instance is discarded like after a trap.
-			panic(ErrInputRequired)
+			panic(peer.ErrInputRequired)
 		}
 	}
 	inst.pending = body

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
@@ -193,8 +194,8 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 	if code := inst.intr.interrupted(); code != 0 {
 		err = sys.NewExitError(code) // err may be nil: interrupted as the guest returned
 	}
-	if errors.Is(err, ErrInputRequired) { // hostRequest stopped the guest
-		return ErrInputRequired
+	if errors.Is(err, peer.ErrInputRequired) { // hostRequest stopped the guest
+		return peer.ErrInputRequired
 	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {

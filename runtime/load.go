@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -26,7 +27,7 @@ type GuestConfig struct {
 	Name string
 	// Source names where the module came from (a path, "bundled:calc"), for messages.
 	Source string
-	// Limits for every call of the guest; zero fields take DefaultLimits().
+	// Limits for every call of the guest; zero fields take policy.DefaultLimits().
 	Limits Limits
 	// ToolLimits narrow Limits for single tools; zero fields take the guest's limits.
 	// Instances is a guest-wide setting and is ignored here.
@@ -72,8 +73,8 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 			g = nil
 		}
 	}()
-	limits := c.Limits.Merge(DefaultLimits())
-	if err := limits.validate(); err != nil {
+	limits := c.Limits.Merge(policy.DefaultLimits())
+	if err := limits.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	if c.Isolation < IsolationShared || c.Isolation > IsolationCall {
@@ -82,11 +83,11 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if err := checkSHA256(wasm, c.SHA256, file); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if err := c.Grants.internal().Validate(); err != nil {
+	if err := c.Grants.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: grants: %w", src, err)
 	}
 	for name, tg := range c.ToolGrants {
-		if err := tg.internal().Validate(); err != nil {
+		if err := tg.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
 		}
 	}
@@ -156,7 +157,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return g, fmt.Errorf("guest %q: %w", g.name, err)
 	}
 	if len(g.manifest.Prompts) > 0 {
-		sb, err := sandbox.NewTool(g.name, "", sandbox.PromptGrants(c.Grants.internal()), false, g.manifest.Requests,
+		sb, err := sandbox.NewTool(g.name, "", sandbox.PromptGrants(c.Grants), false, g.manifest.Requests,
 			sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
 		if err != nil {
 			return g, fmt.Errorf("guest %q prompts: %w", g.name, err)
@@ -275,10 +276,10 @@ func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 // grantTool computes what tool t may use and gives it a pool of instances built for that.
 // Per-tool grants follow the one narrowing rule (Grants.Within): anything wider is an error.
 func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
-	granted := c.Grants.internal()
+	granted := c.Grants.Clone()
 	if c.ToolGrants != nil {
 		var err error
-		if granted, err = sandbox.Narrow(granted, c.ToolGrants[t.def.Name].internal()); err != nil {
+		if granted, err = granted.Narrow(c.ToolGrants[t.def.Name]); err != nil {
 			return fmt.Errorf("grants: %w", err)
 		}
 	}
@@ -465,7 +466,7 @@ func newTool(td abi.Tool, guestLimits, toolLimits Limits) (*tool, error) {
 	}
 	t := &tool{def: td, limits: toolLimits.Merge(guestLimits)}
 	t.limits.Instances = guestLimits.Instances
-	if err := t.limits.validate(); err != nil {
+	if err := t.limits.Validate(); err != nil {
 		return nil, fmt.Errorf("tool %q: %w", td.Name, err)
 	}
 	var err error

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -156,7 +157,7 @@ func TestLoadSizeCaps(t *testing.T) {
 }
 
 func ExampleLimits_load() {
-	l := runtime.DefaultLimits()
+	l := policy.DefaultLimits()
 	fmt.Println(l.ModuleBytes>>20, "MiB module,", l.ManifestBytes>>20, "MiB manifest,", l.Tools, "tools,", l.Nesting, "nesting,", l.CompileTimeout, "compile")
 	// Output: 64 MiB module, 4 MiB manifest, 1000 tools, 10000 nesting, 5m0s compile
 }

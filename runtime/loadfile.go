@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // LoadFile loads the module in the file at path, as Load loads its bytes.
@@ -64,9 +66,9 @@ func (h *Host) loadFileCached(ctx context.Context, path, id string, size int64, 
 		return nil, false, nil
 	}
 	e := h.lazy.manifests.get(key)
-	limits := c.Limits.Merge(DefaultLimits())
+	limits := c.Limits.Merge(policy.DefaultLimits())
 	switch {
-	case e == nil, limits.validate() != nil, size > int64(limits.ModuleBytes),
+	case e == nil, limits.Validate() != nil, size > int64(limits.ModuleBytes),
 		uint64(e.MinMemoryPages)*pageSize > limits.MemoryBytes, len(e.Manifest) > limits.OutputBytes,
 		c.SHA256 != "" && !strings.EqualFold(c.SHA256, e.SHA256):
 		return nil, false, nil // Load gives the precise error, or describes the module afresh

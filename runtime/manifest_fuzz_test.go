@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // FuzzManifest: decoding a guest's manifest (mcpwasm_describe, ABI.md §4) and compiling its
@@ -27,7 +28,7 @@ func FuzzManifest(f *testing.F) {
 			return
 		}
 		for _, td := range m.Tools {
-			tl, err := newTool(td, DefaultLimits(), Limits{})
+			tl, err := newTool(td, policy.DefaultLimits(), Limits{})
 			if err != nil {
 				continue
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // builtGuests holds the guests built by guestWasm, one build per guest directory per test
@@ -50,7 +51,7 @@ func guestWasm(t testing.TB, dir string) []byte {
 // upstreamWasm builds guests/upstream once per test binary.
 func upstreamWasm(t *testing.T) []byte { return guestWasm(t, "guests/upstream") }
 
-// fakeUpstreams is an in-memory runtime.Upstreams: server "docs" has one tool, echo.
+// fakeUpstreams is an in-memory peer.Upstreams: server "docs" has one tool, echo.
 type fakeUpstreams struct {
 	mu    sync.Mutex
 	calls []string
@@ -58,7 +59,7 @@ type fakeUpstreams struct {
 
 func (f *fakeUpstreams) ListTools(ctx context.Context, server string) ([]byte, error) {
 	if server != "docs" {
-		return nil, fmt.Errorf("upstream %q: %w", server, runtime.ErrUnknownUpstream)
+		return nil, fmt.Errorf("upstream %q: %w", server, peer.ErrUnknownUpstream)
 	}
 	return []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}},{"name":"add","inputSchema":{"type":"object"}}]}`), nil
 }
@@ -68,7 +69,7 @@ func (f *fakeUpstreams) CallTool(ctx context.Context, server, tool string, args 
 	f.calls = append(f.calls, server+"/"+tool+" "+string(args))
 	f.mu.Unlock()
 	if server == "down" {
-		return nil, fmt.Errorf("upstream %q: %w: exit status 1", server, runtime.ErrUpstreamUnavailable)
+		return nil, fmt.Errorf("upstream %q: %w: exit status 1", server, peer.ErrUpstreamUnavailable)
 	}
 	var in struct{ Text string }
 	if err := json.Unmarshal(args, &in); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // One rule narrows grants per tool, for the config file and for embedders alike: a tool
@@ -47,7 +48,7 @@ func TestPerToolNetNarrowingRule(t *testing.T) {
 func TestGrantsWithin(t *testing.T) {
 	guest := runtime.Grants{
 		Net:   []string{"*.example.com", "a.test:*"},
-		FS:    []runtime.FSGrant{{Guest: "/data", Host: "/srv/data"}},
+		FS:    []policy.FS{{Guest: "/data", Host: "/srv/data"}},
 		Env:   []string{"HOME"},
 		Clock: true,
 	}
@@ -63,9 +64,9 @@ func TestGrantsWithin(t *testing.T) {
 		{"port in any port", runtime.Grants{Net: []string{"a.test:8443"}}, ""},
 		{"any port in default port", runtime.Grants{Net: []string{"api.example.com:*"}}, `net "api.example.com:*" is not granted to the guest`},
 		{"everything", runtime.Grants{Net: []string{"*"}}, `net "*" is not granted to the guest`},
-		{"same mount read-only", runtime.Grants{FS: []runtime.FSGrant{{Guest: "/data", Host: "/srv/data"}}}, ""},
-		{"rw of a read-only mount", runtime.Grants{FS: []runtime.FSGrant{{Guest: "/data", Host: "/srv/data", RW: true}}}, `fs "/data" is read-only for the guest; a tool cannot make it rw`},
-		{"other host dir", runtime.Grants{FS: []runtime.FSGrant{{Guest: "/data", Host: "/"}}}, `fs "/data" is not granted to the guest`},
+		{"same mount read-only", runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: "/srv/data"}}}, ""},
+		{"rw of a read-only mount", runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: "/srv/data", RW: true}}}, `fs "/data" is read-only for the guest; a tool cannot make it rw`},
+		{"other host dir", runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: "/"}}}, `fs "/data" is not granted to the guest`},
 		{"env", runtime.Grants{Env: []string{"HOME"}}, ""},
 		{"other env", runtime.Grants{Env: []string{"AWS_SECRET_ACCESS_KEY"}}, `env "AWS_SECRET_ACCESS_KEY" is not granted to the guest`},
 		{"clock", runtime.Grants{Clock: true}, ""},
@@ -91,10 +92,10 @@ func TestGrantsAreCopiedAtTheBoundary(t *testing.T) {
 	h, fn := newNetHost(t)
 	cfg := runtime.GuestConfig{
 		Grants: runtime.Grants{Net: []string{"api.example.test"}, Env: []string{"GREETING=hi"},
-			Exec: []runtime.ExecGrant{{Name: "echo", Path: "/bin/echo", Args: []string{"fixed"}}}},
+			Exec: []policy.Exec{{Name: "echo", Path: "/bin/echo", Args: []string{"fixed"}}}},
 		ToolGrants: map[string]runtime.Grants{
 			"http": {Net: []string{"api.example.test"}},
-			"exec": {Exec: []runtime.ExecGrant{{Name: "echo", Path: "/bin/echo"}}},
+			"exec": {Exec: []policy.Exec{{Name: "echo", Path: "/bin/echo"}}},
 		},
 	}
 	g := loadProbe(t, h, cfg)

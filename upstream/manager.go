@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/stdio"
-	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,7 +29,7 @@ const (
 
 // Manager holds the upstream MCP servers of a configuration, by name. Each is started on
 // first use, restarted (after backoff) on the next use after it crashed or closed its end, and
-// closed by Close. It implements runtime.Upstreams. It is safe for concurrent use; concurrent
+// closed by Close. It implements peer.Upstreams. It is safe for concurrent use; concurrent
 // first uses of one server share one start.
 type Manager struct {
 	opts Options
@@ -55,7 +55,7 @@ type server struct {
 	onChange  []func() // tools may have changed: list_changed, or a restart
 }
 
-var _ runtime.Upstreams = (*Manager)(nil)
+var _ peer.Upstreams = (*Manager)(nil)
 
 // NewManager returns a Manager for specs (name → how to reach the server). Nothing starts
 // until first use. opts is copied; nil means defaults.
@@ -103,16 +103,16 @@ func (s *server) changed() {
 }
 
 // Session returns a live session to server name, starting (or restarting) it if needed. Errors
-// wrap runtime.ErrUnknownUpstream or runtime.ErrUpstreamUnavailable.
+// wrap peer.ErrUnknownUpstream or peer.ErrUpstreamUnavailable.
 func (m *Manager) Session(ctx context.Context, name string) (*Session, error) {
 	m.mu.Lock()
 	s, closed := m.servers[name], m.closed
 	m.mu.Unlock()
 	switch {
 	case s == nil:
-		return nil, fmt.Errorf("upstream %q: %w", name, runtime.ErrUnknownUpstream)
+		return nil, fmt.Errorf("upstream %q: %w", name, peer.ErrUnknownUpstream)
 	case closed:
-		return nil, fmt.Errorf("upstream %q: %w: shutting down", name, runtime.ErrUpstreamUnavailable)
+		return nil, fmt.Errorf("upstream %q: %w: shutting down", name, peer.ErrUpstreamUnavailable)
 	}
 	if sess := s.current(); sess != nil {
 		return sess, nil
@@ -149,7 +149,7 @@ func (m *Manager) Session(ctx context.Context, name string) (*Session, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("upstream %q: %w", name, err)
 		}
-		return nil, fmt.Errorf("upstream %q: %w: %w", name, runtime.ErrUpstreamUnavailable, err)
+		return nil, fmt.Errorf("upstream %q: %w: %w", name, peer.ErrUpstreamUnavailable, err)
 	}
 	restart := s.connected
 	s.sess, s.started, s.connected = sess, time.Now(), true
@@ -159,7 +159,7 @@ func (m *Manager) Session(ctx context.Context, name string) (*Session, error) {
 	m.mu.Unlock()
 	if closed {
 		_ = sess.Close()
-		return nil, fmt.Errorf("upstream %q: %w: shutting down", name, runtime.ErrUpstreamUnavailable)
+		return nil, fmt.Errorf("upstream %q: %w: shutting down", name, peer.ErrUpstreamUnavailable)
 	}
 	m.opts.Logger.Info("upstream: started", "upstream", name, "server", s.spec.String(), "restart", restart)
 	go m.watch(s, sess)
@@ -239,7 +239,7 @@ func (m *Manager) sessionOptions(s *server) *Options {
 	return &o
 }
 
-// ListTools implements runtime.Upstreams: {"tools": [...]} with every tool of server.
+// ListTools implements peer.Upstreams: {"tools": [...]} with every tool of server.
 func (m *Manager) ListTools(ctx context.Context, server string) ([]byte, error) {
 	sess, err := m.Session(ctx, server)
 	if err != nil {
@@ -257,7 +257,7 @@ func (m *Manager) ListTools(ctx context.Context, server string) ([]byte, error) 
 	}{tools})
 }
 
-// CallTool implements runtime.Upstreams: the server's CallToolResult JSON. A call is never
+// CallTool implements peer.Upstreams: the server's CallToolResult JSON. A call is never
 // retried (it may have side effects); a crashed server is restarted on the next use.
 func (m *Manager) CallTool(ctx context.Context, server, tool string, args []byte) ([]byte, error) {
 	sess, err := m.Session(ctx, server)
@@ -280,7 +280,7 @@ func (m *Manager) CallTool(ctx context.Context, server, tool string, args []byte
 func callError(server, what string, err error) error {
 	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, os.ErrClosed) || errors.Is(err, stdio.ErrClosed) {
-		return fmt.Errorf("upstream %q %s: %w: %w", server, what, runtime.ErrUpstreamUnavailable, err)
+		return fmt.Errorf("upstream %q %s: %w: %w", server, what, peer.ErrUpstreamUnavailable, err)
 	}
 	return fmt.Errorf("upstream %q %s: %w", server, what, err)
 }

@@ -2,7 +2,7 @@
 // one MCP server — a command spawned and spoken to over stdio (our line-framed transport in
 // client mode, no line cap) or a Streamable HTTP URL — and Manager keeps the upstream servers
 // of a configuration: started lazily on first use, restarted after a crash with backoff,
-// closed on shutdown. Manager implements runtime.Upstreams, so guests call upstream tools
+// closed on shutdown. Manager implements peer.Upstreams, so guests call upstream tools
 // through their mcp grants (ABI.md §6.5).
 //
 // What the SDK's own client leaves to us, and this package adds: a bound on connecting, with a

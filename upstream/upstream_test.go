@@ -16,7 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpwasm/mcpwasm/internal/stdio"
-	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -284,7 +284,7 @@ func TestManager(t *testing.T) {
 	for i := range 3 {
 		// The crash server exits after each answer: every call after the first restarts it.
 		out, err := m.CallTool(ctx, "docs", "echo", []byte(`{"text":"x"}`))
-		for err != nil && errors.Is(err, runtime.ErrUpstreamUnavailable) {
+		for err != nil && errors.Is(err, peer.ErrUpstreamUnavailable) {
 			// The process died between our liveness check and the call; the next use restarts.
 			out, err = m.CallTool(ctx, "docs", "echo", []byte(`{"text":"x"}`))
 		}
@@ -306,7 +306,7 @@ func TestManager(t *testing.T) {
 	}
 
 	_, err = m.CallTool(ctx, "nope", "echo", nil)
-	if !errors.Is(err, runtime.ErrUnknownUpstream) || err.Error() != `upstream "nope": unknown upstream server` {
+	if !errors.Is(err, peer.ErrUnknownUpstream) || err.Error() != `upstream "nope": unknown upstream server` {
 		t.Errorf("unknown server: %v", err)
 	}
 	if err := m.Close(); err != nil {
@@ -315,7 +315,7 @@ func TestManager(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := m.ListTools(ctx, "sdk"); !errors.Is(err, runtime.ErrUpstreamUnavailable) {
+	if _, err := m.ListTools(ctx, "sdk"); !errors.Is(err, peer.ErrUpstreamUnavailable) {
 		t.Errorf("ListTools after Close: %v, want ErrUpstreamUnavailable", err)
 	}
 }
@@ -343,7 +343,7 @@ func TestCallErrorClassifiesGoneServers(t *testing.T) {
 		{errors.New("tool failed"), false},
 	} {
 		err := callError("docs", `tool "echo"`, tc.err)
-		if got := errors.Is(err, runtime.ErrUpstreamUnavailable); got != tc.unavailable {
+		if got := errors.Is(err, peer.ErrUpstreamUnavailable); got != tc.unavailable {
 			t.Errorf("callError(%v): unavailable = %v; want %v", tc.err, got, tc.unavailable)
 		}
 	}

@@ -23,6 +23,8 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/stdio"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -76,8 +78,8 @@ type hostFlags struct {
 	cacheDir  string
 	noCache   bool
 	logLevel  string
-	isolation string            // runtime.ParseIsolation
-	upstreams runtime.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
+	isolation string         // runtime.ParseIsolation
+	upstreams peer.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
 
 	lazy        bool             // serve: runtime.Options.Lazy
 	idleTimeout time.Duration    // serve: runtime.Options.IdleTimeout
@@ -86,9 +88,9 @@ type hostFlags struct {
 
 func (f *hostFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "configuration file: guests, grants, limits (see internal/config/schema.json)")
-	fs.DurationVar(&f.timeout, "timeout", runtime.DefaultLimits().Timeout, "time limit of one tool call (0: the default)")
-	fs.Uint64Var(&f.memoryMB, "memory-mb", runtime.DefaultLimits().MemoryBytes>>20, "linear memory limit of one guest instance, in MiB (0: the default)")
-	fs.IntVar(&f.instances, "instances", runtime.DefaultLimits().Instances, "instances per guest, i.e. concurrent calls into one guest (0: the default)")
+	fs.DurationVar(&f.timeout, "timeout", policy.DefaultLimits().Timeout, "time limit of one tool call (0: the default)")
+	fs.Uint64Var(&f.memoryMB, "memory-mb", policy.DefaultLimits().MemoryBytes>>20, "linear memory limit of one guest instance, in MiB (0: the default)")
+	fs.IntVar(&f.instances, "instances", policy.DefaultLimits().Instances, "instances per guest, i.e. concurrent calls into one guest (0: the default)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "compilation cache directory (default: the user cache dir's mcpwasm/compile)")
 	fs.BoolVar(&f.noCache, "no-cache", false, "keep compiled code in memory only")
 	fs.StringVar(&f.logLevel, "log-level", "info", "stderr log level: debug, info, warn or error")
@@ -99,9 +101,9 @@ func (f *hostFlags) register(fs *flag.FlagSet) {
 func (f *hostFlags) validate() error {
 	switch {
 	case f.timeout < 0:
-		return fmt.Errorf("--timeout %v: must not be negative (0 means the default %v)", f.timeout, runtime.DefaultLimits().Timeout)
+		return fmt.Errorf("--timeout %v: must not be negative (0 means the default %v)", f.timeout, policy.DefaultLimits().Timeout)
 	case f.instances < 0:
-		return fmt.Errorf("--instances %d: must not be negative (0 means the default %d)", f.instances, runtime.DefaultLimits().Instances)
+		return fmt.Errorf("--instances %d: must not be negative (0 means the default %d)", f.instances, policy.DefaultLimits().Instances)
 	case f.memoryMB > 4096:
 		return fmt.Errorf("--memory-mb %d: 32-bit linear memory is at most 4096 MiB", f.memoryMB)
 	}
@@ -181,7 +183,7 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 		if err != nil {
 			return nil, nil, err
 		}
-		if sh, err = sf.shipper(cfg, limits.Merge(runtime.DefaultLimits()).ModuleBytes, stderr); err != nil {
+		if sh, err = sf.shipper(cfg, limits.Merge(policy.DefaultLimits()).ModuleBytes, stderr); err != nil {
 			return nil, nil, err
 		}
 		for i, g := range cfg.Guests {
@@ -222,7 +224,7 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 		src, err := ship.ParseSource(p)
 		if err == nil && src.Remote() {
 			if sh == nil {
-				if sh, err = sf.shipper(nil, limits.Merge(runtime.DefaultLimits()).ModuleBytes, stderr); err != nil {
+				if sh, err = sf.shipper(nil, limits.Merge(policy.DefaultLimits()).ModuleBytes, stderr); err != nil {
 					return nil, nil, err
 				}
 			}

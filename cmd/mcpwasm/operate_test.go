@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -194,7 +195,7 @@ func TestReloadDrainFollowsTheGuestsLimits(t *testing.T) {
 		{runtime.GuestConfig{Limits: runtime.Limits{Timeout: 120 * time.Second}}, 120*time.Second + drainGrace},
 		{runtime.GuestConfig{Limits: runtime.Limits{Timeout: 5 * time.Second},
 			ToolLimits: map[string]runtime.Limits{"spin": {Timeout: 10 * time.Minute}}}, 10*time.Minute + drainGrace},
-		{runtime.GuestConfig{}, runtime.DefaultLimits().Timeout + drainGrace},
+		{runtime.GuestConfig{}, policy.DefaultLimits().Timeout + drainGrace},
 	} {
 		g, err := h.Load(context.Background(), wat.Fixture, &tc.cfg)
 		if err != nil {

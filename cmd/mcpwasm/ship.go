@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/ship"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -256,7 +257,7 @@ func pullOrLock(ctx context.Context, cmd string, args []string, stdout, stderr i
 	if lock == nil {
 		lock = &ship.Lock{}
 	}
-	s, err := sf.shipper(cfg, runtime.DefaultLimits().ModuleBytes, stderr)
+	s, err := sf.shipper(cfg, policy.DefaultLimits().ModuleBytes, stderr)
 	if err != nil {
 		return ExitError, err
 	}
@@ -451,7 +452,7 @@ func push(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wri
 	if m.Description != "" {
 		ann["org.opencontainers.image.description"] = m.Description
 	}
-	s, err := sf.shipper(nil, runtime.DefaultLimits().ModuleBytes, stderr)
+	s, err := sf.shipper(nil, policy.DefaultLimits().ModuleBytes, stderr)
 	if err != nil {
 		return ExitError, err
 	}

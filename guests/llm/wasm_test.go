@@ -23,6 +23,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // These tests build the guest to wasm and run it under runtime.Host with grants, its net
@@ -177,7 +178,7 @@ func loadConfig(t *testing.T, api *fakeAPI, cfg *runtime.GuestConfig) *runtime.G
 	h, err := runtime.NewHost(context.Background(), &runtime.Options{
 		CacheDir: filepath.Join(work.dir, "cache"),
 		Logger:   slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		Net:      runtime.NetOptions{Resolver: fn, DialContext: fn.DialContext},
+		Net:      peer.Net{Resolver: fn, DialContext: fn.DialContext},
 	})
 	if err != nil {
 		t.Fatal(err)

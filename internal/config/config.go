@@ -28,6 +28,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // Schema is the JSON Schema every configuration file must satisfy.
@@ -63,7 +64,7 @@ type Guest struct {
 	Name   string          `json:"name,omitempty"`
 	Path   string          `json:"path"`
 	SHA256 string          `json:"sha256,omitempty"`
-	Grants Grants          `json:"grants,omitzero"`
+	Grants policy.Grants   `json:"grants,omitzero"`
 	Limits Limits          `json:"limits,omitzero"`
 	Tools  map[string]Tool `json:"tools,omitempty"`
 	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
@@ -80,42 +81,8 @@ type Guest struct {
 
 // Tool narrows grants and limits for one tool.
 type Tool struct {
-	Grants *Grants `json:"grants,omitempty"`
-	Limits Limits  `json:"limits,omitzero"`
-}
-
-// Grants mirrors runtime.Grants in the file's vocabulary.
-type Grants struct {
-	Net    []string `json:"net,omitempty"`
-	Exec   []Exec   `json:"exec,omitempty"`
-	FS     []FS     `json:"fs,omitempty"`
-	Env    []string `json:"env,omitempty"`
-	Clock  bool     `json:"clock,omitempty"`
-	Random bool     `json:"random,omitempty"`
-	MCP    []string `json:"mcp,omitempty"`
-
-	Sampling    bool `json:"sampling,omitempty"`
-	Elicitation bool `json:"elicitation,omitempty"`
-	Roots       bool `json:"roots,omitempty"`
-}
-
-// Exec mirrors runtime.ExecGrant.
-type Exec struct {
-	Name        string   `json:"name,omitempty"`
-	Path        string   `json:"path"`
-	Args        []string `json:"args,omitempty"`
-	Options     bool     `json:"options,omitempty"`
-	Env         []string `json:"env,omitempty"`
-	Dir         string   `json:"dir,omitempty"`
-	TimeoutMS   int      `json:"timeout_ms,omitempty"`
-	OutputBytes int      `json:"output_bytes,omitempty"`
-}
-
-// FS mounts host directory Host at guest path Guest, read-only unless RW.
-type FS struct {
-	Guest string `json:"guest"`
-	Host  string `json:"host"`
-	RW    bool   `json:"rw,omitempty"`
+	Grants *policy.Grants `json:"grants,omitempty"`
+	Limits Limits         `json:"limits,omitzero"`
 }
 
 // Limits mirrors runtime.Limits in the file's units (MiB, milliseconds, bytes).
@@ -398,17 +365,14 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 	return rc
 }
 
-func (c *Config) grants(g Grants) runtime.Grants {
-	r := runtime.Grants{Net: g.Net, Env: g.Env, Clock: g.Clock, Random: g.Random, MCP: g.MCP,
-		Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
-	for _, e := range g.Exec {
-		r.Exec = append(r.Exec, runtime.ExecGrant{Name: e.Name, Path: e.Path, Args: e.Args, Options: e.Options,
-			Env: e.Env, Dir: e.Dir, Timeout: time.Duration(e.TimeoutMS) * time.Millisecond, OutputBytes: e.OutputBytes})
+// grants returns a copy of g with each fs host directory resolved against the file's
+// directory: the grant types are policy's, decoded from the file as they are.
+func (c *Config) grants(g policy.Grants) policy.Grants {
+	g = g.Clone()
+	for i := range g.FS {
+		g.FS[i].Host = c.resolve(g.FS[i].Host)
 	}
-	for _, f := range g.FS {
-		r.FS = append(r.FS, runtime.FSGrant{Guest: f.Guest, Host: c.resolve(f.Host), RW: f.RW})
-	}
-	return r
+	return g
 }
 
 func (l Limits) runtime() runtime.Limits {

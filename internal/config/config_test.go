@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -96,8 +97,8 @@ func TestLoadToRuntime(t *testing.T) {
 		Grants: runtime.Grants{
 			Net:   []string{"example.com", "*.example.org:443"},
 			Clock: true,
-			FS:    []runtime.FSGrant{{Guest: "/data", Host: filepath.Join(dir, "box"), RW: true}},
-			Exec:  []runtime.ExecGrant{{Name: "git-log", Path: "/usr/bin/git", Args: []string{"log"}, Timeout: 500 * time.Millisecond}},
+			FS:    []policy.FS{{Guest: "/data", Host: filepath.Join(dir, "box"), RW: true}},
+			Exec:  []policy.Exec{{Name: "git-log", Path: "/usr/bin/git", Args: []string{"log"}, Timeout: 500 * time.Millisecond}},
 		},
 		ToolLimits: map[string]runtime.Limits{"fetch": {Timeout: 2 * time.Second}},
 		ToolGrants: map[string]runtime.Grants{"fetch": {Net: []string{"example.com"}}},

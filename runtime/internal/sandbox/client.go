@@ -8,35 +8,16 @@ import (
 	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-)
-
-// Client sends requests to the MCP client of the current tool call (ABI.md §6.7), as the
-// request kinds sampling, elicitation and roots use it; runtime.Client documents it for
-// embedders. kind is abi.KindSampling, abi.KindElicitation or abi.KindRoots; params is the
-// MCP request's params JSON (an object); the answer is the client's result JSON.
-type Client interface {
-	Request(ctx context.Context, kind string, params []byte) ([]byte, error)
-}
-
-// Errors a Client wraps so a guest gets the right status (ABI.md §6.7).
-var (
-	// ErrClientUnavailable: the client did not declare the capability, or the session cannot
-	// carry a server→client request (UNAVAILABLE). The message says which.
-	ErrClientUnavailable = errors.New("client unavailable")
-	// ErrClientFailed: the client answered with a JSON-RPC error (FAILED).
-	ErrClientFailed = errors.New("client request failed")
-	// ErrInputRequired: the answer must come in a later round of the tool call (SEP-2322
-	// multi round-trip); the host stops the guest and answers the call with an
-	// input-required result. The guest never sees a status for it.
-	ErrInputRequired = errors.New("client input required")
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // PromptGrants is what a prompt of a guest granted g may use (ABI.md §6.7): only the client
 // request kinds sampling, elicitation and roots, which ask the client of the same
 // prompts/get. A prompt renders text; it never gets net, exec, fs, env, clock, random or mcp.
 // Per-tool narrowing does not apply: a prompt is not a tool.
-func PromptGrants(g Grants) Grants {
-	return Grants{Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
+func PromptGrants(g policy.Grants) policy.Grants {
+	return policy.Grants{Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
 }
 
 // maxClientResponseBytes caps one client answer handed to a guest, in bytes (16 MiB).
@@ -45,20 +26,20 @@ const maxClientResponseBytes = 16 << 20
 // clientKind is one of the client request kinds and its grant.
 type clientKind struct {
 	name       string
-	of         func(Grants) bool
+	of         func(policy.Grants) bool
 	ofRequests func(abi.Requests) bool
 }
 
 var clientKinds = [...]clientKind{
-	{abi.KindSampling, func(g Grants) bool { return g.Sampling }, func(r abi.Requests) bool { return r.Sampling }},
-	{abi.KindElicitation, func(g Grants) bool { return g.Elicitation }, func(r abi.Requests) bool { return r.Elicitation }},
-	{abi.KindRoots, func(g Grants) bool { return g.Roots }, func(r abi.Requests) bool { return r.Roots }},
+	{abi.KindSampling, func(g policy.Grants) bool { return g.Sampling }, func(r abi.Requests) bool { return r.Sampling }},
+	{abi.KindElicitation, func(g policy.Grants) bool { return g.Elicitation }, func(r abi.Requests) bool { return r.Elicitation }},
+	{abi.KindRoots, func(g policy.Grants) bool { return g.Roots }, func(r abi.Requests) bool { return r.Roots }},
 }
 
 type clientKey struct{}
 
 // WithClient returns a context whose requests of the client kinds go to c.
-func WithClient(ctx context.Context, c Client) context.Context {
+func WithClient(ctx context.Context, c peer.Client) context.Context {
 	return context.WithValue(ctx, clientKey{}, c)
 }
 
@@ -81,9 +62,9 @@ func (c *Tool) clientRequest(ctx context.Context, kind string, body []byte) (abi
 	if body[0] != '{' {
 		return abi.StatusInvalid, ErrorBody(kind + ": request must be a JSON object")
 	}
-	cl, _ := ctx.Value(clientKey{}).(Client)
+	cl, _ := ctx.Value(clientKey{}).(peer.Client)
 	if cl == nil {
-		return abi.StatusUnavailable, ErrorBody(kind + ": " + ErrClientUnavailable.Error() + ": the call has no MCP client session")
+		return abi.StatusUnavailable, ErrorBody(kind + ": " + peer.ErrClientUnavailable.Error() + ": the call has no MCP client session")
 	}
 	out, err := cl.Request(ctx, kind, body)
 	switch {
@@ -91,9 +72,9 @@ func (c *Tool) clientRequest(ctx context.Context, kind string, body []byte) (abi
 		return abi.StatusTooLarge, ErrorBody(fmt.Sprintf("%s: answer of %d bytes is over the %d-byte cap", kind, len(out), maxClientResponseBytes))
 	case err == nil:
 		return abi.StatusOK, out
-	case errors.Is(err, ErrInputRequired):
+	case errors.Is(err, peer.ErrInputRequired):
 		return abi.StatusUnavailable, nil // the caller stops the guest (runtime: hostRequest)
-	case errors.Is(err, ErrClientUnavailable):
+	case errors.Is(err, peer.ErrClientUnavailable):
 		return abi.StatusUnavailable, ErrorBody(kind + ": " + err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return abi.StatusTimeout, ErrorBody(kind + ": time limit exceeded")
@@ -104,7 +85,7 @@ func (c *Tool) clientRequest(ctx context.Context, kind string, body []byte) (abi
 }
 
 // IsInputRequired reports whether an answer of Tool.Request means the guest must be stopped
-// because the client's answer comes in a later round (ErrInputRequired): an UNAVAILABLE
+// because the client's answer comes in a later round (peer.ErrInputRequired): an UNAVAILABLE
 // status with no body, which no other path returns.
 func IsInputRequired(st abi.Status, body []byte) bool {
 	return st == abi.StatusUnavailable && body == nil

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // clientFunc is a Client that answers with a function and records what reached it.
@@ -22,7 +24,7 @@ func (c *clientFunc) Request(ctx context.Context, kind string, params []byte) ([
 	return c.fn(ctx, kind, params)
 }
 
-func newTool(t *testing.T, granted Grants, perTool bool, requested abi.Requests) *Tool {
+func newTool(t *testing.T, granted policy.Grants, perTool bool, requested abi.Requests) *Tool {
 	t.Helper()
 	tl, err := NewTool("g", "t", granted, perTool, requested, Env{})
 	if err != nil {
@@ -46,7 +48,7 @@ func TestClientRequestStatuses(t *testing.T) {
 	ctx := WithClient(context.Background(), c)
 	for _, tc := range []struct {
 		name      string
-		granted   Grants
+		granted   policy.Grants
 		perTool   bool
 		requested abi.Requests
 		kind      string
@@ -56,22 +58,22 @@ func TestClientRequestStatuses(t *testing.T) {
 		status    abi.Status
 		resp      string
 	}{
-		{"nothing granted", Grants{}, false, all, abi.KindSampling, `{}`, nil, ctx, abi.StatusDenied, `{"error":"sampling: not granted to guest \"g\""}`},
-		{"granted, not requested", Grants{Sampling: true}, false, abi.Requests{}, abi.KindSampling, `{}`, nil, ctx, abi.StatusDenied, `{"error":"sampling: not granted to guest \"g\""}`},
-		{"narrowed per tool", Grants{Elicitation: true}, true, all, abi.KindRoots, `{}`, nil, ctx, abi.StatusDenied, `{"error":"roots: not granted to tool \"t\" of guest \"g\""}`},
-		{"granted", Grants{Sampling: true}, false, all, abi.KindSampling, `{"maxTokens":5,"messages":[]}`, nil, ctx, abi.StatusOK, string(answer)},
-		{"empty body is {}", Grants{Roots: true}, false, all, abi.KindRoots, ``, nil, ctx, abi.StatusOK, string(answer)},
-		{"not JSON", Grants{Sampling: true}, false, all, abi.KindSampling, `{`, nil, ctx, abi.StatusInvalid, `{"error":"sampling: request is not valid JSON"}`},
-		{"not an object", Grants{Sampling: true}, false, all, abi.KindSampling, `[1]`, nil, ctx, abi.StatusInvalid, `{"error":"sampling: request must be a JSON object"}`},
-		{"no client", Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, nil, context.Background(), abi.StatusUnavailable, `{"error":"sampling: client unavailable: the call has no MCP client session"}`},
-		{"capability missing", Grants{Elicitation: true}, false, all, abi.KindElicitation, `{}`,
-			fmt.Errorf("%w: the client did not declare the elicitation capability", ErrClientUnavailable), ctx, abi.StatusUnavailable,
+		{"nothing granted", policy.Grants{}, false, all, abi.KindSampling, `{}`, nil, ctx, abi.StatusDenied, `{"error":"sampling: not granted to guest \"g\""}`},
+		{"granted, not requested", policy.Grants{Sampling: true}, false, abi.Requests{}, abi.KindSampling, `{}`, nil, ctx, abi.StatusDenied, `{"error":"sampling: not granted to guest \"g\""}`},
+		{"narrowed per tool", policy.Grants{Elicitation: true}, true, all, abi.KindRoots, `{}`, nil, ctx, abi.StatusDenied, `{"error":"roots: not granted to tool \"t\" of guest \"g\""}`},
+		{"granted", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{"maxTokens":5,"messages":[]}`, nil, ctx, abi.StatusOK, string(answer)},
+		{"empty body is {}", policy.Grants{Roots: true}, false, all, abi.KindRoots, ``, nil, ctx, abi.StatusOK, string(answer)},
+		{"not JSON", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{`, nil, ctx, abi.StatusInvalid, `{"error":"sampling: request is not valid JSON"}`},
+		{"not an object", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `[1]`, nil, ctx, abi.StatusInvalid, `{"error":"sampling: request must be a JSON object"}`},
+		{"no client", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, nil, context.Background(), abi.StatusUnavailable, `{"error":"sampling: client unavailable: the call has no MCP client session"}`},
+		{"capability missing", policy.Grants{Elicitation: true}, false, all, abi.KindElicitation, `{}`,
+			fmt.Errorf("%w: the client did not declare the elicitation capability", peer.ErrClientUnavailable), ctx, abi.StatusUnavailable,
 			`{"error":"elicitation: client unavailable: the client did not declare the elicitation capability"}`},
-		{"client error", Grants{Sampling: true}, false, all, abi.KindSampling, `{}`,
-			fmt.Errorf("%w: the client answered: user rejected", ErrClientFailed), ctx, abi.StatusFailed,
+		{"client error", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{}`,
+			fmt.Errorf("%w: the client answered: user rejected", peer.ErrClientFailed), ctx, abi.StatusFailed,
 			`{"error":"sampling: client request failed: the client answered: user rejected"}`},
-		{"time limit", Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, context.DeadlineExceeded, ctx, abi.StatusTimeout, `{"error":"sampling: time limit exceeded"}`},
-		{"cancelled", Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, context.Canceled, ctx, abi.StatusCancelled, `{"error":"sampling: cancelled"}`},
+		{"time limit", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, context.DeadlineExceeded, ctx, abi.StatusTimeout, `{"error":"sampling: time limit exceeded"}`},
+		{"cancelled", policy.Grants{Sampling: true}, false, all, abi.KindSampling, `{}`, context.Canceled, ctx, abi.StatusCancelled, `{"error":"sampling: cancelled"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c.calls, clientErr = nil, tc.clientErr
@@ -85,15 +87,15 @@ func TestClientRequestStatuses(t *testing.T) {
 		})
 	}
 
-	// An answer over the cap is TOO_LARGE; ErrInputRequired is the one UNAVAILABLE with no body.
+	// An answer over the cap is TOO_LARGE; peer.ErrInputRequired is the one UNAVAILABLE with no body.
 	answer = []byte(`"` + strings.Repeat("x", maxClientResponseBytes) + `"`)
 	clientErr = nil
-	if st, resp := newTool(t, Grants{Sampling: true}, false, all).Request(ctx, abi.KindSampling, []byte(`{}`)); st != abi.StatusTooLarge ||
+	if st, resp := newTool(t, policy.Grants{Sampling: true}, false, all).Request(ctx, abi.KindSampling, []byte(`{}`)); st != abi.StatusTooLarge ||
 		string(resp) != fmt.Sprintf(`{"error":"sampling: answer of %d bytes is over the %d-byte cap"}`, len(answer), maxClientResponseBytes) {
 		t.Errorf("oversized answer: %v %.100s", st, resp)
 	}
-	clientErr = ErrInputRequired
-	st, resp := newTool(t, Grants{Sampling: true}, false, all).Request(ctx, abi.KindSampling, []byte(`{}`))
+	clientErr = peer.ErrInputRequired
+	st, resp := newTool(t, policy.Grants{Sampling: true}, false, all).Request(ctx, abi.KindSampling, []byte(`{}`))
 	if !IsInputRequired(st, resp) {
 		t.Errorf("input required: %v %s", st, resp)
 	}
@@ -103,15 +105,15 @@ func TestClientRequestStatuses(t *testing.T) {
 }
 
 func TestClientGrantsNarrowAndUngranted(t *testing.T) {
-	guest := Grants{Sampling: true, Roots: true}
-	if _, err := Narrow(guest, Grants{Elicitation: true}); err == nil || err.Error() != "elicitation is not granted to the guest" {
+	guest := policy.Grants{Sampling: true, Roots: true}
+	if _, err := guest.Narrow(policy.Grants{Elicitation: true}); err == nil || err.Error() != "elicitation is not granted to the guest" {
 		t.Errorf("narrow to an ungranted kind: %v", err)
 	}
-	got, err := Narrow(guest, Grants{Roots: true})
+	got, err := guest.Narrow(policy.Grants{Roots: true})
 	if err != nil || got.Sampling || !got.Roots || got.Elicitation {
 		t.Errorf("narrow to roots: %+v, %v", got, err)
 	}
-	tl := newTool(t, Grants{Sampling: true}, false, abi.Requests{Sampling: true, Elicitation: true, Roots: true})
+	tl := newTool(t, policy.Grants{Sampling: true}, false, abi.Requests{Sampling: true, Elicitation: true, Roots: true})
 	if got := tl.Ungranted(); !slices.Equal(got, []string{"elicitation", "roots"}) {
 		t.Errorf("ungranted = %q", got)
 	}
@@ -123,9 +125,9 @@ func TestClientGrantsNarrowAndUngranted(t *testing.T) {
 // A prompt's sandbox (PromptGrants) keeps only the client kinds of a guest's grants: its
 // sampling request reaches the client, and net, exec and mcp are DENIED although granted.
 func TestPromptGrants(t *testing.T) {
-	all := Grants{Net: []string{"example.com"}, Exec: []ExecGrant{{Name: "true", Path: "/bin/true"}}, Env: []string{"HOME"},
+	all := policy.Grants{Net: []string{"example.com"}, Exec: []policy.Exec{{Name: "true", Path: "/bin/true"}}, Env: []string{"HOME"},
 		Clock: true, Random: true, MCP: []string{"docs"}, Sampling: true, Roots: true}
-	if got, want := PromptGrants(all), (Grants{Sampling: true, Roots: true}); !reflect.DeepEqual(got, want) {
+	if got, want := PromptGrants(all), (policy.Grants{Sampling: true, Roots: true}); !reflect.DeepEqual(got, want) {
 		t.Fatalf("PromptGrants = %+v, want %+v", got, want)
 	}
 	req := abi.Requests{Net: []string{"example.com"}, Exec: []string{"/bin/true"}, MCP: []string{"docs"}, Sampling: true, Roots: true}

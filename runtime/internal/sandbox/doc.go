@@ -22,15 +22,15 @@
 //   - sampling, elicitation, roots: requests to the MCP client of the current tool call
 //     (request kinds of the same names, ABI.md §6.7) — sampling spends the user's model
 //     tokens and elicitation asks the user, so like net and exec they need a grant; the host
-//     hands them to the call's Client (client.go) and never to another session's client.
+//     hands them to the call's peer.Client (client.go) and never to another session's client.
 //
 // Outside this package a guest has only its own linear memory, the host imports that report
 // to the caller (log, progress, cancelled: ABI.md §6), and stdout and stderr, which the host
 // captures to its log (OutputBuffer); stdin is empty.
 //
-// Nothing is granted by default. The operator grants (Grants); a guest's manifest requests
-// (abi.Requests); a tool gets the intersection, optionally narrowed per tool with Narrow,
-// which can only remove (grants.go). NewTool computes that once per tool at load and
+// Nothing is granted by default. The operator grants (policy.Grants); a guest's manifest
+// requests (abi.Requests); a tool gets the intersection, optionally narrowed per tool with
+// policy.Grants.Narrow, which can only remove. NewTool computes that once per tool at load and
 // returns a *Tool: its Request method serves every request a running tool makes, and its
 // Profile fixes what an instance is created with. Every value that crosses into this package
 // is copied: no caller-held slice can change a check after it was made.

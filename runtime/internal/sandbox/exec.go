@@ -12,18 +12,19 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // execProgram is an exec grant resolved at load: the real file behind Path, and its identity,
 // so a symlink swapped or a binary replaced after load is refused rather than run.
 type execProgram struct {
-	grant ExecGrant
+	grant policy.Exec
 	real  string
 	info  os.FileInfo
 	env   []string
 }
 
-func resolveExec(e ExecGrant) (*execProgram, error) {
+func resolveExec(e policy.Exec) (*execProgram, error) {
 	real, err := filepath.EvalSymlinks(e.Path)
 	if err != nil {
 		return nil, fmt.Errorf("exec %q: %w", e.Path, err)
@@ -83,7 +84,7 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	if !p.grant.Options {
 		for _, a := range req.Args {
 			if strings.HasPrefix(a, "-") {
-				return statusOf(deny("exec: argument %q starts with \"-\"; grant %q allows only positional arguments", clip(a), p.grant.id()))
+				return statusOf(deny("exec: argument %q starts with \"-\"; grant %q allows only positional arguments", clip(a), p.grant.ID()))
 			}
 		}
 	}
@@ -103,11 +104,11 @@ func (c *Tool) execRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return abi.StatusTimeout, ErrorBody(fmt.Sprintf("exec: %s ran past %v and was killed", p.grant.id(), p.grant.Timeout))
+		return abi.StatusTimeout, ErrorBody(fmt.Sprintf("exec: %s ran past %v and was killed", p.grant.ID(), p.grant.Timeout))
 	case ctx.Err() != nil:
 		return abi.StatusCancelled, ErrorBody("exec: cancelled")
 	case err != nil && !errors.As(err, &exit):
-		return abi.StatusFailed, ErrorBody(fmt.Sprintf("exec: %s: %v", p.grant.id(), err))
+		return abi.StatusFailed, ErrorBody(fmt.Sprintf("exec: %s: %v", p.grant.ID(), err))
 	}
 	out, err := json.Marshal(abi.ExecResponse{
 		ExitCode:  cmd.ProcessState.ExitCode(),
@@ -160,7 +161,7 @@ func (c *Tool) findProgram(name string) (*execProgram, error) {
 		return found, nil
 	}
 	for _, e := range c.granted.Exec {
-		if e.id() == name || e.Path == name {
+		if e.ID() == name || e.Path == name {
 			return nil, deny("exec: program %q is granted but not requested by guest %q (its manifest must list %s)", name, c.guest, e.Path)
 		}
 	}

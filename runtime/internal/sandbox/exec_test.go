@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // forker is a granted program that leaves a process behind, like a tool that spawns a
@@ -57,7 +58,7 @@ func TestExecLeavesNothingBehind(t *testing.T) {
 	if err := os.WriteFile(prog, []byte(forker), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	grants := Grants{Exec: []ExecGrant{{Name: "forker", Path: prog, Timeout: 500 * time.Millisecond}}}
+	grants := policy.Grants{Exec: []policy.Exec{{Name: "forker", Path: prog, Timeout: 500 * time.Millisecond}}}
 	tool, err := NewTool("ex", "t", grants, false, abi.Requests{Exec: []string{prog}}, Env{})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func TestExecGroupKillWithoutNamespace(t *testing.T) {
 	if err := os.WriteFile(prog, []byte(forker), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	grants := Grants{Exec: []ExecGrant{{Name: "forker", Path: prog, Timeout: 5 * time.Second}}}
+	grants := policy.Grants{Exec: []policy.Exec{{Name: "forker", Path: prog, Timeout: 5 * time.Second}}}
 	tool, err := NewTool("ex", "t", grants, false, abi.Requests{Exec: []string{prog}}, Env{})
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestExecStartFailureKeepsIsolation(t *testing.T) {
 	victim := write("victim", "#!/bin/sh\necho ran\n")
 	interp := write("interp", "#!/bin/sh\nexec /bin/sh \"$@\"\n")
 	script := write("script", "#!"+interp+"\necho ran\n")
-	grants := Grants{Exec: []ExecGrant{{Name: "pid", Path: pid}, {Name: "victim", Path: victim}, {Name: "script", Path: script}}}
+	grants := policy.Grants{Exec: []policy.Exec{{Name: "pid", Path: pid}, {Name: "victim", Path: victim}, {Name: "script", Path: script}}}
 	tool, err := NewTool("ex", "t", grants, false, abi.Requests{Exec: []string{pid, victim, script}}, Env{})
 	if err != nil {
 		t.Fatal(err)

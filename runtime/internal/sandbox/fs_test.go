@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 )
 
@@ -187,21 +188,21 @@ func TestFSGrantNesting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	nested := Grants{FS: []FSGrant{
+	nested := policy.Grants{FS: []policy.FS{
 		{Guest: "/w", Host: filepath.Join(dir, "rw"), RW: true},
 		{Guest: "/r", Host: filepath.Join(dir, "rw", "ro")},
 	}}
 	if err := nested.Validate(); err == nil {
 		t.Error("a read-only grant inside a read-write one was accepted")
 	}
-	same := Grants{FS: []FSGrant{
+	same := policy.Grants{FS: []policy.FS{
 		{Guest: "/w", Host: filepath.Join(dir, "rw"), RW: true},
 		{Guest: "/r", Host: filepath.Join(dir, "rw")},
 	}}
 	if err := same.Validate(); err == nil {
 		t.Error("a read-only grant of the read-write directory was accepted")
 	}
-	beside := Grants{FS: []FSGrant{
+	beside := policy.Grants{FS: []policy.FS{
 		{Guest: "/w", Host: filepath.Join(dir, "side", "rw"), RW: true},
 		{Guest: "/r", Host: filepath.Join(dir, "side", "ro")},
 	}}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
@@ -29,7 +30,7 @@ func (c *Tool) DeniedFS() []DeniedFS {
 	var out []DeniedFS
 	for _, r := range c.requested.FS {
 		p := path.Clean("/" + r.Path)
-		if slices.ContainsFunc(c.effective.FS, func(f FSGrant) bool {
+		if slices.ContainsFunc(c.effective.FS, func(f policy.FS) bool {
 			g := path.Clean("/" + f.Guest)
 			return within(p, g) || within(g, p)
 		}) || slices.ContainsFunc(out, func(d DeniedFS) bool { return d.Path == p }) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 )
 
@@ -12,7 +13,7 @@ import (
 // naming the guest, or the tool when grants are narrowed per tool.
 func TestDeniedFS(t *testing.T) {
 	req := abi.Requests{FS: []abi.FSRequest{{Path: "/notes"}, {Path: "/data"}, {Path: "/notes/"}}}
-	granted := Grants{FS: []FSGrant{{Guest: "/data", Host: t.TempDir()}}}
+	granted := policy.Grants{FS: []policy.FS{{Guest: "/data", Host: t.TempDir()}}}
 	for _, perTool := range []bool{false, true} {
 		tool, err := NewTool("notes", "read", granted, perTool, req, Env{})
 		if err != nil {

@@ -9,31 +9,7 @@ import (
 	"slices"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-)
-
-// Upstreams is the host's MCP client side, as guests use it through the request kinds
-// mcp.list and mcp.call (ABI.md §6.5); runtime.Upstreams documents it for embedders.
-//
-// Implementations must be safe for concurrent use: calls of many guest instances run at once.
-// ctx carries the calling tool's time limit and cancellation; an implementation must return
-// when it is done (and should tell the server, MCP "Utilities › Cancellation").
-type Upstreams interface {
-	// ListTools returns the JSON object {"tools": [ … ]} with every tool of server (all
-	// pages), as MCP Tool objects.
-	ListTools(ctx context.Context, server string) ([]byte, error)
-	// CallTool calls tool on server with args (a JSON object) and returns the server's
-	// CallToolResult JSON. A tool error (isError) is a result, not an error; a JSON-RPC
-	// error from the server is an error.
-	CallTool(ctx context.Context, server, tool string, args []byte) ([]byte, error)
-}
-
-// Errors an Upstreams implementation wraps so a guest gets the right status (ABI.md §6.5).
-var (
-	// ErrUnknownUpstream: no upstream server of that name is configured (NOT_FOUND).
-	ErrUnknownUpstream = errors.New("unknown upstream server")
-	// ErrUpstreamUnavailable: the server could not be started, reached or initialized
-	// (UNAVAILABLE).
-	ErrUpstreamUnavailable = errors.New("upstream server unavailable")
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // maxMCPResponseBytes caps one mcp.list or mcp.call answer handed to a guest, in bytes: the
@@ -67,7 +43,7 @@ func (c *Tool) mcpRequest(ctx context.Context, kind string, body []byte) (abi.St
 	}
 	ups := c.upstreams
 	if ups == nil {
-		return abi.StatusNotFound, ErrorBody(fmt.Sprintf("mcp: upstream %q: %v (the host has no upstream servers)", clip(req.Server), ErrUnknownUpstream))
+		return abi.StatusNotFound, ErrorBody(fmt.Sprintf("mcp: upstream %q: %v (the host has no upstream servers)", clip(req.Server), peer.ErrUnknownUpstream))
 	}
 	var out []byte
 	var err error
@@ -81,9 +57,9 @@ func (c *Tool) mcpRequest(ctx context.Context, kind string, body []byte) (abi.St
 		return abi.StatusTooLarge, ErrorBody(fmt.Sprintf("mcp: answer of upstream %q is %d bytes, over the %d-byte cap", req.Server, len(out), maxMCPResponseBytes))
 	case err == nil:
 		return abi.StatusOK, out
-	case errors.Is(err, ErrUnknownUpstream):
+	case errors.Is(err, peer.ErrUnknownUpstream):
 		return abi.StatusNotFound, ErrorBody("mcp: " + err.Error())
-	case errors.Is(err, ErrUpstreamUnavailable):
+	case errors.Is(err, peer.ErrUpstreamUnavailable):
 		return abi.StatusUnavailable, ErrorBody("mcp: " + err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return abi.StatusTimeout, ErrorBody("mcp: time limit exceeded: " + err.Error())

@@ -19,30 +19,12 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/redirect"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/hostpattern"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
-// Resolver looks up a host name's addresses; *net.Resolver implements it.
-type Resolver interface {
-	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
-}
-
-// NetOptions configure how net grants reach the network. The zero value is valid.
-type NetOptions struct {
-	// Resolver resolves host names; nil means net.DefaultResolver. Tests and special networks
-	// substitute their own.
-	Resolver Resolver
-	// DialContext opens a connection to an already checked "ip:port"; nil means a net.Dialer.
-	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
-	// MaxResponseBytes caps a response body; zero means 10 MiB.
-	MaxResponseBytes int
-	// Timeout caps one request including redirects; zero means 30 s. The call's own time
-	// limit applies too.
-	Timeout time.Duration
-	// MaxRedirects caps redirect hops; zero means 5.
-	MaxRedirects int
-}
-
-func (o NetOptions) withDefaults() NetOptions {
+// netDefaults returns o with each zero field set to its default (peer.Net).
+func netDefaults(o peer.Net) peer.Net {
 	if o.Resolver == nil {
 		o.Resolver = net.DefaultResolver
 	}
@@ -73,7 +55,7 @@ func deny(format string, args ...any) error { return &denial{fmt.Sprintf(format,
 type netTarget struct {
 	host    string // lowercase, no trailing dot, no brackets
 	port    int
-	pattern hostPattern
+	pattern hostpattern.Pattern
 }
 
 func (t netTarget) key() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
@@ -130,17 +112,17 @@ func (c *Tool) checkURL(u *url.URL) (netTarget, error) {
 		}
 		port = n
 	}
-	match := func(list []string) (hostPattern, bool) {
+	match := func(list []string) (hostpattern.Pattern, bool) {
 		for _, s := range list {
-			p, err := parseHostPattern(s)
-			if err != nil || !p.matchesHost(host) {
+			p, err := hostpattern.Parse(s)
+			if err != nil || !p.MatchesHost(host) {
 				continue
 			}
-			if p.port == port || p.port == anyPort || p.port == 0 && port == defaultPort {
+			if p.Port == port || p.Port == hostpattern.AnyPort || p.Port == 0 && port == defaultPort {
 				return p, true
 			}
 		}
-		return hostPattern{}, false
+		return hostpattern.Pattern{}, false
 	}
 	hostPort := host
 	if port != defaultPort {
@@ -303,14 +285,14 @@ func (c *Tool) dialPinned(ctx context.Context, network string, target netTarget)
 }
 
 // explicitlyGranted: a pattern that names the IP itself, or "localhost" for loopback.
-func explicitlyGranted(p hostPattern, a netip.Addr) bool {
-	if p.wildcard || p.any {
+func explicitlyGranted(p hostpattern.Pattern, a netip.Addr) bool {
+	if p.Wildcard || p.Any {
 		return false
 	}
-	if p.host == "localhost" {
+	if p.Host == "localhost" {
 		return a.Unmap().IsLoopback()
 	}
-	g, err := netip.ParseAddr(p.host)
+	g, err := netip.ParseAddr(p.Host)
 	return err == nil && g.Unmap() == a.Unmap()
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 )
@@ -18,7 +19,7 @@ import (
 // tools whose profiles differ get instances (pools) of their own. The zero Profile grants
 // nothing: no files, an empty environment, wazero's deterministic clock and random source.
 type Profile struct {
-	fs     []FSGrant
+	fs     []policy.FS
 	denied []string // requested fs directories not granted: mounted empty, refusing (fsdenied.go)
 	env    []string
 	clock  bool

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // A guest's Authorization and Cookie reach the first URL's origin only: a redirect to another
@@ -25,7 +26,7 @@ func TestGuestCredentialsNotSentAfterCrossOriginRedirect(t *testing.T) {
 		http.Redirect(w, r, target.URL+"/landed", http.StatusFound)
 	}))
 	t.Cleanup(origin.Close)
-	tl := newTool(t, Grants{Net: []string{"127.0.0.1:*"}}, false, abi.Requests{Net: []string{"127.0.0.1:*"}})
+	tl := newTool(t, policy.Grants{Net: []string{"127.0.0.1:*"}}, false, abi.Requests{Net: []string{"127.0.0.1:*"}})
 	body, _ := json.Marshal(abi.HTTPRequest{URL: origin.URL + "/start", Headers: map[string][]string{
 		"Authorization": {"Bearer GUEST-SECRET"}, "Cookie": {"s=1"}, "X-Trace": {"t1"}}})
 	status, resp := tl.Request(context.Background(), abi.KindHTTP, body)

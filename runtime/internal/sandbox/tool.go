@@ -8,25 +8,28 @@ import (
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/hostpattern"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // Env is what the host lends every tool's checks: how net grants reach the network and
 // which upstream MCP servers exist.
 type Env struct {
-	Net       NetOptions // zero fields take defaults
-	Upstreams Upstreams  // nil: mcp requests answer NOT_FOUND
+	Net       peer.Net       // zero fields take defaults
+	Upstreams peer.Upstreams // nil: mcp requests answer NOT_FOUND
 }
 
 // Tool is what one tool of one guest may do, computed once at load. Its methods are safe for
 // concurrent use; nothing in it changes after NewTool returns.
 type Tool struct {
 	guest, tool string
-	perTool     bool   // the operator narrowed grants per tool: denials name the tool
-	granted     Grants // the operator's grants for this tool
-	effective   Grants // granted ∩ requested
+	perTool     bool          // the operator narrowed grants per tool: denials name the tool
+	granted     policy.Grants // the operator's grants for this tool
+	effective   policy.Grants // granted ∩ requested
 	requested   abi.Requests
-	net         NetOptions
-	upstreams   Upstreams
+	net         peer.Net
+	upstreams   peer.Upstreams
 	exec        []*execProgram // effective exec grants, resolved at load
 }
 
@@ -35,9 +38,9 @@ type Tool struct {
 // (the guest-wide and the tool's requests, see MergeRequests). Exec grants are resolved now
 // (the program must exist and be executable); the error names the first that is not. The
 // grants are copied.
-func NewTool(guest, tool string, granted Grants, perTool bool, requested abi.Requests, env Env) (*Tool, error) {
+func NewTool(guest, tool string, granted policy.Grants, perTool bool, requested abi.Requests, env Env) (*Tool, error) {
 	t := &Tool{guest: guest, tool: tool, perTool: perTool, granted: granted.Clone(),
-		requested: MergeRequests(requested, abi.Requests{}), net: env.Net.withDefaults(), upstreams: env.Upstreams}
+		requested: MergeRequests(requested, abi.Requests{}), net: netDefaults(env.Net), upstreams: env.Upstreams}
 	t.effective = effective(t.granted, t.requested)
 	for _, e := range t.effective.Exec {
 		p, err := resolveExec(e)
@@ -50,10 +53,10 @@ func NewTool(guest, tool string, granted Grants, perTool bool, requested abi.Req
 }
 
 // Granted returns a copy of what the operator granted the tool (after per-tool narrowing).
-func (c *Tool) Granted() Grants { return c.granted.Clone() }
+func (c *Tool) Granted() policy.Grants { return c.granted.Clone() }
 
 // Effective returns a copy of what the tool may use: granted ∩ requested.
-func (c *Tool) Effective() Grants { return c.effective.Clone() }
+func (c *Tool) Effective() policy.Grants { return c.effective.Clone() }
 
 // Profile is what instances running this tool are created with (see Profile).
 func (c *Tool) Profile(memoryBytes uint64) Profile {
@@ -97,17 +100,17 @@ func (c *Tool) Ungranted() []string {
 	var out []string
 	req, eff := c.requested, c.effective
 	for _, r := range req.Net {
-		if !slices.ContainsFunc(eff.Net, func(p string) bool { _, ok := intersectHostPatterns(p, r); return ok }) {
+		if !slices.ContainsFunc(eff.Net, func(p string) bool { _, ok := hostpattern.Intersect(p, r); return ok }) {
 			out = append(out, fmt.Sprintf("net %q", r))
 		}
 	}
 	for _, r := range req.Exec {
-		if !slices.ContainsFunc(eff.Exec, func(e ExecGrant) bool { return e.Path == r }) {
+		if !slices.ContainsFunc(eff.Exec, func(e policy.Exec) bool { return e.Path == r }) {
 			out = append(out, fmt.Sprintf("exec %q", r))
 		}
 	}
 	for _, r := range req.FS {
-		if !slices.ContainsFunc(eff.FS, func(f FSGrant) bool { return f.Guest == r.Path }) {
+		if !slices.ContainsFunc(eff.FS, func(f policy.FS) bool { return f.Guest == r.Path }) {
 			out = append(out, fmt.Sprintf("fs %q", r.Path))
 		}
 	}
