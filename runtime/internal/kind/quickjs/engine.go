@@ -98,6 +98,10 @@ type Engine interface {
 
 // VM is one started engine instance. Its methods must not run concurrently.
 type VM struct {
+	// Interrupted, if set, reports that the running entry must end (the seam's
+	// Instance.Interrupted); Run stops polling a pending entry then.
+	Interrupted func() bool
+
 	e Engine
 	f struct {
 		malloc, free, eval, call, getProp, setProp, newString, getString, freeCString,
@@ -256,8 +260,8 @@ func (v *VM) Run(ctx context.Context, entry string, payload []byte) ([]byte, err
 		if out, err = v.callJS(ctx, v.poll); err != nil {
 			return nil, err
 		}
-		if len(out) == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInterrupted, context.Cause(ctx))
+		if len(out) == 0 && (ctx.Err() != nil || (v.Interrupted != nil && v.Interrupted())) {
+			return nil, v.fatal(ctx, "interrupted")
 		}
 	}
 	switch out[0] {

@@ -135,6 +135,7 @@ server.registerTool("later", { description: "Answers after two timers and a prom
   return { content: [{ type: "text", text: order.join("") }] };
 });
 server.registerTool("echo", { description: "Returns its text argument", inputSchema: { type: "object", properties: { text: { type: "string" } } } }, async (args) => ({ content: [{ type: "text", text: args.text }] }));
+server.registerTool("nap", { description: "Waits a minute" }, async () => { await new Promise((r) => setTimeout(r, 60000)); return { content: [{ type: "text", text: "rested" }] }; });
 server.registerTool("spin", { description: "Never returns" }, () => { for (;;) {} });
 server.registerTool("hog", { description: "Allocates without end" }, () => { const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length); });
 server.registerTool("fetch", { description: "Fetches a URL", inputSchema: { type: "object", properties: { url: { type: "string" } } } }, async ({ url }) => {
@@ -169,7 +170,7 @@ func TestDescribeAndCall(t *testing.T) {
 	if err := json.Unmarshal(m, &man); err != nil {
 		t.Fatalf("manifest %s: %v", m, err)
 	}
-	if man.Name != "hello" || man.Version != "0.1.0" || len(man.Tools) != 8 || man.Tools[0].Name != "hello" ||
+	if man.Name != "hello" || man.Version != "0.1.0" || len(man.Tools) != 9 || man.Tools[0].Name != "hello" ||
 		string(man.Tools[0].InputSchema) != `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}` ||
 		string(man.Tools[1].InputSchema) != `{"type":"object","properties":{}}` {
 		t.Fatalf("manifest %s", m)
@@ -344,5 +345,25 @@ func TestScriptSection(t *testing.T) {
 	delete(defs, "qjs_call")
 	if err := Check(defs); err == nil || err.Error() != `not a quickjs-wasi engine: export "qjs_call" is missing` {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// With the clock granted a timer really waits, in slices that end when the call is
+// interrupted (the seam keeps the deadline in the instance, not in ctx); without it, the
+// same timer fires at once.
+func TestTimerWaitEndsWhenInterrupted(t *testing.T) {
+	checks := 0
+	call := &Call{Clock: true}
+	vm := start(t, hello, call, 32<<20)
+	call.Interrupted = func() bool { checks++; return checks > 3 }
+	vm.Interrupted = call.Interrupted
+	_, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "nap"})
+	if !errors.Is(err, ErrInterrupted) || checks < 4 {
+		t.Fatalf("nap: %v after %d checks, want ErrInterrupted after the fourth", err, checks)
+	}
+	call.Clock, call.Interrupted, vm.Interrupted = false, nil, nil
+	out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "nap"})
+	if want := `{"content":[{"type":"text","text":"rested"}]}`; err != nil || string(out) != want {
+		t.Fatalf("nap without the clock: %s, %v; want %s", out, err, want)
 	}
 }

@@ -165,12 +165,7 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 	case "sleep":
 		ms, _ := strconv.ParseFloat(string(payload), 64)
 		if c.Clock && ms > 0 {
-			t := time.NewTimer(time.Duration(ms * float64(time.Millisecond)))
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-			}
+			c.sleep(ctx, time.Duration(min(ms, float64(time.Hour/time.Millisecond))*float64(time.Millisecond)))
 		}
 	case "random":
 		n, _ := strconv.Atoi(string(payload))
@@ -192,6 +187,28 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 		return v.answer(ctx, b)
 	}
 	return v.answer(ctx, nil)
+}
+
+// sleepSlice bounds one wait of sleep between checks of Interrupted (the seam keeps a call's
+// deadline in the instance's interrupter, not in ctx).
+const sleepSlice = 10 * time.Millisecond
+
+// sleep waits d, or less if ctx ends or the call is interrupted.
+func (c *Call) sleep(ctx context.Context, d time.Duration) {
+	end := time.Now().Add(d)
+	for {
+		left := time.Until(end)
+		if left <= 0 || ctx.Err() != nil || (c.Interrupted != nil && c.Interrupted()) {
+			return
+		}
+		t := time.NewTimer(min(left, sleepSlice))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
 }
 
 // fixedRandom fills b from a sequence that starts again with every call: without the random
