@@ -37,7 +37,7 @@ if (!entry || !out) {
 }
 
 const sdkStub = join(here, "sdk.js");
-const sdkModules = new Set(["server/mcp", "server/stdio", "types", "server/index", "server"]);
+const sdkModules = new Set(["server/mcp", "server/stdio", "server/completable", "types", "server/index", "server"]);
 const builtins = new Set(builtinModules.flatMap((m) => [m, "node:" + m]));
 
 const guard = {
@@ -46,7 +46,7 @@ const guard = {
     b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
       const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
       if (sdkModules.has(sub)) return { path: sdkStub };
-      return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: mcpwasm serves the SDK's server API (server/mcp.js, server/stdio.js, types.js); the host is the transport` }] };
+      return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: mcpwasm serves the SDK's server API (server/mcp.js, server/stdio.js, server/completable.js, types.js); the host is the transport` }] };
     });
     b.onResolve({ filter: /^[^./]/ }, (a) => {
       if (builtins.has(a.path) || a.path.startsWith("node:")) {

@@ -919,7 +919,12 @@
       return Promise.resolve();
     }
   }
-  mcp.sdk = { McpServer, ResourceTemplate, Server, StdioServerTransport, McpError, ErrorCode };
+  // completable (…/server/completable.js) marks a prompt argument's schema with its completer.
+  const completable = (schema, complete) => {
+    Object.defineProperty(schema, "_mcpwasmComplete", { value: complete, enumerable: false });
+    return schema;
+  };
+  mcp.sdk = { McpServer, ResourceTemplate, Server, StdioServerTransport, McpError, ErrorCode, completable };
   mcp.setZod = (z) => {
     zod = z;
   };
@@ -953,7 +958,7 @@
         const a = { name: k };
         if (z && z.description) a.description = z.description;
         if (!opt) a.required = true;
-        if (z && z._zod && z._zod.def && z._zod.def.type === "custom" && z._mcpwasmComplete) completions = true;
+        if (z && typeof z._mcpwasmComplete === "function") completions = true;
         args.push(a);
       }
       const prompt = Object.assign({ name: p.name }, pick(p.config, ["title", "description"]));

@@ -6,6 +6,7 @@
 // The SDK's imports below are pointed at mcpwasm's shim by the build (mcpwasm/build.mjs), so
 // the same file also runs under Node with the real SDK.
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import * as z from "zod/v4";
 
@@ -41,15 +42,26 @@ server.registerTool(
 
 server.registerResource(
   "note",
-  new ResourceTemplate("note://{id}", { list: undefined }),
+  new ResourceTemplate("note://{id}", {
+    list: undefined,
+    complete: { id: (value) => ["1", "2", "42"].filter((id) => id.startsWith(value)) },
+  }),
   { title: "A note", mimeType: "text/plain" },
   async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `note ${id}` }] }),
 );
 
 server.registerPrompt(
   "review",
-  { description: "Asks for a code review", argsSchema: { code: z.string() } },
-  ({ code }) => ({ messages: [{ role: "user", content: { type: "text", text: `Please review:\n\n${code}` } }] }),
+  {
+    description: "Asks for a code review",
+    argsSchema: {
+      code: z.string(),
+      language: completable(z.string().optional(), (value) => ["go", "rust", "typescript"].filter((l) => l.startsWith(value))),
+    },
+  },
+  ({ code, language }) => ({
+    messages: [{ role: "user", content: { type: "text", text: `Please review${language ? ` this ${language}` : ""}:\n\n${code}` } }],
+  }),
 );
 
 await server.connect(new StdioServerTransport());
