@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -49,7 +50,7 @@ func benchGoGuest(b *testing.B, env, pkg string) []byte {
 }
 
 // BenchmarkInstanceCall splits a warm 100-byte Guest.Call into its parts: the instance
-// round trip (instance.call under a deadline context made once), and the per-call work
+// round trip (instance.enter under a deadline context made once), and the per-call work
 // Guest.Call adds around it.
 func BenchmarkInstanceCall(b *testing.B) {
 	ctx := context.Background()
@@ -80,7 +81,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 			defer t.pool.release(inst, true, h.watch.now())
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := inst.call(cctx, gc.tool, benchArgs100, t.limits); err != nil {
+				if _, err := inst.enter(cctx, kind.EntryTool, gc.tool, benchArgs100, t.limits, t.sandbox); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -151,7 +152,7 @@ func BenchmarkInstrumentation(b *testing.B) {
 		}
 		rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-		if err := (&Host{rt: rt}).instantiateImports(ctx); err != nil {
+		if err := (&Host{rt: rt, kinds: kinds}).instantiateHostModules(ctx); err != nil {
 			b.Fatal(err)
 		}
 		for _, instr := range []string{"raw", "instrumented", "entryloop"} {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
@@ -35,7 +37,7 @@ func (e *CallError) Unwrap() error { return e.Err }
 // JSON answer: an MCP ReadResourceResult, or an abi.ErrorBody the caller maps to a JSON-RPC
 // error. It runs without capability grants, under the guest's limits. Errors are *CallError.
 func (g *Guest) ReadResource(ctx context.Context, uri string) ([]byte, error) {
-	return g.run(ctx, g.pools[0], fnRead, uri, nil, g.limits)
+	return g.run(ctx, g.pools[0], kind.EntryRead, uri, nil, g.limits, nil)
 }
 
 // GetPrompt renders prompt name with args (a JSON object of strings) through the guest's
@@ -45,7 +47,7 @@ func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte
 	if len(args) == 0 {
 		args = emptyObject
 	}
-	return g.run(ctx, g.pools[0], fnPrompt, name, args, g.limits)
+	return g.run(ctx, g.pools[0], kind.EntryPrompt, name, args, g.limits, g.prompts)
 }
 
 // Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and
@@ -70,22 +72,20 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	if err := t.validate(args); err != nil {
 		return nil, &CallError{g.name, "tool", toolName, fmt.Errorf("%w: %s", ErrInvalidArguments, err)}
 	}
-	out, err := g.run(ctx, t.pool, fnCall, toolName, args, t.limits)
+	out, err := g.run(ctx, t.pool, kind.EntryTool, toolName, args, t.limits, t.sandbox)
 	if err == nil && t.deniedFS != nil {
 		out = g.noteDeniedFS(ctx, t, out) // fsdenied.go
 	}
 	return out, err
 }
 
-// run is the one path of every export call: take an instance from p, call export fn under
-// limits, log what the guest printed, and give the instance back (discarding it on error).
-// The captured output belongs to the instance, so it is read before the instance is released:
-// after release another call may already be writing to it.
-func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []byte, limits Limits) ([]byte, error) {
-	op := "tool"
-	if fn != fnCall {
-		op = exportOrder[fn]
-	}
+// run is the one path of every entry into a guest: take an instance from p, run entry e of
+// its kind under limits with sandbox sb (nil: no capability), log what the guest printed, and
+// give the instance back (discarding it on error). The captured output belongs to the
+// instance, so it is read before the instance is released: after release another call may
+// already be writing to it.
+func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, args []byte, limits Limits, sb *sandbox.Tool) ([]byte, error) {
+	op := entryOp(e)
 	if g.host.stopped.Load() {
 		return nil, &CallError{g.name, op, name, ErrStopped}
 	}
@@ -98,7 +98,7 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
 	}
-	out, err := inst.invoke(ctx, fn, name, args, limits)
+	out, err := inst.enter(ctx, e, name, args, limits, sb)
 	g.logStdio(ctx, inst, name)
 	g.logDropped(ctx, inst, name)
 	healthy := err == nil && g.isolation != IsolationCall // IsolationCall: nothing survives a call
@@ -117,6 +117,22 @@ func (g *Guest) run(ctx context.Context, p *pool, fn int, name string, args []by
 }
 
 var emptyObject = []byte("{}")
+
+// entryOp is CallError.Op of an entry: "tool", or the mcpwasm export name that has always
+// named the others (abi.ExportRead, …), whatever the guest's kind.
+func entryOp(e kind.Entry) string {
+	switch e {
+	case kind.EntryTool:
+		return "tool"
+	case kind.EntryRead:
+		return abi.ExportRead
+	case kind.EntryPrompt:
+		return abi.ExportPrompt
+	case kind.EntryComplete:
+		return abi.ExportComplete
+	}
+	return abi.ExportDescribe
+}
 
 // logStdio logs and clears what the guest wrote to stdout and stderr during one call. The
 // caller must hold inst.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
@@ -27,7 +28,7 @@ func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	if len(req) > MaxCompleteRequestBytes {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), MaxCompleteRequestBytes)}
 	}
-	return g.run(ctx, g.pools[0], fnComplete, string(req), nil, g.limits)
+	return g.run(ctx, g.pools[0], kind.EntryComplete, "", req, g.limits, nil)
 }
 
 // ServesResource reports whether uri is one of the guest's resources or matches one of its
@@ -39,14 +40,14 @@ func (g *Guest) ServesResource(uri string) bool { return g.served.Serves(uri) }
 // announcement is a report of the call like a log line or a progress report, and spends the
 // same per-call budget (admitReport, ABI.md §6.6): one notification per subscribed session
 // is what it costs the host.
-func (g *Guest) resourceUpdated(ctx context.Context, inst *instance, body []byte) (abi.Status, []byte) {
+func (g *Guest) resourceUpdated(ctx context.Context, c *kind.Call, body []byte) (abi.Status, []byte) {
 	uri, st, resp := g.served.Updated(body)
 	if st != abi.StatusOK {
 		return st, resp
 	}
-	if !inst.admitReport(uint32(len(uri))) {
+	if !c.Report.Admit(uint32(len(uri))) {
 		return abi.StatusTooLarge, sandbox.ErrorBody(fmt.Sprintf(
-			"resource.updated: the call's report budget is spent (%d log, progress and resource.updated reports a call, and a per-guest rate)", logCallMessages))
+			"resource.updated: the call's report budget is spent (%d log, progress and resource.updated reports a call, and a per-guest rate)", kind.CallMessages))
 	}
 	if hk := hooksFrom(ctx); hk != nil && hk.ResourceUpdated != nil {
 		hk.ResourceUpdated(uri)

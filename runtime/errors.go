@@ -1,37 +1,35 @@
 package runtime
 
-import (
-	"errors"
-	"fmt"
-)
+import "github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 
 // Errors a caller can branch on with errors.Is. Errors returned by Guest.Call wrap one of these
 // with the guest and tool names: `guest "calc" tool "calc": time limit exceeded (500ms)`.
+// They are declared in runtime/internal/fault, where every guest kind wraps them.
 var (
 	// ErrUnknownTool: the guest has no tool of that name.
-	ErrUnknownTool = errors.New("unknown tool")
+	ErrUnknownTool = fault.ErrUnknownTool
 	// ErrInvalidArguments: the arguments do not match the tool's input schema; the guest was
 	// not entered. The message names the offending field.
-	ErrInvalidArguments = errors.New("invalid arguments")
+	ErrInvalidArguments = fault.ErrInvalidArguments
 	// ErrTimeLimit: the call ran past its time limit; the instance was discarded.
-	ErrTimeLimit = errors.New("time limit exceeded")
+	ErrTimeLimit = fault.ErrTimeLimit
 	// ErrMemoryLimit: the guest trapped after its linear memory reached the limit; the
 	// instance was discarded.
-	ErrMemoryLimit = errors.New("memory limit reached")
+	ErrMemoryLimit = fault.ErrMemoryLimit
 	// ErrOutputLimit: the result exceeded the output limit; the instance was discarded.
-	ErrOutputLimit = errors.New("output limit exceeded")
+	ErrOutputLimit = fault.ErrOutputLimit
 	// ErrTrap: the guest trapped (unreachable, out-of-bounds access, stack overflow, …) or
 	// exited; the instance was discarded.
-	ErrTrap = errors.New("guest trapped")
+	ErrTrap = fault.ErrTrap
 	// ErrABI: the guest broke the ABI contract (bad region, malformed result or manifest).
-	ErrABI = errors.New("ABI violation")
+	ErrABI = fault.ErrABI
 	// ErrCancelled: the caller's context was cancelled while the guest ran.
-	ErrCancelled = errors.New("call cancelled")
+	ErrCancelled = fault.ErrCancelled
 	// ErrClosed: the guest or host was closed.
-	ErrClosed = errors.New("closed")
+	ErrClosed = fault.ErrClosed
 	// ErrShuttingDown: the call was ended because the server shuts down (Host.Shutdown); it
 	// is an ErrClosed.
-	ErrShuttingDown = fmt.Errorf("%w: the server is shutting down", ErrClosed)
+	ErrShuttingDown = fault.ErrShuttingDown
 	// ErrStopped: the operator stopped all calls (Host.Stop); the call was refused or ended.
-	ErrStopped = errors.New("calls are stopped by the operator")
+	ErrStopped = fault.ErrStopped
 )

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
 )
@@ -26,6 +27,7 @@ type Guest struct {
 	tools     map[string]*tool
 	prompts   *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
 	compiled  wazero.CompiledModule
+	kind      kind.Kind // the guest's ABI, detected from the module (kinds.go)
 	limits    Limits
 	isolation Isolation // which calls may share an instance (isolation.go)
 	pools     []*pool   // pools[0] has no grants and the guest's memory limit: describe runs there
@@ -34,7 +36,7 @@ type Guest struct {
 
 	closeOnce sync.Once
 	running   atomic.Int64  // calls from entry to answer, including those still getting an instance (Drain)
-	logRate   logBucket     // log and progress reports of all calls (hostcaps.go)
+	logRate   kind.Rate     // log, progress and resource.updated reports of all calls
 	stats     guestCounters // tool calls reported (observe.go)
 }
 
@@ -52,6 +54,10 @@ type tool struct {
 
 // Name returns the guest's name (from config, else from its manifest).
 func (g *Guest) Name() string { return g.name }
+
+// Kind returns the name of the guest's kind — the ABI it speaks, detected from the module's
+// imports and exports at load: "mcpwasm" (abi/ABI.md).
+func (g *Guest) Kind() string { return g.kind.Name() }
 
 // Source returns where the module came from, as given in GuestConfig.Source.
 func (g *Guest) Source() string { return g.source }

@@ -15,14 +15,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -60,6 +60,10 @@ type Options struct {
 	// Observer receives tool-call, capability-request and cache events (observe.go). Nil
 	// means none, at no cost on the call path.
 	Observer Observer
+
+	// testKinds (tests only) are kinds detected after the registered ones (kinds.go). A
+	// pointer, so Options stays comparable.
+	testKinds *[]kind.Kind
 }
 
 // Host owns a wazero runtime shared by every guest it loads.
@@ -76,7 +80,7 @@ type Host struct {
 	guests map[*Guest]struct{}
 	closed bool
 
-	instances sync.Map // api.Module → *instance, for host functions
+	kinds []kind.Kind // the guest kinds Load detects (kinds.go), in registration order
 
 	stopped      atomic.Bool // Stop was called and Resume was not
 	shuttingDown atomic.Bool // Shutdown was called: calls it ends say so (ErrShuttingDown)
@@ -128,15 +132,19 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog()}
+	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog(),
+		kinds: slices.Clip(kinds)}
+	if o.testKinds != nil {
+		h.kinds = append(h.kinds, *o.testKinds...)
+	}
 	h.lazy = newLazyHost(h, o)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
 	}
-	if err := h.instantiateImports(ctx); err != nil {
+	if err := h.instantiateHostModules(ctx); err != nil {
 		_ = h.Close(ctx)
-		return nil, fmt.Errorf("instantiating %s imports: %w", abi.ImportModule, err)
+		return nil, err
 	}
 	return h, nil
 }
@@ -238,24 +246,26 @@ func (h *Host) unregister(g *Guest) {
 	delete(h.guests, g)
 }
 
-// instantiateImports defines the mcpwasm_v1 host module (ABI.md §6).
-func (h *Host) instantiateImports(ctx context.Context) error {
-	i32, i64, f64 := api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeF64
-	b := h.rt.NewHostModuleBuilder(abi.ImportModule)
-	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostLog),
-		[]api.ValueType{i32, i32, i32}, []api.ValueType{i32}).
-		WithParameterNames("level", "msg_ptr", "msg_len").Export(abi.ImportLog)
-	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostProgress),
-		[]api.ValueType{f64, f64, i32, i32}, []api.ValueType{i32}).
-		WithParameterNames("progress", "total", "msg_ptr", "msg_len").Export(abi.ImportProgress)
-	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostCancelled),
-		nil, []api.ValueType{i32}).Export(abi.ImportCancelled)
-	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostRequest),
-		[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}).
-		WithParameterNames("kind_ptr", "kind_len", "req_ptr", "req_len").Export(abi.ImportRequest)
-	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(h.hostResponse),
-		[]api.ValueType{i32, i32}, []api.ValueType{i32}).
-		WithParameterNames("buf_ptr", "buf_len").Export(abi.ImportResponse)
-	_, err := b.Instantiate(ctx)
-	return err
+// instantiateHostModules defines the host modules of every kind (for mcpwasm, mcpwasm_v1:
+// ABI.md §6), each once.
+func (h *Host) instantiateHostModules(ctx context.Context) error {
+	if err := kind.CheckHostModules(h.kinds); err != nil {
+		return err
+	}
+	for _, k := range h.kinds {
+		for _, hm := range k.HostModules() {
+			b := h.rt.NewHostModuleBuilder(hm.Name)
+			for _, f := range hm.Funcs {
+				fb := b.NewFunctionBuilder().WithGoModuleFunction(f.Fn, f.Params, f.Results)
+				if len(f.ParamNames) > 0 {
+					fb = fb.WithParameterNames(f.ParamNames...)
+				}
+				fb.Export(f.Name)
+			}
+			if _, err := b.Instantiate(ctx); err != nil {
+				return fmt.Errorf("instantiating %s imports: %w", hm.Name, err)
+			}
+		}
+	}
+	return nil
 }

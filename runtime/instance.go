@@ -1,15 +1,14 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/tetratelabs/wazero/api"
@@ -17,23 +16,23 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 )
 
-// must never call it.
+// must never call it. It knows no guest kind: the kind's Started drives it through the
+// kind.Instance methods below, the one way into guest code.
 type instance struct {
 	g   *Guest
 	mod api.Module
 	mem api.Memory
-	fns [7]api.Function // in exportOrder; the optional ones may be nil
-	// stacks[i] is where fns[i] keeps its native call stack (stackmem.go); nil if unknown.
-	stacks [7]*[]byte
-	stack  []uint64 // reused for CallWithStack; 4 params is the widest export
+	// fns are the exports the kind resolved (Func), stacks where they keep their native call
+	// stacks (stackmem.go).
+	fns    map[string]api.Function
+	stacks []*[]byte
 
-	inPtr, inCap uint32 // the input region the guest gave us (ABI.md §2.1)
-	memory       *limitedMemory
+	memory *limitedMemory
+	vars   *kind.Arena // the kind's host-side bytes, counted with memory against the limit
 
-	tool    string     // the tool running now, for host-function logs
-	prompt  bool       // a prompt is running now (mcpwasm_prompt)
-	pending []byte     // response of the last request import (ABI.md §6.1)
-	budget  callBudget // log and progress reports of the running call (hostcaps.go)
+	call    kind.Call    // the running entry's, reset after each (one per instance: no allocation)
+	budget  kind.Budget  // its log, progress and resource.updated reports (call.Report)
+	started kind.Started // the kind's state of this instance
 
 	stdout, stderr sandbox.OutputBuffer
 
@@ -43,24 +42,7 @@ type instance struct {
 	intr interrupter // ends a running call from outside (epoch.go)
 }
 
-var exportOrder = [...]string{abi.ExportABIVersion, abi.ExportDescribe, abi.ExportAlloc, abi.ExportCall, abi.ExportRead, abi.ExportPrompt, abi.ExportComplete}
-
-// Indexes into instance.fns of the exports that take input.
-const (
-	fnCall     = 3
-	fnRead     = 4
-	fnPrompt   = 5
-	fnComplete = 6
-)
-
-func (inst *instance) fn(name string) api.Function {
-	for i, n := range exportOrder {
-		if n == name {
-			return inst.fns[i]
-		}
-	}
-	panic("runtime: unknown export " + name)
-}
+var _ kind.Instance = (*instance)(nil)
 
 func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	g := p.g
@@ -69,9 +51,16 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 			err = fmt.Errorf("panic while instantiating: %v", p)
 		}
 	}()
-	inst = &instance{g: g, stack: make([]uint64, 4)}
+	inst = &instance{g: g, fns: make(map[string]api.Function, 8)}
 	inst.stdout.Limit, inst.stderr.Limit = stdioCaptureBytes, stdioCaptureBytes
-	ctx = experimental.WithMemoryAllocator(ctx, newMemoryAllocator(p.profile.MemoryBytes(), func(m *limitedMemory) { inst.memory = m }))
+	limit := p.profile.MemoryBytes()
+	inst.vars = kind.NewArena(limit, func() uint64 {
+		if inst.mem == nil {
+			return 0
+		}
+		return uint64(inst.mem.Size())
+	})
+	ctx = experimental.WithMemoryAllocator(ctx, varsAllocator(newMemoryAllocator(limit, func(m *limitedMemory) { inst.memory = m }), inst))
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	if p.profile.Clock() {
 		cfg = cfg.WithNanosleep(inst.intr.sleep) // poll_oneoff's waits end with the call (sleep.go)
@@ -92,100 +81,154 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		return nil, fmt.Errorf("instantiating: %w", err)
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
-	for i, name := range exportOrder {
-		if inst.fns[i] = mod.ExportedFunction(name); inst.fns[i] != nil {
-			inst.stacks[i] = nativeStack(inst.fns[i])
-		}
+	inst.budget.Rate = &g.logRate
+	inst.call = kind.Call{Guest: g.name, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
+	kind.Bind(mod, &inst.call)
+	if err := inst.startKind(ctx); err != nil {
+		inst.close(ctx)
+		return nil, fmt.Errorf("instantiating: %s: %w", g.kind.Name(), err)
 	}
-	g.host.instances.Store(mod, inst)
 	return inst, nil
+}
+
+// startKind runs the kind's Start, armed like the start functions.
+func (inst *instance) startKind(ctx context.Context) (err error) {
+	c := &inst.call
+	c.Entry, c.Limits = kind.EntryDescribe, inst.g.limits
+	defer c.Reset()
+	d, _ := ctx.Deadline()
+	inst.intr.arm(ctx, inst.g.host.watch.reading(d))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: panic during start: %v", ErrTrap, p)
+		}
+		inst.intr.disarm()
+	}()
+	if inst.memory != nil {
+		inst.memory.hit = false
+	}
+	inst.started, err = inst.g.kind.Start(ctx, inst, c)
+	c.Started = inst.started
+	return err
+}
+
+// varsAllocator wraps inner so that linear memory and the instance's Vars together stay
+// within the memory limit.
+func varsAllocator(inner experimental.MemoryAllocator, inst *instance) experimental.MemoryAllocator {
+	return experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+		return &varsMemory{LinearMemory: inner.Allocate(capacity, max), inst: inst}
+	})
+}
+
+// varsMemory refuses a memory.grow that would leave no room for the Vars in use.
+type varsMemory struct {
+	experimental.LinearMemory
+	inst *instance
+}
+
+func (m *varsMemory) Reallocate(size uint64) []byte {
+	if lm := m.inst.memory; lm != nil && size+m.inst.vars.Used() > lm.limit {
+		lm.hit = true
+		return nil
+	}
+	return m.LinearMemory.Reallocate(size)
 }
 
 func (inst *instance) close(ctx context.Context) {
 	if inst.mod == nil {
 		return
 	}
-	inst.g.host.instances.Delete(inst.mod)
+	kind.Unbind(inst.mod)
 	_ = inst.mod.Close(ctx)
 }
 
-// call runs one tool call. On error the instance must be discarded.
-func (inst *instance) call(ctx context.Context, toolName string, args []byte, limits Limits) ([]byte, error) {
-	return inst.invoke(ctx, fnCall, toolName, args, limits)
+// Func implements kind.Instance.
+func (inst *instance) Func(name string) api.Function {
+	if fn, ok := inst.fns[name]; ok {
+		return fn
+	}
+	fn := inst.mod.ExportedFunction(name)
+	inst.fns[name] = fn
+	if fn != nil {
+		if s := nativeStack(fn); s != nil {
+			inst.stacks = append(inst.stacks, s)
+		}
+	}
+	return fn
 }
 
-// invoke writes name and args into the input region and calls export fn with them (ABI.md
-// §2.2, §2.4); fnRead takes only the name. It returns a copy of the result region.
-func (inst *instance) invoke(ctx context.Context, fn int, toolName string, args []byte, limits Limits) (out []byte, err error) {
-	defer func() {
-		if p := recover(); p != nil { // a bug in wazero or in our host code: lose the instance, not the server
-			out, err = nil, fmt.Errorf("%w: panic during %s: %v", ErrTrap, exportOrder[fn], p)
-		}
-	}()
-	if inst.fns[fn] == nil {
-		return nil, fmt.Errorf("%w: module does not export %s", ErrABI, exportOrder[fn])
+// Invoke implements kind.Instance: the pool armed the call's deadline (acquire).
+func (inst *instance) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
+	if fn == nil {
+		return fmt.Errorf("%w: call of a function the module does not export", ErrABI)
 	}
-	need := uint64(len(toolName)) + uint64(len(args))
-	if need > 1<<31 {
-		return nil, fmt.Errorf("%w: input of %d bytes is too large", ErrABI, need)
-	}
-	if uint32(need) > inst.inCap {
-		inst.stack[0] = need
-		if err := inst.fns[2].CallWithStack(ctx, inst.stack[:1]); err != nil {
-			return nil, fmt.Errorf("%s: %w", abi.ExportAlloc, inst.classify(ctx, err, limits.Timeout))
-		}
-		ptr := uint32(inst.stack[0])
-		if ptr == 0 || uint64(ptr)+need > uint64(inst.mem.Size()) {
-			return nil, fmt.Errorf("%w: %s(%d) returned %#x, not a region in linear memory", ErrABI, abi.ExportAlloc, need, ptr)
-		}
-		inst.inPtr, inst.inCap = ptr, uint32(need)
-	}
-	buf, ok := inst.mem.Read(inst.inPtr, uint32(need))
-	if !ok {
-		return nil, fmt.Errorf("%w: input region %#x+%d left linear memory", ErrABI, inst.inPtr, need)
-	}
-	n := copy(buf, toolName)
-	copy(buf[n:], args)
-
-	inst.pending = nil
-	if fn == fnCall {
-		inst.tool = toolName // only tool calls may use capabilities…
-	}
-	inst.prompt = fn == fnPrompt // …and prompts the client request kinds (sandbox.PromptGrants)
-	if inst.memory != nil {
-		inst.memory.hit = false
-	}
-	s := inst.stack[:4]
-	s[0], s[1], s[2], s[3] = uint64(inst.inPtr), uint64(len(toolName)), uint64(inst.inPtr)+uint64(len(toolName)), uint64(len(args))
-	if fn == fnRead || fn == fnComplete {
-		s = s[:2]
-	}
-	err = inst.fns[fn].CallWithStack(ctx, s)
-	inst.tool, inst.prompt, inst.pending = "", false, nil
+	err := fn.CallWithStack(ctx, stack)
 	if err != nil || inst.intr.interrupted() != 0 {
-		return nil, inst.classify(ctx, err, limits.Timeout)
+		return inst.classify(ctx, err, inst.call.Limits.Timeout)
 	}
-	res, err := inst.region(s[0], uint32(limits.OutputBytes))
-	if err != nil {
-		return nil, err
-	}
-	return bytes.Clone(res), nil
+	return nil
 }
 
-// region resolves a packed (ptr, len) result into a view of linear memory.
-func (inst *instance) region(packed uint64, maxLen uint32) ([]byte, error) {
-	ptr, n := abi.Unpack(packed)
-	if n > maxLen {
-		return nil, fmt.Errorf("%w: result of %s is over %s", ErrOutputLimit, size.Format(uint64(n)), size.Format(uint64(maxLen)))
-	}
-	if n == 0 {
-		return nil, fmt.Errorf("%w: guest returned an empty region", ErrABI)
-	}
+// Interrupted implements kind.Instance.
+func (inst *instance) Interrupted() bool { return inst.intr.interrupted() != 0 }
+
+// Memory implements kind.Instance.
+func (inst *instance) Memory() api.Memory { return inst.mem }
+
+// Region implements kind.Instance.
+func (inst *instance) Region(ptr, n uint32) ([]byte, error) {
 	b, ok := inst.mem.Read(ptr, n)
 	if !ok {
 		return nil, fmt.Errorf("%w: guest returned region %#x+%d outside linear memory (%d bytes)", ErrABI, ptr, n, inst.mem.Size())
 	}
 	return b, nil
+}
+
+// enter runs one entry point of the instance's kind with c installed, and resets c after.
+// A panic (a bug in wazero or in host code) loses the instance, not the server.
+func (inst *instance) enter(ctx context.Context, e kind.Entry, name string, args []byte, limits Limits, sb *sandbox.Tool) (out []byte, err error) {
+	c := &inst.call
+	c.Guest, c.Entry, c.Limits, c.Sandbox = inst.g.name, e, limits, sb
+	c.Output.Reset(limits.OutputBytes)
+	if e == kind.EntryTool {
+		c.Tool = name // only tool calls may use capabilities…
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("%w: panic during %s: %v", ErrTrap, entryName(e), p)
+		}
+		c.Reset()
+	}()
+	if inst.memory != nil {
+		inst.memory.hit = false
+	}
+	s := inst.started
+	switch e {
+	case kind.EntryTool:
+		return s.CallTool(ctx, c, args)
+	case kind.EntryPrompt:
+		return s.GetPrompt(ctx, c, name, args)
+	case kind.EntryRead:
+		return s.ReadResource(ctx, c, name)
+	case kind.EntryComplete:
+		return s.Complete(ctx, c, args)
+	}
+	return s.Describe(ctx, c)
+}
+
+// entryName names an entry point in errors (CallError.Op keeps the ABI's export names).
+func entryName(e kind.Entry) string {
+	switch e {
+	case kind.EntryTool:
+		return "tool call"
+	case kind.EntryPrompt:
+		return "prompt"
+	case kind.EntryRead:
+		return "resource read"
+	case kind.EntryComplete:
+		return "completion"
+	}
+	return "describe"
 }
 
 // classify turns a wazero call error into one of the package's sentinel errors.
@@ -194,8 +237,11 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 	if code := inst.intr.interrupted(); code != 0 {
 		err = sys.NewExitError(code) // err may be nil: interrupted as the guest returned
 	}
-	if errors.Is(err, peer.ErrInputRequired) { // hostRequest stopped the guest
+	if errors.Is(err, peer.ErrInputRequired) { // a host function stopped the guest for a later round
 		return peer.ErrInputRequired
+	}
+	if a := (*kind.Aborted)(nil); errors.As(err, &a) { // a host function ended the call (kind.Abort)
+		return a.Err
 	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {

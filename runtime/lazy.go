@@ -6,13 +6,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	goruntime "runtime"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -235,7 +239,7 @@ func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntr
 		return key, nil
 	}
 	e := h.lazy.manifests.get(key)
-	if e == nil || uint64(e.MinMemoryPages)*pageSize > limits.MemoryBytes || len(e.Manifest) > limits.OutputBytes {
+	if e == nil || uint64(e.MinMemoryPages)*pageSize > limits.MemoryBytes || len(e.Manifest) > limits.OutputBytes || h.kindByName(e.Kind) == nil {
 		e = nil
 	}
 	if h.observer != nil {
@@ -258,16 +262,6 @@ func (h *Host) compileOnce(ctx context.Context, key string, wasm []byte, limits 
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
 	return h.compile(ctx, wasm, limits)
-}
-
-// checkModuleUnlessCached is checkModule, unless a cached manifest stands in for the module:
-// its entry was written after the same bytes passed checkModule, and cachedManifest checked
-// what depends on the limits. The background compile checks the module again.
-func checkModuleUnlessCached(cm wazero.CompiledModule, e *manifestEntry, limits Limits) error {
-	if e != nil {
-		return nil
-	}
-	return checkModule(cm, limits)
 }
 
 func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero.CompiledModule) *guestCode {
@@ -329,12 +323,8 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 	if mem, ok := cm.ExportedMemories()[abi.ExportMemory]; ok {
 		e.MinMemoryPages = mem.Min()
 	}
-	exports := cm.ExportedFunctions()
-	for _, name := range []string{abi.ExportRead, abi.ExportPrompt, abi.ExportComplete} {
-		if _, ok := exports[name]; ok {
-			e.Exports = append(e.Exports, name)
-		}
-	}
+	e.Kind = g.kind.Name()
+	e.Exports = exportNames(cm)
 	h.lazy.manifests.put(c.key, c.sum, e)
 	c.raw = nil
 }
@@ -389,7 +379,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		if cm, err = g.host.compileOnce(ctx, c.key, wasm, g.limits); err != nil {
 			return err
 		}
-		if err = checkModule(cm, g.limits); err == nil {
+		if err = c.checkKind(cm, g.kind, g.limits); err == nil {
 			err = c.checkExports(cm)
 		}
 		if err != nil {
@@ -434,21 +424,32 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 	}
 }
 
-// checkExports checks that a lazily loaded guest's module has the optional exports its cache
+// checkKind checks that the module compiled in the background is of the kind Load gave the
+// guest (its cache entry's) and passes checkModule.
+func (c *guestCode) checkKind(cm wazero.CompiledModule, k kind.Kind, limits Limits) error {
+	got, err := kind.Detect(moduleOf(cm), []kind.Kind{k})
+	if err != nil || got != k {
+		return fmt.Errorf("%w: the module does not match its manifest cache entry (not a %s guest: %v)", ErrABI, k.Name(), err)
+	}
+	return checkModule(cm, limits, k)
+}
+
+// checkExports checks that a lazily loaded guest's module exports the functions its cache
 // entry recorded, which Load checked the manifest against.
 func (c *guestCode) checkExports(cm wazero.CompiledModule) error {
 	if c.entry == nil {
 		return nil
 	}
-	exports := cm.ExportedFunctions()
-	for _, name := range []string{abi.ExportRead, abi.ExportPrompt, abi.ExportComplete} {
-		_, has := exports[name]
-		_, had := c.exports(nil)[name]
-		if has != had {
-			return fmt.Errorf("%w: the module does not match its manifest cache entry (export %s)", ErrABI, name)
-		}
+	if got := exportNames(cm); !slices.Equal(got, c.entry.Exports) {
+		return fmt.Errorf("%w: the module does not match its manifest cache entry (exports %s, entry %s)", ErrABI,
+			strings.Join(got, ","), strings.Join(c.entry.Exports, ","))
 	}
 	return nil
+}
+
+// exportNames returns the names of cm's exported functions, sorted.
+func exportNames(cm wazero.CompiledModule) []string {
+	return slices.Sorted(maps.Keys(cm.ExportedFunctions()))
 }
 
 // useCode waits until g's code is compiled (starting a compile if it was unloaded) and keeps

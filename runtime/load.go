@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,10 +14,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
 )
 
 // GuestConfig configures one guest at load. The zero value (or nil) is valid.
@@ -113,11 +112,12 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if err := checkModuleUnlessCached(compiled, entry, limits); err != nil {
+	k, err := h.kindOf(compiled, entry, limits)
+	if err != nil {
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, limits: limits, isolation: c.Isolation}
+	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, kind: k, limits: limits, isolation: c.Isolation}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	if file != nil {
 		g.code.path = file.path
@@ -223,18 +223,11 @@ func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.
 }
 
 // checkResourcesAndPrompts validates the manifest's resources, templates and prompts, and
-// that the exports serving them exist (ABI.md §2.4).
+// that the module's kind can serve them (Kind.CheckManifest; for mcpwasm, ABI.md §2.4).
 func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 	m := &g.manifest
-	exports := g.code.exports(cm)
-	if _, ok := exports[abi.ExportRead]; !ok && len(m.Resources)+len(m.ResourceTemplates) > 0 {
-		return fmt.Errorf("%w: manifest declares resources but the module does not export %s", ErrABI, abi.ExportRead)
-	}
-	if _, ok := exports[abi.ExportPrompt]; !ok && len(m.Prompts) > 0 {
-		return fmt.Errorf("%w: manifest declares prompts but the module does not export %s", ErrABI, abi.ExportPrompt)
-	}
-	if _, ok := exports[abi.ExportComplete]; !ok && m.Completions {
-		return fmt.Errorf("%w: manifest declares completions but the module does not export %s", ErrABI, abi.ExportComplete)
+	if err := g.kind.CheckManifest(m, g.code.exports(cm)); err != nil {
+		return err
 	}
 	uris := map[string]bool{}
 	for _, r := range m.Resources {
@@ -333,41 +326,30 @@ func checkSHA256(wasm []byte, want string, file *fileSource) error {
 	return nil
 }
 
-// checkModule verifies the exports and imports the ABI requires before anything runs.
-func checkModule(cm wazero.CompiledModule, limits Limits) error {
-	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
-	want := []struct {
-		name           string
-		params, result []api.ValueType
-	}{
-		{abi.ExportABIVersion, nil, []api.ValueType{i32}},
-		{abi.ExportAlloc, []api.ValueType{i32}, []api.ValueType{i32}},
-		{abi.ExportDescribe, nil, []api.ValueType{i64}},
-		{abi.ExportCall, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}},
+// kindOf detects the kind of cm (kind.Detect over its imports and exports) and checks the
+// module against it (checkModule); for a lazy load (cm nil), the kind its cache entry names,
+// which cachedManifest found registered.
+func (h *Host) kindOf(cm wazero.CompiledModule, e *manifestEntry, limits Limits) (kind.Kind, error) {
+	if e != nil {
+		return h.kindByName(e.Kind), nil
 	}
+	k, err := kind.Detect(moduleOf(cm), h.kinds)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkModule(cm, limits, k); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// checkModule verifies, before anything runs, what kind k requires of the exports (Check)
+// and what every kind requires: no _start, an exported memory within the memory limit and no
+// imported one, and imports only from WASI and k's host modules.
+func checkModule(cm wazero.CompiledModule, limits Limits, k kind.Kind) error {
 	exports := cm.ExportedFunctions()
-	for _, w := range want {
-		def, ok := exports[w.name]
-		if !ok {
-			return fmt.Errorf("%w: missing export %s (not an mcpwasm guest? see abi/ABI.md)", ErrABI, w.name)
-		}
-		if !equalTypes(def.ParamTypes(), w.params) || !equalTypes(def.ResultTypes(), w.result) {
-			return fmt.Errorf("%w: export %s has signature %s, want %s", ErrABI, w.name,
-				signature(def.ParamTypes(), def.ResultTypes()), signature(w.params, w.result))
-		}
-	}
-	for _, w := range []struct {
-		name   string
-		params []api.ValueType
-	}{
-		{abi.ExportRead, []api.ValueType{i32, i32}},
-		{abi.ExportComplete, []api.ValueType{i32, i32}},
-		{abi.ExportPrompt, []api.ValueType{i32, i32, i32, i32}},
-	} {
-		if def, ok := exports[w.name]; ok && (!equalTypes(def.ParamTypes(), w.params) || !equalTypes(def.ResultTypes(), []api.ValueType{i64})) {
-			return fmt.Errorf("%w: export %s has signature %s, want %s", ErrABI, w.name,
-				signature(def.ParamTypes(), def.ResultTypes()), signature(w.params, []api.ValueType{i64}))
-		}
+	if err := k.Check(exports); err != nil {
+		return err
 	}
 	if _, ok := exports["_start"]; ok {
 		return fmt.Errorf("%w: module exports _start (a WASI command); build a reactor (Go: -buildmode=c-shared)", ErrABI)
@@ -380,15 +362,17 @@ func checkModule(cm wazero.CompiledModule, limits Limits) error {
 	if minBytes := uint64(mem.Min()) * pageSize; minBytes > limits.MemoryBytes {
 		return fmt.Errorf("minimum linear memory %s exceeds the memory limit %s", size.Format(minBytes), size.Format(limits.MemoryBytes))
 	}
+	provided := map[string]map[string]bool{}
+	for _, hm := range k.HostModules() {
+		fns := map[string]bool{}
+		for _, f := range hm.Funcs {
+			fns[f.Name] = true
+		}
+		provided[hm.Name] = fns
+	}
 	for _, imp := range cm.ImportedFunctions() {
 		mod, name, _ := imp.Import()
-		switch mod {
-		case abi.ImportModule:
-			switch name {
-			case abi.ImportLog, abi.ImportProgress, abi.ImportCancelled, abi.ImportRequest, abi.ImportResponse:
-				continue
-			}
-		case "wasi_snapshot_preview1":
+		if mod == "wasi_snapshot_preview1" || provided[mod][name] {
 			continue
 		}
 		return fmt.Errorf("%w: module imports %s.%s, which this host does not provide", ErrABI, mod, name)
@@ -397,21 +381,6 @@ func checkModule(cm wazero.CompiledModule, limits Limits) error {
 		return fmt.Errorf("%w: module imports a memory; it must define and export its own", ErrABI)
 	}
 	return nil
-}
-
-func equalTypes(a, b []api.ValueType) bool {
-	return bytes.Equal(a, b)
-}
-
-func signature(params, results []api.ValueType) string {
-	names := func(ts []api.ValueType) string {
-		s := make([]string, len(ts))
-		for i, t := range ts {
-			s[i] = api.ValueTypeName(t)
-		}
-		return strings.Join(s, ", ")
-	}
-	return "(" + names(params) + ") -> (" + names(results) + ")"
 }
 
 // describe reads the manifest in a fresh instance under the guest's limits, and closes the
@@ -429,22 +398,15 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 		return nil, err
 	}
 	defer func() { g.pools[0].release(inst, false, g.host.watch.now()) }()
-	if err := inst.fn(abi.ExportABIVersion).CallWithStack(ctx, inst.stack[:1]); err != nil {
-		return nil, fmt.Errorf("%s: %w", abi.ExportABIVersion, inst.classify(ctx, err, g.limits.Timeout))
+	// The manifest is describe's result: the manifest limit is its output limit.
+	limits := g.limits
+	limits.OutputBytes = min(limits.ManifestBytes, limits.OutputBytes)
+	raw, err := inst.enter(ctx, kind.EntryDescribe, "", nil, limits, nil)
+	if errors.Is(err, ErrOutputLimit) {
+		return nil, fmt.Errorf("%w: manifest is over the manifest limit of %s (%w)", ErrLoadLimit, size.Format(uint64(limits.OutputBytes)), err)
 	}
-	if v := int32(inst.stack[0]); v != abi.Version {
-		return nil, fmt.Errorf("%w: guest ABI %d, host supports %d", ErrABI, v, abi.Version)
-	}
-	if err := inst.fn(abi.ExportDescribe).CallWithStack(ctx, inst.stack[:1]); err != nil {
-		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, inst.classify(ctx, err, g.limits.Timeout))
-	}
-	if _, n := abi.Unpack(inst.stack[0]); int(n) > g.limits.ManifestBytes {
-		return nil, fmt.Errorf("%s: %w: manifest is %s, over the manifest limit of %s", abi.ExportDescribe, ErrLoadLimit,
-			size.Format(uint64(n)), size.Format(uint64(g.limits.ManifestBytes)))
-	}
-	raw, err := inst.region(inst.stack[0], uint32(g.limits.OutputBytes))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", abi.ExportDescribe, err)
+		return nil, err
 	}
 	var m abi.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -456,7 +418,7 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	if err := checkManifestCaps(len(m.Tools), len(m.Resources), len(m.ResourceTemplates), len(m.Prompts), g.limits); err != nil {
 		return nil, err
 	}
-	g.code.raw = bytes.Clone(raw) // for the manifest cache (lazy.go: afterLoad)
+	g.code.raw = raw // for the manifest cache (lazy.go: afterLoad); Describe returned a copy
 	return &m, nil
 }
 

@@ -30,7 +30,7 @@ import (
 // cannot be read back is ignored (and logged) and rewritten by the next load.
 
 // manifestFormat is the layout of a cache entry; bump it when manifestEntry changes.
-const manifestFormat = 2 // 2: Exports records mcpwasm_complete too
+const manifestFormat = 3 // 2: Exports records mcpwasm_complete too; 3: Kind, and Exports lists every exported function
 
 // manifestEntry is one cached describe result, manifests/<key>.json.
 type manifestEntry struct {
@@ -41,7 +41,11 @@ type manifestEntry struct {
 	// MinMemoryPages is the module's declared minimum linear memory, checked against the
 	// memory limit of each load (checkModule does it on the compiled module).
 	MinMemoryPages uint32 `json:"min_memory_pages"`
-	// Exports lists the optional exports the module has (mcpwasm_read, mcpwasm_prompt).
+	// Kind is the guest kind Load detected (Guest.Kind); an entry of a kind this host does
+	// not register is not used.
+	Kind string `json:"kind"`
+	// Exports lists the module's exported functions, sorted: what Kind.CheckManifest checks
+	// a lazily loaded manifest against, and the background compile holds the module to.
 	Exports []string `json:"exports,omitempty"`
 	// Manifest is the raw JSON mcpwasm_describe returned.
 	Manifest json.RawMessage `json:"manifest"`

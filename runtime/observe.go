@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 )
 
 // Outcome names how one tool call ended, for metrics, traces and status. It is a small fixed
@@ -115,6 +116,7 @@ func (g *Guest) SHA256() string {
 // GuestStats is a snapshot of one loaded guest, for gauges and status.
 type GuestStats struct {
 	Name    string
+	Kind    string   // Guest.Kind: the guest's ABI ("mcpwasm")
 	Version string   // from the manifest
 	Source  string   // GuestConfig.Source
 	SHA256  string   // lowercase hex digest of the module
@@ -140,7 +142,7 @@ func (h *Host) Stats() []GuestStats {
 	h.mu.Unlock()
 	out := make([]GuestStats, 0, len(guests))
 	for _, g := range guests {
-		s := GuestStats{Name: g.name, Version: g.manifest.Version, Source: g.source, SHA256: g.SHA256(),
+		s := GuestStats{Name: g.name, Kind: g.kind.Name(), Version: g.manifest.Version, Source: g.source, SHA256: g.SHA256(),
 			Calls: g.stats.calls.Load(), Errors: g.stats.errors.Load()}
 		for name := range g.tools {
 			s.Tools = append(s.Tools, name)
@@ -167,9 +169,9 @@ func (h *Host) Stats() []GuestStats {
 }
 
 // observeRequest wraps one capability request with the observer's start and end.
-func (h *Host) observeRequest(ctx context.Context, inst *instance, kind string) func(abi.Status) {
+func (h *Host) observeRequest(ctx context.Context, c *kind.Call, rkind string) func(abi.Status) {
 	if h.observer == nil {
 		return nil
 	}
-	return h.observer.RequestStart(ctx, inst.g.name, inst.tool, kind)
+	return h.observer.RequestStart(ctx, c.Guest, c.Tool, rkind)
 }

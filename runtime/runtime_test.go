@@ -362,7 +362,15 @@ func TestLoadErrors(t *testing.T) {
 		want string
 	}{
 		{"not wasm", []byte("hello"), "x.wasm: compiling: invalid magic number"},
-		{"empty module", []byte("\x00asm\x01\x00\x00\x00"), "x.wasm: ABI violation: missing export mcpwasm_abi_version (not an mcpwasm guest? see abi/ABI.md)"},
+		// No kind's import module, no kind's entry points: no guess.
+		{"empty module", []byte("\x00asm\x01\x00\x00\x00"), "x.wasm: ABI violation: not a guest module: imports nothing, exports no function (see abi/ABI.md)"},
+		// (module (import "env" "f" (func)) (func (export "run")))
+		{"other module", []byte("\x00\x61\x73\x6d\x01\x00\x00\x00\x01\x04\x01\x60\x00\x00\x02\x09\x01\x03\x65\x6e\x76\x01\x66\x00\x00\x03\x02\x01\x00\x07\x07\x01\x03\x72\x75\x6e\x00\x01\x0a\x04\x01\x02\x00\x0b"),
+			"x.wasm: ABI violation: not a guest module: imports env (1), exports run (see abi/ABI.md)"},
+		// (module (func (export "mcpwasm_describe") (result i64) i64.const 0)): an mcpwasm
+		// guest by its export alone, so the mcpwasm checks name what it lacks.
+		{"describe only", []byte("\x00\x61\x73\x6d\x01\x00\x00\x00\x01\x05\x01\x60\x00\x01\x7e\x03\x02\x01\x00\x07\x14\x01\x10\x6d\x63\x70\x77\x61\x73\x6d\x5f\x64\x65\x73\x63\x72\x69\x62\x65\x00\x00\x0a\x06\x01\x04\x00\x42\x00\x0b"),
+			"x.wasm: ABI violation: missing export mcpwasm_abi_version (not an mcpwasm guest? see abi/ABI.md)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := h.Load(context.Background(), tc.wasm, &runtime.GuestConfig{Source: "x.wasm"})

@@ -70,9 +70,7 @@ func returnStackMemory() {
 func (inst *instance) stackBytes() int {
 	n := 0
 	for _, p := range inst.stacks {
-		if p != nil {
-			n += len(*p)
-		}
+		n += len(*p)
 	}
 	return n
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -26,7 +27,7 @@ func TestNativeStackReadable(t *testing.T) {
 	}
 	inst := <-g.tools["ok"].pool.idle
 	defer func() { g.tools["ok"].pool.idle <- inst }()
-	if p := nativeStack(inst.fns[fnCall]); p == nil || len(*p) == 0 {
+	if p := nativeStack(inst.fns[abi.ExportCall]); p == nil || len(*p) == 0 {
 		t.Fatal("nativeStack found no stack: wazero's callEngine no longer has a stack []byte field; update stackmem.go")
 	}
 	if n := inst.stackBytes(); n > retainStackBytes {

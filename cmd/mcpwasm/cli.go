@@ -502,6 +502,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 
 // inspectOutput is the --json shape of inspect.
 type inspectOutput struct {
+	Kind   string `json:"kind"` // runtime.Guest.Kind: the ABI the module speaks
 	Source string `json:"source"`
 	SHA256 string `json:"sha256"`
 	Bytes  int    `json:"bytes"`
@@ -602,6 +603,7 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 		fmt.Fprintf(w, "  %s\n", o.Description)
 	}
 	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", o.Source, o.Bytes, o.SHA256)
+	fmt.Fprintf(w, "kind: %s\n", o.Kind)
 	// What serve's metrics and its opt-in status (--status) tell about this guest.
 	fmt.Fprintf(w, "observed as: guest %q — /metrics and --status show its version, sha256, tool names, call and error counts, instances and memory; never its path\n", o.Name)
 	fmt.Fprintf(w, "requests: %s\n", describeRequests(o.Requests))

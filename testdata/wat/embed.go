@@ -10,6 +10,7 @@
 //	wat2wasm testdata/wat/updated.wat -o testdata/wat/updated.wasm
 //	wat2wasm testdata/wat/bulk.wat -o testdata/wat/bulk.wasm
 //	wat2wasm --no-check testdata/wat/bypass.wat -o testdata/wat/bypass.wasm
+//	wat2wasm testdata/wat/probe.wat -o testdata/wat/probe.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -90,3 +91,11 @@ var Bulk []byte
 //
 //go:embed bypass.wasm
 var Bypass []byte
+
+// Probe is probe.wasm: a guest of the test-only kind "probe" (it imports probe_v1, not
+// mcpwasm_v1), with tools echo, spin, grow, big and hold. runtime's kind-seam tests load it.
+//
+// Rebuild: wat2wasm testdata/wat/probe.wat -o testdata/wat/probe.wasm
+//
+//go:embed probe.wasm
+var Probe []byte

@@ -1,0 +1,340 @@
+// Package kind is the guest-kind seam: the one place a guest ABI plugs into the runtime.
+//
+// A Kind (mcpwasm's own ABI in kind/mcpwasm; Extism plugins and JavaScript later) says which
+// modules are its own (Detect), which host modules they import (HostModules), whether a
+// compiled module is well formed for it (Check, CheckManifest), and how to start an instance
+// and serve MCP's entry points in it (Start → Started). The pool, the limits, the grants and
+// the MCP binding know nothing of any kind: the pool instantiates, arms the call's deadline
+// and installs a Call; a kind enters guest code only through Instance.Invoke, so every kind
+// runs under the same time limit, memory limit, cancellation and kill switch, and its errors
+// wrap the same fault sentinels. Its host functions reach the outside only through the
+// Call (Log, Progress, Request → the sandbox of the running tool).
+//
+// Package kind must not import package runtime (runtime imports it).
+package kind
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Kind is one guest ABI. A Kind holds no state of a guest; it is registered once and used
+// by every Host. It never owns a capability: its host functions reach the outside only
+// through the running Call.
+type Kind interface {
+	// Name is the kind's label for inspect, GuestStats and metrics: "mcpwasm", "extism",
+	// "javascript".
+	Name() string
+	// Detect reports whether m (its imports and exports, before any rewrite) is this kind.
+	// Confident means the module imports something only this kind defines (an import
+	// module); Possible means only export names match. An error says the module claims the
+	// kind but breaks it (a known import module with an unknown function).
+	Detect(m *Module) (Match, error)
+	// HostModules returns the host modules this kind's guests import. The Host instantiates
+	// each once (a name two kinds declare is an error at NewHost). Their functions find the
+	// running call with CallOf; none keeps a pointer to guest memory across calls.
+	HostModules() []HostModule
+	// Check validates the compiled module's exported functions at load (after the
+	// instrumentation, so reserved names are the host's): the entry points this kind calls
+	// and their signatures. Errors wrap fault.ErrABI and name the export. What every kind
+	// requires (an exported memory "memory", no imported memory, imports only from WASI and
+	// HostModules, no _start) is checked by load, not here.
+	Check(exports map[string]api.FunctionDefinition) error
+	// CheckManifest refuses a manifest that declares what the module cannot serve:
+	// resources, prompts or completions whose entry points are not among exports (which,
+	// for a lazily loaded guest, name the functions only: the definitions are nil). Errors
+	// wrap fault.ErrABI.
+	CheckManifest(m *abi.Manifest, exports map[string]api.FunctionDefinition) error
+	// Start prepares a fresh instance, whose start section and WASI reactor _initialize
+	// have run (the pool runs them, armed, for every kind), under c's limits: a JS engine's
+	// setup and the guest's script, an ABI handshake. It returns the instance's state.
+	Start(ctx context.Context, in Instance, c *Call) (Started, error)
+}
+
+// Started is one started instance of a kind. The pool serialises its methods: never two at
+// once, always with c installed and the call's deadline armed. Each returns the JSON the
+// binding expects (Describe: an abi.Manifest; the others: the MCP result, or an abi.ErrorBody
+// for a protocol error), a copy the caller owns, at most c.Limits.OutputBytes bytes (else an
+// error wrapping fault.ErrOutputLimit), or an error wrapping a fault sentinel; after an error
+// the pool discards the instance. An entry point the kind lacks is never called: load
+// refuses a manifest that declares resources, prompts or completions the module cannot serve
+// (Kind.CheckManifest).
+type Started interface {
+	// Describe returns the guest's manifest (abi.Manifest JSON): tools, resources, prompts.
+	Describe(ctx context.Context, c *Call) ([]byte, error)
+	// CallTool runs tool c.Tool with args (a JSON object).
+	CallTool(ctx context.Context, c *Call, args []byte) ([]byte, error)
+	// GetPrompt renders prompt name with args (a JSON object of strings).
+	GetPrompt(ctx context.Context, c *Call, name string, args []byte) ([]byte, error)
+	// ReadResource reads uri.
+	ReadResource(ctx context.Context, c *Call, uri string) ([]byte, error)
+	// Complete answers req (an abi.CompleteRequest as JSON).
+	Complete(ctx context.Context, c *Call, req []byte) ([]byte, error)
+}
+
+// Instance is what the pool gives a kind for one wazero module instance. Invoke is the only
+// way a kind enters guest code, so limits are the same for every kind.
+type Instance interface {
+	// Func returns the exported function name, or nil; resolve it once per instance (in
+	// Start), not per call: wazero builds a call engine on every lookup.
+	Func(name string) api.Function
+	// Invoke calls fn with stack (params in, results out: wazero's CallWithStack, no
+	// allocation) under the call's deadline, cancellation, memory limit and the kill
+	// switch, which the pool armed. A trap, the time or memory limit, a cancellation, a stop
+	// or a close becomes an error wrapping the fault sentinel; so does an interruption that
+	// lands as the guest returns.
+	Invoke(ctx context.Context, fn api.Function, stack []uint64) error
+	// Interrupted reports whether the running call was interrupted (deadline, cancellation,
+	// Stop, Close) and the guest should return: a host function's "cancelled?" answer.
+	Interrupted() bool
+	// Memory is the guest's exported linear memory.
+	Memory() api.Memory
+	// Region returns a view of [ptr, ptr+n) of linear memory, valid until the guest runs
+	// again, or an error wrapping fault.ErrABI naming the region when it is not inside the
+	// memory. Size caps are the kind's (which limit a region breaks is its to name).
+	Region(ptr, n uint32) ([]byte, error)
+}
+
+// Entry names the entry point a Call runs.
+type Entry uint8
+
+// The entry points, one per Started method.
+const (
+	EntryDescribe Entry = iota
+	EntryTool
+	EntryPrompt
+	EntryRead
+	EntryComplete
+)
+
+// Host is what the runtime does for the host functions of every kind: one per guest, set
+// in Call.Host by the pool. Its methods run on the calling goroutine while the guest waits.
+type Host interface {
+	// Log delivers an admitted log line (slog and the call's hooks).
+	Log(ctx context.Context, c *Call, level abi.Level, msg string)
+	// Progress delivers an admitted progress report.
+	Progress(ctx context.Context, c *Call, progress, total float64, msg string)
+	// Request serves one capability request of c (ABI.md §6.1): resource.updated against the
+	// resources the guest serves, anything else through c.Sandbox, with the call's MCP client
+	// and observer, cancelled with the call. A call with no sandbox gets UNAVAILABLE.
+	Request(ctx context.Context, c *Call, kind string, body []byte) (abi.Status, []byte)
+}
+
+// Call is one entry into a guest: what the pool installs before a Started method (or Start)
+// runs and resets after. The pool keeps one per instance, so entering costs no allocation.
+// Host functions of every kind reach it through CallOf.
+type Call struct {
+	Guest string // the guest's name
+	Tool  string // the tool running; "" outside tools/call
+	Entry Entry
+	// Limits of the entry: the tool's for a tool call, else the guest's; for Describe,
+	// OutputBytes is the manifest limit. The pool enforces Timeout and MemoryBytes (linear
+	// memory plus Vars); a kind names them in messages and caps its results at OutputBytes.
+	Limits policy.Limits
+	// Sandbox is the entry's only capability: a tool call's tool, a prompt's client request
+	// kinds (sandbox.PromptGrants); nil for describe, resource reads and completions.
+	Sandbox *sandbox.Tool
+	// Input is the request body for kinds that pull their input (Extism input_*); nil unless
+	// the kind sets it in its entry point.
+	Input []byte
+	// Output is the bounded sink for kinds that push their output (Extism output_set),
+	// reset per entry and capped at Limits.OutputBytes.
+	Output Output
+	// Report is the entry's log, progress and resource.updated budget.
+	Report *Budget
+	// Vars is the instance's host-side arena (Extism vars and kernel memory), counted with
+	// linear memory against Limits.MemoryBytes; it lives as long as the instance.
+	Vars *Arena
+	// Host serves the entry's log and progress (after Report admitted them) and requests.
+	Host Host
+	// Instance and Started are the instance running the entry and the kind's state of it.
+	Instance Instance
+	Started  Started
+}
+
+// Request serves one capability request (see Host.Request).
+func (c *Call) Request(ctx context.Context, kind string, body []byte) (abi.Status, []byte) {
+	return c.Host.Request(ctx, c, kind, body)
+}
+
+// Reset clears what one entry installed, keeping the instance's parts (Host, Instance,
+// Started, Vars, Report's guest-wide rate).
+func (c *Call) Reset() {
+	c.Tool, c.Entry, c.Limits, c.Sandbox, c.Input = "", 0, policy.Limits{}, nil, nil
+	c.Output.Reset(0)
+}
+
+var calls sync.Map // api.Module → *Call
+
+// Bind makes c the call of mod's host functions until Unbind. The pool binds an instance's
+// Call once, when it is instantiated.
+func Bind(mod api.Module, c *Call) { calls.Store(mod, c) }
+
+// Unbind forgets mod (its instance is closed).
+func Unbind(mod api.Module) { calls.Delete(mod) }
+
+// CallOf returns the running call of the instance a host function was called from, or nil
+// for a module the pool does not run.
+func CallOf(_ context.Context, mod api.Module) *Call {
+	v, ok := calls.Load(mod)
+	if !ok {
+		return nil
+	}
+	return v.(*Call)
+}
+
+// HostModule is one host module a kind's guests import.
+type HostModule struct {
+	Name  string
+	Funcs []HostFunc
+}
+
+// HostFunc is one Go function of a host module (wazero's HostFunctionBuilder input).
+type HostFunc struct {
+	Name            string
+	Params, Results []api.ValueType
+	ParamNames      []string // optional, for wazero's stack traces
+	Fn              api.GoModuleFunc
+}
+
+// Match is how sure Detect is that a module is of a kind.
+type Match int
+
+const (
+	// No: not this kind.
+	No Match = iota
+	// Possible: only export names match (a guest that imports none of the kind's modules).
+	Possible
+	// Confident: the module imports a host module only this kind defines.
+	Confident
+)
+
+// Module is what Detect looks at: the module's function imports and exports, as wazero's
+// CompiledModule (ImportedFunctions, ExportedFunctions) reports them. It will be built from
+// the one wasm reader (runtime/internal/wasm) when that lands, with custom sections.
+type Module struct {
+	Imports []Import
+	Exports []string // exported function names
+}
+
+// Import is one imported function.
+type Import struct{ Module, Name string }
+
+// ImportsModule reports whether m imports any function of module name.
+func (m *Module) ImportsModule(name string) bool {
+	return slices.ContainsFunc(m.Imports, func(i Import) bool { return i.Module == name })
+}
+
+// Exports reports whether m exports every function of names.
+func (m *Module) ExportsAll(names ...string) bool {
+	for _, n := range names {
+		if !slices.Contains(m.Exports, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// Detect picks the kind of m from kinds (in registration order): the one Confident match
+// wins; two Confident matches, or none Confident and two Possible, is an error naming both;
+// no match is "not a guest module: imports …, exports …". Each wraps fault.ErrABI. A kind's Detect error (a module
+// that claims the kind and breaks it) is returned as it is.
+func Detect(m *Module, kinds []Kind) (Kind, error) {
+	var confident, possible []Kind
+	for _, k := range kinds {
+		match, err := k.Detect(m)
+		if err != nil {
+			return nil, err
+		}
+		switch match {
+		case Confident:
+			confident = append(confident, k)
+		case Possible:
+			possible = append(possible, k)
+		}
+	}
+	switch {
+	case len(confident) == 1:
+		return confident[0], nil
+	case len(confident) > 1:
+		return nil, fmt.Errorf("%w: module is both a %s and a %s guest (it imports the host modules of both)", fault.ErrABI, confident[0].Name(), confident[1].Name())
+	case len(possible) == 1:
+		return possible[0], nil
+	case len(possible) > 1:
+		return nil, fmt.Errorf("%w: module could be a %s or a %s guest (its exports match both, it imports neither's host module)", fault.ErrABI, possible[0].Name(), possible[1].Name())
+	}
+	return nil, fmt.Errorf("%w: not a guest module: imports %s, exports %s (see abi/ABI.md)", fault.ErrABI, m.importList(), m.exportList())
+}
+
+// importList names the imported modules (with how many functions of each), at most 8.
+func (m *Module) importList() string {
+	var names []string
+	count := map[string]int{}
+	for _, i := range m.Imports {
+		if count[i.Module] == 0 {
+			names = append(names, i.Module)
+		}
+		count[i.Module]++
+	}
+	if len(names) == 0 {
+		return "nothing"
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, fmt.Sprintf("%s (%d)", n, count[n]))
+	}
+	return clip(out)
+}
+
+func (m *Module) exportList() string {
+	if len(m.Exports) == 0 {
+		return "no function"
+	}
+	s := slices.Clone(m.Exports)
+	slices.Sort(s)
+	return clip(s)
+}
+
+func clip(s []string) string {
+	const max = 8
+	if len(s) > max {
+		return strings.Join(s[:max], ", ") + fmt.Sprintf(", … (%d more)", len(s)-max)
+	}
+	return strings.Join(s, ", ")
+}
+
+// CheckHostModules checks that no two kinds declare the same host module.
+func CheckHostModules(kinds []Kind) error {
+	seen := map[string]string{}
+	for _, k := range kinds {
+		for _, hm := range k.HostModules() {
+			if prev, dup := seen[hm.Name]; dup {
+				return fmt.Errorf("host module %q is declared by kinds %s and %s", hm.Name, prev, k.Name())
+			}
+			seen[hm.Name] = k.Name()
+		}
+	}
+	return nil
+}
+
+// Aborted is the panic value of Abort. The pool's classification of a call's error unwraps
+// it: the call fails with Err as it is.
+type Aborted struct{ Err error }
+
+func (a *Aborted) Error() string { return a.Err.Error() }
+func (a *Aborted) Unwrap() error { return a.Err }
+
+// Abort ends the running guest call from inside a host function: it panics, wazero unwinds
+// the guest, and the call's error is err (which should wrap a fault sentinel:
+// fault.ErrOutputLimit for an output_set over the limit, fault.ErrABI for a broken
+// argument). The instance is discarded, as after a trap.
+func Abort(err error) { panic(&Aborted{Err: err}) }
