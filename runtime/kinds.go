@@ -3,6 +3,7 @@ package runtime
 import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/mcpwasm"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/quickjs"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -10,6 +11,7 @@ import (
 // new kind is one package under runtime/internal/kind/ and one line here.
 var kinds = []kind.Kind{
 	mcpwasm.Kind{},
+	quickjs.Kind{},
 }
 
 // kindByName returns the registered kind called name, or nil.
