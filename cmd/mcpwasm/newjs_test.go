@@ -62,6 +62,27 @@ func TestNewScript(t *testing.T) {
 			if !bytes.HasPrefix(wasm, engine) || !bytes.Contains(wasm[len(engine):], []byte("\x0amcpwasm.js")) {
 				t.Fatalf("greet.wasm (%d bytes) is not the engine (%d bytes) with a mcpwasm.js section", len(wasm), len(engine))
 			}
+			// Served as the README says: tools/list and tools/call over stdio.
+			serve := []string{"--", binPath, "serve", "--cache-dir", cacheDir, "greet.wasm"}
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{append([]string{"tools"}, serve...), "greet"},
+				{append([]string{"call", "greet", `{"name":"Ada"}`}, serve...), "hello, Ada\n"},
+			} {
+				cmd := exec.CommandContext(testContext(t), binPath, c.args...)
+				cmd.Dir = dir
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil || !strings.Contains(string(out), c.want) {
+					t.Fatalf("mcpwasm %s: %v\n%s%s\nwant it to print %q", strings.Join(c.args[:2], " "), err, out, stderr.String(), c.want)
+				}
+				if c.args[0] == "call" && string(out) != c.want {
+					t.Errorf("mcpwasm call greet = %q, want %q", out, c.want)
+				}
+			}
 		})
 	}
 }

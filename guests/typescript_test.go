@@ -1,0 +1,156 @@
+package guests_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
+	"github.com/mcpwasm/mcpwasm/runtime"
+)
+
+// This file runs JavaScript guests (the javascript kind: quickjs-wasi with the script in a
+// custom section) through the runtime: the TypeScript example guests/typescript and the test
+// guest guests/typescript/testdata/limits.js, both built with the example's
+// mcpwasm/build.mjs (npm ci --prefix guests/typescript installs what it needs; .ci/run does).
+
+var jsBuilt sync.Map // entry → module
+
+// buildJS builds entry (relative to guests/typescript) into a guest module, once per test
+// binary.
+func buildJS(tb testing.TB, entry string) []byte {
+	tb.Helper()
+	if b, ok := jsBuilt.Load(entry); ok {
+		return b.([]byte)
+	}
+	if _, err := os.Stat(filepath.Join("typescript", "node_modules", "esbuild")); err != nil {
+		testenv.Skip(tb, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		testenv.Skip(tb, "node is not installed: %v", err)
+	}
+	out := filepath.Join(tb.TempDir(), "guest.wasm")
+	cmd := exec.Command(node, "mcpwasm/build.mjs", entry, out)
+	cmd.Dir = "typescript"
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("build %s: %v\n%s", entry, err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	jsBuilt.Store(entry, b)
+	return b
+}
+
+// The TypeScript example loads as a javascript guest and serves its tools: structured
+// output, arguments checked against the JSON Schema derived from its zod shapes.
+func TestTypeScriptGuest(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "server.ts"), nil)
+	if g.Kind() != "javascript" || g.Name() != "typescript" {
+		t.Fatalf("kind %q, name %q", g.Kind(), g.Name())
+	}
+	if got, want := call(t, g, "greet", `{"name":"Ada","times":2}`), `{"content":[{"type":"text","text":"hello, Ada hello, Ada"}],"structuredContent":{"greeting":"hello, Ada hello, Ada"}}`; got != want {
+		t.Errorf("greet: %s, want %s", got, want)
+	}
+	_, err := g.Call(context.Background(), "greet", []byte(`{"name":7}`))
+	if !errors.Is(err, runtime.ErrInvalidArguments) || !strings.Contains(err.Error(), "/properties/name") {
+		t.Errorf("greet name 7: %v, want invalid arguments naming /properties/name", err)
+	}
+	out, err := g.ReadResource(context.Background(), "note://42")
+	if want := `{"contents":[{"uri":"note://42","text":"note 42"}]}`; err != nil || string(out) != want {
+		t.Errorf("read note://42: %s, %v; want %s", out, err, want)
+	}
+	out, err = g.GetPrompt(context.Background(), "review", []byte(`{"code":"x"}`))
+	if want := `{"messages":[{"role":"user","content":{"type":"text","text":"Please review:\n\nx"}}]}`; err != nil || string(out) != want {
+		t.Errorf("prompt review: %s, %v; want %s", out, err, want)
+	}
+}
+
+// A runaway loop ends at the time limit and a memory bomb at the memory limit; each loses
+// its instance, and the next call works. A thrown error is a tool error; 1 MiB of Unicode
+// arguments round-trips exactly.
+func TestJavaScriptLimits(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "testdata/limits.js"), &runtime.GuestConfig{Limits: runtime.Limits{Timeout: 2 * time.Second, MemoryBytes: 64 << 20, OutputBytes: 4 << 20}})
+	echo := func() {
+		t.Helper()
+		if got, want := call(t, g, "echo", `{"text":"still here"}`), fmt.Sprintf(textResult, `"still here"`); got != want {
+			t.Fatalf("echo: %s, want %s", got, want)
+		}
+	}
+	echo()
+	if _, err := g.Call(context.Background(), "spin", nil); !errors.Is(err, runtime.ErrTimeLimit) {
+		t.Fatalf("spin: %v, want ErrTimeLimit", err)
+	}
+	echo()
+	if _, err := g.Call(context.Background(), "hog", nil); !errors.Is(err, runtime.ErrMemoryLimit) || !strings.Contains(err.Error(), "the script's heap is over 56 MiB") {
+		t.Fatalf("hog: %v, want ErrMemoryLimit at the engine's heap limit (7/8 of 64 MiB)", err)
+	}
+	echo()
+	if got, want := call(t, g, "boom", `{}`), fmt.Sprintf(errorResult, `"boom: the handler threw"`); got != want {
+		t.Errorf("boom: %s, want %s", got, want)
+	}
+	text := strings.Repeat("añ€😀\"\\\n\u2028", 1<<20/16)
+	args, _ := json.Marshal(map[string]string{"text": text})
+	out, err := g.Call(context.Background(), "echo", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != text {
+		t.Fatalf("1 MiB echo came back changed (%v)", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := g.Call(ctx, "spin", nil); !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("spin cancelled: %v, want ErrCancelled", err)
+	}
+	echo()
+}
+
+// fetch reaches the network only through the net grant: refused without one, allowed to
+// the granted host, refused for another; process.env holds only granted variables.
+func TestJavaScriptGrants(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "pong %s", r.URL.Path)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	module := buildJS(t, "testdata/limits.js")
+	h := newHost(t)
+	t.Setenv("MCPWASM_JS_TEST", "granted value")
+
+	bare := load(t, h, module, &runtime.GuestConfig{Name: "bare"})
+	if got, want := call(t, bare, "fetch", `{"url":"`+srv.URL+`/x"}`), fmt.Sprintf(errorResult, `"fetch `+srv.URL+`/x: net: no hosts are granted to guest \"bare\""`); got != want {
+		t.Errorf("fetch without a grant: %s, want %s", got, want)
+	}
+	if got, want := call(t, bare, "env", `{"name":"MCPWASM_JS_TEST"}`), fmt.Sprintf(textResult, `"undefined"`); got != want {
+		t.Errorf("env without a grant: %s, want %s", got, want)
+	}
+
+	granted := load(t, h, module, &runtime.GuestConfig{Name: "granted", Grants: runtime.Grants{Net: []string{u.Host}, Env: []string{"MCPWASM_JS_TEST"}}})
+	if got, want := call(t, granted, "fetch", `{"url":"`+srv.URL+`/x"}`), fmt.Sprintf(textResult, `"200 pong /x"`); got != want {
+		t.Errorf("fetch with a grant: %s, want %s", got, want)
+	}
+	other := "http://localhost:" + u.Port() + "/y"
+	if got := call(t, granted, "fetch", `{"url":"`+other+`"}`); !strings.Contains(got, `"isError":true`) || !strings.Contains(got, `not granted`) {
+		t.Errorf("fetch of another host: %s, want a tool error saying it is not granted", got)
+	}
+	if got, want := call(t, granted, "env", `{"name":"MCPWASM_JS_TEST"}`), fmt.Sprintf(textResult, `"granted value"`); got != want {
+		t.Errorf("env with a grant: %s, want %s", got, want)
+	}
+}
