@@ -706,8 +706,17 @@
     if (!zod) throw new Error("a zod schema needs zod v4: the SDK stub did not register it");
     return zod;
   };
-  // objectSchema returns a zod object schema for a shape or zod schema, or null for JSON Schema.
-  const objectSchema = (s) => (s === undefined ? null : isShape(s) ? needZod().object(s) : isZod(s) ? s : null);
+  // objectSchema returns a zod object schema for a shape or zod schema, or null for JSON
+  // Schema. A shape's object is made once: zod compiles a parser per schema on first use.
+  const objects = new WeakMap();
+  const objectSchema = (s) => {
+    if (s === undefined || s === null || typeof s !== "object") return null;
+    if (isZod(s)) return s;
+    if (!isShape(s)) return null;
+    let z = objects.get(s);
+    if (!z) objects.set(s, (z = needZod().object(s)));
+    return z;
+  };
   const jsonSchema = (s, io) => {
     if (s === undefined) return undefined;
     const z = objectSchema(s);
@@ -982,10 +991,16 @@
     return new McpError(ErrorCode.InvalidParams, where + ": " + msg);
   };
   // parse validates args with a zod schema (async refinements too); JSON Schema is the host's.
+  // Synchronous first (much cheaper); a schema with async refinements needs safeParseAsync.
   const parse = async (schema, args, where) => {
     const z = objectSchema(schema);
     if (!z) return args;
-    const r = await z.safeParseAsync(args);
+    let r;
+    try {
+      r = z.safeParse(args);
+    } catch (e) {
+      r = await z.safeParseAsync(args);
+    }
     if (!r.success) throw invalid(where, r.error);
     return r.data;
   };
@@ -1015,11 +1030,8 @@
       let args = p.arguments || {};
       try {
         args = await parse(t.config.inputSchema, args, "Input validation error: Invalid arguments for tool " + p.name);
-        const res = t.config.inputSchema === undefined ? await t.handler(extra()) : await t.handler(args, extra());
-        if (res && res.structuredContent !== undefined && t.config.outputSchema !== undefined && !res.isError) {
-          await parse(t.config.outputSchema, res.structuredContent, "Output validation error: Invalid structured content for tool " + p.name);
-        }
-        return res;
+        // structuredContent is checked against the outputSchema by the host, as for any guest.
+        return t.config.inputSchema === undefined ? await t.handler(extra()) : await t.handler(args, extra());
       } catch (e) {
         if (isFatal(e) || (e instanceof McpError && e.code === ErrorCode.InvalidParams && /^Input validation error/.test(e.message))) throw e;
         return { content: [{ type: "text", text: errText(e) }], isError: true };

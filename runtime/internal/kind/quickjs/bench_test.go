@@ -80,3 +80,17 @@ func startOnce(b *testing.B, r *testRuntime, code Code) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkGreetZod is one warm tools/call of the example's greet tool: its arguments parsed
+// with zod, its structured output checked with zod.
+func BenchmarkGreetZod(b *testing.B) {
+	call := &Call{}
+	vm := startModule(b, buildExample(b, "server.ts"), call)
+	ctx := WithCall(context.Background(), call)
+	args := []byte(`{"name":"greet","arguments":{"name":"` + string(make100()) + `"}}`)
+	for b.Loop() {
+		if _, err := vm.Run(ctx, EntryCallTool, args); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
