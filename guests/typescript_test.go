@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime"
 )
@@ -31,6 +32,14 @@ var jsBuilt sync.Map // entry → module
 // binary.
 func buildJS(tb testing.TB, entry string) []byte {
 	tb.Helper()
+	// The build runs in a child process: read its inputs here, so that go test's result
+	// cache (keyed by the files a test opens) never replays a PASS for edited sources.
+	guests.ReadTrees(tb, "typescript/mcpwasm", "typescript/testdata")
+	for _, f := range []string{"typescript/server.ts", "typescript/package.json", "typescript/package-lock.json"} {
+		if _, err := os.ReadFile(f); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	if b, ok := jsBuilt.Load(entry); ok {
 		return b.([]byte)
 	}

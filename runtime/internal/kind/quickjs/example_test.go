@@ -28,6 +28,13 @@ var built sync.Map
 // returns the module.
 func buildExample(t testing.TB, entry string) []byte {
 	t.Helper()
+	// The build runs in a child process: read its inputs here, so that go test's result
+	// cache (keyed by the files a test opens) never replays a PASS for edited sources.
+	for _, f := range []string{"mcpwasm/shim.js", "mcpwasm/sdk.js", "mcpwasm/build.mjs", "server.ts", "package.json", "package-lock.json"} {
+		if _, err := os.ReadFile(filepath.Join(exampleDir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if b, ok := built.Load(entry); ok {
 		return b.([]byte)
 	}
