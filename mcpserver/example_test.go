@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"os"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -64,4 +66,31 @@ func ExampleAddGuest() {
 	// tool: greet
 	// structured: map[text:hi]
 	// text: {"text":"hi"}
+}
+
+// Serve a guest module over stdio from your own program: the README's "Embed in your own Go
+// MCP server", verbatim (TestReadmeGoSnippets checks that they match).
+func ExampleAddGuest_stdio() {
+	ctx := context.Background()
+	host, err := runtime.NewHost(ctx, nil) // nil: default options (compiled code cached on disk)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer host.Close(ctx)
+	wasm, err := os.ReadFile("shout.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := host.Load(ctx, wasm, &runtime.GuestConfig{Limits: runtime.Limits{Timeout: 5 * time.Second}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Your own *mcp.Server, with your own tools beside the guest's.
+	server := mcp.NewServer(&mcp.Implementation{Name: "my-app", Version: "1.0.0"}, nil)
+	if err := mcpserver.AddGuest(server, g, nil); err != nil { // nil: default options
+		log.Fatal(err)
+	}
+	if err := server.Run(ctx, &mcp.StdioTransport{}); err != nil {
+		log.Fatal(err)
+	}
 }

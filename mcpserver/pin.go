@@ -1,14 +1,11 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"maps"
 	"slices"
 
+	"github.com/mcpwasm/mcpwasm/internal/digest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,33 +16,12 @@ import (
 
 // ToolPin maps a tool field ("title", "description", "inputSchema", "outputSchema",
 // "annotations", "icons") to "sha256:" and the SHA-256 of its canonical JSON (object keys
-// sorted, numbers as sent).
+// sorted, numbers as sent: internal/digest, the rule lock files use too).
 type ToolPin map[string]string
 
 // PinTool returns the pin of t's current definition.
 func PinTool(t *mcp.Tool) ToolPin {
-	return ToolPin{
-		"title":        pinDigest(t.Title),
-		"description":  pinDigest(t.Description),
-		"inputSchema":  pinDigest(t.InputSchema),
-		"outputSchema": pinDigest(t.OutputSchema),
-		"annotations":  pinDigest(t.Annotations),
-		"icons":        pinDigest(t.Icons),
-	}
-}
-
-func pinDigest(v any) string {
-	b, err := json.Marshal(v)
-	if err == nil {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var x any
-		if dec.Decode(&x) == nil {
-			b, _ = json.Marshal(x) // maps marshal with sorted keys
-		}
-	}
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
+	return digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons)
 }
 
 // changedFields lists, sorted, the fields whose digests differ between pin and now.

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
@@ -124,5 +125,21 @@ func TestExposePinnedOnly(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"up__a", "up__b"}, listNames(t, cs)); diff != "" {
 		t.Errorf("after approval (-want +got):\n%s", diff)
+	}
+}
+
+// A pin's field digests are those pins had before they moved to internal/digest (the same
+// strings a lock file holds for the same definition): sha256 of the canonical JSON, numbers
+// as sent.
+func TestPinToolKnownDigests(t *testing.T) {
+	pin := mcpserver.PinTool(&mcp.Tool{Description: "Searches the docs",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","maximum":1.50}},"required":["n"]}`)})
+	for field, want := range map[string]string{
+		"description": "sha256:90e0e9b1fde57f1bf298f1cc7271859e2cb195a37e86d293f481e3dfc9dd1d76",
+		"inputSchema": "sha256:644a434f9377e4012250b933de7d542aa7a1c4cf196ee2475cec9b18ce373de7",
+	} {
+		if pin[field] != want {
+			t.Errorf("PinTool %s = %s, want %s", field, pin[field], want)
+		}
 	}
 }

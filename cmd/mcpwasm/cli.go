@@ -9,23 +9,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
-	"github.com/mcpwasm/mcpwasm/internal/stdio"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Exit codes of the mcpwasm command.
@@ -281,225 +275,6 @@ func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec, logger *sl
 	return gs, nil
 }
 
-// drainGrace is how long calls still running when the client closes stdin may finish before
-// they are cancelled (MCP "Lifecycle › Shutdown": the client closes stdin, then waits for the
-// server to exit).
-const drainGrace = time.Second
-
-func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var hf hostFlags
-	hf.register(fs)
-	maxLine := fs.Int("max-line-bytes", stdio.DefaultMaxLineBytes, "largest accepted MCP message line, in bytes")
-	var hs httpFlags
-	hs.register(fs)
-	var sf shipFlags
-	sf.register(fs)
-	watch := fs.Bool("watch", false, "reload a guest when its file changes (tools/list_changed is sent; a failed reload keeps the old version)")
-	stopFile := fs.String("stop-file", "", "operator kill switch: while this file exists, calls are stopped and refused (SIGUSR1/SIGUSR2 work too)")
-	lazy := fs.Bool("lazy", true, "serve a guest whose manifest is cached before compiling it; it compiles in the background and a failure there becomes a tool error (false: compile and describe every guest first, exit 3 on failure)")
-	status := fs.Bool("status", false, "serve the resource mcpwasm://status and the tools mcpwasm_status and mcpwasm_stop (engages the kill switch; resuming stays SIGUSR2 or --stop-file) to MCP clients; the config's \"status\": true does too")
-	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics at GET /metrics on ADDR (\":9464\" binds 127.0.0.1:9464); with --http they are also at /metrics there")
-	idle := fs.Duration("idle-timeout", 0, "close guest instances idle longer than this (0: the config's idle_timeout_ms, else 60s; negative: never)")
-	paths, err := parseArgs(fs, args) // flagparse.go
-	if err != nil {
-		return ExitUsage, err
-	}
-	if err := hf.validate(); err != nil {
-		return ExitUsage, err
-	}
-	if *maxLine < 0 {
-		return ExitUsage, fmt.Errorf("--max-line-bytes %d: must be positive (0 means the default)", *maxLine)
-	}
-	if err := hs.guard.validate(); err != nil {
-		return ExitUsage, err
-	}
-	if hs.addr != "" {
-		if err := checkPublicHTTP(hs.addr, hs.token(), hs.tokenEnv, hs.guard.allowPublic); err != nil {
-			return ExitPublicNoToken, err // before loading anything (httpguard.go)
-		}
-	}
-	logger, err := hf.logger(stderr)
-	if err != nil {
-		return ExitUsage, err
-	}
-	iso, _ := runtime.ParseIsolation(hf.isolation) // validated above
-	// --watch compares a file's bytes with the loaded ones, so it reads them up front.
-	specs, cfg, err := guestSpecs(ctx, &sf, stderr, hf.config, paths, hf.limits(), iso, *watch)
-	if err != nil {
-		return ExitLoad, err
-	}
-	hf.lazy, hf.idleTimeout = *lazy, *idle
-	if hf.idleTimeout == 0 && cfg != nil {
-		hf.idleTimeout = time.Duration(cfg.IdleTimeoutMS) * time.Millisecond
-	}
-	obs, err := newObservability(ctx, hs.addr != "" || *metricsAddr != "") // observe.go
-	if err != nil {
-		return ExitUsage, err
-	}
-	defer obs.close()
-	if obs.tel != nil {
-		hf.observer = obs.tel
-	}
-	ups := newUpstreams(cfg, logger, obs.upstreamRestarted) // started lazily (upstreams.go)
-	if ups != nil {
-		defer ups.Close()
-		hf.upstreams = ups
-	}
-	h, err := hf.host(ctx, logger)
-	if err != nil {
-		return ExitError, err
-	}
-	defer h.Close(context.Background())
-	if obs.tel != nil {
-		obs.tel.WatchHost(h)
-	}
-	// Every goroutine serve starts is joined before it returns (and before the host closes).
-	signalled := ctx // done on SIGINT/SIGTERM
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() { cancel(); wg.Wait() }()
-	gs, err := loadAll(ctx, h, specs, logger)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ExitOK, nil // asked to stop (SIGINT/SIGTERM) while loading: not a failure
-		}
-		return ExitLoad, err
-	}
-	// Loading decodes and rewrites whole modules; hand that garbage back to the OS now rather
-	// than letting an idle server sit on it — once the background compiles of lazily loaded
-	// guests are done, so the first tools/list need not wait for it.
-	ready := newReadiness() // GET /readyz (http.go)
-	go func() {
-		var first error
-		for _, g := range gs {
-			// A failure is logged by the runtime and answered by the guest's tools.
-			if err := g.Ready(ctx); err != nil && first == nil {
-				first = fmt.Errorf("guest %s: %w", g.Name(), err)
-			}
-		}
-		ready.loaded(first)
-		debug.FreeOSMemory()
-	}()
-	for _, g := range gs {
-		if missing := g.Ungranted(); len(missing) > 0 {
-			logger.Warn("requested capabilities not granted", "guest", g.Name(), "missing", strings.Join(missing, "; "))
-		}
-	}
-	toolNames := &mcpserver.NameSet{} // the one registry of tool names: guests, reloads, the gateway
-	stateKey, err := requestStateKey(cfg)
-	if err != nil {
-		return ExitUsage, err
-	}
-	sopts := &mcp.ServerOptions{Logger: sdkLogger(logger)}
-	if exposesUpstreams(cfg) {
-		// Tools of an exposed upstream arrive after initialize (or never, while it is down):
-		// declare tools (with listChanged) from the start, so that a client heeds the
-		// notifications/tools/list_changed sent when they come (MCP "Server Features › Tools").
-		sopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
-			Tools: &mcp.ToolCapabilities{ListChanged: true}}
-	}
-	srv, err := mcpserver.NewServer(gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
-		ServerOptions: sopts, AllowHiddenText: allowHiddenText(cfg, gs), Logger: logger, Names: toolNames,
-		TracerProvider: obs.tp, RequestStateKey: stateKey})
-	if err != nil {
-		return ExitLoad, err
-	}
-	withheldTools := 0
-	for i, sp := range specs {
-		withheldTools += withholdChanged(srv, gs[i], sp.locked, logger) // ship.go: changed since locked
-	}
-	obs.watchServer(srv)
-	if *status || cfg != nil && cfg.Status {
-		if err := mcpserver.AddStatus(srv, h, toolNames); err != nil {
-			return ExitLoad, fmt.Errorf("--status: %w", err)
-		}
-	}
-	if *metricsAddr != "" {
-		if err := serveMetrics(ctx, &wg, *metricsAddr, obs.metricsHandler(), hs.token(), logger); err != nil {
-			return ExitError, err
-		}
-	}
-	hs.metrics = obs.metricsHandler()
-	exposeUpstreams(ctx, &wg, srv, ups, cfg, toolNames, upstreamPins(hf.config), logger) // upstreams.expose: the gateway (upstreams.go)
-	allowed := allowHiddenText(cfg, gs)
-	names, tools := make([]string, len(gs)), 0
-	for i, g := range gs {
-		names[i] = g.Name()
-		for _, t := range g.Manifest().Tools {
-			if mcpserver.CheckGuestTool(t) == nil || slices.Contains(allowed, g.Name()) {
-				tools++ // withheld tools are not served, so not counted
-			}
-		}
-	}
-	tools -= withheldTools
-	kill := &killSwitch{h: h, logger: logger}
-	wg.Go(func() { watchStopSignals(ctx, kill) })
-	if *stopFile != "" {
-		wg.Go(func() { watchStopFile(ctx, kill, *stopFile) })
-	}
-	if *watch {
-		var ws []*watchedGuest
-		for i, sp := range specs {
-			if sp.path != "" && sp.locked != nil {
-				logger.Warn("--watch: a locked guest is not reloaded (run mcpwasm lock --update and restart)", "guest", gs[i].Name())
-				continue
-			}
-			if sp.path != "" {
-				ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: gs[i],
-					opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, gs[i].Name()), Logger: logger, Names: toolNames, RequestStateKey: stateKey}})
-			}
-		}
-		wg.Go(func() { watchGuests(ctx, &wg, h, srv, ws, logger) })
-	}
-	if hs.addr != "" {
-		hs.stopCalls = func() { _ = h.Shutdown(context.Background()) } // at the drain timeout (http.go)
-		return serveHTTP(ctx, srv, &hs, *maxLine, logger, strings.Join(names, ","), tools, ready)
-	}
-	logger.Info("serving", "transport", "stdio", "guests", strings.Join(names, ","), "tools", tools)
-	hintIfTerminal(stdin, stderr) // notice.go
-
-	// When the client closes stdin, calls still running get drainGrace to finish; then the
-	// host is closed, which stops them, so their answers are written and the process exits.
-	// Calls may be waiting for a lazily loaded guest's code: the grace starts once it is there.
-	// SIGINT/SIGTERM end the input the same way, so every call read is answered too.
-	in := stdin
-	if signalled.Done() != nil {
-		pr, pw := io.Pipe()
-		go func() { _, err := io.Copy(pw, stdin); pw.CloseWithError(err) }() // nil: EOF
-		stopEOF := context.AfterFunc(signalled, func() { pw.Close() })
-		defer stopEOF()
-		in = pr
-	}
-	t := stdio.NewTransport(in, stdout, &stdio.Options{MaxLineBytes: *maxLine, Logger: logger,
-		EOFGrace: drainGrace, StopPending: func() { _ = h.Close(context.Background()) },
-		AwaitReady: func(ctx context.Context) {
-			for _, g := range gs {
-				_ = g.Ready(ctx)
-			}
-		}})
-	// SIGINT/SIGTERM: the same grace, then the host is closed, so a running call cannot hold
-	// the process until its time limit.
-	var graceTimer atomic.Pointer[time.Timer]
-	stopWatch := context.AfterFunc(signalled, func() {
-		graceTimer.Store(time.AfterFunc(drainGrace, func() { _ = h.Close(context.Background()) }))
-	})
-	defer func() {
-		stopWatch()
-		if t := graceTimer.Load(); t != nil {
-			t.Stop()
-		}
-	}()
-	// Not ctx: a signal ends the session through its input (above), not by cancelling it,
-	// which would drop the answers of the calls still running.
-	err = srv.Run(context.WithoutCancel(ctx), t)
-	if err != nil && !errors.Is(err, io.EOF) && ctx.Err() == nil {
-		return ExitError, err
-	}
-	return ExitOK, nil
-}
-
 // inspectOutput is the --json shape of inspect.
 type inspectOutput struct {
 	Kind   string `json:"kind"` // runtime.Guest.Kind: the ABI the module speaks
@@ -646,15 +421,11 @@ func orNone(s string) string {
 	return s
 }
 
-func describeGrants(g runtime.Grants) string {
-	var parts []string
-	add := func(kind string, vals []string) {
-		if len(vals) > 0 {
-			parts = append(parts, kind+" "+strings.Join(vals, ", "))
-		}
-	}
-	add("net", g.Net)
-	var ex []string
+// describeGrants is inspect's line for grants: "net a, b; exec NAME=PATH ARGS; fs G=H (rw);
+// env …; clock; random; mcp …; sampling; elicitation; roots", or "none".
+func describeGrants(g policy.Grants) string {
+	c := capabilities{net: g.Net, env: g.Env, clock: g.Clock, random: g.Random, mcp: g.MCP,
+		sampling: g.Sampling, elicitation: g.Elicitation, roots: g.Roots}
 	for _, e := range g.Exec {
 		s := e.Path
 		if e.Name != "" {
@@ -663,56 +434,63 @@ func describeGrants(g runtime.Grants) string {
 		if len(e.Args) > 0 {
 			s += " " + strings.Join(e.Args, " ")
 		}
-		ex = append(ex, s)
+		c.exec = append(c.exec, s)
 	}
-	add("exec", ex)
-	var fsv []string
 	for _, f := range g.FS {
 		s := f.Guest + "=" + f.Host
 		if f.RW {
 			s += " (rw)"
 		}
-		fsv = append(fsv, s)
+		c.fs = append(c.fs, s)
 	}
-	add("fs", fsv)
-	add("env", g.Env)
-	if g.Clock {
-		parts = append(parts, "clock")
-	}
-	if g.Random {
-		parts = append(parts, "random")
-	}
-	add("mcp", g.MCP)
-	parts = appendClientKinds(parts, g.Sampling, g.Elicitation, g.Roots)
-	return orNone(strings.Join(parts, "; "))
+	return c.String()
 }
 
+// describeRequests is inspect's line for requests, in describeGrants' form.
 func describeRequests(r abi.Requests) string {
+	c := capabilities{net: r.Net, exec: r.Exec, env: r.Env, clock: r.Clock, random: r.Random, mcp: r.MCP,
+		sampling: r.Sampling, elicitation: r.Elicitation, roots: r.Roots}
+	for _, f := range r.FS {
+		s := f.Path
+		if f.RW {
+			s += " (rw)"
+		}
+		c.fs = append(c.fs, s)
+	}
+	return c.String()
+}
+
+// capabilities are grants or requests as inspect prints them, each already in words.
+type capabilities struct {
+	net, exec, fs, env           []string
+	clock, random                bool
+	mcp                          []string
+	sampling, elicitation, roots bool // client request kinds (ABI.md §6.7)
+}
+
+// String lists the capabilities present, "; "-separated in a fixed order, or "none".
+func (c capabilities) String() string {
 	var parts []string
 	add := func(kind string, vals []string) {
 		if len(vals) > 0 {
 			parts = append(parts, kind+" "+strings.Join(vals, ", "))
 		}
 	}
-	add("net", r.Net)
-	add("exec", r.Exec)
-	fsv := make([]string, len(r.FS))
-	for i, f := range r.FS {
-		fsv[i] = f.Path
-		if f.RW {
-			fsv[i] += " (rw)"
+	word := func(on bool, name string) {
+		if on {
+			parts = append(parts, name)
 		}
 	}
-	add("fs", fsv)
-	add("env", r.Env)
-	if r.Clock {
-		parts = append(parts, "clock")
-	}
-	if r.Random {
-		parts = append(parts, "random")
-	}
-	add("mcp", r.MCP)
-	parts = appendClientKinds(parts, r.Sampling, r.Elicitation, r.Roots)
+	add("net", c.net)
+	add("exec", c.exec)
+	add("fs", c.fs)
+	add("env", c.env)
+	word(c.clock, "clock")
+	word(c.random, "random")
+	add("mcp", c.mcp)
+	word(c.sampling, "sampling")
+	word(c.elicitation, "elicitation")
+	word(c.roots, "roots")
 	return orNone(strings.Join(parts, "; "))
 }
 
@@ -731,17 +509,4 @@ func requestStateKey(cfg *config.Config) ([]byte, error) {
 		return k, nil
 	}
 	return nil, nil
-}
-
-// appendClientKinds names the granted or requested client request kinds (ABI.md §6.7).
-func appendClientKinds(parts []string, sampling, elicitation, roots bool) []string {
-	for _, k := range [...]struct {
-		on   bool
-		name string
-	}{{sampling, "sampling"}, {elicitation, "elicitation"}, {roots, "roots"}} {
-		if k.on {
-			parts = append(parts, k.name)
-		}
-	}
-	return parts
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/progress"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -127,7 +128,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	if !*serverLogs {
 		serverStderr = withNotices(tail, stderr) // its warnings still show (notice.go)
 	}
-	progress := newProgressPrinter(stderr)
+	bar := progress.New(stderr, isTerminal(stderr))
 	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: sdkLogger(logger), Client: co,
 		ConnectTimeout: *connectTimeout, Stderr: serverStderr})
 	if err != nil {
@@ -142,7 +143,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	defer sess.Close()
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, progress)
+	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, bar)
 	if err != nil && ctx.Err() != nil {
 		return ExitError, errors.New("interrupted; the request was cancelled")
 	}
@@ -199,7 +200,7 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
-func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, progress *progressPrinter) (int, error) {
+func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, bar *progress.Printer) (int, error) {
 	var out any
 	code := ExitOK
 	var err error
@@ -241,8 +242,10 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 			}
 		}
 		var res *upstream.ExactResult
-		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", progress.notify)
-		progress.done()
+		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", func(n *mcp.ProgressNotificationParams) {
+			bar.Step(n.Progress, n.Total, n.Message)
+		})
+		bar.Done()
 		if err == nil {
 			out = json.RawMessage(res.Raw)
 			if res.IsError {

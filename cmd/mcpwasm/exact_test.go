@@ -49,25 +49,6 @@ func TestCallShowsProgress(t *testing.T) {
 	}
 }
 
-func TestFormatProgress(t *testing.T) {
-	for _, tc := range []struct {
-		progress, total float64
-		msg             string
-		tty             bool
-		want            string
-	}{
-		{1, 4, "reading", false, "progress: 1/4 reading\n"},
-		{3, 0, "", false, "progress: 3\n"},
-		{2, 4, "half\x1b[2J", true, "\r[###############               ]  50% half [2J\x1b[K"},
-		{9, 4, "", true, "\r[##############################] 100%\x1b[K"},
-		{7, 0, "", true, "\r[7]\x1b[K"},
-	} {
-		if got := formatProgress(tc.progress, tc.total, tc.msg, tc.tty); got != tc.want {
-			t.Errorf("formatProgress(%v, %v, %q, %v) = %q, want %q", tc.progress, tc.total, tc.msg, tc.tty, got, tc.want)
-		}
-	}
-}
-
 // TestGatewayExactNumbers: a tool exposed from an upstream (the gateway) returns the
 // upstream's numbers exactly; the upstream here is mcpwasm serving the echo guest
 // (reproducer N07, the gateway path).

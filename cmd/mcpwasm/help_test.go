@@ -179,6 +179,7 @@ func TestFlagErrorsOneLine(t *testing.T) {
 		{[]string{"serve", "--log-level", "verbose"}, "mcpwasm serve: --log-level \"verbose\": want debug, info, warn or error\n" + usage},
 		// after a file argument: the flag is still a flag, not a file name
 		{[]string{"serve", "nothere.wasm", "--timeout", "5"}, "mcpwasm serve: --timeout \"5\": want a duration such as 30s, 500ms or 1m30s\n" + usage},
+		{[]string{"serve", "x.wasm", "--timeout", "abc"}, "mcpwasm serve: --timeout \"abc\": want a duration such as 30s, 500ms or 1m30s\n" + usage},
 		{[]string{"inspect", "x.wasm", "--jsn"}, "mcpwasm inspect: flag provided but not defined: -jsn (did you mean --json?)\n" +
 			"usage: mcpwasm inspect [--config FILE] [--json] [GUEST.wasm] (see 'mcpwasm help inspect')\n"},
 	} {

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // inspect lists a guest's resources and prompts in its human form too (they were in --json
@@ -42,5 +45,24 @@ func TestInspectServedAndWholeConfig(t *testing.T) {
 	// Without a guest and without a config: the usage error says both ways.
 	if _, errOut, code := runCLI("inspect"); code != ExitUsage || !strings.Contains(errOut, "missing GUEST.wasm (or --config FILE") {
 		t.Errorf("inspect: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// inspect's grants and requests lines: every kind, in one fixed order; nothing is "none".
+func TestDescribeCapabilities(t *testing.T) {
+	g := policy.Grants{Net: []string{"a.example", "*.b.example"}, Env: []string{"HOME"}, Clock: true, Random: true, MCP: []string{"up"},
+		Exec:     []policy.Exec{{Name: "git", Path: "/usr/bin/git", Args: []string{"-C", "/srv"}}, {Path: "/bin/ls"}},
+		FS:       []policy.FS{{Guest: "/data", Host: "/srv/data", RW: true}, {Guest: "/ro", Host: "/srv/ro"}},
+		Sampling: true, Elicitation: true, Roots: true}
+	if got, want := describeGrants(g), "net a.example, *.b.example; exec git=/usr/bin/git -C /srv, /bin/ls; fs /data=/srv/data (rw), /ro=/srv/ro; env HOME; clock; random; mcp up; sampling; elicitation; roots"; got != want {
+		t.Errorf("describeGrants = %q\nwant %q", got, want)
+	}
+	r := abi.Requests{Net: []string{"a.example"}, Exec: []string{"/bin/ls"}, FS: []abi.FSRequest{{Path: "/data", RW: true}, {Path: "/ro"}},
+		Env: []string{"HOME"}, Random: true, Roots: true}
+	if got, want := describeRequests(r), "net a.example; exec /bin/ls; fs /data (rw), /ro; env HOME; random; roots"; got != want {
+		t.Errorf("describeRequests = %q\nwant %q", got, want)
+	}
+	if got := describeGrants(policy.Grants{}); got != "none" {
+		t.Errorf("describeGrants of nothing = %q, want none", got)
 	}
 }

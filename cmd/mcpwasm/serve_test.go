@@ -431,9 +431,25 @@ func TestServeSIGTERMAnswersInFlight(t *testing.T) {
 	}
 }
 
+// A flag after the module argument is applied, not opened as a file: `serve x.wasm --timeout
+// 300ms` serves x.wasm with a 300 ms time limit. (--lazy=false: the code is compiled before
+// serving, so the limit meets only the call, never a background compile on a busy machine.)
+func TestServeFlagAfterFile(t *testing.T) {
+	s := startServer(t, fixturePath, "--timeout", "300ms", "--lazy=false")
+	s.initialize()
+	s.send(callLine(2, "spin", `{}`))
+	if isErr, text := toolResult(t, s.recv()); !isErr || text != `guest "fixture" tool "spin": time limit exceeded (300ms)` {
+		t.Errorf("spin: isError=%v, %q; want the 300ms time limit", isErr, text)
+	}
+}
+
 // runaway guests hit the time limit, ping is answered meanwhile, the next call works.
+//
+// --lazy=false: the module is compiled before initialize is answered, so the 500ms limit
+// meets the guest's loops and not a background compile on a busy machine (the limit covers
+// the whole call, waiting for code included).
 func TestRunawayGuestsOverMCP(t *testing.T) {
-	s := startServer(t, "--timeout", "500ms", fixturePath)
+	s := startServer(t, "--timeout", "500ms", "--lazy=false", fixturePath)
 	s.initialize()
 	for i, tool := range []string{"spin", "tree"} {
 		id := 10 + 2*i

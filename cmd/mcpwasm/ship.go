@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/digest"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -125,9 +124,9 @@ func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock) (
 		if err != nil {
 			return nil, nil, &pathError{err}
 		}
-		if locked != nil && sha256Hex(b) != locked.SHA256 {
+		if locked != nil && digest.Hex(b) != locked.SHA256 {
 			return nil, nil, fmt.Errorf("guest %q: %s changed since it was locked (sha256 %s, locked %s): run mcpwasm lock --update to accept it",
-				guestLabel(g), p, sha256Hex(b), locked.SHA256)
+				guestLabel(g), p, digest.Hex(b), locked.SHA256)
 		}
 		return b, locked, nil
 	}
@@ -280,7 +279,7 @@ func pullOrLock(ctx context.Context, cmd string, args []string, stdout, stderr i
 			if wasm, err = os.ReadFile(p); err != nil {
 				return ExitLoad, fmt.Errorf("guest %q: %w", label, err)
 			}
-			sha = sha256Hex(wasm)
+			sha = digest.Hex(wasm)
 			resolved = "sha256:" + sha
 		} else {
 			want := g.SHA256
@@ -462,9 +461,4 @@ func push(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Wri
 	}
 	fmt.Fprintf(stdout, "%s@%s\n", strings.TrimSuffix(dst.Raw, ":"+dst.Ref.Reference), d)
 	return ExitOK, nil
-}
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }

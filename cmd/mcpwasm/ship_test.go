@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/mcpwasm/mcpwasm/internal/digest"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
@@ -158,7 +159,7 @@ func TestShipPushPullLockServe(t *testing.T) {
 		t.Errorf("pull printed %q, want %q", out, want)
 	}
 	l := e.lock()
-	echoHex := sha256Hex(wat.Echo)
+	echoHex := digest.Hex(wat.Echo)
 	if len(l.Guests) != 1 || l.Guests[0].Resolved != d1 || l.Guests[0].SHA256 != echoHex || l.Guests[0].Name != "echo" ||
 		len(l.Guests[0].Tools) != 1 || l.Guests[0].Tools["echo"]["description"] == "" {
 		t.Fatalf("lock = %+v", l)
@@ -254,12 +255,12 @@ func TestShipServeRefusesChangedStore(t *testing.T) {
 	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitOK {
 		t.Fatalf("pull: %s", errOut)
 	}
-	if err := os.WriteFile(filepath.Join(e.store, "sha256", sha256Hex(wat.Echo)), poisoned, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.store, "sha256", digest.Hex(wat.Echo)), poisoned, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s := startServer(t, append([]string{"--config", e.config}, e.flags...)...)
 	code, _ := s.closeAndWait(waitLimit(t))
-	if code != ExitLoad || !strings.Contains(s.stderr.String(), `guests[0]: guest "echo": stored sha256:`+sha256Hex(wat.Echo)+": digest mismatch") {
+	if code != ExitLoad || !strings.Contains(s.stderr.String(), `guests[0]: guest "echo": stored sha256:`+digest.Hex(wat.Echo)+": digest mismatch") {
 		t.Errorf("exit %d, stderr:\n%s", code, s.stderr)
 	}
 }

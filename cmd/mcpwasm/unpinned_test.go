@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/internal/digest"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -15,7 +16,7 @@ import (
 // it (a newcomer's OCI guest was fetched silently).
 func TestUnpinnedRemoteGuestWarns(t *testing.T) {
 	e := newShipEnv(t)
-	digest := e.push(wat.Echo)
+	pushed := e.push(wat.Echo)
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(wat.Echo) }))
 	t.Cleanup(web.Close)
 	const warning = `level=WARN msg="guest is not pinned: every start fetches what its source names now, which can change; run mcpwasm pull --config `
@@ -25,8 +26,8 @@ func TestUnpinnedRemoteGuestWarns(t *testing.T) {
 	}{
 		{"a tag", `{"name": "echo", "path": "oci://` + e.host + `/tools/echo:v1"}`, true},
 		{"a URL", `{"name": "echo", "path": "` + web.URL + `/echo.wasm"}`, true},
-		{"a digest", `{"name": "echo", "path": "oci://` + e.host + `/tools/echo@` + digest + `"}`, false},
-		{"a sha256 pin", `{"name": "echo", "path": "oci://` + e.host + `/tools/echo:v1", "sha256": "` + sha256Hex(wat.Echo) + `"}`, false},
+		{"a digest", `{"name": "echo", "path": "oci://` + e.host + `/tools/echo@` + pushed + `"}`, false},
+		{"a sha256 pin", `{"name": "echo", "path": "oci://` + e.host + `/tools/echo:v1", "sha256": "` + digest.Hex(wat.Echo) + `"}`, false},
 	} {
 		cfg := `{"plain_http": ["` + strings.TrimPrefix(web.URL, "http://") + `"], "guests": [` + tt.guest + `]}`
 		if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {

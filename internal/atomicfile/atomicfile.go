@@ -39,6 +39,30 @@ func Create(dir string, perm fs.FileMode) (*File, error) {
 // Commit fsyncs the file, renames it to path (which must be in the same directory) and
 // fsyncs the directory.
 func (f *File) Commit(path string) error {
+	return f.place(path, func(tmp string) error {
+		err := os.Rename(tmp, path)
+		if err != nil {
+			os.Remove(tmp)
+		}
+		return err
+	})
+}
+
+// CommitNew is Commit for a file that must not be replaced: path is created only if it does
+// not exist (a hard link, then the temporary name is removed), so of two processes creating
+// the same file one wins and the other gets an error wrapping fs.ErrExist and can read the
+// winner's. A reader never sees the file partly written.
+func (f *File) CommitNew(path string) error {
+	return f.place(path, func(tmp string) error {
+		err := os.Link(tmp, path)
+		os.Remove(tmp)
+		return err
+	})
+}
+
+// place fsyncs and closes the file, moves it to path with move (which leaves nothing at the
+// temporary name, whether it succeeds or not) and fsyncs path's directory.
+func (f *File) place(path string, move func(tmp string) error) error {
 	if f.done {
 		return errors.New("atomicfile: already committed or aborted")
 	}
@@ -47,11 +71,11 @@ func (f *File) Commit(path string) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
 	if err != nil {
 		os.Remove(f.Name())
+		return err
+	}
+	if err := move(f.Name()); err != nil {
 		return err
 	}
 	return syncDir(filepath.Dir(path))

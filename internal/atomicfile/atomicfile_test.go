@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,5 +45,35 @@ func TestAbortRemovesTemp(t *testing.T) {
 	f.Abort()
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("abort left %d entries", len(ents))
+	}
+}
+
+// CommitNew creates the file once: a second CommitNew of other content fails with
+// fs.ErrExist and leaves the first content; neither leaves a temporary file behind.
+func TestCommitNewDoesNotReplace(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "key")
+	for i, content := range []string{"first", "second"} {
+		f, err := Create(dir, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte(content))
+		err = f.CommitNew(p)
+		if i == 0 && err != nil {
+			t.Fatalf("first CommitNew: %v", err)
+		}
+		if i == 1 && !errors.Is(err, fs.ErrExist) {
+			t.Fatalf("second CommitNew = %v, want fs.ErrExist", err)
+		}
+		f.Abort() // a no-op after CommitNew
+	}
+	b, _ := os.ReadFile(p)
+	fi, _ := os.Stat(p)
+	if string(b) != "first" || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("got %q mode %v, want \"first\" mode 0600", b, fi.Mode().Perm())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("directory holds %d entries, want only the file", len(ents))
 	}
 }

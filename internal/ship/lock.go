@@ -2,8 +2,6 @@ package ship
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
+	"github.com/mcpwasm/mcpwasm/internal/digest"
 )
 
 // LockName is the lock file's name, beside the config file.
@@ -115,47 +114,16 @@ func (l *Lock) Set(g LockedGuest) {
 	l.Guests = append(l.Guests, g)
 }
 
-// Canonical returns v as canonical JSON: object keys sorted, no insignificant space, numbers
-// as written (never through float64).
-func Canonical(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return nil, err
-	}
-	return json.Marshal(x) // maps marshal with sorted keys
-}
-
-func digestOf(v any) string {
-	b, err := Canonical(v)
-	if err != nil {
-		b = []byte(err.Error()) // unreachable for decoded manifests; still a stable value
-	}
-	s := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(s[:])
-}
-
 // ManifestDigest is "sha256:" and the SHA-256 of the canonical JSON of m.
-func ManifestDigest(m *abi.Manifest) string { return digestOf(m) }
+func ManifestDigest(m *abi.Manifest) string { return digest.Of(m) }
 
 // ToolFields returns the field digests of every tool of m.
 func ToolFields(m *abi.Manifest) map[string]ToolDigests {
 	out := make(map[string]ToolDigests, len(m.Tools))
 	for _, t := range m.Tools {
-		out[t.Name] = ToolDigests{
-			"title":        digestOf(t.Title),
-			"description":  digestOf(t.Description),
-			"inputSchema":  digestOf(t.InputSchema),
-			"outputSchema": digestOf(t.OutputSchema),
-			"annotations":  digestOf(t.Annotations),
-			"icons":        digestOf(t.Icons),
-			"requests":     digestOf([]abi.Requests{m.Requests, t.Requests}),
-		}
+		d := digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons)
+		d["requests"] = digest.Of([]abi.Requests{m.Requests, t.Requests})
+		out[t.Name] = d
 	}
 	return out
 }

@@ -418,3 +418,19 @@ func TestParseSource(t *testing.T) {
 		t.Errorf("default tag %q", s.Ref.Reference)
 	}
 }
+
+// A lock's tool digests are those locks had before they moved to internal/digest (and equal
+// mcpserver.PinTool's for the same field): a lock written before still matches.
+func TestToolFieldsKnownDigests(t *testing.T) {
+	m := &abi.Manifest{Tools: []abi.Tool{{Name: "search", Description: "Searches the docs",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","maximum":1.50}},"required":["n"]}`)}}}
+	got := ship.ToolFields(m)["search"]
+	for field, want := range map[string]string{
+		"description": "sha256:90e0e9b1fde57f1bf298f1cc7271859e2cb195a37e86d293f481e3dfc9dd1d76",
+		"inputSchema": "sha256:644a434f9377e4012250b933de7d542aa7a1c4cf196ee2475cec9b18ce373de7",
+	} {
+		if got[field] != want {
+			t.Errorf("ToolFields %s = %s, want %s", field, got[field], want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 
 	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
+	"github.com/mcpwasm/mcpwasm/internal/digest"
 )
 
 // Store is a content-addressed directory of modules: DIR/sha256/HEX holds the module whose
@@ -86,7 +87,7 @@ func (s *Store) Read(hexDigest string, max int64) ([]byte, error) {
 	if max > 0 && int64(len(b)) > max {
 		return nil, fmt.Errorf("sha256:%s: %w: more than %d bytes", hexDigest, ErrTooLarge, max)
 	}
-	if got := sha256Hex(b); got != hexDigest {
+	if got := digest.Hex(b); got != hexDigest {
 		return nil, fmt.Errorf("stored sha256:%s: %w: the file now has sha256:%s", hexDigest, ErrDigest, got)
 	}
 	return b, nil
@@ -131,11 +132,6 @@ func (s *Store) write(r io.Reader, want string, max int64, check func([]byte) er
 type limitedBuffer struct{ b []byte }
 
 func (l *limitedBuffer) Write(p []byte) (int, error) { l.b = append(l.b, p...); return len(p), nil }
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
 
 // bundlePath is where a Sigstore bundle that verified for module hexDigest is kept:
 // DIR/sigstore/HEX.json. It is a cache of what the source published, not a verdict: whoever

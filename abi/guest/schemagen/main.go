@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -98,7 +99,7 @@ func run(ctx context.Context, dir, tags string, check bool) error {
 	if want == nil {
 		return os.Remove(path)
 	}
-	return os.WriteFile(path, want, 0o644)
+	return atomicfile.WriteFile(path, want, 0o644) // a crash leaves the old file, never half a new one
 }
 
 // Schemas mirrors guest.Schemas, as the guest's mcpwasm_schemagen export encodes it.
