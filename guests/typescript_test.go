@@ -163,3 +163,49 @@ func TestJavaScriptGrants(t *testing.T) {
 		t.Errorf("env with a grant: %s, want %s", got, want)
 	}
 }
+
+// clientFunc is a peer.Client answering with a function.
+type clientFunc func(ctx context.Context, kind string, params []byte) ([]byte, error)
+
+func (f clientFunc) Request(ctx context.Context, kind string, params []byte) ([]byte, error) {
+	return f(ctx, kind, params)
+}
+
+// The TS SDK 1.32.2's own toolWithSampleServer example, served unchanged (its relative SDK
+// imports pointed at the package name): summarize reaches the client's sampling handler only
+// with the sampling grant, which the build read off the file (createMessage → sampling).
+func TestSDKSamplingExample(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "interop", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "examples", "server", "toolWithSampleServer.js"))
+	if err != nil {
+		testenv.Skip(t, "the TypeScript SDK is not installed (run: npm ci --prefix testdata/interop): %v", err)
+	}
+	entry := filepath.Join(t.TempDir(), "toolWithSampleServer.js")
+	if err := os.WriteFile(entry, []byte(strings.ReplaceAll(string(src), "'../../server/", "'@modelcontextprotocol/sdk/server/")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	module := buildJS(t, entry)
+	var asked []string
+	ctx := runtime.WithCallHooks(context.Background(), &runtime.CallHooks{Client: clientFunc(func(_ context.Context, kind string, params []byte) ([]byte, error) {
+		asked = append(asked, kind+" "+string(params))
+		return []byte(`{"role":"assistant","content":{"type":"text","text":"a summary"},"model":"m","stopReason":"endTurn"}`), nil
+	})})
+	h := newHost(t)
+
+	bare := load(t, h, module, &runtime.GuestConfig{Name: "bare"})
+	out, err := bare.Call(ctx, "summarize", []byte(`{"text":"long"}`))
+	if want := fmt.Sprintf(errorResult, `"sampling: not granted to guest \"bare\""`); err != nil || string(out) != want {
+		t.Fatalf("summarize without the grant: %s, %v; want %s", out, err, want)
+	}
+	if len(asked) != 0 {
+		t.Fatalf("the client was asked without the grant: %q", asked)
+	}
+
+	granted := load(t, h, module, &runtime.GuestConfig{Name: "granted", Grants: runtime.Grants{Sampling: true}})
+	out, err = granted.Call(ctx, "summarize", []byte(`{"text":"long"}`))
+	if want := fmt.Sprintf(textResult, `"a summary"`); err != nil || string(out) != want {
+		t.Fatalf("summarize with the grant: %s, %v; want %s", out, err, want)
+	}
+	if want := `sampling {"messages":[{"role":"user","content":{"type":"text","text":"Please summarize the following text concisely:\n\nlong"}}],"maxTokens":500}`; len(asked) != 1 || asked[0] != want {
+		t.Fatalf("the client saw %q, want [%q]", asked, want)
+	}
+}

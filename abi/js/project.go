@@ -18,8 +18,9 @@ const lockName = "mcpwasm-guest"
 // Dependencies are a project's devDependencies, pinned exactly (the lockfile holds the same).
 var Dependencies = map[string]string{"esbuild": "0.28.2", "quickjs-wasi": "3.7.0", "zod": "4.6.7"}
 
-// PackageJSON is a project's package.json: its name, its build script for entry, the pinned
-// dependencies, and what the guest asks for (an empty requests object to fill in).
+// PackageJSON is a project's package.json: its name, its build script for entry and the pinned
+// dependencies. What the guest asks for is read off its files by the build unless the
+// package.json lists it ("mcpwasm": {"requests": {…}}).
 func PackageJSON(name, entry string) []byte {
 	type pkg struct {
 		Name            string            `json:"name"`
@@ -28,13 +29,11 @@ func PackageJSON(name, entry string) []byte {
 		Type            string            `json:"type"`
 		Scripts         map[string]string `json:"scripts"`
 		DevDependencies map[string]string `json:"devDependencies"`
-		Mcpwasm         map[string]any    `json:"mcpwasm"`
 	}
 	b, _ := json.MarshalIndent(pkg{
 		Name: name, Version: "0.1.0", Private: true, Type: "module",
 		Scripts:         map[string]string{"build": fmt.Sprintf("node mcpwasm/build.mjs %s %s.wasm", entry, name)},
 		DevDependencies: Dependencies,
-		Mcpwasm:         map[string]any{"requests": map[string]any{}},
 	}, "", "  ")
 	return append(b, '\n')
 }
@@ -116,6 +115,7 @@ const readme = "# NAME\n\n" +
 	"```\n\n" +
 	"The build (mcpwasm/build.mjs) points the SDK's server imports at mcpwasm/sdk.js and fails on\n" +
 	"an import the sandbox cannot serve (node:fs, node:net, …). fetch, process.env,\n" +
-	"crypto.getRandomValues, timers and console work through the operator's grants; list what the\n" +
-	"guest asks for under \"mcpwasm\".\"requests\" in package.json (net hosts, env names, clock,\n" +
-	"random, sampling, elicitation, roots).\n"
+	"crypto.getRandomValues, timers and console work through the operator's grants. What the guest\n" +
+	"asks for is read off ENTRY (fetch → net \"*\", process.env.NAME → env NAME, …; the build\n" +
+	"prints it); to list it yourself, add \"mcpwasm\": {\"requests\": {\"net\": [\"api.example.com\"]}}\n" +
+	"to package.json.\n"

@@ -12,9 +12,11 @@
 //    bytecode by the same engine (the host loads it ~5× faster than it parses the source): one
 //    file, one digest, served by `mcpwasm serve NAME.wasm`.
 //
-// package.json's "mcpwasm": {"requests": {…}} (optional) lists the capabilities the guest
-// asks for (net hosts, env names, clock, random, sampling, …; abi/ABI.md §4); the operator's
-// grants decide. Without it the guest asks for none.
+// What the guest asks for (abi/ABI.md §4; the operator's grants decide) is package.json's
+// "mcpwasm": {"requests": {…}} if it has one; else it is read off the project's own files
+// (not its packages): fetch → net "*", process.env.NAME → env NAME, crypto.getRandomValues,
+// randomUUID or Math.random → random, createMessage → sampling, elicitInput → elicitation,
+// listRoots → roots. A file written for Node thus needs nothing added.
 import { build } from "esbuild";
 import { CompileFlags, EvalFlags, QuickJS } from "quickjs-wasi";
 import { createHash } from "node:crypto";
@@ -70,6 +72,7 @@ const result = await build({
   charset: "utf8",
   legalComments: "none",
   write: false,
+  metafile: true,
   logLevel: "silent",
   plugins: [guard],
 }).catch((e) => {
@@ -97,7 +100,30 @@ if (sum !== ENGINE_SHA256) {
 }
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
-const requests = (pkg.mcpwasm && pkg.mcpwasm.requests) || null;
+const requests = (pkg.mcpwasm && pkg.mcpwasm.requests) || inferRequests(result.metafile);
+
+// inferRequests reads what the project's own files use (see the top of this file).
+function inferRequests(meta) {
+  const r = {};
+  const env = new Set();
+  for (const file of Object.keys(meta.inputs)) {
+    if (file.includes("node_modules/") || file.startsWith("mcpwasm/") || file.includes("/mcpwasm/sdk.js")) continue;
+    let src;
+    try {
+      src = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    if (/\bfetch\s*\(/.test(src)) r.net = ["*"];
+    for (const m of src.matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)|process\.env\[\s*["'`]([^"'`]+)["'`]\s*\]/g)) env.add(m[1] || m[2]);
+    if (/crypto\.(getRandomValues|randomUUID)|Math\.random/.test(src)) r.random = true;
+    if (/\.createMessage\s*\(|sampling\/createMessage/.test(src)) r.sampling = true;
+    if (/\.elicitInput\s*\(|elicitation\/create/.test(src)) r.elicitation = true;
+    if (/\.listRoots\s*\(|roots\/list/.test(src)) r.roots = true;
+  }
+  if (env.size) r.env = [...env].sort();
+  return Object.keys(r).length ? r : null;
+}
 const script =
   (requests ? `globalThis.__mcpwasm={requests:${JSON.stringify(requests)}};\n` : "") +
   readFileSync(join(here, "shim.js"), "utf8") +
@@ -138,4 +164,4 @@ const section = (name, payload) => {
 const source = Buffer.from(script, "utf8");
 const out_ = Buffer.concat([engine, section(SECTION, source), section(BYTECODE_SECTION, bytecode)]);
 writeFileSync(out, out_);
-console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length})`);
+console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length}); requests ${JSON.stringify(requests || {})}`);
