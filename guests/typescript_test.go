@@ -209,3 +209,22 @@ func TestSDKSamplingExample(t *testing.T) {
 		t.Fatalf("the client saw %q, want [%q]", asked, want)
 	}
 }
+
+// A script that makes no McpServer, or throws at its top level, fails the load with the
+// script's own words.
+func TestJavaScriptLoadErrors(t *testing.T) {
+	h := newHost(t)
+	for _, c := range []struct{ src, want string }{
+		{`console.log("no server here");` + "\n", "the script's manifest: the script made no McpServer"},
+		{`import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";` + "\nnew McpServer({ name: \"x\", version: \"1\" });\nthrow new RangeError(\"bad config\");\n", "RangeError: bad config"},
+	} {
+		entry := filepath.Join(t.TempDir(), "bad.js")
+		if err := os.WriteFile(entry, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := h.Load(context.Background(), buildJS(t, entry), nil)
+		if !errors.Is(err, runtime.ErrABI) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: load error %v, want ErrABI containing %q", c.src, err, c.want)
+		}
+	}
+}

@@ -213,10 +213,12 @@ func (s *started) run(ctx context.Context, c *kind.Call, entry string, payload [
 	out, err := s.vm.Run(ctx, entry, payload)
 	var ee *EntryError
 	if errors.As(err, &ee) {
-		if entry == EntryCallTool || entry == EntryDescribe {
-			if ee.Code == -32602 && entry == EntryCallTool {
-				return nil, fmt.Errorf("%w: %s", fault.ErrInvalidArguments, ee.Message)
-			}
+		switch {
+		case entry == EntryDescribe: // no McpServer, a schema zod cannot convert
+			return nil, fmt.Errorf("%w: the script's manifest: %s", fault.ErrABI, ee.Message)
+		case entry == EntryCallTool && ee.Code == -32602:
+			return nil, fmt.Errorf("%w: %s", fault.ErrInvalidArguments, ee.Message)
+		case entry == EntryCallTool:
 			return nil, fmt.Errorf("%w: %s: %s", fault.ErrTrap, entry, ee.Message)
 		}
 		b, _ := json.Marshal(ee)
