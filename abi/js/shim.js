@@ -1112,7 +1112,4 @@
     slot = null;
     return "E" + JSON.stringify({ error: "the handler's promise never settled (no timer or request is pending)", code: ErrorCode.InternalError });
   };
-  mcp.abort = () => {
-    if (current) current.abort.abort(new DOMException("The operation was aborted", "AbortError"));
-  };
 })();

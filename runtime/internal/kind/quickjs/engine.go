@@ -6,7 +6,9 @@
 // script reaches outside the engine goes through one host function, __mcpwasm_host, which
 // this package maps onto the call's sandbox (Call): the operator's grants decide.
 //
-// The package does not import runtime: the kind seam (runtime/internal/kind) adapts it.
+// engine.go, host.go and section.go drive the engine and know nothing of the runtime;
+// kind.go makes them the guest kind "javascript" of the seam (runtime/internal/kind). The
+// package does not import runtime.
 package quickjs
 
 import (
@@ -108,9 +110,9 @@ type VM struct {
 		freeValue, isException, getException, jobPending, execJob, promiseState,
 		promiseResult, uncatchable api.Function
 	}
-	scratch                uint32 // 8 bytes of guest memory for out-parameters
-	global, mcp            uint32 // JSValue*: the global object, globalThis.__mcpwasm
-	dispatch, poll, abortF uint32 // JSValue*: its functions
+	scratch        uint32 // 8 bytes of guest memory for out-parameters
+	global, mcp    uint32 // JSValue*: the global object, globalThis.__mcpwasm
+	dispatch, poll uint32 // JSValue*: its entry functions
 }
 
 // Start prepares a fresh instance of the engine — instantiated with this package's host
@@ -235,7 +237,7 @@ func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, e
 	for _, p := range []struct {
 		dst  *uint32
 		name string
-	}{{&v.dispatch, "dispatch"}, {&v.poll, "poll"}, {&v.abortF, "abort"}} {
+	}{{&v.dispatch, "dispatch"}, {&v.poll, "poll"}} {
 		if *p.dst, err = v.prop(ctx, v.mcp, p.name); err != nil {
 			return nil, err
 		}
@@ -269,7 +271,7 @@ func (v *VM) Run(ctx context.Context, entry string, payload []byte) ([]byte, err
 		return out[1:], nil
 	case 'E':
 		e := &EntryError{}
-		if err := jsonUnmarshal(out[1:], e); err != nil {
+		if err := json.Unmarshal(out[1:], e); err != nil {
 			return nil, fmt.Errorf("%w: malformed entry error %.200q", ErrScript, out[1:])
 		}
 		return nil, e
@@ -503,5 +505,3 @@ func (v *VM) call0(ctx context.Context, fn api.Function, params ...uint64) (uint
 	}
 	return uint32(st[0]), nil
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

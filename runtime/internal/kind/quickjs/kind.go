@@ -180,6 +180,9 @@ func (s *started) Describe(ctx context.Context, c *kind.Call) ([]byte, error) {
 // it is (a zod refinement the JSON Schema could not express: fault.ErrInvalidArguments).
 // The request always carries a progress token: the binding decides what reaches the client.
 func (s *started) CallTool(ctx context.Context, c *kind.Call, args []byte) ([]byte, error) {
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
 	name, _ := json.Marshal(c.Tool)
 	p := make([]byte, 0, len(args)+len(name)+64)
 	p = append(append(append(p, `{"name":`...), name...), `,"arguments":`...)
@@ -189,6 +192,9 @@ func (s *started) CallTool(ctx context.Context, c *kind.Call, args []byte) ([]by
 
 // GetPrompt implements kind.Started.
 func (s *started) GetPrompt(ctx context.Context, c *kind.Call, name string, args []byte) ([]byte, error) {
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
 	n, _ := json.Marshal(name)
 	return s.run(ctx, c, EntryGetPrompt, []byte(`{"name":`+string(n)+`,"arguments":`+string(args)+`}`))
 }
