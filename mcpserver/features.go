@@ -67,7 +67,7 @@ func sdkValues(guest string, m *abi.Manifest) (*manifestValues, error) {
 // withheld unless o allows them (hygiene.go).
 func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
 	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		out, err := g.ReadResource(runtime.WithSession(ctx, req.Session), req.Params.URI)
+		out, err := g.ReadResource(runtime.WithCallHooks(ctx, &runtime.CallHooks{Session: req.Session}), req.Params.URI)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
@@ -109,8 +109,8 @@ func promptHandler(g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
 		if err != nil {
 			return nil, err
 		}
-		hooks := &runtime.CallHooks{Client: clientOf(ctx)} // clientreq.go
-		out, err := g.GetPrompt(runtime.WithCallHooks(runtime.WithSession(ctx, req.Session), hooks), p.Name, args)
+		hooks := &runtime.CallHooks{Client: clientOf(ctx), Session: req.Session} // clientreq.go
+		out, err := g.GetPrompt(runtime.WithCallHooks(ctx, hooks), p.Name, args)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}

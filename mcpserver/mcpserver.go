@@ -181,19 +181,19 @@ func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Trac
 		ctx, done := startToolCall(ctx, tracer, g, tool, req)
 		args, err := objectArguments(req.Params.Arguments)
 		if err != nil {
-			done(runtime.OutcomeInvalidArguments)
+			done(runtime.ErrInvalidArguments, false)
 			return nil, err
 		}
 		hooks := callHooks(ctx, req)
 		hooks.ResourceUpdated = resourceUpdatedHook(ctx, s) // subscriptions.go
-		ctx = runtime.WithCallHooks(ctx, hooks)
-		out, err := g.Call(runtime.WithSession(ctx, req.Session), tool, args) // isolation by session
+		hooks.Session = req.Session                         // isolation by session
+		out, err := g.Call(runtime.WithCallHooks(ctx, hooks), tool, args)
 		if err != nil {
-			done(runtime.OutcomeOf(err))
+			done(err, false)
 			return toolError(err), nil
 		}
 		res := decodeResult(g, tool, out)
-		done(resultOutcome(res))
+		done(nil, res.IsError)
 		return res, nil
 	}
 }

@@ -32,7 +32,7 @@ type GuestStatus struct {
 	SHA256  string   `json:"sha256"` // lowercase hex digest of the module
 	Tools   []string `json:"tools"`
 	Calls   uint64   `json:"calls"`  // tool calls answered since it was loaded
-	Errors  uint64   `json:"errors"` // those whose outcome was not ok (runtime.Outcome)
+	Errors  uint64   `json:"errors"` // those whose outcome was not ok (runtime.OutcomeOf)
 	// Instances counts its instances running a call (busy) and waiting for one (idle).
 	Instances struct {
 		Busy int `json:"busy"`

@@ -55,9 +55,10 @@ func (m metaCarrier) Keys() []string {
 // with the OTel MCP semantic conventions' attributes (mcp.method.name, gen_ai.tool.name,
 // gen_ai.operation.name, mcp.session.id), a child of the trace in params._meta when the
 // client sent one — and returns the context to run the call in and the func that ends it:
-// done reports the outcome to the guest's host (runtime.Guest.ReportCall, for metrics and
-// status) and ends the span, recording error.type for every outcome but ok.
-func startToolCall(ctx context.Context, tracer trace.Tracer, g *runtime.Guest, tool string, req *mcp.CallToolRequest) (context.Context, func(runtime.Outcome)) {
+// done reports the call's error (nil for a result) and whether the result is a tool error to
+// the guest's host (runtime.Guest.ReportCall, for metrics and status, which names the
+// outcome) and ends the span, recording error.type for every outcome but ok.
+func startToolCall(ctx context.Context, tracer trace.Tracer, g *runtime.Guest, tool string, req *mcp.CallToolRequest) (context.Context, func(err error, isError bool)) {
 	start := time.Now()
 	if meta := req.Params.Meta; meta != nil {
 		if _, ok := meta["traceparent"]; ok {
@@ -76,23 +77,15 @@ func startToolCall(ctx context.Context, tracer trace.Tracer, g *runtime.Guest, t
 		}
 	}
 	ctx, span := tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
-	return ctx, func(o runtime.Outcome) {
-		g.ReportCall(tool, o, time.Since(start))
-		span.SetAttributes(attribute.String("mcpwasm.outcome", string(o)))
-		if o != runtime.OutcomeOK {
-			span.SetAttributes(attribute.String("error.type", string(o)))
-			span.SetStatus(codes.Error, string(o))
+	return ctx, func(err error, isError bool) {
+		o := g.ReportCall(tool, err, isError, time.Since(start))
+		span.SetAttributes(attribute.String("mcpwasm.outcome", o))
+		if err != nil || isError {
+			span.SetAttributes(attribute.String("error.type", o))
+			span.SetStatus(codes.Error, o)
 		}
 		span.End()
 	}
-}
-
-// resultOutcome is the outcome of a call that returned a result.
-func resultOutcome(res *mcp.CallToolResult) runtime.Outcome {
-	if res.IsError {
-		return runtime.OutcomeToolError
-	}
-	return runtime.OutcomeOK
 }
 
 // MetricsHandler serves h (e.g. telemetry.Telemetry.Handler) behind the checks NewHTTPHandler

@@ -7,16 +7,15 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -261,48 +260,23 @@ func BenchmarkValidateArgs(b *testing.B) {
 // entryLoops is the host's previous rewrite, kept for BenchmarkInstrumentation: an empty
 // `loop end` at the start of every function body, so WithCloseOnContextDone's loop-header
 // check also ran at function entries.
-func entryLoops(wasm []byte) ([]byte, error) {
-	out := append([]byte(nil), wasm[:8]...)
-	for r := wasm[8:]; len(r) > 0; {
-		id := r[0]
-		size, n, err := readU32(r[1:])
+func entryLoops(b []byte) ([]byte, error) {
+	m, err := wasm.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	r := wasm.NewRewriter(m)
+	r.DropCustom(".debug_")
+	if err := r.RewriteBodies(func(_ uint32, fn, out []byte) ([]byte, error) {
+		localsEnd, err := wasm.Locals(fn, nil)
 		if err != nil {
 			return nil, err
 		}
-		body := r[1+n : 1+n+int(size)]
-		r = r[1+n+int(size):]
-		if id == sectionCustom {
-			if name, _, err := readName(body); err == nil && strings.HasPrefix(name, ".debug_") {
-				continue
-			}
-		}
-		if id == sectionCode {
-			count, n, err := readU32(body)
-			if err != nil {
-				return nil, err
-			}
-			nb := binary.AppendUvarint(nil, uint64(count))
-			for fr := body[n:]; len(fr) > 0; {
-				size, n, err := readU32(fr)
-				if err != nil {
-					return nil, err
-				}
-				fn := fr[n : n+int(size)]
-				fr = fr[n+int(size):]
-				localsEnd, err := skipLocals(fn)
-				if err != nil {
-					return nil, err
-				}
-				nb = binary.AppendUvarint(nb, uint64(len(fn)+3))
-				nb = append(nb, fn[:localsEnd]...)
-				nb = append(nb, 0x03, 0x40, 0x0b)
-				nb = append(nb, fn[localsEnd:]...)
-			}
-			body = nb
-		}
-		out = append(out, id)
-		out = binary.AppendUvarint(out, uint64(len(body)))
-		out = append(out, body...)
+		out = append(out, fn[:localsEnd]...)
+		out = append(out, 0x03, 0x40, 0x0b)
+		return append(out, fn[localsEnd:]...), nil
+	}); err != nil {
+		return nil, err
 	}
-	return out, nil
+	return r.Bytes()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
 // Compile memory: wazero's optimizing compiler holds one function's intermediate form at a
@@ -36,50 +38,45 @@ func (c moduleCost) estimate() uint64 {
 	return compileBase + compilePerLargestByte*uint64(c.largest) + compilePerCodeByte*uint64(c.code) + compilePerEntry*c.entries
 }
 
-// compileEstimate reads the cost of wasm; ok is false if a section cannot be read (wazero then
+// compileEstimate reads the cost of b; ok is false if a section cannot be read (wazero then
 // reports the module's error).
-func compileEstimate(wasm []byte) (c moduleCost, ok bool) {
-	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
+func compileEstimate(b []byte) (c moduleCost, ok bool) {
+	m, err := wasm.Parse(b)
+	if err != nil {
 		return c, false
 	}
-	for i := 8; i < len(wasm); {
-		id := wasm[i]
-		size, n, err := readU32(wasm[i+1:])
-		if err != nil || uint64(i+1+n)+uint64(size) > uint64(len(wasm)) {
+	return moduleEstimate(m)
+}
+
+// moduleEstimate is compileEstimate of a parsed module.
+func moduleEstimate(m *wasm.Module) (c moduleCost, ok bool) {
+	for _, id := range [...]wasm.SectionID{wasm.SectionType, wasm.SectionImport, wasm.SectionFunction,
+		wasm.SectionTable, wasm.SectionMemory, wasm.SectionGlobal, wasm.SectionExport, wasm.SectionData, wasm.SectionTag} {
+		n, err := m.Count(id) // vectors of entries
+		if err != nil {
 			return c, false
 		}
-		body := wasm[i+1+n : i+1+n+int(size)]
-		i += 1 + n + int(size)
-		switch id {
-		case 1, 2, 3, 4, 5, 6, 7, 11, 13: // vectors of entries
-			count, _, err := readU32(body)
-			if err != nil {
-				return c, false
-			}
-			c.entries += uint64(count)
-		case 9: // element segments: their elements
-			items, err := elementItems(body)
-			if err != nil {
-				items = uint64(len(body)) // every element takes a byte at least
-			}
-			c.entries += items
-		case sectionCode:
-			count, off, err := readU32(body)
-			if err != nil || uint64(count) > uint64(len(body)) {
-				return c, false
-			}
-			for f := range int(count) {
-				l, n, err := readU32(body[off:])
-				if err != nil || uint64(off+n)+uint64(l) > uint64(len(body)) {
-					return c, false
-				}
-				if int(l) > c.largest {
-					c.largest, c.largestFn = int(l), f
-				}
-				off += n + int(l)
-			}
-			c.code, c.funcs = len(body), int(count)
+		c.entries += uint64(n)
+	}
+	if sec, ok := m.Section(wasm.SectionElement); ok { // element segments: their elements
+		items, err := m.Elements()
+		if err != nil {
+			items = uint64(len(sec)) // every element takes a byte at least
 		}
+		c.entries += items
+	}
+	if sec, ok := m.Section(wasm.SectionCode); ok {
+		err := m.Bodies(func(i uint32, body []byte) error {
+			if len(body) > c.largest {
+				c.largest, c.largestFn = len(body), int(i)
+			}
+			c.funcs++
+			return nil
+		})
+		if count, _ := m.Count(wasm.SectionCode); err != nil && uint32(c.funcs) < count {
+			return c, false // a body it cannot size; bytes after the last one still count
+		}
+		c.code = len(sec)
 	}
 	return c, true
 }

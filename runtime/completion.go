@@ -9,24 +9,24 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
-// MaxCompleteRequestBytes caps the CompleteRequest JSON handed to a guest's
+// maxCompleteRequestBytes caps the CompleteRequest JSON handed to a guest's
 // mcpwasm_complete, in bytes: a completion argument is a partial value a user is typing.
-const MaxCompleteRequestBytes = 64 << 10
+const maxCompleteRequestBytes = 64 << 10
 
 // Completes reports whether the guest completes prompt and resource-template arguments
 // (manifest "completions", export mcpwasm_complete; ABI.md §2.5).
 func (g *Guest) Completes() bool { return g.manifest.Completions }
 
 // Complete asks the guest's mcpwasm_complete for completions of one argument. req is an
-// abi.CompleteRequest as JSON (at most MaxCompleteRequestBytes, else ErrInvalidArguments);
+// abi.CompleteRequest as JSON (at most 64 KiB, else ErrInvalidArguments);
 // the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs without
 // capability grants, under the guest's limits. Errors are *CallError.
 func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	if !g.manifest.Completions {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: the guest declares no completions", ErrABI)}
 	}
-	if len(req) > MaxCompleteRequestBytes {
-		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), MaxCompleteRequestBytes)}
+	if len(req) > maxCompleteRequestBytes {
+		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), maxCompleteRequestBytes)}
 	}
 	return g.run(ctx, g.pools[0], kind.EntryComplete, "", req, g.limits, nil)
 }

@@ -223,6 +223,26 @@ func TestInterruptInitialize(t *testing.T) {
 	}
 }
 
+// A limit that lands while the kind prepares the call (mcpwasm_alloc, before the tool's
+// export runs) reads as the limit, as it does anywhere else in the call: the stop, cancel
+// and time-limit errors carry no export name (a client once saw "spin: mcpwasm_alloc: calls
+// are stopped by the operator" when the kill switch landed there).
+func TestInterruptDuringAlloc(t *testing.T) {
+	h := interruptHost(t, nil)
+	wasm := bytes.Replace(wat.Interrupt, []byte("mode:-"), []byte("mode:a"), 1)
+	g := load(t, h, wasm, &runtime.GuestConfig{Source: "x.wasm", Limits: runtime.Limits{Timeout: 200 * time.Millisecond}})
+	_, err := g.Call(context.Background(), "ok", []byte(`{}`))
+	if want := `guest "interrupt" tool "ok": time limit exceeded (200ms)`; err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
+		t.Fatalf("err = %v; want %s", err, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = g.Call(ctx, "ok", []byte(`{}`))
+	if want := `guest "interrupt" tool "ok": call cancelled: context canceled`; err == nil || err.Error() != want || !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("err = %v; want %s", err, want)
+	}
+}
+
 // Many goroutines share one instance: calls that run out of time or are cancelled, normal
 // calls, and the kill switch toggling. Each ends with the error its own cause explains (a
 // late interrupt of one call never hits another), and the instance pool survives. Run it

@@ -2,9 +2,9 @@ package runtime
 
 import "github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 
-// Errors a caller can branch on with errors.Is. Errors returned by Guest.Call wrap one of these
+// Errors a caller can branch on with errors.Is (declared in runtime/internal/fault, where
+// every part of the runtime wraps them). Errors returned by Guest.Call wrap one of these
 // with the guest and tool names: `guest "calc" tool "calc": time limit exceeded (500ms)`.
-// They are declared in runtime/internal/fault, where every guest kind wraps them.
 var (
 	// ErrUnknownTool: the guest has no tool of that name.
 	ErrUnknownTool = fault.ErrUnknownTool
@@ -18,6 +18,9 @@ var (
 	ErrMemoryLimit = fault.ErrMemoryLimit
 	// ErrOutputLimit: the result exceeded the output limit; the instance was discarded.
 	ErrOutputLimit = fault.ErrOutputLimit
+	// ErrLoadLimit: Load refused the module because a load cap (Limits.ModuleBytes,
+	// ManifestBytes, Tools, Nesting, CompileMemory, CompileTimeout) was exceeded.
+	ErrLoadLimit = fault.ErrLoadLimit
 	// ErrTrap: the guest trapped (unreachable, out-of-bounds access, stack overflow, …) or
 	// exited; the instance was discarded.
 	ErrTrap = fault.ErrTrap
@@ -25,11 +28,9 @@ var (
 	ErrABI = fault.ErrABI
 	// ErrCancelled: the caller's context was cancelled while the guest ran.
 	ErrCancelled = fault.ErrCancelled
-	// ErrClosed: the guest or host was closed.
+	// ErrClosed: the guest or host was closed. A call Host.Shutdown ends says so: "closed:
+	// the server is shutting down".
 	ErrClosed = fault.ErrClosed
-	// ErrShuttingDown: the call was ended because the server shuts down (Host.Shutdown); it
-	// is an ErrClosed.
-	ErrShuttingDown = fault.ErrShuttingDown
 	// ErrStopped: the operator stopped all calls (Host.Stop); the call was refused or ended.
 	ErrStopped = fault.ErrStopped
 )

@@ -29,8 +29,8 @@ type Guest struct {
 	compiled  wazero.CompiledModule
 	kind      kind.Kind // the guest's ABI, detected from the module (kinds.go)
 	limits    Limits
-	isolation Isolation // which calls may share an instance (isolation.go)
-	pools     []*pool   // pools[0] has no grants and the guest's memory limit: describe runs there
+	isolation isolationMode // which calls may share an instance (isolation.go)
+	pools     []*pool       // pools[0] has no grants and the guest's memory limit: describe runs there
 
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 

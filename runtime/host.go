@@ -55,7 +55,7 @@ type Options struct {
 	// next call. Without Lazy, Load compiles and describes every guest before it returns.
 	Lazy bool
 	// IdleTimeout closes instances idle longer than it (checked every IdleTimeout/2). Zero
-	// means DefaultIdleTimeout; negative means never.
+	// means 60 s; negative means never.
 	IdleTimeout time.Duration
 	// Observer receives tool-call, capability-request and cache events (observe.go). Nil
 	// means none, at no cost on the call path.
@@ -83,7 +83,7 @@ type Host struct {
 	kinds []kind.Kind // the guest kinds Load detects (kinds.go), in registration order
 
 	stopped      atomic.Bool // Stop was called and Resume was not
-	shuttingDown atomic.Bool // Shutdown was called: calls it ends say so (ErrShuttingDown)
+	shuttingDown atomic.Bool // Shutdown was called: calls it ends say so (fault.ErrShuttingDown)
 
 	lazy *lazyHost // manifest cache, background compiles, idle sweep (lazy.go)
 
@@ -199,8 +199,8 @@ func (h *Host) Close(ctx context.Context) error {
 	return h.close(ctx)
 }
 
-// Shutdown is Close for a server that stops: the calls it ends fail with ErrShuttingDown,
-// which names the shutdown, rather than a bare ErrClosed.
+// Shutdown is Close for a server that stops: the calls it ends fail with an ErrClosed that
+// names the shutdown ("closed: the server is shutting down") rather than a bare one.
 func (h *Host) Shutdown(ctx context.Context) error {
 	h.shuttingDown.Store(true)
 	return h.close(ctx)

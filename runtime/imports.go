@@ -25,12 +25,16 @@ type CallHooks struct {
 	// ResourceUpdated receives the URI of a resource the guest reported changed (request
 	// kind resource.updated, ABI.md §6.8); the URI is one the guest serves.
 	ResourceUpdated func(uri string)
+	// Session identifies the caller's session: any comparable value (mcpserver uses the
+	// *mcp.ServerSession), nil for none. A guest with GuestConfig.Isolation "session" never
+	// hands an instance one session used to another; calls without a session count as one.
+	Session any
 }
 
 type hooksKey struct{}
 
-// WithCallHooks returns a context that makes Guest.Call deliver the guest's log and progress
-// reports to hooks.
+// WithCallHooks returns a context that makes Guest.Call (and ReadResource, GetPrompt,
+// Complete) deliver the guest's log and progress reports to hooks and run in hooks.Session.
 func WithCallHooks(ctx context.Context, hooks *CallHooks) context.Context {
 	return context.WithValue(ctx, hooksKey{}, hooks)
 }

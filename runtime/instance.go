@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
@@ -36,8 +37,8 @@ type instance struct {
 
 	stdout, stderr sandbox.OutputBuffer
 
-	served  bool // a call ran in it: with IsolationSession, session says whose
-	session any  // the session of its calls (WithSession)
+	served  bool // a call ran in it: with isolation "session", session says whose
+	session any  // the session of its calls (CallHooks.Session)
 
 	intr interrupter // ends a running call from outside (epoch.go)
 }
@@ -264,7 +265,7 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 			return fmt.Errorf("%w: %w", ErrCancelled, context.Canceled)
 		case exitCodeClosed:
 			if inst.g.host.shuttingDown.Load() {
-				return ErrShuttingDown
+				return fault.ErrShuttingDown
 			}
 			return ErrClosed
 		case exitCodeStopped:

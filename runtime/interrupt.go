@@ -1,11 +1,10 @@
 package runtime
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
 // Why rewrite modules at all: see RATIONALE.md, "Why rewrite function bodies: fuel checks,
@@ -56,156 +55,81 @@ const (
 	exportStart     = "mcpwasm_start"
 )
 
-const (
-	sectionCustom   = 0
-	sectionType     = 1
-	sectionImport   = 2
-	sectionFunction = 3
-	sectionTable    = 4
-	sectionMemory   = 5
-	sectionGlobal   = 6
-	sectionExport   = 7
-	sectionStart    = 8
-	sectionElement  = 9
-	sectionCode     = 10
-	sectionData     = 11
-	sectionTag      = 13
-	sectionDataCnt  = 12
-)
+// errMalformed is wrapped by errors about bytes that are not a module (the wasm package's
+// ErrMalformed: "malformed module").
+var errMalformed = wasm.ErrMalformed
 
-var errMalformed = errors.New("malformed module")
+// errUndefinedIndex: the module names an index it does not define (wasm.ErrUndefinedIndex).
+var errUndefinedIndex = wasm.ErrUndefinedIndex
+
+// errUnknownInstr: an instruction the decoder does not know (wasm.ErrUnknownInstr).
+var errUnknownInstr = wasm.ErrUnknownInstr
 
 // errReserved: the guest defines an export name the host reserves.
 var errReserved = errors.New("reserved export name")
 
-// sectionRank orders the known sections as the binary format requires.
-func sectionRank(id byte) int {
-	switch id {
-	case sectionTag:
-		return 6
-	case 6, 7, 8, 9:
-		return int(id) + 1
-	case sectionDataCnt:
-		return 11
-	case 10, 11:
-		return int(id) + 2
+// reservedExport refuses the export names the host reserves.
+func reservedExport(name string) error {
+	if name == exportInterrupt || name == exportStart {
+		return fmt.Errorf("%w: the module exports %s, which the host reserves (ABI.md §2)", errReserved, name)
 	}
-	return int(id)
+	return nil
 }
 
-// instrumentCalls returns a copy of the binary module wasm with the interruption checks
+// instrumentCalls returns a copy of the binary module b with the interruption checks
 // described above. Custom sections named .debug_* are dropped, since their code offsets would
 // no longer match. A module that names an index past its own is refused (errUndefinedIndex),
 // as is one with an instruction the decoder does not know.
-func instrumentCalls(wasm []byte) ([]byte, error) {
-	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
-		return nil, fmt.Errorf("%w: no wasm header", errMalformed)
-	}
-	type section struct {
-		id   byte
-		body []byte
-	}
-	var secs []section
-	mi := moduleInfo{sections: map[byte][]byte{}}
-	for r := wasm[8:]; len(r) > 0; {
-		id := r[0]
-		size, n, err := readU32(r[1:])
-		if err != nil {
-			return nil, fmt.Errorf("%w: section %d size: %v", errMalformed, id, err)
-		}
-		start := 1 + n
-		if uint64(start)+uint64(size) > uint64(len(r)) {
-			return nil, fmt.Errorf("%w: section %d overruns the module", errMalformed, id)
-		}
-		body := r[start : start+int(size)]
-		r = r[start+int(size):]
-		if id == sectionCustom {
-			// A name that is not UTF-8 makes the module invalid; keep the section so that
-			// dropping it does not make the module valid.
-			if name, _, err := readName(body); err == nil && strings.HasPrefix(name, ".debug_") && utf8.ValidString(name) {
-				continue
-			}
-		} else {
-			if _, dup := mi.sections[id]; dup {
-				return nil, fmt.Errorf("%w: section %d repeated", errMalformed, id)
-			}
-			mi.sections[id] = body
-		}
-		secs = append(secs, section{id, body})
-	}
-	if err := mi.scan(); err != nil {
-		return nil, err
-	}
-	g0 := mi.importGlobals + mi.globals
-	rw := rewriter{mi: &mi, fuel: g0, flag: g0 + 1, size: g0 + 2, slow: mi.importFuncs + mi.funcs}
-
-	// The sections to add or replace, by id.
-	repl := map[byte][]byte{}
-	repl[sectionType] = appendVec(mi.sections[sectionType], []byte{0x60, 0x00, 0x00}) // $slow's, mi.types
-	repl[sectionFunction] = appendVec(mi.sections[sectionFunction], binary.AppendUvarint(nil, uint64(mi.types)))
-	g := []byte{0x7f, 0x01, 0x41} // $fuel, $flag, $size
-	g = appendS32(g, fuelInterval)
-	g = append(g, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
-	repl[sectionGlobal] = appendVecN(mi.sections[sectionGlobal], g, 3)
-	exp := appendExport(nil, exportInterrupt, 0x03, rw.flag)
-	nexp := 1
-	if mi.hasStart {
-		exp = appendExport(exp, exportStart, 0x00, mi.start)
-		nexp++
-	}
-	repl[sectionExport] = appendVecN(mi.sections[sectionExport], exp, nexp)
-	code, err := rw.code(mi.sections[sectionCode])
+func instrumentCalls(b []byte) ([]byte, error) {
+	m, err := wasm.Parse(b)
 	if err != nil {
 		return nil, err
 	}
-	repl[sectionCode] = appendVec(code, rw.slowBody())
+	return instrument(m)
+}
+
+// instrument is instrumentCalls of a parsed module.
+func instrument(m *wasm.Module) ([]byte, error) {
+	mi, err := m.Index(reservedExport)
+	if err != nil {
+		return nil, err
+	}
+	g0 := mi.ImportGlobals + mi.Globals
+	rw := rewriter{mi: mi, fuel: g0, flag: g0 + 1, size: g0 + 2, slow: mi.ImportFuncs + mi.Funcs}
+	r := wasm.NewRewriter(m)
+	r.DropCustom(".debug_")
+	r.Append(wasm.SectionType, 1, []byte{0x60, 0x00, 0x00}) // $slow's: type mi.Types
+	r.Append(wasm.SectionFunction, 1, wasm.AppendU32(nil, mi.Types))
+	g := []byte{0x7f, 0x01, 0x41} // $fuel, $flag, $size
+	g = wasm.AppendS32(g, fuelInterval)
+	g = append(g, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
+	r.Append(wasm.SectionGlobal, 3, g)
+	exp := appendExport(nil, exportInterrupt, wasm.KindGlobal, rw.flag)
+	nexp := 1
+	if mi.HasStart { // exported as exportStart instead
+		exp = appendExport(exp, exportStart, wasm.KindFunc, mi.Start)
+		nexp++
+		r.Drop(wasm.SectionStart)
+	}
+	r.Append(wasm.SectionExport, nexp, exp)
+	if err := r.RewriteBodies(func(i uint32, body, out []byte) ([]byte, error) {
+		return rw.body(out, body, mi.ImportFuncs+i)
+	}); err != nil {
+		return nil, err
+	}
+	r.Append(wasm.SectionCode, 1, rw.slowBody())
 	// $slow's trip into Go is memory.grow 0: a module without a memory gets one of its own,
 	// 0 pages at most, which it cannot name (a reference past its own indexes is refused).
 	// Without it, a loop in such a module never entered Go and stalled the garbage collector.
-	added := []byte{sectionType, sectionFunction, sectionGlobal, sectionExport, sectionCode}
-	if mi.memory == 0 {
-		repl[sectionMemory] = appendVec(mi.sections[sectionMemory], []byte{0x01, 0x00, 0x00}) // limits min 0, max 0
-		added = []byte{sectionType, sectionFunction, sectionMemory, sectionGlobal, sectionExport, sectionCode}
+	if mi.Memories == 0 {
+		r.Append(wasm.SectionMemory, 1, []byte{0x01, 0x00, 0x00}) // limits min 0, max 0
 	}
-
-	out := make([]byte, 0, len(wasm)+len(wasm)/8+256)
-	out = append(out, wasm[:8]...)
-	emit := func(id byte, body []byte) []byte {
-		out = append(out, id)
-		out = binary.AppendUvarint(out, uint64(len(body)))
-		return append(out, body...)
-	}
-	// Sections that did not exist are added before the first section that must follow them.
-	flush := func(before int) {
-		for len(added) > 0 && sectionRank(added[0]) < before {
-			if _, ok := mi.sections[added[0]]; !ok {
-				out = emit(added[0], repl[added[0]])
-			}
-			added = added[1:]
-		}
-	}
-	for _, s := range secs {
-		if s.id == sectionCustom {
-			out = emit(s.id, s.body)
-			continue
-		}
-		flush(sectionRank(s.id))
-		switch {
-		case s.id == sectionStart:
-			continue // exported as exportStart instead
-		case repl[s.id] != nil:
-			out = emit(s.id, repl[s.id])
-		default:
-			out = emit(s.id, s.body)
-		}
-	}
-	flush(1 << 30)
-	return out, nil
+	return r.Bytes()
 }
 
 // rewriter rewrites the code section for instrumentCalls.
 type rewriter struct {
-	mi                     *moduleInfo
+	mi                     *wasm.Index
 	fuel, flag, size, slow uint32 // the host's globals and function
 
 	// Scratch, reused across function bodies.
@@ -224,15 +148,15 @@ type region struct {
 // offset.
 func (rw *rewriter) appendCheck(b []byte) ([]byte, int) {
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41) // i32.const N (5 bytes, patched)
 	at := len(b)
 	b = append(b, 0x80, 0x80, 0x80, 0x80, 0x00, 0x6b, 0x24) // i32.sub, global.set $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0, i32.lt_s, if, call $slow
-	b = binary.AppendUvarint(b, uint64(rw.slow))
+	b = wasm.AppendU32(b, rw.slow)
 	return append(b, 0x0b), at // end
 }
 
@@ -250,141 +174,37 @@ func patchCharge(b []byte, at, n int) {
 // wrap around.
 func (rw *rewriter) appendCharge(b []byte, shift uint8) []byte {
 	b = append(b, 0x24) // global.set $size
-	b = binary.AppendUvarint(b, uint64(rw.size))
+	b = wasm.AppendU32(b, rw.size)
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x23) // global.get $size
-	b = binary.AppendUvarint(b, uint64(rw.size))
+	b = wasm.AppendU32(b, rw.size)
 	b = append(b, 0x41, shift, 0x76, 0x6b, 0x24) // i32.const shift, i32.shr_u, i32.sub, global.set $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x23) // global.get $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0, i32.lt_s, if, call $slow
-	b = binary.AppendUvarint(b, uint64(rw.slow))
+	b = wasm.AppendU32(b, rw.slow)
 	b = append(b, 0x0b, 0x23) // end, global.get $size
-	return binary.AppendUvarint(b, uint64(rw.size))
+	return wasm.AppendU32(b, rw.size)
 }
 
 // slowBody is $slow: refill $fuel, visit Go, trap if $flag is set.
 func (rw *rewriter) slowBody() []byte {
 	b := []byte{0x00, 0x41} // no locals; i32.const fuelInterval
-	b = appendS32(b, fuelInterval)
+	b = wasm.AppendS32(b, fuelInterval)
 	b = append(b, 0x24) // global.set $fuel
-	b = binary.AppendUvarint(b, uint64(rw.fuel))
+	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
 	b = append(b, 0x23)                         // global.get $flag
-	b = binary.AppendUvarint(b, uint64(rw.flag))
-	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b)                    // if, unreachable, end; end
-	return append(binary.AppendUvarint(nil, uint64(len(b))), b...) // size-prefixed
+	b = wasm.AppendU32(b, rw.flag)
+	b = append(b, 0x04, 0x40, 0x00, 0x0b, 0x0b)              // if, unreachable, end; end
+	return append(wasm.AppendU32(nil, uint32(len(b))), b...) // size-prefixed
 }
 
-// appendS32 appends v as a signed LEB128 (the encoding of i32.const).
-func appendS32(b []byte, v int32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
+// appendExport appends an export entry: name, kind, index.
 func appendExport(b []byte, name string, kind byte, idx uint32) []byte {
-	b = binary.AppendUvarint(b, uint64(len(name)))
-	b = append(b, name...)
+	b = wasm.AppendName(b, name)
 	b = append(b, kind)
-	return binary.AppendUvarint(b, uint64(idx))
-}
-
-// appendVec returns the vector section sec (count, items) with one more item appended.
-func appendVec(sec, item []byte) []byte { return appendVecN(sec, item, 1) }
-
-// appendVecN returns the vector section sec with n more items, encoded in items, appended.
-// A nil sec is an empty vector.
-func appendVecN(sec, items []byte, n int) []byte {
-	var count uint32
-	var rest []byte
-	if len(sec) > 0 {
-		c, l, err := readU32(sec)
-		if err == nil {
-			count, rest = c, sec[l:]
-		}
-	}
-	out := binary.AppendUvarint(make([]byte, 0, len(sec)+len(items)+5), uint64(count)+uint64(n))
-	out = append(out, rest...)
-	return append(out, items...)
-}
-
-// skipLocals returns the offset just past a function body's local declarations:
-// vec(n:u32 type:valtype).
-func skipLocals(body []byte) (int, error) { return readLocals(body, nil) }
-
-// readLocals is skipLocals, calling check (if not nil) on every type index a local's type
-// names.
-func readLocals(body []byte, check func(ref) error) (int, error) {
-	groups, off, err := readU32(body)
-	if err != nil {
-		return 0, err
-	}
-	for range groups {
-		_, n, err := readU32(body[min(off, len(body)):])
-		if err != nil {
-			return 0, err
-		}
-		next, r, nrefs, err := readValType(body, off+n)
-		if err != nil {
-			return 0, fmt.Errorf("local: %w", err)
-		}
-		if nrefs > 0 && check != nil {
-			if err := check(r); err != nil {
-				return 0, err
-			}
-		}
-		off = next
-	}
-	return off, nil
-}
-
-func readName(b []byte) (string, int, error) {
-	l, n, err := readU32(b)
-	if err != nil || uint64(n)+uint64(l) > uint64(len(b)) {
-		return "", 0, errMalformed
-	}
-	return string(b[n : n+int(l)]), n + int(l), nil
-}
-
-// readU32 decodes an unsigned LEB128 of at most 5 bytes (the wasm u32 encoding).
-func readU32(b []byte) (uint32, int, error) {
-	var v uint64
-	for i := 0; i < 5; i++ {
-		if i >= len(b) {
-			return 0, 0, errors.New("truncated LEB128")
-		}
-		v |= uint64(b[i]&0x7f) << (7 * i)
-		if b[i]&0x80 == 0 {
-			if v > 1<<32-1 {
-				return 0, 0, errors.New("LEB128 overflows u32")
-			}
-			return uint32(v), i + 1, nil
-		}
-	}
-	return 0, 0, errors.New("LEB128 longer than 5 bytes")
-}
-
-// readLEB skips a LEB128 (signed or unsigned) of at most max bytes and returns its low bits.
-func readLEB(b []byte, max int) (uint64, int, error) {
-	var v uint64
-	for i := 0; i < max; i++ {
-		if i >= len(b) {
-			return 0, 0, errors.New("truncated LEB128")
-		}
-		if i < 10 {
-			v |= uint64(b[i]&0x7f) << (7 * i)
-		}
-		if b[i]&0x80 == 0 {
-			return v, i + 1, nil
-		}
-	}
-	return 0, 0, errors.New("LEB128 too long")
+	return wasm.AppendU32(b, idx)
 }

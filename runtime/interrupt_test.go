@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 	"github.com/tetratelabs/wazero"
 )
@@ -96,14 +97,16 @@ func FuzzInstrumentCalls(f *testing.F) {
 
 // withoutCustomSections returns wasm without its custom sections (wasm is well formed up to
 // its section sizes: instrumentCalls accepted it).
-func withoutCustomSections(wasm []byte) []byte {
-	out := append([]byte(nil), wasm[:8]...)
-	for r := wasm[8:]; len(r) > 0; {
-		size, n, _ := readU32(r[1:])
-		if r[0] != sectionCustom {
-			out = append(out, r[:1+n+int(size)]...)
-		}
-		r = r[1+n+int(size):]
+func withoutCustomSections(b []byte) []byte {
+	m, err := wasm.Parse(b)
+	if err != nil {
+		panic(err)
+	}
+	r := wasm.NewRewriter(m)
+	r.DropCustom("")
+	out, err := r.Bytes()
+	if err != nil {
+		panic(err)
 	}
 	return out
 }
@@ -112,45 +115,32 @@ func withoutCustomSections(wasm []byte) []byte {
 // the host's indexes (the last three globals, the last function, the last type) anywhere but
 // in the checks and charges instrumentCalls puts there.
 func hostRefsOutsideChecks(out []byte) error {
-	mi := moduleInfo{sections: map[byte][]byte{}}
-	for r := out[8:]; len(r) > 0; {
-		size, n, err := readU32(r[1:])
-		if err != nil {
-			return err
-		}
-		if r[0] != sectionCustom {
-			mi.sections[r[0]] = r[1+n : 1+n+int(size)]
-		}
-		r = r[1+n+int(size):]
-	}
-	count := func(id byte) uint32 {
-		n, _, _ := readU32(mi.sections[id])
-		return n
-	}
-	if err := mi.scanTypes(); err != nil {
+	m, err := wasm.Parse(out)
+	if err != nil {
 		return err
 	}
-	if b, ok := mi.sections[sectionImport]; ok {
-		if err := mi.scanImports(b); err != nil {
-			return err
-		}
+	mi, err := m.Index(nil)
+	if err != nil {
+		return err
 	}
-	host := rewriter{fuel: mi.importGlobals + count(sectionGlobal) - 3, slow: mi.importFuncs + count(sectionFunction) - 1}
+	host := rewriter{fuel: mi.ImportGlobals + mi.Globals - 3, slow: mi.ImportFuncs + mi.Funcs - 1}
 	host.flag, host.size = host.fuel+1, host.fuel+2
-	types := mi.types - 1
+	types := mi.Types - 1
 	check, at := host.appendCheck(nil)
-	charges := [][]byte{host.appendCharge(nil, bulkBytesShift), host.appendCharge(nil, bulkElemsShift)}
-	sec := mi.sections[sectionCode]
-	nbodies, off, _ := readU32(sec)
-	for f := range nbodies - 1 { // the last is $slow
-		size, n, _ := readU32(sec[off:])
-		fn := sec[off+n : off+n+int(size)]
-		off += n + int(size)
-		start, err := skipLocals(fn)
+	charges := [][]byte{host.appendCharge(nil, wasm.BulkBytesShift), host.appendCharge(nil, wasm.BulkElemsShift)}
+	nbodies, err := m.Count(wasm.SectionCode)
+	if err != nil {
+		return err
+	}
+	return m.Bodies(func(f uint32, fn []byte) error {
+		if f == nbodies-1 { // the last is $slow
+			return nil
+		}
+		start, err := wasm.Locals(fn, nil)
 		if err != nil {
 			return err
 		}
-		var in instr
+		var in wasm.Instr
 	instructions:
 		for i := start; i < len(fn); {
 			if len(fn)-i >= len(check) && bytes.Equal(fn[i:i+at], check[:at]) && bytes.Equal(fn[i+at+5:i+len(check)], check[at+5:]) {
@@ -163,17 +153,17 @@ func hostRefsOutsideChecks(out []byte) error {
 					continue instructions
 				}
 			}
-			if i, err = decodeInstr(fn, i, &in); err != nil {
+			if i, err = wasm.Decode(fn, i, &in); err != nil {
 				return fmt.Errorf("function body %d: %v", f, err)
 			}
-			for _, r := range in.refs[:in.nrefs] {
-				if r.space == spaceGlobal && r.idx >= host.fuel || r.space == spaceFunc && r.idx >= host.slow || r.space == spaceType && r.idx >= types {
-					return fmt.Errorf("function body %d: %s names the host's %s %d", f, in.name(), r.space, r.idx)
+			for _, r := range in.Refs[:in.NRefs] {
+				if r.Space == wasm.SpaceGlobal && r.Idx >= host.fuel || r.Space == wasm.SpaceFunc && r.Idx >= host.slow || r.Space == wasm.SpaceType && r.Idx >= types {
+					return fmt.Errorf("function body %d: %s names the host's %s %d", f, in.Name(), r.Space, r.Idx)
 				}
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // The names the rewrite adds are reserved: a module that already exports one is refused,

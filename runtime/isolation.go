@@ -3,58 +3,71 @@ package runtime
 import (
 	"context"
 	"fmt"
+
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
-// Isolation says which calls may share a guest instance — and so see what earlier calls left
-// in its linear memory and globals. A warm instance is what makes calls cheap, and a guest can
-// keep anything in it: a cache, a counter, the last arguments. Choose per guest
-// (GuestConfig.Isolation; config key "isolation"; serve --isolation).
-type Isolation int
+// isolationMode says which calls may share a guest instance — and so see what earlier calls
+// left in its linear memory and globals (GuestConfig.Isolation names it).
+type isolationMode int
 
 const (
-	// IsolationShared lets any call of the guest reuse an instance: the default, and the
-	// fastest. Calls of different sessions (and clients) may see each other's leftovers.
-	IsolationShared Isolation = iota
-	// IsolationSession reuses an instance only for calls of the session it last served (see
-	// WithSession); a call of another session gets a fresh instance. Calls whose context
-	// carries no session count as one session.
-	IsolationSession
-	// IsolationCall gives every call a fresh instance and discards it afterwards: nothing
-	// survives a call, at the price of an instantiation per call (milliseconds for a Go guest,
-	// microseconds for a small C or WAT one; BENCHMARKS.md).
-	IsolationCall
+	// isolationShared lets any call of the guest reuse an instance: "shared".
+	isolationShared isolationMode = iota
+	// isolationSession reuses an instance only for calls of the session it last served
+	// (CallHooks.Session): "session".
+	isolationSession
+	// isolationCall gives every call a fresh instance and discards it afterwards: "call".
+	isolationCall
 )
 
 var isolationNames = [...]string{"shared", "session", "call"}
 
-// String returns "shared", "session" or "call".
-func (i Isolation) String() string {
-	if i >= 0 && int(i) < len(isolationNames) {
-		return isolationNames[i]
-	}
-	return fmt.Sprintf("Isolation(%d)", int(i))
-}
-
-// ParseIsolation parses "shared", "session" or "call"; "" is IsolationShared.
-func ParseIsolation(s string) (Isolation, error) {
+// parseIsolation parses GuestConfig.Isolation: "shared", "session" or "call"; "" is shared.
+// The error names the value and the three allowed.
+func parseIsolation(s string) (isolationMode, error) {
 	if s == "" {
-		return IsolationShared, nil
+		return isolationShared, nil
 	}
 	for i, n := range isolationNames {
 		if s == n {
-			return Isolation(i), nil
+			return isolationMode(i), nil
 		}
 	}
 	return 0, fmt.Errorf("isolation %q: want shared, session or call", s)
 }
 
-type sessionKey struct{}
-
-// WithSession returns a context whose calls belong to session, any comparable value that
-// identifies the caller's session (mcpserver uses the *mcp.ServerSession). IsolationSession
-// never hands an instance one session used to another.
-func WithSession(ctx context.Context, session any) context.Context {
-	return context.WithValue(ctx, sessionKey{}, session)
+// Validate makes the checks Load makes of c before it reads the module's bytes, so a
+// command line or configuration file can refuse a bad guest before loading anything: the
+// limits (merged with policy.DefaultLimits, see policy.Limits.Validate), the isolation mode,
+// the grants and each tool's grants (policy.Grants.Validate). The error names the first
+// problem: `isolation "tenant": want shared, session or call`, `grants: net "a/b": want
+// host[:port], not a URL`, `tool "fetch" grants: …`. A nil c is valid.
+func (c *GuestConfig) Validate() error {
+	if c == nil {
+		return nil
+	}
+	if err := c.Limits.Merge(policy.DefaultLimits()).Validate(); err != nil {
+		return err
+	}
+	if _, err := parseIsolation(c.Isolation); err != nil {
+		return err
+	}
+	if err := c.Grants.Validate(); err != nil {
+		return fmt.Errorf("grants: %w", err)
+	}
+	for name, tg := range c.ToolGrants {
+		if err := tg.Validate(); err != nil {
+			return fmt.Errorf("tool %q grants: %w", name, err)
+		}
+	}
+	return nil
 }
 
-func sessionFrom(ctx context.Context) any { return ctx.Value(sessionKey{}) }
+// sessionFrom is the session of the call in ctx (CallHooks.Session), nil without one.
+func sessionFrom(ctx context.Context) any {
+	if h := hooksFrom(ctx); h != nil {
+		return h.Session
+	}
+	return nil
+}

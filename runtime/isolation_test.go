@@ -19,31 +19,31 @@ func TestIsolation(t *testing.T) {
 		want    string // structuredContent: the arguments the instance kept from its previous call
 	}
 	for _, tc := range []struct {
-		iso   runtime.Isolation
+		iso   string
 		steps []step
 	}{
-		{runtime.IsolationShared, []step{
+		{"shared", []step{
 			{"A", `{"secret":"a"}`, `{}`},
 			{"B", `{"b":1}`, `{"secret":"a"}`}, // B reads what A left
 			{"A", `{"a":2}`, `{"b":1}`},
 		}},
-		{runtime.IsolationSession, []step{
+		{"session", []step{
 			{"A", `{"secret":"a"}`, `{}`},
 			{"A", `{"a":2}`, `{"secret":"a"}`}, // the same session keeps its warm instance
 			{"B", `{"b":1}`, `{}`},             // another session never sees it
 			{"A", `{"a":3}`, `{}`},             // and A's instance was not kept for B either
 		}},
-		{runtime.IsolationCall, []step{
+		{"call", []step{
 			{"A", `{"secret":"a"}`, `{}`},
 			{"A", `{"a":2}`, `{}`},
 			{"B", `{"b":1}`, `{}`},
 		}},
 	} {
-		t.Run(tc.iso.String(), func(t *testing.T) {
+		t.Run(tc.iso, func(t *testing.T) {
 			h, _ := newHost(t)
 			g := load(t, h, wat.State, &runtime.GuestConfig{Isolation: tc.iso, Limits: runtime.Limits{Instances: 1}})
 			for i, s := range tc.steps {
-				ctx := runtime.WithSession(context.Background(), s.session)
+				ctx := runtime.WithCallHooks(context.Background(), &runtime.CallHooks{Session: s.session})
 				out, err := g.Call(ctx, "remember", []byte(s.args))
 				if want := `{"content":[],"structuredContent":` + s.want + `}`; err != nil || string(out) != want {
 					t.Errorf("step %d (session %s): %s, %v; want %s", i, s.session, out, err, want)
@@ -53,15 +53,39 @@ func TestIsolation(t *testing.T) {
 	}
 }
 
-func TestParseIsolation(t *testing.T) {
+// GuestConfig.Validate accepts the three modes and "" and names a bad one with the three
+// allowed; Load refuses it the same way, before reading the module.
+func TestIsolationValidate(t *testing.T) {
 	for _, s := range []string{"", "shared", "session", "call"} {
-		iso, err := runtime.ParseIsolation(s)
-		if err != nil || (s != "" && iso.String() != s) {
-			t.Errorf("ParseIsolation(%q) = %v, %v", s, iso, err)
+		if err := (&runtime.GuestConfig{Isolation: s}).Validate(); err != nil {
+			t.Errorf("Validate(%q) = %v", s, err)
 		}
 	}
-	_, err := runtime.ParseIsolation("tenant")
-	if want := `isolation "tenant": want shared, session or call`; fmt.Sprint(err) != want {
-		t.Errorf("ParseIsolation(tenant) = %v; want %s", err, want)
+	const want = `isolation "tenant": want shared, session or call`
+	if err := (&runtime.GuestConfig{Isolation: "tenant"}).Validate(); fmt.Sprint(err) != want {
+		t.Errorf("Validate(tenant) = %v; want %s", err, want)
+	}
+	h, _ := newHost(t)
+	_, err := h.Load(context.Background(), wat.State, &runtime.GuestConfig{Source: "state.wasm", Isolation: "tenant"})
+	if got := fmt.Sprint(err); got != "state.wasm: "+want {
+		t.Errorf("Load = %s; want state.wasm: %s", got, want)
+	}
+}
+
+// Validate makes Load's checks of limits and grants too, naming the field.
+func TestGuestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		c    *runtime.GuestConfig
+		want string
+	}{
+		{nil, "<nil>"},
+		{&runtime.GuestConfig{}, "<nil>"},
+		{&runtime.GuestConfig{Limits: runtime.Limits{MemoryBytes: 1000}}, "memory limit 1000 bytes is below one 64 KiB page"},
+		{&runtime.GuestConfig{Grants: runtime.Grants{Net: []string{"https://a.example"}}}, `grants: net "https://a.example": want host[:port], not a URL`},
+		{&runtime.GuestConfig{ToolGrants: map[string]runtime.Grants{"fetch": {Env: []string{"=x"}}}}, `tool "fetch" grants: env "=x": bad variable name`},
+	} {
+		if got := fmt.Sprint(tc.c.Validate()); got != tc.want {
+			t.Errorf("%+v: Validate = %s; want %s", tc.c, got, tc.want)
+		}
 	}
 }

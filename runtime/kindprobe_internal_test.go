@@ -354,7 +354,7 @@ func TestKindProbeLazy(t *testing.T) {
 // cacheObserver is an Observer that sees only cache look-ups.
 type cacheObserver func(hit bool)
 
-func (cacheObserver) CallDone(string, string, Outcome, time.Duration) {}
+func (cacheObserver) CallDone(string, string, string, time.Duration) {}
 func (cacheObserver) RequestStart(context.Context, string, string, string) func(abi.Status) {
 	return nil
 }

@@ -34,9 +34,9 @@ import (
 //     also drops the compiled code of a guest with no instance left; its next call compiles it
 //     again (a compilation-cache hit).
 
-// DefaultIdleTimeout is how long an instance may stay idle before it is closed, when
+// defaultIdleTimeout is how long an instance may stay idle before it is closed, when
 // Options.IdleTimeout is zero.
-const DefaultIdleTimeout = 60 * time.Second
+const defaultIdleTimeout = 60 * time.Second
 
 // lazyHost is the Host's share of this file.
 type lazyHost struct {
@@ -73,7 +73,7 @@ func newLazyHost(h *Host, o Options) *lazyHost {
 		sem: make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1)),
 	}
 	if l.idle == 0 {
-		l.idle = DefaultIdleTimeout
+		l.idle = defaultIdleTimeout
 	}
 	l.unload = l.enabled && l.manifests.dir != ""
 	if l.idle > 0 {

@@ -36,8 +36,20 @@ type GuestConfig struct {
 	// ToolGrants, when non-nil, narrows Grants per tool: a tool gets what both its entry and
 	// Grants give, and a tool without an entry gets nothing.
 	ToolGrants map[string]Grants
-	// Isolation says which calls may share an instance; the zero value is IsolationShared.
-	Isolation Isolation
+	// Isolation says which calls may share an instance — and so see what earlier calls left
+	// in its linear memory and globals. A warm instance is what makes calls cheap, and a guest
+	// can keep anything in it: a cache, a counter, the last arguments.
+	//
+	//   - "shared" (or ""): any call of the guest may reuse an instance; the default and the
+	//     fastest. Calls of different sessions (and clients) may see each other's leftovers.
+	//   - "session": an instance is reused only for calls of the session it last served
+	//     (CallHooks.Session); a call of another session gets a fresh instance.
+	//   - "call": every call gets a fresh instance, discarded afterwards; nothing survives a
+	//     call, at the price of an instantiation per call (milliseconds for a Go guest,
+	//     microseconds for a small C or WAT one; BENCHMARKS.md).
+	//
+	// Validate (and Load) refuse any other value.
+	Isolation string
 	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
 	SHA256 string
 }
@@ -72,23 +84,13 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 			g = nil
 		}
 	}()
-	limits := c.Limits.Merge(policy.DefaultLimits())
-	if err := limits.Validate(); err != nil {
+	if err := c.Validate(); err != nil { // limits, isolation, grants (isolation.go)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if c.Isolation < IsolationShared || c.Isolation > IsolationCall {
-		return nil, fmt.Errorf("%s: unknown %v", src, c.Isolation)
-	}
+	limits := c.Limits.Merge(policy.DefaultLimits())
+	iso, _ := parseIsolation(c.Isolation)
 	if err := checkSHA256(wasm, c.SHA256, file); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
-	}
-	if err := c.Grants.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: grants: %w", src, err)
-	}
-	for name, tg := range c.ToolGrants {
-		if err := tg.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: tool %q grants: %w", src, name, err)
-		}
 	}
 	var key string
 	var entry *manifestEntry
@@ -117,7 +119,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, kind: k, limits: limits, isolation: c.Isolation}
+	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, kind: k, limits: limits, isolation: iso}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	if file != nil {
 		g.code.path = file.path

@@ -9,25 +9,28 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
 // Load caps: what loading a guest may cost the host before it has run a single call. See
 // Limits.ModuleBytes, ManifestBytes, Tools, Nesting, CompileTimeout and RATIONALE.md, "Why is
 // loading bounded by size, nesting and time?".
 
-// ErrLoadLimit is wrapped by load errors that a load cap caused.
-var ErrLoadLimit = errors.New("load limit exceeded")
-
-// checkModuleCaps refuses a module over the size cap, or one with a function whose blocks
-// nest deeper than the nesting cap, before wazero parses it.
-func checkModuleCaps(wasm []byte, limits Limits) error {
-	if err := checkModuleSize(wasm, limits); err != nil {
+// checkModuleCaps refuses a module over the size cap, one whose counts or section sizes
+// cannot be (checkVectorCounts), or one with a function whose blocks nest deeper than the
+// nesting cap, before wazero parses it. It parses b once.
+func checkModuleCaps(b []byte, limits Limits) error {
+	if err := checkModuleSize(b, limits); err != nil {
 		return err
 	}
-	if err := checkVectorCounts(wasm); err != nil {
+	m, err := wasm.Parse(b) // on error, the sections before the bad one: wazero decodes them
+	if err := moduleCounts(m, err); err != nil {
 		return err
 	}
-	if fn, depth := maxNesting(wasm, limits.Nesting); depth > limits.Nesting {
+	if m == nil {
+		return nil
+	}
+	if fn, depth := moduleNesting(m, limits.Nesting); depth > limits.Nesting {
 		return fmt.Errorf("%w: function %d nests blocks more than %d deep (compile time grows with the square of the depth)", ErrLoadLimit, fn, limits.Nesting)
 	}
 	return nil
@@ -110,66 +113,60 @@ func discardCompile(done <-chan compileResult) {
 	}
 }
 
-// maxNesting returns the deepest block nesting of any function of wasm (and that function's
+// maxNesting returns the deepest block nesting of any function of b (and that function's
 // index in the code section), scanning no further once a function exceeds limit. It decodes
-// instructions as the rewrite does (decodeInstr); for a module it cannot decode it returns
+// instructions as the rewrite does (wasm.Decode); for a module it cannot decode it returns
 // depth 0 and leaves the refusal to the rewrite, which fails on the same instruction.
-func maxNesting(wasm []byte, limit int) (fn, depth int) {
-	r := &wasmReader{b: wasm}
-	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
+func maxNesting(b []byte, limit int) (fn, depth int) {
+	m, _ := wasm.Parse(b) // the sections before a malformed one (wazero stops there too)
+	if m == nil {
 		return 0, 0
 	}
-	r.i = 8
-	for r.i < len(r.b) {
-		id := r.byte()
-		size := int(r.u32())
-		if r.err || size < 0 || r.i+size > len(r.b) {
-			return 0, 0
+	return moduleNesting(m, limit)
+}
+
+// errNestingStop ends moduleNesting's walk: a function is over the limit, or unreadable.
+var errNestingStop = errors.New("stop")
+
+// moduleNesting is maxNesting of a parsed module.
+func moduleNesting(m *wasm.Module, limit int) (fn, depth int) {
+	readable, visited := true, uint32(0)
+	err := m.Bodies(func(i uint32, body []byte) error {
+		visited++
+		d, ok := bodyNesting(body, limit)
+		if !ok {
+			readable = false
+			return errNestingStop
 		}
-		if id != 10 { // code section
-			r.i += size
-			continue
+		if d > depth {
+			fn, depth = int(i), d
 		}
-		end := r.i + size
-		count := int(r.u32())
-		for f := 0; f < count && !r.err; f++ {
-			bodySize := int(r.u32())
-			bodyEnd := r.i + bodySize
-			if r.err || bodySize < 0 || bodyEnd > end {
-				return 0, 0
-			}
-			d, ok := bodyNesting(&wasmReader{b: r.b[:bodyEnd], i: r.i}, limit)
-			if !ok {
-				return 0, 0
-			}
-			if d > depth {
-				fn, depth = f, d
-			}
-			if depth > limit {
-				return fn, depth
-			}
-			r.i = bodyEnd
+		if depth > limit {
+			return errNestingStop
 		}
-		return fn, depth
+		return nil
+	})
+	if count, _ := m.Count(wasm.SectionCode); !readable || err != nil && err != errNestingStop && visited < count {
+		return 0, 0 // bytes after the last body do not hide a nesting (wazero refuses them later)
 	}
 	return fn, depth
 }
 
-// bodyNesting scans one function body with the rewrite's decoder (decodeInstr); ok is false
+// bodyNesting scans one function body with the rewrite's decoder (wasm.Decode); ok is false
 // if it cannot be decoded, and then the rewrite refuses the module too.
-func bodyNesting(r *wasmReader, limit int) (maxDepth int, ok bool) {
-	locals, err := readLocals(r.b[r.i:], nil) // as the rewrite reads them
+func bodyNesting(body []byte, limit int) (maxDepth int, ok bool) {
+	locals, err := wasm.Locals(body, nil) // as the rewrite reads them
 	if err != nil {
 		return 0, false
 	}
 	depth := 0
-	var in instr
-	for i := r.i + locals; i < len(r.b); {
+	var in wasm.Instr
+	for i := locals; i < len(body); {
 		var err error
-		if i, err = decodeInstr(r.b, i, &in); err != nil {
+		if i, err = wasm.Decode(body, i, &in); err != nil {
 			return 0, false
 		}
-		switch in.op {
+		switch in.Op {
 		case 0x02, 0x03, 0x04: // block, loop, if
 			depth++
 			if depth > maxDepth {
@@ -185,108 +182,27 @@ func bodyNesting(r *wasmReader, limit int) (maxDepth int, ok bool) {
 	return maxDepth, true
 }
 
-// wasmReader decodes the few encodings maxNesting and checkVectorCounts need; err is sticky.
-type wasmReader struct {
-	b   []byte
-	i   int
-	err bool
-}
-
-func (r *wasmReader) byte() byte {
-	if r.i >= len(r.b) {
-		r.err = true
-		return 0
-	}
-	c := r.b[r.i]
-	r.i++
-	return c
-}
-
-// leb skips a LEB128 number of at most maxBytes bytes and returns its low 32 bits.
-func (r *wasmReader) leb(maxBytes int) uint32 {
-	var v uint32
-	for k := 0; k < maxBytes; k++ {
-		c := r.byte()
-		if r.err {
-			return 0
-		}
-		if k < 5 {
-			v |= uint32(c&0x7F) << (7 * k)
-		}
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-	r.err = true
-	return 0
-}
-
-func (r *wasmReader) u32() uint32 { return r.leb(5) }
-
 // checkVectorCounts refuses a module whose section declares more entries than its bytes can
 // hold (every entry takes at least one byte), and likewise a function type's parameter and
 // result counts, before wazero sees it: wazero sizes its slices from these counts, so a
 // 22-byte module declaring 3 billion types made it allocate tens of GB and the host died of
-// an out-of-memory fatal error (found by FuzzInstrumentCalls). Sections are those of the
-// binary format (WebAssembly Core 2.0 §5.5) that start with a vector: type, import,
-// function, table, memory, global, export, element, code, data, tag. Anything this walk
-// cannot read is left to wazero's own (precise) error.
-func checkVectorCounts(wasm []byte) error {
-	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
-		return nil
-	}
-	r := &wasmReader{b: wasm, i: 8}
-	for r.i < len(r.b) {
-		id := r.byte()
-		size := int(r.u32())
-		if r.err {
-			return nil
-		}
-		if size < 0 || r.i+size > len(r.b) { // wazero reads the section's count before noticing
-			return fmt.Errorf("%w: section %d of %d bytes overruns the module (%d bytes left)", errMalformed, id, size, len(r.b)-r.i)
-		}
-		end := r.i + size
-		switch id {
-		case 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13:
-			sec := &wasmReader{b: r.b[:end], i: r.i}
-			n := sec.u32()
-			if !sec.err && uint64(n) > uint64(end-sec.i) {
-				return fmt.Errorf("%w: section %d declares %d entries in %d bytes", errMalformed, id, n, end-sec.i)
-			}
-			if id == 1 && !sec.err {
-				if err := checkFuncTypes(sec, n); err != nil {
-					return err
-				}
-			}
-		}
-		r.i = end
-	}
-	return nil
+// an out-of-memory fatal error (found by FuzzInstrumentCalls). It also refuses a section
+// whose size overruns the module (wazero reads the section's count before noticing).
+// Anything else it cannot read is left to wazero's own (precise) error.
+func checkVectorCounts(b []byte) error {
+	return moduleCounts(wasm.Parse(b))
 }
 
-// checkFuncTypes walks n function types (0x60 params results) and refuses a parameter or
-// result count larger than the bytes left.
-func checkFuncTypes(r *wasmReader, n uint32) error {
-	for t := uint32(0); t < n && !r.err && r.i < len(r.b); t++ {
-		if r.byte() != 0x60 {
-			return nil // not a plain function type (e.g. GC rec types): wazero decides
+// moduleCounts is checkVectorCounts of Parse's results: m (the sections before the bad one,
+// if err) and err.
+func moduleCounts(m *wasm.Module, err error) error {
+	if m != nil {
+		if cerr := m.CheckCounts(); cerr != nil {
+			return cerr
 		}
-		for range 2 { // params, then results
-			k := r.u32()
-			if r.err {
-				return nil
-			}
-			if uint64(k) > uint64(len(r.b)-r.i) {
-				return fmt.Errorf("%w: type %d declares %d value types in %d bytes", errMalformed, t, k, len(r.b)-r.i)
-			}
-			for range k { // as the rewrite reads them: (ref null $t) takes two bytes or more
-				next, _, _, err := readValType(r.b, r.i)
-				if err != nil {
-					return nil // wazero decides
-				}
-				r.i = next
-			}
-		}
+	}
+	if pe := (*wasm.ParseError)(nil); errors.As(err, &pe) && pe.Overrun {
+		return err
 	}
 	return nil
 }

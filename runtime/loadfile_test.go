@@ -166,7 +166,7 @@ func TestLoadFileEager(t *testing.T) {
 // lookupCounter is an Observer counting manifest cache lookups.
 type lookupCounter struct{ hits, misses atomic.Int64 }
 
-func (*lookupCounter) CallDone(string, string, Outcome, time.Duration) {}
+func (*lookupCounter) CallDone(string, string, string, time.Duration) {}
 func (*lookupCounter) RequestStart(context.Context, string, string, string) func(abi.Status) {
 	return nil
 }

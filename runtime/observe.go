@@ -4,70 +4,49 @@ import (
 	"cmp"
 	"context"
 	"encoding/hex"
-	"errors"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 )
 
-// Outcome names how one tool call ended, for metrics, traces and status. It is a small fixed
-// set, so it is safe as a metric label.
-type Outcome string
-
-// The outcomes of a tool call. OutcomeOf maps an error of Guest.Call to one of them;
-// OutcomeToolError is decided by the MCP binding, which reads the result.
-const (
-	OutcomeOK               Outcome = "ok"                // a result without isError
-	OutcomeToolError        Outcome = "tool_error"        // a result with isError (MCP "Tools › Error Handling"), or one that broke its outputSchema
-	OutcomeInvalidArguments Outcome = "invalid_arguments" // ErrInvalidArguments: the guest was not entered
-	OutcomeUnknownTool      Outcome = "unknown_tool"      // ErrUnknownTool
-	OutcomeTimeout          Outcome = "timeout"           // ErrTimeLimit
-	OutcomeMemoryLimit      Outcome = "memory_limit"      // ErrMemoryLimit
-	OutcomeOutputLimit      Outcome = "output_limit"      // ErrOutputLimit
-	OutcomeTrap             Outcome = "trap"              // ErrTrap
-	OutcomeABI              Outcome = "abi_error"         // ErrABI
-	OutcomeCancelled        Outcome = "cancelled"         // ErrCancelled
-	OutcomeStopped          Outcome = "stopped"           // ErrStopped (the kill switch)
-	OutcomeClosed           Outcome = "closed"            // ErrClosed
-	OutcomeError            Outcome = "error"             // anything else (a guest whose code failed to load, …)
-)
-
-// OutcomeOf classifies an error of Guest.Call by the sentinel it wraps (errors.Is), never by
-// its text: nil is OutcomeOK, an unrecognised error OutcomeError.
-func OutcomeOf(err error) Outcome {
-	if err == nil {
-		return OutcomeOK
-	}
-	// Stopped and closed come first: a stop or close ends the call through its context too.
-	for _, c := range [...]struct {
-		err error
-		o   Outcome
-	}{
-		{ErrStopped, OutcomeStopped}, {ErrClosed, OutcomeClosed}, {ErrInvalidArguments, OutcomeInvalidArguments},
-		{ErrUnknownTool, OutcomeUnknownTool}, {ErrTimeLimit, OutcomeTimeout}, {ErrMemoryLimit, OutcomeMemoryLimit},
-		{ErrOutputLimit, OutcomeOutputLimit}, {ErrTrap, OutcomeTrap}, {ErrABI, OutcomeABI}, {ErrCancelled, OutcomeCancelled},
-	} {
-		if errors.Is(err, c.err) {
-			return c.o
-		}
-	}
-	return OutcomeError
-}
+// OutcomeOf names how a tool call ended, for an embedder's metrics, traces and status: a
+// small fixed set of labels, safe as a metric label. It classifies an error of Guest.Call by
+// the sentinel it wraps (errors.Is), never by its text:
+//
+//	"ok"                 nil
+//	"invalid_arguments"  ErrInvalidArguments (the guest was not entered)
+//	"unknown_tool"       ErrUnknownTool
+//	"timeout"            ErrTimeLimit
+//	"memory_limit"       ErrMemoryLimit
+//	"output_limit"       ErrOutputLimit
+//	"trap"               ErrTrap
+//	"abi_error"          ErrABI
+//	"cancelled"          ErrCancelled
+//	"stopped"            ErrStopped (the kill switch)
+//	"closed"             ErrClosed
+//	"error"              anything else (a guest whose code failed to load, …)
+//
+// Stopped and closed are tried first: a stop or close ends the call through its context
+// too. One more label comes from the result, not an error: "tool_error", a result with
+// isError (MCP "Tools › Error Handling") or one that broke its outputSchema; ReportCall
+// decides it.
+func OutcomeOf(err error) string { return fault.Outcome(err) }
 
 // Observer receives what a Host does, for metrics and traces (package telemetry implements
 // it with Prometheus and OpenTelemetry; the runtime imports neither). Set it in
 // Options.Observer. Its methods are called synchronously from many goroutines at once, on the
 // call path: they must be safe for concurrent use and return quickly.
 type Observer interface {
-	// CallDone reports one finished tool call of guest: its outcome and its duration (from
-	// the request reaching the binding to its answer). The binding that finishes the call
-	// reports it through Guest.ReportCall, since only it knows whether the result was a
-	// tool error.
-	CallDone(guest, tool string, outcome Outcome, d time.Duration)
+	// CallDone reports one finished tool call of guest: its outcome (a label of OutcomeOf, or
+	// "tool_error") and its duration (from the request reaching the binding to its answer).
+	// The binding that finishes the call reports it through Guest.ReportCall, since only it
+	// knows whether the result was a tool error.
+	CallDone(guest, tool, outcome string, d time.Duration)
 	// RequestStart reports that tool of guest made a capability request of kind (abi.KindHTTP,
 	// abi.KindExec, abi.KindMCPCall, …; any string the guest sent, so bound it before using it
 	// as a label). ctx is the call's context (it carries the caller's trace). The returned
@@ -81,23 +60,29 @@ type Observer interface {
 }
 
 // ReportCall reports one finished tool call to the host's Observer (a no-op without one) and
-// counts it in Stats. Bindings call it once per tools/call with the outcome they answered
-// (OutcomeOf the error of Call, or OutcomeToolError / OutcomeOK from the result) and the
-// call's duration.
+// counts it in Stats, and returns the outcome label it reported. Bindings call it once per
+// tools/call with the error of Call (nil for a result), whether the result had isError set
+// (or broke its outputSchema), and the call's duration. The label is OutcomeOf(err) for an
+// error, "tool_error" for a result with isError, else "ok".
 //
 // A tool the guest does not declare is reported as "other", so callers cannot grow the label
 // set of a metric.
-func (g *Guest) ReportCall(tool string, outcome Outcome, d time.Duration) {
+func (g *Guest) ReportCall(tool string, err error, isError bool, d time.Duration) (outcome string) {
+	outcome = fault.Outcome(err)
+	if err == nil && isError {
+		outcome = fault.ToolError
+	}
 	if _, ok := g.tools[tool]; !ok {
 		tool = "other"
 	}
 	g.stats.calls.Add(1)
-	if outcome != OutcomeOK {
+	if outcome != fault.OK {
 		g.stats.errors.Add(1)
 	}
 	if o := g.host.observer; o != nil {
 		o.CallDone(g.name, tool, outcome, d)
 	}
+	return outcome
 }
 
 // guestCounters are a guest's call counts since it was loaded.
@@ -127,7 +112,7 @@ type GuestStats struct {
 	// busy ones as they were when their call started (a running guest's memory is not read).
 	MemoryBytes uint64
 	// Calls and Errors count its tool calls reported with ReportCall, and those whose outcome
-	// was not OutcomeOK.
+	// was not "ok".
 	Calls, Errors uint64
 }
 

@@ -20,21 +20,21 @@ func TestOutcomeOf(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		err  error
-		want runtime.Outcome
+		want string
 	}{
-		{"nil", nil, runtime.OutcomeOK},
-		{"timeout", wrap(fmt.Errorf("%w (1s)", runtime.ErrTimeLimit)), runtime.OutcomeTimeout},
-		{"memory", wrap(runtime.ErrMemoryLimit), runtime.OutcomeMemoryLimit},
-		{"output", wrap(runtime.ErrOutputLimit), runtime.OutcomeOutputLimit},
-		{"trap", wrap(runtime.ErrTrap), runtime.OutcomeTrap},
-		{"abi", wrap(runtime.ErrABI), runtime.OutcomeABI},
-		{"invalid", wrap(runtime.ErrInvalidArguments), runtime.OutcomeInvalidArguments},
-		{"unknown tool", wrap(runtime.ErrUnknownTool), runtime.OutcomeUnknownTool},
-		{"cancelled", wrap(fmt.Errorf("%w: %w", runtime.ErrCancelled, context.Canceled)), runtime.OutcomeCancelled},
-		{"stopped", wrap(runtime.ErrStopped), runtime.OutcomeStopped},
-		{"closed", wrap(runtime.ErrClosed), runtime.OutcomeClosed},
+		{"nil", nil, "ok"},
+		{"timeout", wrap(fmt.Errorf("%w (1s)", runtime.ErrTimeLimit)), "timeout"},
+		{"memory", wrap(runtime.ErrMemoryLimit), "memory_limit"},
+		{"output", wrap(runtime.ErrOutputLimit), "output_limit"},
+		{"trap", wrap(runtime.ErrTrap), "trap"},
+		{"abi", wrap(runtime.ErrABI), "abi_error"},
+		{"invalid", wrap(runtime.ErrInvalidArguments), "invalid_arguments"},
+		{"unknown tool", wrap(runtime.ErrUnknownTool), "unknown_tool"},
+		{"cancelled", wrap(fmt.Errorf("%w: %w", runtime.ErrCancelled, context.Canceled)), "cancelled"},
+		{"stopped", wrap(runtime.ErrStopped), "stopped"},
+		{"closed", wrap(runtime.ErrClosed), "closed"},
 		// A message that reads like a timeout but wraps none of the sentinels.
-		{"other", errors.New("time limit exceeded"), runtime.OutcomeError},
+		{"other", errors.New("time limit exceeded"), "error"},
 	} {
 		if got := runtime.OutcomeOf(tc.err); got != tc.want {
 			t.Errorf("%s: OutcomeOf = %q, want %q", tc.name, got, tc.want)
@@ -55,7 +55,7 @@ func TestStatsDuringCalls(t *testing.T) {
 			wg.Go(func() {
 				for range 20 {
 					_, err := g.Call(context.Background(), "echo", []byte(`{"n":1}`))
-					g.ReportCall("echo", runtime.OutcomeOf(err), time.Millisecond)
+					g.ReportCall("echo", err, false, time.Millisecond)
 				}
 			})
 		}
@@ -85,8 +85,20 @@ func TestStatsDuringCalls(t *testing.T) {
 	if s.MemoryBytes != uint64(s.Idle)*131072 {
 		t.Errorf("memory %d bytes for %d idle instances, want %d", s.MemoryBytes, s.Idle, s.Idle*131072)
 	}
-	g.ReportCall("no-such-tool", runtime.OutcomeUnknownTool, 0)
+	if o := g.ReportCall("no-such-tool", runtime.ErrUnknownTool, false, 0); o != "unknown_tool" {
+		t.Errorf("ReportCall(ErrUnknownTool) = %q, want unknown_tool", o)
+	}
 	if s := h.Stats()[0]; s.Calls != 121 || s.Errors != 1 {
 		t.Errorf("after an unknown tool: calls %d errors %d, want 121, 1", s.Calls, s.Errors)
+	}
+	// A result with isError is a tool error, and an error; a plain result is ok.
+	if o := g.ReportCall("echo", nil, true, 0); o != "tool_error" {
+		t.Errorf("ReportCall(isError) = %q, want tool_error", o)
+	}
+	if o := g.ReportCall("echo", nil, false, 0); o != "ok" {
+		t.Errorf("ReportCall(result) = %q, want ok", o)
+	}
+	if s := h.Stats()[0]; s.Calls != 123 || s.Errors != 2 {
+		t.Errorf("after a tool error and a result: calls %d errors %d, want 123, 2", s.Calls, s.Errors)
 	}
 }

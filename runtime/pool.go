@@ -80,7 +80,7 @@ func (p *pool) acquire(ctx context.Context, deadline time.Duration) (*instance, 
 			return nil, fmt.Errorf("waiting for a free instance: %w: %w", ErrCancelled, wctx.Err())
 		}
 	}
-	if p.g.isolation == IsolationSession {
+	if p.g.isolation == isolationSession {
 		s := sessionFrom(ctx)
 		if inst.served && inst.session != s { // it served another session: a fresh one takes its slot
 			p.mu.Lock()

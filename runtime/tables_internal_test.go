@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/binary"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
 // Many tables that may grow share what their minimums leave: together they never reach past
@@ -19,17 +21,17 @@ func TestCapTablesShares(t *testing.T) {
 	}
 	sec = append(sec, 0x6f, 0x01, 10, 20)                             // externref 10..20: already low
 	sec = append(sec, 0x40, 0x00, 0x70, 0x01, 5, 5, 0xd0, 0x70, 0x0b) // fixed size, with an initializer
-	wasm := append([]byte("\x00asm\x01\x00\x00\x00\x04"), binary.AppendUvarint(nil, uint64(len(sec)))...)
-	wasm = append(wasm, sec...)
-	out, err := capTables(wasm, limits)
+	mod := append([]byte("\x00asm\x01\x00\x00\x00\x04"), binary.AppendUvarint(nil, uint64(len(sec)))...)
+	mod = append(mod, sec...)
+	out, err := capTables(mod, limits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	size, l, err := readU32(out[9:]) // header, section id 4, size
-	if err != nil || 9+l+int(size) != len(out) {
-		t.Fatalf("rewritten module: section size %d (%v), module %d bytes", size, err, len(out))
+	m, err := wasm.Parse(out)
+	if err != nil {
+		t.Fatalf("rewritten module: %v", err)
 	}
-	tables, err := readTables(out[9+l:])
+	tables, err := m.Tables()
 	if err != nil {
 		t.Fatalf("reading the rewritten section: %v", err)
 	}
@@ -38,21 +40,21 @@ func TestCapTablesShares(t *testing.T) {
 	}
 	var sum uint64
 	for i, tb := range tables {
-		if !tb.hasMax || tb.max < tb.min {
-			t.Fatalf("table %d: min %d max %d (has %v)", i, tb.min, tb.max, tb.hasMax)
+		if !tb.HasMax || tb.Max < tb.Min {
+			t.Fatalf("table %d: min %d max %d (has %v)", i, tb.Min, tb.Max, tb.HasMax)
 		}
-		sum += tb.max
+		sum += tb.Max
 	}
 	if sum > tableElements(limits) {
 		t.Errorf("the maximums add up to %d, over the bound %d", sum, tableElements(limits))
 	}
-	if last := tables[n]; last.max != 20 {
-		t.Errorf("externref 10..20 now has maximum %d", last.max)
+	if last := tables[n]; last.Max != 20 {
+		t.Errorf("externref 10..20 now has maximum %d", last.Max)
 	}
-	if fixed := tables[n+1]; fixed.max != 5 || string(fixed.tail) != "\xd0\x70\x0b" {
-		t.Errorf("fixed table: max %d, initializer %x", fixed.max, fixed.tail)
+	if fixed := tables[n+1]; fixed.Max != 5 || string(fixed.Tail) != "\xd0\x70\x0b" {
+		t.Errorf("fixed table: max %d, initializer %x", fixed.Max, fixed.Tail)
 	}
-	if tables[0].max <= 100 {
-		t.Errorf("a growable table got only %d elements", tables[0].max)
+	if tables[0].Max <= 100 {
+		t.Errorf("a growable table got only %d elements", tables[0].Max)
 	}
 }

@@ -72,7 +72,7 @@ type hostFlags struct {
 	cacheDir  string
 	noCache   bool
 	logLevel  string
-	isolation string         // runtime.ParseIsolation
+	isolation string         // runtime.GuestConfig.Isolation
 	upstreams peer.Upstreams // serve: the config's upstream MCP servers (upstreams.go)
 
 	lazy        bool             // serve: runtime.Options.Lazy
@@ -101,7 +101,8 @@ func (f *hostFlags) validate() error {
 	case f.memoryMB > 4096:
 		return fmt.Errorf("--memory-mb %d: 32-bit linear memory is at most 4096 MiB", f.memoryMB)
 	}
-	if _, err := runtime.ParseIsolation(f.isolation); err != nil {
+	// The runtime's own check of the mode: `isolation "x": want shared, session or call`.
+	if err := (&runtime.GuestConfig{Isolation: f.isolation}).Validate(); err != nil {
 		return fmt.Errorf("--%w", err)
 	}
 	return nil
@@ -164,7 +165,7 @@ type guestSpec struct {
 // With read false a local module file that no lock pins is only opened (to report a missing
 // one here); loadAll then loads it with Host.LoadFile, which need not read a file the
 // manifest cache knows.
-func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath string, paths []string, limits runtime.Limits, iso runtime.Isolation, read bool) ([]guestSpec, *config.Config, error) {
+func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath string, paths []string, limits runtime.Limits, iso string, read bool) ([]guestSpec, *config.Config, error) {
 	var specs []guestSpec
 	var cfg *config.Config
 	var sh *shipper

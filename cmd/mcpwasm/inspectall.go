@@ -18,8 +18,7 @@ import (
 // config (OCI ones from the local store or registry, as serve gets them), with its tools,
 // resources, prompts and effective grants, in config order.
 func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON bool, logger *slog.Logger, stdout, stderr io.Writer) (int, error) {
-	iso, _ := runtime.ParseIsolation(hf.isolation) // validated by the caller
-	specs, _, err := guestSpecs(ctx, sf, stderr, hf.config, nil, hf.limits(), iso, true)
+	specs, _, err := guestSpecs(ctx, sf, stderr, hf.config, nil, hf.limits(), hf.isolation, true) // isolation validated by the caller
 	if err != nil {
 		return ExitLoad, err
 	}

@@ -151,9 +151,9 @@ func (s *serving) readConfig(ctx context.Context, stderr io.Writer) (int, error)
 		return ExitUsage, err
 	}
 	s.logger = logger
-	iso, _ := runtime.ParseIsolation(o.isolation) // validated by parseServeFlags
-	// --watch compares a file's bytes with the loaded ones, so it reads them up front.
-	if s.specs, s.cfg, err = guestSpecs(ctx, &s.o.ship, stderr, o.config, s.o.paths, o.limits(), iso, s.o.watch); err != nil {
+	// --watch compares a file's bytes with the loaded ones, so it reads them up front; the
+	// isolation mode was validated by parseServeFlags.
+	if s.specs, s.cfg, err = guestSpecs(ctx, &s.o.ship, stderr, o.config, s.o.paths, o.limits(), o.isolation, s.o.watch); err != nil {
 		return ExitLoad, err
 	}
 	return ExitOK, nil

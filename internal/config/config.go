@@ -71,8 +71,8 @@ type Guest struct {
 	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
 	// withheld.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
-	// Isolation is "shared", "session" or "call" (runtime.Isolation); empty means the
-	// command line's (serve --isolation, default shared).
+	// Isolation is "shared", "session" or "call" (runtime.GuestConfig.Isolation); empty
+	// means the command line's (serve --isolation, default shared).
 	Isolation string `json:"isolation,omitempty"`
 	// Signature, when set, is the Sigstore policy the module must satisfy before it is
 	// stored (ship.go); it overrides the registry's in Ship.Signatures.
@@ -150,17 +150,19 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := Parse(data)
+	c, err := parse(data, filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	c.dir = filepath.Dir(path)
 	return c, nil
 }
 
 // Parse validates and decodes a configuration. Relative paths in it are relative to the
 // current directory (Load makes them relative to the file).
-func Parse(data []byte) (*Config, error) {
+func Parse(data []byte) (*Config, error) { return parse(data, "") }
+
+// parse is Parse with relative paths relative to dir ("" the current directory).
+func parse(data []byte, dir string) (*Config, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, syntaxError(data, err)
@@ -173,7 +175,7 @@ func Parse(data []byte) (*Config, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var c Config
+	c := Config{dir: dir}
 	if err := dec.Decode(&c); err != nil {
 		return nil, syntaxError(data, err)
 	}
@@ -205,6 +207,11 @@ func Parse(data []byte) (*Config, error) {
 		names[g.Name] = i
 	}
 	for i, g := range c.Guests {
+		// The runtime's own checks of a guest's limits, isolation and grants, made now so a bad
+		// file fails before any guest loads.
+		if err := c.GuestConfig(g, "").Validate(); err != nil {
+			return nil, fmt.Errorf("guests[%d]: %w", i, err)
+		}
 		for tool, t := range g.Tools {
 			if t.Grants == nil {
 				continue
@@ -347,7 +354,7 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 		Limits: g.Limits.runtime(),
 		Grants: c.grants(g.Grants),
 	}
-	rc.Isolation, _ = runtime.ParseIsolation(g.Isolation) // the schema allows only valid names
+	rc.Isolation = g.Isolation // the schema allows only valid names
 	for name, t := range g.Tools {
 		if t.Limits != (Limits{}) {
 			if rc.ToolLimits == nil {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,11 +155,11 @@ func TestIsolationKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.GuestConfig(c.Guests[0], "a.wasm").Isolation; got != runtime.IsolationSession {
-		t.Errorf("isolation session parsed as %v", got)
+	if got := c.GuestConfig(c.Guests[0], "a.wasm").Isolation; got != "session" {
+		t.Errorf("isolation session gave %q", got)
 	}
-	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != runtime.IsolationShared {
-		t.Errorf("no isolation key gave %v; want shared", got)
+	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != "" {
+		t.Errorf("no isolation key gave %q; want \"\" (shared)", got)
 	}
 }
 
@@ -194,6 +195,21 @@ func TestShipKeys(t *testing.T) {
 	} {
 		if _, err := Parse([]byte(tt.cfg)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%s) = %v, want %q", tt.cfg, err, tt.want)
+		}
+	}
+}
+
+// A guest the runtime would refuse is refused when the file is read, by the runtime's own
+// rule (runtime.GuestConfig.Validate), naming the guest and the grant.
+func TestRuntimeChecksAtParse(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{`{"guests": [{"path": "a.wasm", "grants": {"exec": [{"path": "/bin/../bin/ls"}]}}]}`,
+			`guests[0]: grants: exec "/bin/../bin/ls": path must be absolute and clean`},
+		{`{"guests": [{"path": "a.wasm"}, {"path": "b.wasm", "grants": {"fs": [{"guest": "/d", "host": "x"}, {"guest": "/d", "host": "y"}]}}]}`,
+			`guests[1]: grants: fs "/d": mounted twice`},
+	} {
+		if _, err := Parse([]byte(tc.file)); fmt.Sprint(err) != tc.want {
+			t.Errorf("Parse(%s) = %v; want %s", tc.file, err, tc.want)
 		}
 	}
 }

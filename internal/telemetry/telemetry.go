@@ -4,7 +4,7 @@
 //
 // Metric names follow Prometheus conventions (base units in the name, counters end in
 // _total). Label values are bounded: guest and tool names come from loaded guests (a tool the
-// guest does not declare is "other"), outcomes from the fixed runtime.Outcome set, request
+// guest does not declare is "other"), outcomes from the fixed set of runtime.OutcomeOf, request
 // kinds from a capped set of short names ("other" beyond it).
 //
 // Span names and attributes follow the OpenTelemetry semantic conventions for MCP
@@ -135,7 +135,7 @@ func (t *Telemetry) Handler() http.Handler {
 // callKey names one series of the call counter and histogram.
 type callKey struct {
 	guest, tool string
-	outcome     runtime.Outcome
+	outcome     string
 }
 
 type callSeries struct {
@@ -145,12 +145,12 @@ type callSeries struct {
 
 // CallDone implements runtime.Observer. The series of each (guest, tool, outcome) is looked
 // up once and kept: hashing the label values on every call cost more than the count.
-func (t *Telemetry) CallDone(guest, tool string, outcome runtime.Outcome, d time.Duration) {
+func (t *Telemetry) CallDone(guest, tool, outcome string, d time.Duration) {
 	k := callKey{guest, tool, outcome}
 	v, ok := t.series.Load(k)
 	if !ok {
-		v, _ = t.series.LoadOrStore(k, &callSeries{t.calls.WithLabelValues(guest, tool, string(outcome)),
-			t.duration.WithLabelValues(guest, tool, string(outcome))})
+		v, _ = t.series.LoadOrStore(k, &callSeries{t.calls.WithLabelValues(guest, tool, outcome),
+			t.duration.WithLabelValues(guest, tool, outcome)})
 	}
 	s := v.(*callSeries)
 	s.count.Inc()

@@ -243,6 +243,6 @@ func BenchmarkCallDone(b *testing.B) {
 	tel := telemetry.New(nil)
 	b.ReportAllocs()
 	for b.Loop() {
-		tel.CallDone("fx", "echo", runtime.OutcomeOK, time.Millisecond)
+		tel.CallDone("fx", "echo", "ok", time.Millisecond)
 	}
 }

@@ -70,3 +70,10 @@ func Outcome(err error) string {
 	}
 	return Error
 }
+
+// Interrupted reports whether err ended a call from outside the guest: its time limit, its
+// cancellation, the operator's stop or the host's close. Such an error reads the same
+// wherever in the call it landed, so a kind does not prefix it with the export it was in.
+func Interrupted(err error) bool {
+	return errors.Is(err, ErrTimeLimit) || errors.Is(err, ErrCancelled) || errors.Is(err, ErrStopped) || errors.Is(err, ErrClosed)
+}

@@ -95,8 +95,14 @@ type Output struct {
 	max int
 }
 
-// Reset empties o and caps it at max bytes.
-func (o *Output) Reset(max int) { o.buf, o.max = o.buf[:0], max }
+// Reset empties o and caps it at max bytes. A buffer over 64 KiB is dropped rather than
+// kept for the instance's next entry: an idle instance should not hold a large result.
+func (o *Output) Reset(max int) {
+	if cap(o.buf) > 64<<10 {
+		o.buf = nil
+	}
+	o.buf, o.max = o.buf[:0], max
+}
 
 // Set replaces the output with a copy of b, or fails with fault.ErrOutputLimit.
 func (o *Output) Set(b []byte) error {

@@ -238,7 +238,7 @@ func (m *Module) ImportsModule(name string) bool {
 	return slices.ContainsFunc(m.Imports, func(i Import) bool { return i.Module == name })
 }
 
-// Exports reports whether m exports every function of names.
+// ExportsAll reports whether m exports every function of names.
 func (m *Module) ExportsAll(names ...string) bool {
 	for _, n := range names {
 		if !slices.Contains(m.Exports, n) {

@@ -213,6 +213,9 @@ func (s *started) invoke(ctx context.Context, c *kind.Call, fn int, name string,
 	if uint32(need) > s.inCap {
 		s.stack[0] = need
 		if err := s.in.Invoke(ctx, s.fns[fnAlloc], s.stack[:1]); err != nil {
+			if fault.Interrupted(err) { // a limit or stop from outside: no export name
+				return nil, err
+			}
 			return nil, fmt.Errorf("%s: %w", abi.ExportAlloc, err)
 		}
 		ptr := uint32(s.stack[0])

@@ -1,0 +1,34 @@
+package runtime
+
+import (
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
+)
+
+// kindModule is what kind.Detect looks at, read from the module's bytes by the one wasm
+// reader instead of from a compiled module: its function imports and exported function names,
+// as moduleOf reports them from wazero's CompiledModule (the instrumentation's exports left
+// out). Load can detect the kind with it before compiling, from the Module it parsed for the
+// load caps; a kind that looks at custom sections reads them from the same Module.
+func kindModule(m *wasm.Module) (*kind.Module, error) {
+	imports, err := m.Imports()
+	if err != nil {
+		return nil, err
+	}
+	exports, err := m.Exports()
+	if err != nil {
+		return nil, err
+	}
+	km := &kind.Module{}
+	for _, im := range imports {
+		if im.Kind == wasm.KindFunc {
+			km.Imports = append(km.Imports, kind.Import{Module: im.Module, Name: im.Name})
+		}
+	}
+	for _, e := range exports {
+		if e.Kind == wasm.KindFunc && e.Name != exportInterrupt && e.Name != exportStart {
+			km.Exports = append(km.Exports, e.Name)
+		}
+	}
+	return km, nil
+}
