@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -226,5 +227,42 @@ func TestJavaScriptLoadErrors(t *testing.T) {
 		if !errors.Is(err, runtime.ErrABI) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: load error %v, want ErrABI containing %q", c.src, err, c.want)
 		}
+	}
+}
+
+// JavaScript guests differ only in their script sections, which the compile leaves out and
+// the guest keeps: two guests share one compiled engine in the compilation cache, and both
+// run, loaded eagerly and then lazily from the manifest cache (their code compiled in the
+// background).
+func TestJavaScriptGuestsShareTheEngine(t *testing.T) {
+	dir := t.TempDir()
+	compiled := func() int {
+		n := 0
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			// dir/wazero-<version>/<hash> is compiled code (dir/macs/… authenticates it).
+			if err == nil && !d.IsDir() && filepath.Dir(filepath.Dir(p)) == dir && strings.HasPrefix(filepath.Base(filepath.Dir(p)), "wazero-") {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	a, b := buildJS(t, "testdata/limits.js"), buildJS(t, "server.ts")
+	for _, lazy := range []bool{false, true} {
+		h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: dir, Lazy: lazy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga, gb := load(t, h, a, nil), load(t, h, b, nil)
+		if n := compiled(); n != 1 {
+			t.Errorf("lazy %v: %d compiled modules in the cache for two JavaScript guests, want 1", lazy, n)
+		}
+		if got, want := call(t, ga, "echo", `{"text":"a"}`), fmt.Sprintf(textResult, `"a"`); got != want {
+			t.Errorf("lazy %v: echo %s, want %s", lazy, got, want)
+		}
+		if got := call(t, gb, "greet", `{"name":"b"}`); !strings.Contains(got, `"hello, b"`) {
+			t.Errorf("lazy %v: greet %s", lazy, got)
+		}
+		h.Close(context.Background())
 	}
 }

@@ -130,9 +130,8 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	}
 	// No WithCloseOnContextDone: instrumentCalls and the interrupter stop runaway calls
 	// (epoch.go).
-	// Custom sections are kept: a JavaScript guest's script is one (kind.Instance.Custom).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
-		WithCompilationCache(cache).WithCustomSections(true))
+		WithCompilationCache(cache))
 	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog(),
 		kinds: slices.Clip(kinds)}
 	if o.testKinds != nil {

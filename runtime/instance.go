@@ -173,17 +173,9 @@ func (inst *instance) Invoke(ctx context.Context, fn api.Function, stack []uint6
 // Interrupted implements kind.Instance.
 func (inst *instance) Interrupted() bool { return inst.intr.interrupted() != 0 }
 
-// Custom implements kind.Instance: the compiled module keeps its custom sections
-// (wazero.RuntimeConfig.WithCustomSections, host.go).
-func (inst *instance) Custom(name string) []byte {
-	var out []byte
-	for _, s := range inst.g.compiled.CustomSections() {
-		if s.Name() == name {
-			out = s.Data()
-		}
-	}
-	return out
-}
+// Custom implements kind.Instance: the script sections the guest kept when its module was
+// compiled (kinds.go); other custom sections are not kept.
+func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
 
 // Memory implements kind.Instance.
 func (inst *instance) Memory() api.Memory { return inst.mem }
