@@ -38,7 +38,7 @@ func (g *Guest) ServesResource(uri string) bool { return g.served.Serves(uri) }
 // resourceUpdated serves request kind resource.updated (ABI.md §6.8): the sandbox checks
 // that the guest serves the URI, then the call's ResourceUpdated hook announces it. Each
 // announcement is a report of the call like a log line or a progress report, and spends the
-// same per-call budget (admitReport, ABI.md §6.6): one notification per subscribed session
+// same per-call budget (kind.Budget, ABI.md §6.6): one notification per subscribed session
 // is what it costs the host.
 func (g *Guest) resourceUpdated(ctx context.Context, c *kind.Call, body []byte) (abi.Status, []byte) {
 	uri, st, resp := g.served.Updated(body)

@@ -235,8 +235,11 @@ func TestInterruptDuringAlloc(t *testing.T) {
 	if want := `guest "interrupt" tool "ok": time limit exceeded (200ms)`; err == nil || err.Error() != want || !errors.Is(err, runtime.ErrTimeLimit) {
 		t.Fatalf("err = %v; want %s", err, want)
 	}
+	// Cancelled once the alloc logged: a context cancelled before Call could end it while it
+	// waits for an instance instead ("waiting for a free instance: …"), as select picks.
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	defer cancel()
+	ctx = runtime.WithCallHooks(ctx, &runtime.CallHooks{Log: func(abi.Level, string) { cancel() }})
 	_, err = g.Call(ctx, "ok", []byte(`{}`))
 	if want := `guest "interrupt" tool "ok": call cancelled: context canceled`; err == nil || err.Error() != want || !errors.Is(err, runtime.ErrCancelled) {
 		t.Fatalf("err = %v; want %s", err, want)

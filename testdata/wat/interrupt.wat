@@ -5,7 +5,8 @@
 ;; which the test's Upstreams never answers before the call ends), ok.
 ;; The byte after "mode:" at address 16 picks a runaway initialization: tests patch it to
 ;; "i" (_initialize loops forever), "s" (the start function loops forever) or "a"
-;; (mcpwasm_alloc loops forever: a limit that lands before the tool's export runs). Rebuild:
+;; (mcpwasm_alloc logs "entered", then loops forever: a limit that lands before the tool's
+;; export runs). Rebuild:
 ;;
 ;;   wat2wasm testdata/wat/interrupt.wat -o testdata/wat/interrupt.wasm
 (module
@@ -38,7 +39,8 @@
 
   (func (export "mcpwasm_alloc") (param $n i32) (result i32)
     (local $p i32)
-    (if (i32.eq (i32.load8_u (i32.const 21)) (i32.const 97)) (then (call $spin)))
+    (if (i32.eq (i32.load8_u (i32.const 21)) (i32.const 97))
+      (then (drop (call $log (i32.const 6) (i32.const 3300) (i32.const 7))) (call $spin)))
     (local.set $p (global.get $bump))
     (global.set $bump (i32.add (global.get $bump) (local.get $n)))
     (local.get $p))

@@ -73,7 +73,7 @@ func (c *Tool) clientRequest(ctx context.Context, kind string, body []byte) (abi
 	case err == nil:
 		return abi.StatusOK, out
 	case errors.Is(err, peer.ErrInputRequired):
-		return abi.StatusUnavailable, nil // the caller stops the guest (runtime: hostRequest)
+		return abi.StatusUnavailable, nil // the caller stops the guest (kind/mcpwasm: hostRequest)
 	case errors.Is(err, peer.ErrClientUnavailable):
 		return abi.StatusUnavailable, ErrorBody(kind + ": " + err.Error())
 	case errors.Is(err, context.DeadlineExceeded):

@@ -213,10 +213,7 @@ func (s *started) invoke(ctx context.Context, c *kind.Call, fn int, name string,
 	if uint32(need) > s.inCap {
 		s.stack[0] = need
 		if err := s.in.Invoke(ctx, s.fns[fnAlloc], s.stack[:1]); err != nil {
-			if fault.Interrupted(err) { // a limit or stop from outside: no export name
-				return nil, err
-			}
-			return nil, fmt.Errorf("%s: %w", abi.ExportAlloc, err)
+			return nil, during(abi.ExportAlloc, err)
 		}
 		ptr := uint32(s.stack[0])
 		if ptr == 0 || uint64(ptr)+need > uint64(mem.Size()) {
@@ -243,6 +240,16 @@ func (s *started) invoke(ctx context.Context, c *kind.Call, fn int, name string,
 		return nil, err
 	}
 	return s.result(st[0], c.Limits.OutputBytes)
+}
+
+// during names export as where err happened, unless err is the call's end from outside
+// (time limit, cancellation, stop, close): that ends the call wherever it lands, and a call
+// stopped while it allocates its input fails as one stopped in the tool does.
+func during(export string, err error) error {
+	if fault.Interrupted(err) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", export, err)
 }
 
 // result copies the region of a packed (ptr, len) result, at most maxLen bytes.
