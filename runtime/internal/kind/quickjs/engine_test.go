@@ -150,6 +150,11 @@ server.registerTool("web", { description: "Web-platform basics" }, async () => {
   console.log("log line", { a: 1 });
   return { content: [{ type: "text", text: [u.href, u.searchParams.get("x"), bytes.length, back, process.env.GREETING, crypto.randomUUID().length].join("|") }] };
 });
+server.registerTool("ask", { description: "Elicits, lists roots, and draws a UUID" }, async () => {
+  const e = await server.server.elicitInput({ message: "name?", requestedSchema: { type: "object", properties: { n: { type: "string" } } } });
+  const r = await server.server.listRoots();
+  return { content: [{ type: "text", text: e.action + " " + r.roots.length + " " + crypto.randomUUID() }] };
+});
 await server.connect({});
 `
 
@@ -170,7 +175,7 @@ func TestDescribeAndCall(t *testing.T) {
 	if err := json.Unmarshal(m, &man); err != nil {
 		t.Fatalf("manifest %s: %v", m, err)
 	}
-	if man.Name != "hello" || man.Version != "0.1.0" || len(man.Tools) != 9 || man.Tools[0].Name != "hello" ||
+	if man.Name != "hello" || man.Version != "0.1.0" || len(man.Tools) != 10 || man.Tools[0].Name != "hello" ||
 		string(man.Tools[0].InputSchema) != `{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}` ||
 		string(man.Tools[1].InputSchema) != `{"type":"object","properties":{}}` {
 		t.Fatalf("manifest %s", m)
@@ -365,5 +370,51 @@ func TestTimerWaitEndsWhenInterrupted(t *testing.T) {
 	out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "nap"})
 	if want := `{"content":[{"type":"text","text":"rested"}]}`; err != nil || string(out) != want {
 		t.Fatalf("nap without the clock: %s, %v; want %s", out, err, want)
+	}
+}
+
+// kindSandbox answers elicitation and roots requests and records their kinds.
+type kindSandbox struct{ kinds []string }
+
+func (k *kindSandbox) Request(_ context.Context, kind string, body []byte) (abi.Status, []byte) {
+	k.kinds = append(k.kinds, kind+" "+string(body))
+	switch kind {
+	case abi.KindElicitation:
+		return abi.StatusOK, []byte(`{"action":"accept","content":{"n":"x"}}`)
+	case abi.KindRoots:
+		return abi.StatusOK, []byte(`{"roots":[{"uri":"file:///a"},{"uri":"file:///b"}]}`)
+	}
+	return abi.StatusNotFound, []byte(`{"error":"no"}`)
+}
+
+// elicitInput and listRoots go through their request kinds; without the random grant the
+// UUID is the same in every call (a fixed sequence per call), with it it differs.
+func TestElicitRootsAndRandom(t *testing.T) {
+	sb := &kindSandbox{}
+	call := &Call{Sandbox: sb}
+	vm := start(t, hello, call, 32<<20)
+	var outs []string
+	for range 2 {
+		call.rng = nil // a new entry (the kind's enter does this)
+		out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "ask"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, string(out))
+	}
+	if want := `{"content":[{"type":"text","text":"accept 2 `; !strings.HasPrefix(outs[0], want) || outs[0] != outs[1] {
+		t.Fatalf("without the random grant: %s and %s; want equal answers starting %s", outs[0], outs[1], want)
+	}
+	if want := []string{`elicitation {"message":"name?","requestedSchema":{"type":"object","properties":{"n":{"type":"string"}}}}`, `roots {}`}; len(sb.kinds) != 4 || sb.kinds[0] != want[0] || sb.kinds[1] != want[1] {
+		t.Fatalf("requests %q, want %q twice", sb.kinds, want)
+	}
+	call.Random = true
+	a, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "ask"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "ask"})
+	if err != nil || string(a) == string(b) {
+		t.Fatalf("with the random grant: %s and %s (%v); want different UUIDs", a, b, err)
 	}
 }
