@@ -22,6 +22,7 @@ type Guest struct {
 	host      *Host
 	name      string
 	source    string
+	config    map[string]string // GuestConfig.Config, read by Extism plugins (config_get)
 	manifest  abi.Manifest
 	served    *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
 	tools     map[string]*tool

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/extism"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/mcpwasm"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/quickjs"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
@@ -15,7 +16,8 @@ import (
 // new kind is one package under runtime/internal/kind/ and one line here.
 var kinds = []kind.Kind{
 	mcpwasm.Kind{},
-	quickjs.Kind{},
+	extism.Kind{},  // Extism plugins written for hyper-mcp (abi/EXTISM.md)
+	quickjs.Kind{}, // JavaScript: quickjs-wasi with the script in custom sections (README "Write a tool in TypeScript")
 }
 
 // kindByName returns the registered kind called name, or nil.

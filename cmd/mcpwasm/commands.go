@@ -146,6 +146,16 @@ mcpwasm new --sdk ~/src/mcpwasm wat greet /tmp/greet
 mcpwasm new go greet                         # a released mcpwasm: its own version of the SDK
 mcpwasm new ts greet                         # then: cd greet && npm ci && npm run build`,
 			Run: newProject},
+		{Name: "import", Args: "[-o FILE] hyper-mcp CONFIG.json", Short: "convert a hyper-mcp config into an mcpwasm config and show what it grants",
+			Long: `Reads a hyper-mcp configuration (JSON or YAML) and writes the mcpwasm configuration that
+serves the same plugins: each plugin becomes a guest of the same name and path, allowed_hosts
+become net grants, allowed_paths fs grants (read-write, as hyper-mcp mounts them), env_vars
+the guest's config (what config_get reads), memory_limit the memory limit. On stderr it prints
+what each guest is granted and what was not carried over (skip_tools, allowed_secrets, auths)
+or behaves differently under mcpwasm.`,
+			Examples: `mcpwasm import hyper-mcp ~/.config/hyper-mcp/config.json > mcpwasm.json
+mcpwasm import -o mcpwasm.json hyper-mcp config.yaml`,
+			Run: importCmd},
 		{Name: "version", Short: "print the versions of mcpwasm, the ABI, Go, wazero and the MCP SDK",
 			Examples: `mcpwasm version`, NoFlags: true,
 			Run: func(_ context.Context, args []string, _ io.Reader, stdout, _ io.Writer) (int, error) {
