@@ -304,6 +304,9 @@ type HTTPRequest struct {
 	URL     string              `json:"url"`
 	Headers map[string][]string `json:"headers,omitempty"`
 	Body    string              `json:"body,omitempty"`
+	// BodyBase64 carries a body that is not valid UTF-8, base64-encoded (RFC 4648 §4);
+	// it is used instead of Body when set.
+	BodyBase64 string `json:"body_base64,omitempty"`
 }
 
 // HTTPResponse is the body of an OK answer to a KindHTTP request. Body holds the response

@@ -18,7 +18,7 @@ func TestCurrent(t *testing.T) {
 	if err != nil {
 		testenv.Skip(t, "wat2wasm not installed (Debian package wabt)")
 	}
-	for _, name := range []string{"bare_echo", "extism_echo"} {
+	for _, name := range []string{"bare_echo", "extism_echo", "extism_v1_echo"} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), name+".wasm")
 			src := filepath.Join("testdata", name)

@@ -29,6 +29,20 @@ var BareWat []byte
 //go:embed testdata/extism_echo.wasm
 var ExtismWat []byte
 
+// ExtismV1Wat is extism_v1_echo.wasm: the same echo as a hyper-mcp v1 plugin (describe, call),
+// which mcpwasm serves as a guest of kind extism and extism/go-sdk runs as it is.
+//
+// Rebuild: wat2wasm bench/testdata/extism_v1_echo.wat -o bench/testdata/extism_v1_echo.wasm
+//
+//go:embed testdata/extism_v1_echo.wasm
+var ExtismV1Wat []byte
+
+// PluginInput is what a hyper-mcp v1 plugin's call gets for tool echo with args: what
+// mcpwasm passes it, and what the go-sdk case passes, so both run the same guest work.
+func PluginInput(args []byte) []byte {
+	return append(append([]byte(`{"params":{"name":"echo","arguments":`), args...), `}}`...)
+}
+
 // GoEchoID is the guest and tool name of the Go echo guest (testdata/guests/goecho).
 const GoEchoID = "gecho0000"
 

@@ -28,6 +28,8 @@ type Env struct {
 
 	host             *runtime.Host
 	watGuest, goGust *runtime.Guest
+	pluginGuest      *runtime.Guest // ExtismV1Wat through mcpwasm's Extism kind
+	pluginP          *extism.Plugin // ExtismV1Wat through extism/go-sdk
 	shaGuest         *runtime.Guest
 	floorSha         [2]api.Function // gosha's bare sha export: [0] plain runtime, [1] CloseOnContextDone
 
@@ -63,6 +65,9 @@ func NewEnv(ctx context.Context, dir string) (_ *Env, err error) {
 		return nil, err
 	}
 	if e.goGust, err = e.host.Load(ctx, e.Go.Echo, &runtime.GuestConfig{Source: "go echo"}); err != nil {
+		return nil, err
+	}
+	if e.pluginGuest, err = e.host.Load(ctx, ExtismV1Wat, &runtime.GuestConfig{Source: "extism_v1_echo.wasm"}); err != nil {
 		return nil, err
 	}
 	if e.shaGuest, err = e.host.Load(ctx, e.Go.Sha, &runtime.GuestConfig{Source: "go sha"}); err != nil {
@@ -138,6 +143,16 @@ func NewEnv(ctx context.Context, dir string) (_ *Env, err error) {
 		return nil, err
 	}
 	e.closers = append(e.closers, func() { e.extismP.Close(ctx) })
+	pm := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: ExtismV1Wat}}}
+	pcp, err := extism.NewCompiledPlugin(ctx, pm, extism.PluginConfig{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, func() { pcp.Close(ctx) })
+	if e.pluginP, err = pcp.Instance(ctx, extism.PluginInstanceConfig{}); err != nil {
+		return nil, err
+	}
+	e.closers = append(e.closers, func() { e.pluginP.Close(ctx) })
 	return e, nil
 }
 
@@ -257,6 +272,36 @@ func (e *Env) WarmCases(sizes []int) []Case {
 				for b.Loop() {
 					_, out, err := e.extismP.Call("echo", args)
 					check(b, out, err, n)
+				}
+			}},
+			Case{"plugin", "hyper-mcp v1 plugin: mcpwasm Guest.Call", n, func(b *testing.B) {
+				in := PluginInput(args)
+				out, err := e.pluginGuest.Call(e.ctx, "echo", args)
+				if err == nil && !bytes.Equal(out, in) {
+					err = fmt.Errorf("plugin echo returned %d bytes, want its %d-byte input", len(out), len(in))
+				}
+				check(b, out, err, len(in))
+				b.ReportAllocs()
+				b.SetBytes(int64(n))
+				defer reportCPU(b)()
+				for b.Loop() {
+					out, err := e.pluginGuest.Call(e.ctx, "echo", args)
+					check(b, out, err, len(in))
+				}
+			}},
+			Case{"plugin", "hyper-mcp v1 plugin: Extism go-sdk Plugin.Call", n, func(b *testing.B) {
+				in := PluginInput(args)
+				_, out, err := e.pluginP.Call("call", in)
+				if err == nil && !bytes.Equal(out, in) {
+					err = fmt.Errorf("plugin echo returned %d bytes, want its %d-byte input", len(out), len(in))
+				}
+				check(b, out, err, len(in))
+				b.ReportAllocs()
+				b.SetBytes(int64(n))
+				defer reportCPU(b)()
+				for b.Loop() {
+					_, out, err := e.pluginP.Call("call", in)
+					check(b, out, err, len(in))
 				}
 			}},
 			Case{"go", "floor: bare //go:wasmexport call", n, floor(e.floorGo, false)},

@@ -83,7 +83,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
 	inst.budget.Rate = &g.logRate
-	inst.call = kind.Call{Guest: g.name, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
+	inst.call = kind.Call{Guest: g.name, Config: g.config, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
 	kind.Bind(mod, &inst.call)
 	if err := inst.startKind(ctx); err != nil {
 		inst.close(ctx)
@@ -173,8 +173,15 @@ func (inst *instance) Invoke(ctx context.Context, fn api.Function, stack []uint6
 // Interrupted implements kind.Instance.
 func (inst *instance) Interrupted() bool { return inst.intr.interrupted() != 0 }
 
+// Custom implements kind.Instance: the script sections the guest kept when its module was
+// compiled (kinds.go); other custom sections are not kept.
+func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
+
 // Memory implements kind.Instance.
 func (inst *instance) Memory() api.Memory { return inst.mem }
+
+// Module implements kind.Instance.
+func (inst *instance) Module() *kind.Module { return moduleOf(inst.g.compiled) }
 
 // Region implements kind.Instance.
 func (inst *instance) Region(ptr, n uint32) ([]byte, error) {

@@ -52,6 +52,9 @@ type GuestConfig struct {
 	Isolation string
 	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
 	SHA256 string
+	// Config is the operator's key-value strings for the guest: what an Extism plugin reads
+	// with config_get (hyper-mcp's env_vars). A client never sets them. Copied at Load.
+	Config map[string]string
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -119,7 +122,10 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	g = &Guest{host: h, name: c.Name, source: src, compiled: compiled, kind: k, limits: limits, isolation: iso}
+	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), compiled: compiled, kind: k, limits: limits, isolation: iso}
+	if compiled != nil && wasm != nil {
+		g.customs = scriptSections(wasm)
+	}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	if file != nil {
 		g.code.path = file.path
@@ -136,6 +142,9 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	}
 	if g.name == "" {
 		g.name = m.Name
+		if n, ok := k.(kind.Namer); ok {
+			g.name = n.GuestName(c.Source)
+		}
 	}
 	if !abi.ValidName(g.name) {
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
@@ -159,7 +168,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return g, fmt.Errorf("guest %q: %w", g.name, err)
 	}
 	if len(g.manifest.Prompts) > 0 {
-		sb, err := sandbox.NewTool(g.name, "", sandbox.PromptGrants(c.Grants), false, g.manifest.Requests,
+		sb, err := sandbox.NewTool(g.name, "", sandbox.PromptGrants(c.Grants), false, g.requested(g.manifest.Requests, sandbox.PromptGrants(c.Grants)),
 			sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
 		if err != nil {
 			return g, fmt.Errorf("guest %q prompts: %w", g.name, err)
@@ -268,6 +277,15 @@ func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 	return nil
 }
 
+// requested is what the guest requests when granted granted: r, its manifest's requests,
+// unless its kind infers them (kind.Requester: an Extism plugin cannot name paths).
+func (g *Guest) requested(r abi.Requests, granted policy.Grants) abi.Requests {
+	if k, ok := g.kind.(kind.Requester); ok {
+		return k.Requested(r, granted)
+	}
+	return r
+}
+
 // grantTool computes what tool t may use and gives it a pool of instances built for that.
 // Per-tool grants follow the one narrowing rule (Grants.Within): anything wider is an error.
 func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
@@ -278,7 +296,7 @@ func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
 			return fmt.Errorf("grants: %w", err)
 		}
 	}
-	requested := sandbox.MergeRequests(g.manifest.Requests, t.def.Requests)
+	requested := g.requested(sandbox.MergeRequests(g.manifest.Requests, t.def.Requests), granted)
 	sb, err := sandbox.NewTool(g.name, t.def.Name, granted, c.ToolGrants != nil, requested,
 		sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
 	if err != nil {

@@ -67,6 +67,9 @@ type Guest struct {
 	Grants policy.Grants   `json:"grants,omitzero"`
 	Limits Limits          `json:"limits,omitzero"`
 	Tools  map[string]Tool `json:"tools,omitempty"`
+	// Config is the key-value strings an Extism plugin reads with config_get (hyper-mcp's
+	// runtime_config.env_vars); the operator's only, never the client's.
+	Config map[string]string `json:"config,omitempty"`
 	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
 	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
 	// withheld.
@@ -356,6 +359,7 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 		Name:   g.Name,
 		Source: source,
 		SHA256: g.SHA256,
+		Config: g.Config,
 		Limits: g.Limits.runtime(),
 		Grants: c.grants(g.Grants),
 	}

@@ -229,3 +229,19 @@ func TestRuntimeChecksAtParse(t *testing.T) {
 		}
 	}
 }
+
+// A guest's config map (what an Extism plugin reads with config_get) reaches the runtime as
+// it is; a value that is not a string is refused naming the field.
+func TestGuestConfigMap(t *testing.T) {
+	c, err := Parse([]byte(`{"guests":[{"path":"p.wasm","config":{"API_URL":"https://api.example.com","EMPTY":""}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.GuestConfig(c.Guests[0], "p.wasm").Config
+	if len(got) != 2 || got["API_URL"] != "https://api.example.com" || got["EMPTY"] != "" {
+		t.Errorf("Config = %v", got)
+	}
+	if _, err := Parse([]byte(`{"guests":[{"path":"p.wasm","config":{"N":1}}]}`)); err == nil || !strings.Contains(err.Error(), "config") {
+		t.Errorf("a number in config: %v", err)
+	}
+}

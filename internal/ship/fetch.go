@@ -240,11 +240,14 @@ func (c *Client) registryError(src Source, err error) error {
 	return err
 }
 
-// wasmManifest is the part of an OCI image manifest the layout check reads.
+// wasmManifest is the part of an OCI image manifest (or a Docker image manifest, or an
+// index of them) the layout check reads.
 type wasmManifest struct {
-	MediaType string               `json:"mediaType"`
-	Config    ocispec.Descriptor   `json:"config"`
-	Layers    []ocispec.Descriptor `json:"layers"`
+	MediaType    string               `json:"mediaType"`
+	ArtifactType string               `json:"artifactType"`
+	Config       ocispec.Descriptor   `json:"config"`
+	Layers       []ocispec.Descriptor `json:"layers"`
+	Manifests    []ocispec.Descriptor `json:"manifests"` // an index
 }
 
 func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify Verifier) (*Fetched, error) {
@@ -260,7 +263,7 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 		rc.Close()
 		return nil, fmt.Errorf("manifest %s: %d bytes, more than %d", desc.Digest, desc.Size, maxManifestBytes)
 	}
-	if desc.MediaType != ocispec.MediaTypeImageManifest {
+	if !slices.Contains(manifestTypes, desc.MediaType) {
 		rc.Close()
 		return nil, fmt.Errorf("%s is a %q, not an OCI image manifest (application/wasm artifact)", desc.Digest, desc.MediaType)
 	}
@@ -273,8 +276,23 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	if m.Config.MediaType != MediaTypeConfig || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaTypeLayer {
-		return nil, fmt.Errorf("%s is not a Wasm OCI artifact (config %s, one layer %s)", desc.Digest, MediaTypeConfig, MediaTypeLayer)
+	if desc.MediaType == ocispec.MediaTypeImageIndex || desc.MediaType == mediaTypeDockerList {
+		// An image built for one platform may still be pushed as an index (docker buildx):
+		// its linux/amd64 image, as hyper-mcp resolves it.
+		if desc, m, err = imageOfIndex(ctx, repo, desc, m); err != nil {
+			return nil, err
+		}
+	}
+	wasmLayer := len(m.Layers) == 1 && m.Layers[0].MediaType == MediaTypeLayer
+	switch {
+	case m.Config.MediaType == MediaTypeConfig && wasmLayer:
+	case (m.ArtifactType == ArtifactTypeHyperMCP || m.Config.MediaType == ArtifactTypeHyperMCP) && wasmLayer:
+		// hyper-mcp's ORAS layout: the one layer is the module, as in ours.
+	case isImage(m):
+		return c.fetchImage(ctx, src, repo, desc, m, want, verify)
+	default:
+		return nil, fmt.Errorf("%s is not a Wasm OCI artifact (config %s, one layer %s), a hyper-mcp plugin (artifact type %s, one layer %s) or an image holding /plugin.wasm",
+			desc.Digest, MediaTypeConfig, MediaTypeLayer, ArtifactTypeHyperMCP, MediaTypeLayer)
 	}
 	layer := m.Layers[0]
 	if layer.Size > c.o.MaxBytes {

@@ -60,6 +60,21 @@ type Kind interface {
 	Start(ctx context.Context, in Instance, c *Call) (Started, error)
 }
 
+// Namer is implemented by a kind whose guests have no name of their own (Extism plugins):
+// a guest the config does not name is named GuestName(source), source being
+// GuestConfig.Source, instead of by its manifest (which is cached by module, so it cannot
+// carry a name that depends on where the module came from).
+type Namer interface {
+	GuestName(source string) string
+}
+
+// Requester is implemented by a kind whose guests cannot name the files, variables or hosts
+// they use (Extism plugins): load asks it what a guest granted granted requests, given the
+// requests of its manifest (what Describe returned), instead of taking those as they are.
+type Requester interface {
+	Requested(manifest abi.Requests, granted policy.Grants) abi.Requests
+}
+
 // Started is one started instance of a kind. The pool serialises its methods: never two at
 // once, always with c installed and the call's deadline armed. Each returns the JSON the
 // binding expects (Describe: an abi.Manifest; the others: the MCP result, or an abi.ErrorBody
@@ -98,10 +113,17 @@ type Instance interface {
 	Interrupted() bool
 	// Memory is the guest's exported linear memory.
 	Memory() api.Memory
+	// Custom returns the body of the module's custom section name (the last of that name), or
+	// nil: how a kind that keeps its guest's code in the module (JavaScript's script, section
+	// "mcpwasm.js") reads it in Start. Only sections named "mcpwasm.js…" are kept.
+	Custom(name string) []byte
 	// Region returns a view of [ptr, ptr+n) of linear memory, valid until the guest runs
 	// again, or an error wrapping fault.ErrABI naming the region when it is not inside the
 	// memory. Size caps are the kind's (which limit a region breaks is its to name).
 	Region(ptr, n uint32) ([]byte, error)
+	// Module is what Detect looked at: the module's function imports and exports (a kind
+	// whose guests cannot name what they use infers its requests from its imports).
+	Module() *Module
 }
 
 // Entry names the entry point a Call runs.
@@ -133,9 +155,12 @@ type Host interface {
 // runs and resets after. The pool keeps one per instance, so entering costs no allocation.
 // Host functions of every kind reach it through CallOf.
 type Call struct {
-	Guest string // the guest's name
-	Tool  string // the tool running; "" outside tools/call
-	Entry Entry
+	Guest string // the guest's name ("" while its manifest is read, if the config names none)
+	// Config is the operator's key-value strings for the guest (GuestConfig.Config), which
+	// Extism plugins read with config_get; never the client's. Read only.
+	Config map[string]string
+	Tool   string // the tool running; "" outside tools/call
+	Entry  Entry
 	// Limits of the entry: the tool's for a tool call, else the guest's; for Describe,
 	// OutputBytes is the manifest limit. The pool enforces Timeout and MemoryBytes (linear
 	// memory plus Vars); a kind names them in messages and caps its results at OutputBytes.
@@ -166,8 +191,8 @@ func (c *Call) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 	return c.Host.Request(ctx, c, kind, body)
 }
 
-// Reset clears what one entry installed, keeping the instance's parts (Host, Instance,
-// Started, Vars, Report's guest-wide rate).
+// Reset clears what one entry installed, keeping the instance's parts (Guest, Config, Host,
+// Instance, Started, Vars, Report's guest-wide rate).
 func (c *Call) Reset() {
 	c.Tool, c.Entry, c.Limits, c.Sandbox, c.Input = "", 0, policy.Limits{}, nil, nil
 	c.Output.Reset(0)

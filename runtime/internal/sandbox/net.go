@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -319,7 +320,13 @@ func (c *Tool) httpRequest(ctx context.Context, body []byte) (abi.Status, []byte
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.net.Timeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(req.Body))
+	reqBody := []byte(req.Body)
+	if req.BodyBase64 != "" {
+		if reqBody, err = base64.StdEncoding.DecodeString(req.BodyBase64); err != nil {
+			return abi.StatusInvalid, ErrorBody("http: body_base64 is not base64: " + err.Error())
+		}
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(reqBody))
 	if err != nil {
 		return abi.StatusInvalid, ErrorBody("http: " + err.Error())
 	}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// extismTestdata is where the Extism test plugins are (built from their C sources).
+var extismTestdata = filepath.Join("..", "..", "runtime", "internal", "kind", "extism", "testdata")
+
+// A hyper-mcp v1 plugin served over stdio from a config: its config map reaches config_get,
+// its net grant lets http_request reach the granted server only, a plugin error is a tool
+// error.
+func TestExtismServeStdio(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "pong") }))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	plugin, err := filepath.Abs(filepath.Join(extismTestdata, "v1.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "mcpwasm.json")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`{"guests":[{"path":%q,"name":"plug","config":{"greeting":"hello"},"grants":{"net":[%q]}}]}`, plugin, u.Host)), 0o600)
+	server := []string{"--", binPath, "serve", "--cache-dir", cacheDir, "--config", cfg}
+	out, code := runClient(t, append([]string{"tools"}, server...)...)
+	if code != 0 || !strings.Contains(out, "echo(text?)") || !strings.Contains(out, "callbacks()") {
+		t.Fatalf("tools: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		tool, args, want string
+		code             int
+	}{
+		{"echo", `{"text":"hi"}`, "hi\n", 0},
+		{"config", `{}`, "greeting=hello; missing unset\n", 0},
+		{"http", fmt.Sprintf(`{"url":%q}`, srv.URL), "200\npong\n", 0},
+		{"http", `{"url":"http://127.0.0.1:1/"}`, `net: host "127.0.0.1:1" is not granted to guest "plug"`, ExitToolError},
+		{"fail", `{"text":"no"}`, "boom: no\n", ExitToolError},
+		{"trap", `{}`, "guest trapped", ExitToolError},
+	} {
+		out, code := runClient(t, append([]string{"call", tc.tool, tc.args}, server...)...)
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("call %s %s = %q (exit %d), want %q (exit %d)", tc.tool, tc.args, out, code, tc.want, tc.code)
+		}
+	}
+}
+
+// A hyper-mcp v2 plugin served over Streamable HTTP: tools, prompts, resource templates and
+// resources/read.
+func TestExtismServeHTTP(t *testing.T) {
+	base, _ := startHTTP(t, filepath.Join(extismTestdata, "v2.wasm"))
+	mcp := base + "/mcp"
+	out, code := runClient(t, "tools", "--url", mcp)
+	if code != 0 || !strings.Contains(out, "echo()") || !strings.Contains(out, "fail()") {
+		t.Errorf("tools: exit %d\n%s", code, out)
+	}
+	out, code = runClient(t, "prompt", "greet", `{"who":"ada"}`, "--url", mcp)
+	if code != 0 || !strings.Contains(out, "hello ada") {
+		t.Errorf("prompt: exit %d\n%s", code, out)
+	}
+	out, code = runClient(t, "read", "mem://notes/9", "--url", mcp)
+	if code != 0 || out != "content of mem://notes/9\n" {
+		t.Errorf("read: exit %d %q", code, out)
+	}
+	out, code = runClient(t, "resources", "--url", mcp)
+	if code != 0 || !strings.Contains(out, "mem://readme") {
+		t.Errorf("resources: exit %d\n%s", code, out)
+	}
+	out, code = runClient(t, "call", "echo", `{"x":1}`, "--url", mcp)
+	if code != 0 || !strings.Contains(out, `"request":{"name":"echo","arguments":{"x":1}}`) {
+		t.Errorf("call: exit %d\n%s", code, out)
+	}
+}
+
+// The TypeScript SDK's client drives a hyper-mcp plugin over stdio: the plugin's
+// create_message reaches the client's sampling handler (granted), its elicitation is refused
+// as hyper-mcp refuses one (not granted), and the tool result carries both.
+func TestExtismInteropTypeScript(t *testing.T) {
+	sdkIndex := npmTool(t, "@modelcontextprotocol/sdk/dist/esm/client/index.js")
+	modules := strings.TrimSuffix(sdkIndex, filepath.FromSlash("/@modelcontextprotocol/sdk/dist/esm/client/index.js"))
+	plugin, err := filepath.Abs(filepath.Join(extismTestdata, "v1.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := writeConfig(t, `{"guests": [{"path": "`+plugin+`", "grants": {"sampling": true}}]}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "testdata/interop/sampling-client.mjs", "callbacks",
+		binPath, "serve", "--cache-dir", cacheDir, "--config", conf)
+	cmd.Env = append(os.Environ(), "MCPWASM_INTEROP_MODULES="+modules)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node client: %v\n%s\n%s", err, out, stderr.String())
+	}
+	var res struct {
+		Content []struct{ Type, Text string }
+		IsError bool
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.IsError || len(res.Content) != 1 {
+		t.Fatalf("client output: %v\n%s", err, out)
+	}
+	lines := strings.Split(res.Content[0].Text, "\n")
+	if len(lines) != 5 || !strings.Contains(lines[0], `"text":"answer from the TypeScript client (1 message)"`) ||
+		lines[1] != `{"action":"decline","content":{"error":"elicitation: not granted to guest \"v1\""}}` {
+		t.Errorf("callbacks answered:\n%s", res.Content[0].Text)
+	}
+}
+
+// --watch reloads a plugin like any guest: the v2 plugin's file replaced by the v1 plugin's
+// is served after tools/list_changed; a failed reload keeps it serving. The stop file stops a
+// plugin in a loop.
+func TestExtismWatchReloadAndStop(t *testing.T) {
+	v1, err := os.ReadFile(filepath.Join(extismTestdata, "v1.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := os.ReadFile(filepath.Join(extismTestdata, "v2.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path, stop := filepath.Join(dir, "plugin.wasm"), filepath.Join(dir, "STOP")
+	if err := os.WriteFile(path, v2, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, "--watch", "--stop-file", stop, path)
+	s.initialize()
+	if err := os.WriteFile(path, v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.recv(); l != `{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}` {
+		t.Errorf("after reload: %s", l)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if l := s.recv(); !strings.Contains(l, `"name":"callbacks"`) {
+		t.Errorf("tools after reload: %s", l)
+	}
+	if err := os.WriteFile(path, []byte("not wasm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitLog(t, s.stderr, "reload failed; the old version keeps serving")
+	s.send(callLine(3, "echo", `{"text":"still here"}`))
+	if _, text := toolResult(t, s.recv()); text != "still here" {
+		t.Errorf("after a failed reload: %s", text)
+	}
+	s.send(callLine(4, "loop", `{}`))
+	if err := os.WriteFile(stop, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		l := s.recv()
+		if strings.Contains(l, `"method":"notifications/message"`) {
+			continue // the plugin's "looping" log line
+		}
+		if isErr, text := toolResult(t, l); !isErr || text != `guest "plugin" tool "loop": calls are stopped by the operator` {
+			t.Errorf("stopped loop: %v %q", isErr, text)
+		}
+		break
+	}
+}
+
+// Over MCP (stdio, JSON-RPC as a client sends it): a v2 plugin's completion and its progress
+// report for the call's progressToken; a v1 plugin's log lines as notifications/message at the
+// level the client set.
+func TestExtismCompletionProgressLogging(t *testing.T) {
+	s := startServer(t, filepath.Join(extismTestdata, "v2.wasm"))
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"b"}}}`)
+	if l := s.recv(); !strings.Contains(l, `"values":["prompt","b-one"]`) {
+		t.Errorf("completion: %s", l)
+	}
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"p1"}}}`)
+	if l := s.recv(); !strings.Contains(l, `"method":"notifications/progress"`) || !strings.Contains(l, `"progress":3`) || !strings.Contains(l, `"progressToken":"p1"`) {
+		t.Errorf("progress: %s", l)
+	}
+	if isErr, _ := toolResult(t, s.recv()); isErr {
+		t.Errorf("echo failed")
+	}
+
+	s = startServer(t, filepath.Join(extismTestdata, "v1.wasm"))
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"info"}}`)
+	if l := s.recv(); !strings.Contains(l, `"id":4,"result"`) {
+		t.Fatalf("setLevel: %s", l)
+	}
+	s.send(callLine(5, "log", `{}`))
+	var logs []string
+	for {
+		l := s.recv()
+		if strings.Contains(l, `"method":"notifications/message"`) {
+			var n struct {
+				Params struct {
+					Level string
+					Data  string
+				}
+			}
+			json.Unmarshal([]byte(l), &n)
+			logs = append(logs, n.Params.Level+":"+n.Params.Data)
+			continue
+		}
+		if _, text := toolResult(t, l); text != "level=2" {
+			t.Errorf("log: %s", l)
+		}
+		break
+	}
+	if strings.Join(logs, " ") != "info:i warning:w error:e" {
+		t.Errorf("log notifications: %q", logs)
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/config"
+)
+
+func TestImportHyperMCP(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "config.json")
+	os.WriteFile(src, []byte(`{"plugins":{"fetch":{"url":"oci://ghcr.io/hyper-mcp-rs/fetch-plugin:latest",
+		"runtime_config":{"allowed_hosts":["*"],"env_vars":{"UA":"x"}}}}}`), 0o600)
+	var stdout, stderr strings.Builder
+	if code := run(context.Background(), []string{"import", "hyper-mcp", src}, strings.NewReader(""), &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	c, err := config.Parse([]byte(stdout.String()))
+	if err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, stdout.String())
+	}
+	if g := c.Guests[0]; g.Name != "fetch" || g.Config["UA"] != "x" || len(g.Grants.Net) != 1 || g.Grants.Net[0] != "*" {
+		t.Errorf("guest %+v", g)
+	}
+	if !strings.HasPrefix(stderr.String(), "guest fetch (oci://ghcr.io/hyper-mcp-rs/fetch-plugin:latest)\n  grants net \"*\"\n") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+
+	out := filepath.Join(dir, "mcpwasm.json")
+	stdout.Reset()
+	if code := run(context.Background(), []string{"import", "-o", out, "hyper-mcp", src}, strings.NewReader(""), &stdout, &stderr); code != ExitOK || stdout.Len() != 0 {
+		t.Fatalf("-o: exit %d, stdout %q", code, stdout.String())
+	}
+	if _, err := config.Load(out); err != nil {
+		t.Errorf("written config: %v", err)
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"import", "-o", out, "hyper-mcp", src}, strings.NewReader(""), &stdout, &stderr); code != ExitError ||
+		!strings.Contains(stderr.String(), "mcpwasm.json exists; not overwriting it") {
+		t.Errorf("existing -o: exit %d: %s", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"import", "claude", src}, strings.NewReader(""), &stdout, &stderr); code != ExitUsage ||
+		!strings.Contains(stderr.String(), "want: mcpwasm import hyper-mcp CONFIG.json (or .yaml)") {
+		t.Errorf("unknown source: exit %d: %s", code, stderr.String())
+	}
+}

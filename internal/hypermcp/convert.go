@@ -1,0 +1,372 @@
+// Package hypermcp converts a hyper-mcp configuration (its documented format: RUNTIME_CONFIG.md
+// and src/config.rs of hyper-mcp-rs/hyper-mcp) into an mcpwasm configuration, and says what
+// the result grants and what it does not carry over. `mcpwasm import hyper-mcp` uses it.
+package hypermcp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
+)
+
+// File is a hyper-mcp configuration file. Unknown fields are kept out of the conversion and
+// reported (Result.Notes).
+type File struct {
+	Auths          map[string]json.RawMessage `json:"auths"`
+	DynamicLoading bool                       `json:"dynamic_loading"`
+	OCI            *OCI                       `json:"oci"`
+	Plugins        map[string]Plugin          `json:"plugins"`
+}
+
+// OCI is hyper-mcp's signature verification settings for oci:// plugins.
+type OCI struct {
+	InsecureSkipSignature bool   `json:"insecure_skip_signature"`
+	CertEmail             string `json:"cert_email"`
+	CertIssuer            string `json:"cert_issuer"`
+	CertURL               string `json:"cert_url"`
+}
+
+// Plugin is one plugin entry: its URL ("path" is an alias) and runtime configuration.
+type Plugin struct {
+	URL           string         `json:"url"`
+	Path          string         `json:"path"`
+	RuntimeConfig *RuntimeConfig `json:"runtime_config"`
+}
+
+// RuntimeConfig is a plugin's runtime_config.
+type RuntimeConfig struct {
+	SkipTools             []string          `json:"skip_tools"`
+	SkipPrompts           []string          `json:"skip_prompts"`
+	SkipResources         []string          `json:"skip_resources"`
+	SkipResourceTemplates []string          `json:"skip_resource_templates"`
+	AllowedHosts          []string          `json:"allowed_hosts"`
+	AllowedPaths          []string          `json:"allowed_paths"`
+	AllowedSecrets        []json.RawMessage `json:"allowed_secrets"`
+	EnvVars               map[string]string `json:"env_vars"`
+	MemoryLimit           string            `json:"memory_limit"`
+}
+
+// Result is the converted configuration and what it means.
+type Result struct {
+	Config config.Config
+	// Guests says per guest, in order, what it is granted and what was not carried over.
+	Guests []Guest
+	// Notes are file-level remarks (auths, signatures, dynamic loading).
+	Notes []string
+}
+
+// Guest is the report of one converted plugin.
+type Guest struct {
+	Name, Path string
+	Grants     []string // one line per grant, in config words
+	Notes      []string // what differs from hyper-mcp or was left out
+}
+
+// pluginName is hyper-mcp's rule for plugin names (letters, digits, single underscores
+// inside), which mcpwasm's guest names accept as they are.
+var pluginName = regexp.MustCompile(`^[A-Za-z0-9]+(_[A-Za-z0-9]+)*$`)
+
+// Convert converts a hyper-mcp configuration: JSON, or YAML when yamlFormat (TOML is not
+// read; convert it to JSON first). Errors name the plugin and field.
+func Convert(data []byte, yamlFormat bool) (*Result, error) {
+	if yamlFormat {
+		var err error
+		if data, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, fmt.Errorf("reading YAML: %w", err)
+		}
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("not a hyper-mcp configuration: %w", err)
+	}
+	if f.Plugins == nil {
+		return nil, errors.New(`not a hyper-mcp configuration: no "plugins" object`)
+	}
+	r := &Result{Config: config.Config{Guests: []config.Guest{}}}
+	if len(f.Auths) > 0 {
+		r.Notes = append(r.Notes, "auths (credentials hyper-mcp uses to download plugins) are not carried over: "+
+			"mcpwasm takes registry credentials from the Docker config file ('docker login')")
+	}
+	if f.DynamicLoading {
+		r.Notes = append(r.Notes, "dynamic_loading is not carried over: mcpwasm serves the guests of its config (serve --watch reloads them)")
+	}
+	names := make([]string, 0, len(f.Plugins))
+	for name := range f.Plugins {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	hasOCI := false
+	for _, name := range names {
+		g, rep, err := convertPlugin(name, f.Plugins[name], &r.Config)
+		if err != nil {
+			return nil, fmt.Errorf("plugins.%s: %w", name, err)
+		}
+		hasOCI = hasOCI || strings.HasPrefix(g.Path, "oci://")
+		r.Config.Guests = append(r.Config.Guests, g)
+		r.Guests = append(r.Guests, rep)
+	}
+	if hasOCI {
+		r.Notes = append(r.Notes, signatureNote(f.OCI, &r.Config))
+	}
+	return r, nil
+}
+
+// signatureNote carries hyper-mcp's signature settings over where they name a signer, and
+// says what the operator must add where they do not.
+func signatureNote(o *OCI, c *config.Config) string {
+	switch {
+	case o != nil && o.InsecureSkipSignature:
+		return "hyper-mcp skipped signature checks (oci.insecure_skip_signature); mcpwasm checks none unless the config asks: add a \"signatures\" policy per registry"
+	case o != nil && (o.CertEmail != "" || o.CertURL != "") && o.CertIssuer != "":
+		id := o.CertEmail
+		if id == "" {
+			id = o.CertURL
+		}
+		c.Signatures = map[string]*config.Signature{}
+		for _, g := range c.Guests {
+			if host, ok := ociHost(g.Path); ok {
+				c.Signatures[host] = &config.Signature{Identity: id, Issuer: o.CertIssuer, TrustedRoot: "trusted_root.json"}
+			}
+		}
+		return fmt.Sprintf("signatures: OCI guests must be signed by %s (issuer %s), as hyper-mcp's oci settings say; "+
+			"put the Sigstore trusted root beside the config as trusted_root.json", id, o.CertIssuer)
+	}
+	return "hyper-mcp verifies cosign signatures of OCI plugins against the public Sigstore instance with any signer by default; " +
+		"mcpwasm verifies a signer you name: add a \"signatures\" policy (identity, issuer, trusted_root) for the registry"
+}
+
+func ociHost(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "oci://")
+	if !ok {
+		return "", false
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return host, host != ""
+}
+
+func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest, error) {
+	var g config.Guest
+	rep := Guest{Name: name}
+	if !pluginName.MatchString(name) || len(name) > 64 {
+		return g, rep, fmt.Errorf("the name %q is not a hyper-mcp plugin name (letters, digits, single underscores inside)", name)
+	}
+	g.Name = name
+	src := p.URL
+	if src == "" {
+		src = p.Path
+	}
+	if src == "" {
+		return g, rep, errors.New(`"url" is required`)
+	}
+	u, err := url.Parse(src)
+	switch {
+	case err == nil && u.Scheme == "file":
+		g.Path = u.Path
+	case err == nil && (u.Scheme == "oci" || u.Scheme == "https"):
+		g.Path = src
+	case err == nil && u.Scheme == "http":
+		g.Path = src
+		if !slices.Contains(c.PlainHTTP, u.Host) {
+			c.PlainHTTP = append(c.PlainHTTP, u.Host)
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("downloaded over plain http: %s is listed in plain_http", u.Host))
+	case err == nil && u.Scheme == "s3":
+		return g, rep, fmt.Errorf("url %q: s3:// is not supported by mcpwasm; publish the plugin to an OCI registry or an https URL", src)
+	case path.IsAbs(src):
+		g.Path = src
+	default:
+		return g, rep, fmt.Errorf("url %q: want file://, oci://, https:// or http://", src)
+	}
+	rep.Path = g.Path
+	rc := p.RuntimeConfig
+	if rc == nil {
+		rc = &RuntimeConfig{}
+	}
+	for _, h := range rc.AllowedHosts {
+		pat, note, err := hostPattern(h)
+		if err != nil {
+			return g, rep, fmt.Errorf("runtime_config.allowed_hosts: %w", err)
+		}
+		if !slices.Contains(g.Grants.Net, pat) {
+			g.Grants.Net = append(g.Grants.Net, pat)
+		}
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
+		}
+	}
+	if len(g.Grants.Net) > 0 {
+		rep.Grants = append(rep.Grants, "net "+strings.Join(quoteAll(g.Grants.Net), ", "))
+		rep.Notes = append(rep.Notes, "hyper-mcp allowed any port of an allowed host; mcpwasm grants the scheme's default port (write host:* for any), "+
+			"and refuses loopback, private and link-local addresses unless the grant names that IP or localhost")
+	}
+	for _, ap := range rc.AllowedPaths {
+		fs, err := fsGrant(ap)
+		if err != nil {
+			return g, rep, fmt.Errorf("runtime_config.allowed_paths: %w", err)
+		}
+		g.Grants.FS = append(g.Grants.FS, fs)
+		mode := "read-write, as hyper-mcp mounts it"
+		if !fs.RW {
+			mode = "read-only"
+		}
+		rep.Grants = append(rep.Grants, fmt.Sprintf("fs %s at %s (%s)", fs.Host, fs.Guest, mode))
+	}
+	if len(rc.EnvVars) > 0 {
+		g.Config = map[string]string{}
+		keys := make([]string, 0, len(rc.EnvVars))
+		for k, v := range rc.EnvVars {
+			g.Config[k] = v
+			keys = append(keys, k)
+			if strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}") {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("config %s is %s: hyper-mcp read it from its environment; mcpwasm passes config values as written, so put the value in the config (and keep the file private)", k, v))
+			}
+		}
+		slices.Sort(keys)
+		rep.Grants = append(rep.Grants, "config "+strings.Join(keys, ", ")+" (read with config_get, not the WASI environment)")
+	}
+	if rc.MemoryLimit != "" {
+		n, err := parseByteSize(rc.MemoryLimit)
+		if err != nil {
+			return g, rep, fmt.Errorf("runtime_config.memory_limit: %w", err)
+		}
+		mb := int(math.Ceil(float64(n) / (1 << 20)))
+		if mb < 1 {
+			mb = 1
+		}
+		if mb > 4096 {
+			return g, rep, fmt.Errorf("runtime_config.memory_limit %q is over mcpwasm's 4096 MiB", rc.MemoryLimit)
+		}
+		g.Limits.MemoryMB = mb
+		line := fmt.Sprintf("memory %d MiB", mb)
+		if uint64(mb)<<20 != n {
+			line += fmt.Sprintf(" (%s rounded up to whole MiB)", rc.MemoryLimit)
+		}
+		rep.Grants = append(rep.Grants, line+"; it bounds linear and kernel memory together")
+	}
+	for _, skip := range []struct {
+		field string
+		list  []string
+	}{{"skip_tools", rc.SkipTools}, {"skip_prompts", rc.SkipPrompts}, {"skip_resources", rc.SkipResources}, {"skip_resource_templates", rc.SkipResourceTemplates}} {
+		if len(skip.list) > 0 {
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s not carried over: mcpwasm serves everything a guest offers", skip.field, strings.Join(quoteAll(skip.list), ", ")))
+		}
+	}
+	if len(rc.AllowedSecrets) > 0 {
+		rep.Notes = append(rep.Notes, "allowed_secrets not carried over: mcpwasm does not read the OS keyring for plugins (get_keyring_secret answers empty); give the values in config")
+	}
+	if len(rep.Grants) == 0 {
+		rep.Grants = []string{"nothing"}
+	}
+	return g, rep, nil
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = strconv.Quote(x)
+	}
+	return out
+}
+
+// hostPattern turns an Extism allowed_hosts glob into a net grant pattern: a host, "*", or
+// "*.suffix". Other globs (?, [ ], * inside a label) have no mcpwasm form.
+func hostPattern(h string) (pat, note string, err error) {
+	h = strings.TrimSpace(strings.ToLower(h))
+	switch {
+	case h == "":
+		return "", "", errors.New("an empty host")
+	case h == "*":
+		return "*", `net "*": any public host (hyper-mcp's "*" also reached private and loopback addresses)`, nil
+	case strings.HasPrefix(h, "*.") && !strings.ContainsAny(h[2:], "*?[]"):
+		return h, "", nil
+	case strings.ContainsAny(h, "*?[]"):
+		return "", "", fmt.Errorf("the glob %q has no mcpwasm form: write hosts, \"*.suffix\" or \"*\"", h)
+	case strings.Contains(h, "/"):
+		return "", "", fmt.Errorf("%q is a URL or path, not a host", h)
+	}
+	return h, "", nil
+}
+
+// fsGrant reads "host" or "host:plugin" (hyper-mcp's AllowedPath; an Extism "ro:" prefix
+// makes it read-only).
+func fsGrant(s string) (policy.FS, error) {
+	rw := true
+	if rest, ok := strings.CutPrefix(s, "ro:"); ok {
+		s, rw = rest, false
+	}
+	host, guest, _ := strings.Cut(s, ":")
+	host, guest = strings.TrimSpace(host), strings.TrimSpace(guest)
+	if guest == "" {
+		guest = host
+	}
+	if host == "" {
+		return policy.FS{}, fmt.Errorf("%q has no host path", s)
+	}
+	if !path.IsAbs(guest) {
+		return policy.FS{}, fmt.Errorf("%q: the plugin path %q must be absolute", s, guest)
+	}
+	return policy.FS{Guest: path.Clean(guest), Host: host, RW: rw}, nil
+}
+
+// byteUnits are the units of Rust's bytesize crate, as hyper-mcp parses memory_limit.
+var byteUnits = map[string]float64{
+	"": 1, "b": 1,
+	"k": 1e3, "kb": 1e3, "ki": 1 << 10, "kib": 1 << 10,
+	"m": 1e6, "mb": 1e6, "mi": 1 << 20, "mib": 1 << 20,
+	"g": 1e9, "gb": 1e9, "gi": 1 << 30, "gib": 1 << 30,
+	"t": 1e12, "tb": 1e12, "ti": 1 << 40, "tib": 1 << 40,
+}
+
+var byteSize = regexp.MustCompile(`^\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*$`)
+
+func parseByteSize(s string) (uint64, error) {
+	m := byteSize.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("%q is not a size (e.g. \"512Mi\", \"1GB\")", s)
+	}
+	unit, ok := byteUnits[strings.ToLower(m[2])]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown unit %q", s, m[2])
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return uint64(v * unit), nil
+}
+
+// Marshal writes the converted configuration as indented JSON.
+func (r *Result) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(r.Config, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Summary is the human report: per guest its path, grants and notes, then the file notes.
+func (r *Result) Summary() string {
+	var b strings.Builder
+	for _, g := range r.Guests {
+		fmt.Fprintf(&b, "guest %s (%s)\n", g.Name, g.Path)
+		for _, l := range g.Grants {
+			fmt.Fprintf(&b, "  grants %s\n", l)
+		}
+		for _, n := range g.Notes {
+			fmt.Fprintf(&b, "  note: %s\n", n)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	return b.String()
+}

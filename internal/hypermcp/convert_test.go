@@ -1,0 +1,153 @@
+package hypermcp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/config"
+)
+
+const sample = `{
+  "auths": {"https://registry.example": {"type": "token", "token": "t"}},
+  "plugins": {
+    "time": {"url": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"},
+    "myip": {
+      "url": "oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest",
+      "runtime_config": {
+        "allowed_hosts": ["1.1.1.1", "*.ipify.org"],
+        "allowed_paths": ["/tmp", "/var/log:/plugin/logs", "ro:/srv/data:/data"],
+        "skip_tools": ["debug_.*"],
+        "env_vars": {"FOO": "bar", "TOKEN": "${MYIP_TOKEN}"},
+        "memory_limit": "512Mi"
+      }
+    },
+    "local": {"path": "file:///opt/plugins/local.wasm", "runtime_config": {"memory_limit": "1MB", "allowed_secrets": [{"service": "s", "user": "u"}]}}
+  }
+}`
+
+func TestConvert(t *testing.T) {
+	r, err := Convert([]byte(sample), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "guests": [
+    {
+      "name": "local",
+      "path": "/opt/plugins/local.wasm",
+      "limits": {
+        "memory_mb": 1
+      }
+    },
+    {
+      "name": "myip",
+      "path": "oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest",
+      "grants": {
+        "net": [
+          "1.1.1.1",
+          "*.ipify.org"
+        ],
+        "fs": [
+          {
+            "guest": "/tmp",
+            "host": "/tmp",
+            "rw": true
+          },
+          {
+            "guest": "/plugin/logs",
+            "host": "/var/log",
+            "rw": true
+          },
+          {
+            "guest": "/data",
+            "host": "/srv/data"
+          }
+        ]
+      },
+      "limits": {
+        "memory_mb": 512
+      },
+      "config": {
+        "FOO": "bar",
+        "TOKEN": "${MYIP_TOKEN}"
+      }
+    },
+    {
+      "name": "time",
+      "path": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"
+    }
+  ]
+}
+`
+	if string(out) != want {
+		t.Errorf("config:\n%s\nwant:\n%s", out, want)
+	}
+	// What import writes is a valid mcpwasm configuration.
+	if _, err := config.Parse(out); err != nil {
+		t.Errorf("the converted config does not parse: %v", err)
+	}
+	wantSummary := `guest local (/opt/plugins/local.wasm)
+  grants memory 1 MiB (1MB rounded up to whole MiB); it bounds linear and kernel memory together
+  note: allowed_secrets not carried over: mcpwasm does not read the OS keyring for plugins (get_keyring_secret answers empty); give the values in config
+guest myip (oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest)
+  grants net "1.1.1.1", "*.ipify.org"
+  grants fs /tmp at /tmp (read-write, as hyper-mcp mounts it)
+  grants fs /var/log at /plugin/logs (read-write, as hyper-mcp mounts it)
+  grants fs /srv/data at /data (read-only)
+  grants config FOO, TOKEN (read with config_get, not the WASI environment)
+  grants memory 512 MiB; it bounds linear and kernel memory together
+  note: hyper-mcp allowed any port of an allowed host; mcpwasm grants the scheme's default port (write host:* for any), and refuses loopback, private and link-local addresses unless the grant names that IP or localhost
+  note: config TOKEN is ${MYIP_TOKEN}: hyper-mcp read it from its environment; mcpwasm passes config values as written, so put the value in the config (and keep the file private)
+  note: skip_tools "debug_.*" not carried over: mcpwasm serves everything a guest offers
+guest time (oci://ghcr.io/hyper-mcp-rs/time-plugin:latest)
+  grants nothing
+note: auths (credentials hyper-mcp uses to download plugins) are not carried over: mcpwasm takes registry credentials from the Docker config file ('docker login')
+note: hyper-mcp verifies cosign signatures of OCI plugins against the public Sigstore instance with any signer by default; mcpwasm verifies a signer you name: add a "signatures" policy (identity, issuer, trusted_root) for the registry
+`
+	if got := r.Summary(); got != wantSummary {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, wantSummary)
+	}
+}
+
+func TestConvertYAML(t *testing.T) {
+	r, err := Convert([]byte("plugins:\n  qr_code:\n    url: https://plugins.example/qr.wasm\n    runtime_config:\n      allowed_hosts: ['*']\n"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := r.Config.Guests[0]
+	if g.Name != "qr_code" || g.Path != "https://plugins.example/qr.wasm" || strings.Join(g.Grants.Net, ",") != "*" {
+		t.Errorf("guest %+v", g)
+	}
+	if !strings.Contains(r.Summary(), `note: net "*": any public host (hyper-mcp's "*" also reached private and loopback addresses)`) {
+		t.Errorf("summary:\n%s", r.Summary())
+	}
+}
+
+func TestConvertRefuses(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{}`, `not a hyper-mcp configuration: no "plugins" object`},
+		{`{"plugins":{"a":{"url":"s3://bucket/p.wasm"}}}`, `plugins.a: url "s3://bucket/p.wasm": s3:// is not supported by mcpwasm`},
+		{`{"plugins":{"a-b":{"url":"file:///p.wasm"}}}`, `plugins.a-b: the name "a-b" is not a hyper-mcp plugin name`},
+		{`{"plugins":{"a":{"url":"file:///p.wasm","runtime_config":{"allowed_hosts":["api-?.x.com"]}}}}`, `plugins.a: runtime_config.allowed_hosts: the glob "api-?.x.com" has no mcpwasm form`},
+		{`{"plugins":{"a":{"url":"file:///p.wasm","runtime_config":{"memory_limit":"lots"}}}}`, `plugins.a: runtime_config.memory_limit: "lots" is not a size`},
+		{`{"plugins":{"a":{"url":"file:///p.wasm","runtime_config":{"allowed_paths":["/x:rel"]}}}}`, `plugins.a: runtime_config.allowed_paths: "/x:rel": the plugin path "rel" must be absolute`},
+		{`{"plugins":{"a":{}}}`, `plugins.a: "url" is required`},
+	} {
+		_, err := Convert([]byte(tc.in), false)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]uint64{"512Mi": 512 << 20, "1MB": 1e6, "1.5 GiB": 3 << 29, "64kib": 64 << 10, "100": 100} {
+		if got, err := parseByteSize(in); err != nil || got != want {
+			t.Errorf("%q = %d, %v; want %d", in, got, err, want)
+		}
+	}
+}
