@@ -65,8 +65,12 @@ lane() {
 	for s in "${scenarios[@]}"; do
 		out=$tmp/$rev-${s//\//_}.txt
 		rc=0
-		timeout 90 "$node" "$cli" client --command "$PWD/$dir/run" --scenario "$s" --spec-version "$rev" \
-			-o "$tmp/results-$rev" >"$out" 2>&1 </dev/null || rc=$?
+		# The suite kills the client after --timeout (its default, 30 s, is the whole run of an
+		# auth scenario: two mcpwasm commands, each an OAuth flow through a node "browser", which
+		# on a loaded machine took longer; the client then "never reached the authorization
+		# endpoint"). 100 s, inside this step's own 110 s.
+		timeout 110 "$node" "$cli" client --command "$PWD/$dir/run" --scenario "$s" --spec-version "$rev" \
+			--timeout 100000 -o "$tmp/results-$rev" >"$out" 2>&1 </dev/null || rc=$?
 		if grep -q 'OVERALL: PASSED' "$out"; then
 			echo "pass $s@$rev"
 		elif grep -qE '^(Passed: |.*OVERALL: FAILED)' "$out"; then

@@ -52,11 +52,12 @@ step env GOOS=wasip1 GOARCH=wasm timeout 300 go build -buildmode=c-shared -trimp
 	-o "$tmp/conformance.wasm" ./testdata/guests/conformance
 # The conformance guest requests sampling, elicitation and roots (its manifest); the config
 # grants them (README "Grant capabilities"), so test_sampling, test_elicitation* and the
-# test_input_required_result_* tools reach the client. calc and text get nothing.
+# test_input_required_result_* tools reach the client, and the clock, so the tasks fixtures
+# (slow_compute, failing_job) can wait. calc and text get nothing.
 cat >"$tmp/mcpwasm.json" <<JSON
 {
   "guests": [
-    { "path": "conformance.wasm", "grants": { "sampling": true, "elicitation": true, "roots": true } },
+    { "path": "conformance.wasm", "grants": { "sampling": true, "elicitation": true, "roots": true, "clock": true } },
     { "path": "$PWD/guests/calc.wasm" },
     { "path": "$PWD/guests/text.wasm" }
   ]
@@ -94,6 +95,13 @@ covers() {
 	done
 	return 0
 }
+
+# The tasks extension's scenarios, from the suite's own list.
+tasks_scenarios=$("$node" "$cli" list 2>/dev/null | sed -n 's/^ *- \(tasks-[a-z0-9-]*\) \[extension\]$/\1/p')
+if [ -z "$tasks_scenarios" ]; then
+	echo "conformance: the suite lists no tasks-* scenarios" >&2
+	exit 1
+fi
 
 # 3. One server per HTTP mode; against it, the suite once per protocol revision of that mode.
 # A run is MODE@REVISION.
@@ -165,6 +173,22 @@ for m in "${modes[@]}"; do
 				n_pass=$((n_pass + 1))
 			fi
 		done < <(sed -n '/^=== SUMMARY ===/,$p' "$out" | grep -E '^(✓|✗) [^ ]+: [0-9]+ passed, [0-9]+ failed')
+		# The tasks extension's scenarios (SEP-2663; "[extension]" in the suite's list, so not in
+		# --suite all) run on the 2026-07-28 wire, one by one; a run ends "Passed: N/M, K failed".
+		if [ "$rev" = 2026-07-28 ]; then
+			for name in $tasks_scenarios; do
+				ran[$run/$name]=1
+				step timeout 120 "$node" "$cli" server --scenario "$name" --url "http://$addr/mcp" \
+					-o "$tmp/results-$run" </dev/null >"$out.$name" 2>&1 || true
+				if grep -qE "^Passed: ([0-9]+)/\1, 0 failed" "$out.$name"; then
+					passed_in[$run/$name]=1
+					n_pass=$((n_pass + 1))
+				else
+					failed_in[$run/$name]=1
+					n_fail=$((n_fail + 1))
+				fi
+			done
+		fi
 		say "$run (serve --http $addr${flags[*]:+ ${flags[*]}}): suite says \"$total\" (checks); scenarios: $n_pass pass, $n_fail fail"
 	done
 	stop "$server_pid"

@@ -189,7 +189,26 @@ type Tool struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Icons        json.RawMessage `json:"icons,omitempty"` // MCP Icon array
 	Requests     Requests        `json:"requests,omitzero"`
+	// Execution is how the tool may be run (MCP ToolExecution); nil means the defaults
+	// (taskSupport "forbidden").
+	Execution *ToolExecution `json:"execution,omitempty"`
 }
+
+// ToolExecution is a tool's MCP "execution" object (ABI.md §4): whether a tools/call of it
+// may run as a task (the tasks extension, io.modelcontextprotocol/tasks, SEP-2663).
+type ToolExecution struct {
+	// TaskSupport is TaskForbidden ("" means the same), TaskOptional or TaskRequired. The
+	// operator's config may narrow it (never widen it).
+	TaskSupport string `json:"taskSupport,omitempty"`
+}
+
+// The values of ToolExecution.TaskSupport, in the order narrowing follows (forbidden <
+// optional < required).
+const (
+	TaskForbidden = "forbidden" // never a task: tools/call answers with the result
+	TaskOptional  = "optional"  // a task when the client negotiated the tasks extension
+	TaskRequired  = "required"  // only as a task: a client without the extension gets -32021
+)
 
 // Requests lists the capabilities a guest or tool asks for. Requests are advisory: the
 // operator's grants decide what a guest gets.

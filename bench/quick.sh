@@ -16,7 +16,7 @@ if ! out=$("$bin/mcpwasm-bench" -quick); then
 fi
 printf '%s\n' "$out"
 for section in "## 1. ABI round trip" "### 1c. Instance level" "## 2. End-to-end" "### Over Streamable HTTP" \
-  "## 4. Scaling" "## 3. Cold start" "## 5. Memory" "## 8. First tools/list" "## 7. Soak"; do
+  "## 4. Scaling" "## 3. Cold start" "## 5. Memory" "## 8. First tools/list" "## 9. JavaScript guests" "## 7. Soak"; do
   if ! grep -qF "$section" <<<"$out"; then
     echo "bench/quick.sh: the output lacks section \"$section\"" >&2
     exit 1

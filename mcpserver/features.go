@@ -19,6 +19,8 @@ type manifestValues struct {
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
 	m         *abi.Manifest
+	// taskSupport is the execution.taskSupport each tool declares, by index of tools.
+	taskSupport []string
 }
 
 // sdkValues converts and checks the manifest m of guest (see checkForSDK); the error names
@@ -30,10 +32,16 @@ func sdkValues(guest string, m *abi.Manifest) (*manifestValues, error) {
 		if err == nil {
 			err = checkForSDK(t)
 		}
+		var support string
+		if err == nil && td.Execution != nil {
+			support = td.Execution.TaskSupport
+			err = CheckTaskSupport("execution.taskSupport", support)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("guest %q tool %q: %w", guest, td.Name, err)
 		}
 		v.tools = append(v.tools, t)
+		v.taskSupport = append(v.taskSupport, support)
 	}
 	for _, r := range m.Resources {
 		mr := &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}

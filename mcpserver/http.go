@@ -95,6 +95,7 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		stateful := &sessionGate{server: s, max: o.MaxSessions, maxBody: o.MaxRequestBodyBytes, next: streams}            // httpsession.go
 		h = byGeneration(h, stateful)                                                                                     // httpdual.go
 	}
+	h = taskNameHeader(o.MaxRequestBodyBytes, h) // taskhttp.go
 	h = negotiate(o.JSONResponse, h)
 	if o.BearerToken != "" {
 		h = requireBearer(o.BearerToken, h)

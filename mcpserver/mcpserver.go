@@ -43,6 +43,11 @@ type Options struct {
 	// RequestStateKey authenticates the requestState of input-required results (HMAC-SHA256,
 	// clientreq.go; see GuestOptions.RequestStateKey).
 	RequestStateKey []byte
+	// Tasks bound the server's tasks (tasks.go); zero fields are the defaults.
+	Tasks TaskOptions
+	// GuestTasks narrows the task support of guests' tools, by guest name (see
+	// GuestOptions.Tasks).
+	GuestTasks map[string]TaskCaps
 }
 
 // GuestOptions configure AddGuest. Nil means defaults.
@@ -63,6 +68,9 @@ type GuestOptions struct {
 	// at least 32 bytes; clientreq.go): servers behind one load balancer share it. Nil means
 	// a random per-process key.
 	RequestStateKey []byte
+	// Tasks narrows the task support the guest's tools declare (execution.taskSupport,
+	// tasks.go); the zero value keeps what they declare.
+	Tasks TaskCaps
 }
 
 // NewServer returns an MCP server serving the tools of guests. It fails if a guest's tool
@@ -89,10 +97,11 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	reg.configure(&sopts, guests) // completions and subscriptions (registry.go)
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
 	registries.Store(s, reg)
+	SetTaskOptions(s, o.Tasks)                   // tasks.go
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
 	s.AddReceivingMiddleware(revisionMiddleware) // revision.go
 	for _, g := range guests {
-		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider, RequestStateKey: o.RequestStateKey}
+		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider, RequestStateKey: o.RequestStateKey, Tasks: o.GuestTasks[g.Name()]}
 		if err := AddGuest(s, g, gopts); err != nil {
 			return nil, err
 		}
@@ -140,9 +149,14 @@ func registerGuest(s *mcp.Server, g *runtime.Guest, v *manifestValues, o *GuestO
 			err = fmt.Errorf("guest %q: the MCP SDK refused its manifest: %v", g.Name(), r)
 		}
 	}()
-	for _, t := range v.tools {
+	for i, t := range v.tools {
 		if withheld(g, t, o) { // hidden characters (hygiene.go)
 			continue
+		}
+		if support := effectiveTaskSupport(v.taskSupport[i], o.Tasks, t.Name); support != "" {
+			enableTasks(s).setSupport(t.Name, support) // tasks.go
+		} else if ts := tasksOf(s); ts != nil {
+			ts.setSupport(t.Name, "")
 		}
 		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, g.Limits(t.Name).OutputBytes, o.Logger, toolHandler(s, g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
 	}
@@ -189,6 +203,7 @@ func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Trac
 		hooks.Session = req.Session                         // isolation by session
 		out, err := g.Call(runtime.WithCallHooks(ctx, hooks), tool, args)
 		if err != nil {
+			recordCallError(ctx, err) // a task reports it as failed (tasks.go)
 			done(err, false)
 			return toolError(err), nil
 		}
@@ -280,6 +295,8 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 			}
 		},
 	}
+	// A progress report makes a task-eligible call a task (tasks.go), token or not.
+	signal := progressSignal(ctx)
 	if token != nil && ss != nil {
 		// "The progress value MUST increase with each notification" (Utilities › Progress):
 		// a report that does not exceed the last one sent is dropped, not relayed as a
@@ -287,6 +304,9 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 		var mu sync.Mutex
 		last, sent := 0.0, false
 		h.Progress = func(progress, total float64, msg string) {
+			if signal != nil {
+				signal()
+			}
 			mu.Lock()
 			if sent && !(progress > last) {
 				mu.Unlock()
@@ -296,6 +316,8 @@ func callHooks(ctx context.Context, req *mcp.CallToolRequest) *runtime.CallHooks
 			mu.Unlock()
 			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: progress, Total: max(total, 0), Message: msg})
 		}
+	} else if signal != nil {
+		h.Progress = func(float64, float64, string) { signal() }
 	}
 	return h
 }

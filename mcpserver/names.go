@@ -134,6 +134,11 @@ func ReplaceGuest(s *mcp.Server, old, next *runtime.Guest, opts *GuestOptions) (
 		}
 	}
 	registryOf(s).remove(old)
+	if ts := tasksOf(s); ts != nil {
+		for _, n := range removed {
+			ts.setSupport(n, "") // tasks.go
+		}
+	}
 	if len(removed) > 0 {
 		s.RemoveTools(removed...)
 	}

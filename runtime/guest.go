@@ -28,7 +28,8 @@ type Guest struct {
 	tools     map[string]*tool
 	prompts   *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
 	compiled  wazero.CompiledModule
-	kind      kind.Kind // the guest's ABI, detected from the module (kinds.go)
+	customs   map[string][]byte // the module's script sections (kinds.go), set with compiled
+	kind      kind.Kind         // the guest's ABI, detected from the module (kinds.go)
 	limits    Limits
 	isolation isolationMode // which calls may share an instance (isolation.go)
 	pools     []*pool       // pools[0] has no grants and the guest's memory limit: describe runs there

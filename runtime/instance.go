@@ -198,6 +198,10 @@ func (inst *instance) Invoke(ctx context.Context, fn api.Function, stack []uint6
 // Interrupted implements kind.Instance.
 func (inst *instance) Interrupted() bool { return inst.intr.interrupted() != 0 }
 
+// Custom implements kind.Instance: the script sections the guest kept when its module was
+// compiled (kinds.go); other custom sections are not kept.
+func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
+
 // Memory implements kind.Instance.
 func (inst *instance) Memory() api.Memory { return inst.mem }
 

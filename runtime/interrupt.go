@@ -78,7 +78,7 @@ func reservedExport(name string) error {
 
 // instrumentCalls returns a copy of the binary module b with the interruption checks
 // described above. Custom sections named .debug_* are dropped, since their code offsets would
-// no longer match. A module that names an index past its own is refused (errUndefinedIndex),
+// no longer match, and so are a guest's script sections (scriptSectionPrefix, kinds.go). A module that names an index past its own is refused (errUndefinedIndex),
 // as is one with an instruction the decoder does not know.
 func instrumentCalls(b []byte) ([]byte, error) {
 	m, err := wasm.Parse(b)
@@ -98,6 +98,7 @@ func instrument(m *wasm.Module) ([]byte, error) {
 	rw := rewriter{mi: mi, fuel: g0, flag: g0 + 1, size: g0 + 2, slow: mi.ImportFuncs + mi.Funcs}
 	r := wasm.NewRewriter(m)
 	r.DropCustom(".debug_")
+	r.DropCustom(scriptSectionPrefix)                       // the guest keeps them (kinds.go)
 	r.Append(wasm.SectionType, 1, []byte{0x60, 0x00, 0x00}) // $slow's: type mi.Types
 	r.Append(wasm.SectionFunction, 1, wasm.AppendU32(nil, mi.Types))
 	g := []byte{0x7f, 0x01, 0x41} // $fuel, $flag, $size

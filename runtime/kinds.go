@@ -1,9 +1,14 @@
 package runtime
 
 import (
+	"bytes"
+	"strings"
+
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/extism"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/mcpwasm"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/quickjs"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -11,7 +16,8 @@ import (
 // new kind is one package under runtime/internal/kind/ and one line here.
 var kinds = []kind.Kind{
 	mcpwasm.Kind{},
-	extism.Kind{}, // Extism plugins written for hyper-mcp (abi/EXTISM.md)
+	extism.Kind{},  // Extism plugins written for hyper-mcp (abi/EXTISM.md)
+	quickjs.Kind{}, // JavaScript: quickjs-wasi with the script in custom sections (README "Write a tool in TypeScript")
 }
 
 // kindByName returns the registered kind called name, or nil.
@@ -38,4 +44,29 @@ func moduleOf(cm wazero.CompiledModule) *kind.Module {
 		}
 	}
 	return m
+}
+
+// scriptSectionPrefix names the custom sections a kind reads from its guest's module in Start
+// (kind.Instance.Custom): a JavaScript guest's script ("mcpwasm.js") and its bytecode
+// ("mcpwasm.jsbc"). The compile drops them (instrumentCalls) and the guest keeps them
+// (Guest.customs), so JavaScript guests, which differ only there, share one compiled engine
+// in memory and in the compilation cache.
+const scriptSectionPrefix = "mcpwasm.js"
+
+// scriptSections returns copies of b's custom sections named scriptSectionPrefix…, or nil.
+func scriptSections(b []byte) map[string][]byte {
+	m, err := wasm.Parse(b)
+	if err != nil {
+		return nil
+	}
+	var out map[string][]byte
+	for _, c := range m.Customs() {
+		if strings.HasPrefix(c.Name, scriptSectionPrefix) {
+			if out == nil {
+				out = map[string][]byte{}
+			}
+			out[c.Name] = bytes.Clone(c.Data)
+		}
+	}
+	return out
 }

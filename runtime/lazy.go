@@ -342,6 +342,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 	c, l := g.code, g.host.lazy
 	ctx := context.Background()
 	var cm wazero.CompiledModule
+	var customs map[string][]byte // its script sections (kinds.go)
 	dropped := false
 	err := func() (err error) {
 		defer func() {
@@ -379,6 +380,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		if cm, err = g.host.compileOnce(ctx, c.key, wasm, g.limits); err != nil {
 			return err
 		}
+		customs = scriptSections(wasm)
 		if err = c.checkKind(cm, g.kind, g.limits); err == nil {
 			err = c.checkExports(cm)
 		}
@@ -408,7 +410,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		dropped = true
 		g.host.logger.Debug("guest compiled into the cache; code dropped until its first call", "guest", g.name)
 	default:
-		g.compiled = cm
+		g.compiled, g.customs = cm, customs
 		c.lastUsed.Store(int64(l.h.watch.now()))
 		c.setState(codeReady) // last: the fast path of useCode may now take it
 		if !l.unload {

@@ -129,6 +129,9 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), compiled: compiled, kind: k, limits: limits, isolation: iso}
+	if compiled != nil && wasm != nil {
+		g.customs = scriptSections(wasm)
+	}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	if file != nil {
 		g.code.path = file.path

@@ -37,11 +37,13 @@ type rawResults struct {
 	// read loop, so a call's progress is shown before its result (the SDK hands
 	// notifications to its handler asynchronously, possibly after the response).
 	progress map[string]func(*mcp.ProgressNotificationParams)
+	// asTask holds the tokens of tools/calls sent with the SEP-1686 "task" param (tasks.go).
+	asTask map[string]bool
 }
 
 func newRawResults() *rawResults {
 	return &rawResults{byID: map[string]string{}, results: map[string]json.RawMessage{}, waiting: map[string]bool{},
-		progress: map[string]func(*mcp.ProgressNotificationParams){}}
+		progress: map[string]func(*mcp.ProgressNotificationParams){}, asTask: map[string]bool{}}
 }
 
 func (r *rawResults) expect(token string, progress func(*mcp.ProgressNotificationParams)) {
@@ -83,6 +85,7 @@ func (r *rawResults) take(token string) json.RawMessage {
 	delete(r.results, token)
 	delete(r.waiting, token)
 	delete(r.progress, token)
+	delete(r.asTask, token)
 	for id, t := range r.byID {
 		if t == token {
 			delete(r.byID, id)
@@ -95,7 +98,7 @@ func (r *rawResults) take(token string) json.RawMessage {
 // returns its id's JSON ("" if it is not such a request).
 func (r *rawResults) sent(msg jsonrpc.Message) string {
 	req, ok := msg.(*jsonrpc.Request)
-	if !ok || req.Method != "tools/call" || !req.IsCall() {
+	if !ok || (req.Method != "tools/call" && req.Method != "tools/list") || !req.IsCall() {
 		return ""
 	}
 	var p struct {
@@ -198,6 +201,7 @@ func (c *rawConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *rawConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	msg, _ = c.raw.augment(msg)
 	_ = c.raw.sent(msg)
 	return c.Connection.Write(ctx, msg)
 }
@@ -226,6 +230,11 @@ func NewProgressToken() string {
 // progress for it; progress (if not nil) receives each notifications/progress for it that
 // arrives on the call's own stream, in order and before the call returns.
 func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawMessage, token string, progress func(*mcp.ProgressNotificationParams)) (*ExactResult, error) {
+	return s.callToolExact(ctx, name, args, token, progress, false)
+}
+
+// callToolExact is CallToolExact; asTask sends the call with the SEP-1686 "task" param.
+func (s *Session) callToolExact(ctx context.Context, name string, args json.RawMessage, token string, progress func(*mcp.ProgressNotificationParams), asTask bool) (*ExactResult, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
@@ -236,6 +245,11 @@ func (s *Session) CallToolExact(ctx context.Context, name string, args json.RawM
 		return nil, fmt.Errorf("upstream: session has no raw result table")
 	}
 	s.raw.expect(token, progress)
+	if asTask {
+		s.raw.mu.Lock()
+		s.raw.asTask[token] = true
+		s.raw.mu.Unlock()
+	}
 	defer s.raw.take(token)
 	p := &mcp.CallToolParams{Name: name, Arguments: args}
 	p.SetProgressToken(token)

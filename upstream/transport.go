@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -136,7 +137,7 @@ func (c *procConn) waitExit() bool {
 // httpTransport is the SDK's Streamable HTTP client transport (MCP spec 2025-11-25
 // "Transports › Streamable HTTP") with the operator's headers on every request and, unless
 // MaxLineBytes says otherwise, no cap on one server-sent event.
-func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) mcp.Transport {
+func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults, pr *probe) mcp.Transport {
 	base := o.HTTPClient
 	if base == nil {
 		base = http.DefaultClient
@@ -147,7 +148,7 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) 
 	}
 	hc := *base
 	endpoint, _ := url.Parse(spec.URL) // nil (unparsable): no request is the endpoint's origin
-	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw}
+	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw, probe: pr}
 	hc.CheckRedirect = redirectPolicy(endpoint, spec.Headers, base.CheckRedirect)
 	maxEvent := o.MaxLineBytes
 	if maxEvent <= 0 {
@@ -166,6 +167,7 @@ type headerTransport struct {
 	headers  map[string]string
 	cancels  *cancelCount
 	raw      *rawResults // nil: record nothing
+	probe    *probe      // told of each HTTP answer to a server/discover POST; nil: none
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -177,21 +179,37 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	cancel := false
+	cancel, discover := false, false
 	var callID string // JSON of the id of a tools/call whose raw result is wanted
 	if req.Method == http.MethodPost && req.GetBody != nil {
 		if body, err := req.GetBody(); err == nil {
 			b, _ := io.ReadAll(body)
 			body.Close()
 			cancel = bytes.Contains(b[:min(len(b), 4096)], []byte(`"notifications/cancelled"`))
-			if t.raw != nil {
-				if msg, err := jsonrpc.DecodeMessage(b); err == nil {
-					callID = t.raw.sent(msg)
+			msg, err := jsonrpc.DecodeMessage(b)
+			if err == nil && t.raw != nil {
+				if m, ok := t.raw.augment(msg); ok {
+					if nb, err := jsonrpc.EncodeMessage(m); err == nil {
+						msg, b = m, nb
+						req = req.Clone(req.Context())
+						req.Body = io.NopCloser(bytes.NewReader(nb))
+						req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(nb)), nil }
+						req.ContentLength = int64(len(nb))
+					}
 				}
+				callID = t.raw.sent(msg)
+			}
+			if err == nil {
+				req = taskNameHeader(req, msg)
+				r, ok := msg.(*jsonrpc.Request)
+				discover = ok && r.Method == "server/discover"
 			}
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if discover && err == nil {
+		t.probe.answer()
+	}
 	if cancel && err == nil {
 		t.cancels.sent.Add(1)
 	}
@@ -200,4 +218,28 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			sse: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")}
 	}
 	return resp, err
+}
+
+// taskNameHeader returns req with the Mcp-Name header that SEP-2663 requires on tasks/get,
+// tasks/update and tasks/cancel of 2026-07-28 (their params.taskId), which the SDK sets only
+// for the methods it knows (tools/call, prompts/get, resources/read).
+func taskNameHeader(req *http.Request, msg jsonrpc.Message) *http.Request {
+	r, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Header.Get("Mcp-Name") != "" || req.Header.Get("MCP-Protocol-Version") == "" {
+		return req
+	}
+	switch r.Method {
+	case "tasks/get", "tasks/update", "tasks/cancel":
+	default:
+		return req
+	}
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	if json.Unmarshal(r.Params, &p) != nil || p.TaskID == "" {
+		return req
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Mcp-Name", p.TaskID)
+	return req
 }

@@ -188,7 +188,11 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		tracker = &authTracker{OAuthHandler: spec.OAuth}
 		spec.OAuth = tracker
 	}
-	t, err := newTransport(spec, o, cancels, raw)
+	var pr *probe // over HTTP: the server's answers to server/discover (discover.go)
+	if spec.URL != "" {
+		pr = newProbe()
+	}
+	t, err := newTransport(spec, o, cancels, raw, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -210,14 +214,14 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		co.Capabilities = caps
 		o.Client = &co
 	}
-	cs, err := connect(cctx, t, o, cancels, tracker, true)
+	cs, err := connect(cctx, t, o, cancels, tracker, pr, true)
 	if errors.Is(err, errDiscoverSilent) {
 		// The server never answered server/discover. It may be a legacy server that ignores
 		// it, or one still starting; either way a fresh connection that sends only initialize
 		// works, where initialize on this one could meet a late discover reply.
 		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
-		if t, err = newTransport(spec, o, cancels, raw); err == nil {
-			cs, err = connect(cctx, raw.wrap(t), o, cancels, tracker, false)
+		if t, err = newTransport(spec, o, cancels, raw, nil); err == nil {
+			cs, err = connect(cctx, raw.wrap(t), o, cancels, tracker, nil, false)
 		}
 	}
 	if err != nil {
@@ -239,12 +243,12 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 // errDiscoverSilent ends a connect attempt whose server/discover went unanswered.
 var errDiscoverSilent = errors.New("no answer to server/discover")
 
-func newTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) (mcp.Transport, error) {
+func newTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults, pr *probe) (mcp.Transport, error) {
 	switch {
 	case len(spec.Command) > 0 && spec.URL == "":
 		return &commandTransport{spec: spec, opts: o, cancels: cancels}, nil
 	case spec.URL != "" && len(spec.Command) == 0:
-		return httpTransport(spec, o, cancels, raw), nil
+		return httpTransport(spec, o, cancels, raw, pr), nil
 	}
 	return nil, errors.New("upstream: give exactly one of a command or a URL")
 }
@@ -252,7 +256,7 @@ func newTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults) (
 // connect runs the SDK's handshake on t. With discover, the SDK probes server/discover first
 // (SEP-2575), bounded by o.DiscoverTimeout; without, it sends initialize at the newest legacy
 // version.
-func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCount, tracker *authTracker, discover bool) (*mcp.ClientSession, error) {
+func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCount, tracker *authTracker, pr *probe, discover bool) (*mcp.ClientSession, error) {
 	var co mcp.ClientOptions
 	if o.Client != nil {
 		co = *o.Client
@@ -264,7 +268,8 @@ func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCou
 		co.Capabilities = &mcp.ClientCapabilities{} // no roots: we have none to offer
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: o.Name, Version: o.Version}, &co)
-	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout, tracker))
+	registerTaskMethods(client) // tasks.go
+	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout, tracker, pr))
 	client.AddReceivingMiddleware(unsupportedRequests(&co)) // unsupported.go
 	var so *mcp.ClientSessionOptions
 	if !discover {
@@ -278,10 +283,15 @@ const legacyVersion = "2025-11-25"
 
 // sendMiddleware gives the SDK's server/discover probe its own deadline: when it passes, the
 // SDK cancels the probe (a late answer is dropped), and the initialize that the SDK sends next
-// fails with errDiscoverSilent, so Dial starts over on a fresh connection. The deadline waits
-// while tracker says an OAuth authorization is in progress. It also counts calls that end because their context did: the SDK then
-// sends a notifications/cancelled for each (MCP "Utilities › Cancellation").
-func sendMiddleware(c *cancelCount, discover time.Duration, tracker *authTracker) mcp.Middleware {
+// fails with errDiscoverSilent, so Dial starts over on a fresh connection. The deadline counts
+// silence, not the server's slowness: over HTTP (pr not nil) it starts when the server has
+// answered the probe's POST at the HTTP level (response headers: a live server that has not
+// sent the JSON-RPC answer) and starts over at each such answer, so a server that takes long
+// to answer at all — a loaded machine, a slow OAuth metadata round — is waited for (the
+// connect timeout bounds that); over stdio it starts at once. It waits while tracker says an
+// OAuth authorization is in progress. It also counts calls that end because their context
+// did: the SDK then sends a notifications/cancelled for each (MCP "Utilities › Cancellation").
+func sendMiddleware(c *cancelCount, discover time.Duration, tracker *authTracker, pr *probe) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		silent := false // server/discover timed out on this connection
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -292,13 +302,34 @@ func sendMiddleware(c *cancelCount, discover time.Duration, tracker *authTracker
 				stop := make(chan struct{})
 				defer close(stop)
 				go func() {
-					t := time.NewTimer(discover)
-					defer t.Stop()
+					var t *time.Timer
+					var expired <-chan time.Time
+					start := func() {
+						if t == nil {
+							t = time.NewTimer(discover)
+							expired = t.C
+						} else {
+							t.Reset(discover)
+						}
+					}
+					var answered <-chan struct{}
+					if pr == nil {
+						start()
+					} else {
+						answered = pr.answered
+					}
+					defer func() {
+						if t != nil {
+							t.Stop()
+						}
+					}()
 					for {
 						select {
 						case <-stop:
 							return
-						case <-t.C:
+						case <-answered:
+							start()
+						case <-expired:
 							if tracker.authorizing() {
 								t.Reset(discover)
 								continue

@@ -1,12 +1,15 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -346,5 +349,35 @@ func TestCallErrorClassifiesGoneServers(t *testing.T) {
 		if got := errors.Is(err, peer.ErrUpstreamUnavailable); got != tc.unavailable {
 			t.Errorf("callError(%v): unavailable = %v; want %v", tc.err, got, tc.unavailable)
 		}
+	}
+}
+
+// A server that is slow to answer server/discover at all (a loaded machine: the HTTP response
+// comes late) is waited for: the probe's deadline counts a live server's silence, from its
+// HTTP answer on, so the session speaks the newest protocol rather than falling back to a
+// legacy initialize. The handler's delay only makes the server slow; the outcome does not
+// depend on it (before, any delay over DiscoverTimeout fell back).
+func TestSlowDiscoverIsWaitedFor(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"server/discover"`)) {
+			time.Sleep(100 * time.Millisecond) // slow to answer, 100 times DiscoverTimeout
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	logs := &syncBuffer{}
+	o := testOptions(logs)
+	o.DiscoverTimeout = time.Millisecond
+	s, err := Dial(context.Background(), Spec{URL: hs.URL}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if got, want := s.InitializeResult().ProtocolVersion, mcp.SupportedProtocolVersions()[0]; got != want {
+		t.Errorf("protocol version = %q, want %q (logs:\n%s)", got, want, logs)
 	}
 }

@@ -103,6 +103,9 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	if err != nil {
 		return ExitUsage, err
 	}
+	if cmd == "call" {
+		co = withTasks(co) // a server may answer with a task (tasks.go)
+	}
 	hf := hostFlags{logLevel: *logLevel}
 	logger, err := hf.logger(stderr)
 	if err != nil {
@@ -143,7 +146,9 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	defer sess.Close()
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, bar)
+	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, bar, func(ctx context.Context, t *upstream.Task) (*upstream.ExactResult, error) {
+		return followTask(ctx, sess, t, co, stderr)
+	})
 	if err != nil && ctx.Err() != nil {
 		return ExitError, errors.New("interrupted; the request was cancelled")
 	}
@@ -200,7 +205,9 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
-func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, bar *progress.Printer) (int, error) {
+// A tools/call answered with a task (the tasks extension) is followed by follow, whose result
+// is printed as the call's.
+func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos []string, args json.RawMessage, asJSON bool, w io.Writer, bar *progress.Printer, follow func(context.Context, *upstream.Task) (*upstream.ExactResult, error)) (int, error) {
 	var out any
 	code := ExitOK
 	var err error
@@ -241,11 +248,27 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 				return ExitError, err
 			}
 		}
+		// At 2025-11-25 a tool that requires a task gets the "task" param of that revision's
+		// tasks utility (SEP-1686), which such a server needs (a tasks-extension server ignores
+		// it); from 2026-07-28 the extension, declared by withTasks, needs nothing per call.
+		call := sess.CallToolExact
+		if ir := sess.InitializeResult(); ir != nil && ir.ProtocolVersion == "2025-11-25" {
+			if support, err := sess.ToolTaskSupport(ctx, pos[0]); err == nil && support == "required" {
+				call = func(ctx context.Context, name string, args json.RawMessage, _ string, progress func(*mcp.ProgressNotificationParams)) (*upstream.ExactResult, error) {
+					return sess.CallToolAsTask(ctx, name, args, progress)
+				}
+			}
+		}
 		var res *upstream.ExactResult
-		res, err = sess.CallToolExact(ctx, pos[0], orEmptyObject(args), "", func(n *mcp.ProgressNotificationParams) {
+		res, err = call(ctx, pos[0], orEmptyObject(args), "", func(n *mcp.ProgressNotificationParams) {
 			bar.Step(n.Progress, n.Total, n.Message)
 		})
 		bar.Done()
+		if err == nil {
+			if t, ok := upstream.CreatedTask(res.Raw); ok {
+				res, err = follow(ctx, t)
+			}
+		}
 		if err == nil {
 			out = json.RawMessage(res.Raw)
 			if res.IsError {

@@ -271,3 +271,14 @@ func TestClientReadUnknownResource(t *testing.T) {
 		t.Errorf("stderr %q, want it to end with %q", stderr.String(), want)
 	}
 }
+
+// Interop with the reference server's task tool (server-everything's simulate-research-query,
+// execution.taskSupport "required", the 2025-11-25 tasks utility): call sends the "task" param,
+// follows the task through its stages and prints the result from tasks/result.
+func TestClientTaskEverything(t *testing.T) {
+	server := []string{"--", "node", everything(t), "stdio"}
+	out, code := runClient(t, append([]string{"call", "simulate-research-query", `{"topic":"wasm"}`}, server...)...)
+	if first, _, _ := strings.Cut(out, "\n"); code != 0 || first != "# Research Report: wasm" {
+		t.Errorf("simulate-research-query = %q (exit %d), want the research report", out, code)
+	}
+}

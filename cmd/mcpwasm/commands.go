@@ -135,13 +135,16 @@ mcpwasm login --client-id my-app --client-secret-env MY_SECRET https://mcp.examp
 			Run: func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) (int, error) {
 				return logout(ctx, args, stdout, stderr)
 			}},
-		{Name: "new", Args: "[--sdk DIR] go|c|rust|wat NAME [DIR]", Short: "create a guest project that builds with one command and has a test",
+		{Name: "new", Args: "[--sdk DIR] go|c|rust|wat|ts|js NAME [DIR]", Short: "create a guest project that builds with one command and has a test",
 			Long: `Creates a guest project for the language in DIR (default ./NAME): a one-tool guest, a
 build script and a test that loads the built guest through mcpwasm's runtime. The README in
-the project says how to build and test it.`,
+the project says how to build and test it. ts and js make an npm project instead: a server
+file written for the MCP TypeScript SDK, and one command (npm run build) that bundles it into
+NAME.wasm with the pinned JavaScript engine; --sdk does not apply.`,
 			Examples: `mcpwasm new --sdk ~/src/mcpwasm go greet     # a local checkout of the SDK (required until one is published)
 mcpwasm new --sdk ~/src/mcpwasm wat greet /tmp/greet
-mcpwasm new go greet                         # a released mcpwasm: its own version of the SDK`,
+mcpwasm new go greet                         # a released mcpwasm: its own version of the SDK
+mcpwasm new ts greet                         # then: cd greet && npm ci && npm run build`,
 			Run: newProject},
 		{Name: "import", Args: "[-o FILE] hyper-mcp CONFIG.json", Short: "convert a hyper-mcp config into an mcpwasm config and show what it grants",
 			Long: `Reads a hyper-mcp configuration (JSON or YAML) and writes the mcpwasm configuration that
@@ -315,7 +318,7 @@ _mcpwasm() {
 	if [[ $cur == -* || $cmd == help || $cmd == completion ]]; then
 		COMPREPLY=($(compgen -W "$words" -- "$cur"))
 	elif [[ $cmd == new && $COMP_CWORD -eq 2 ]]; then
-		COMPREPLY=($(compgen -W "go c rust wat" -- "$cur"))
+		COMPREPLY=($(compgen -W "go c rust wat ts js" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi

@@ -20,7 +20,7 @@ func completionWords(c *command) []string {
 	return flagNames(c)
 }
 
-var newLanguages = []string{"go", "c", "rust", "wat"}
+var newLanguages = []string{"go", "c", "rust", "wat", "ts", "js"}
 
 // zshCompletion is the script `mcpwasm completion zsh` prints: source it, or save it as
 // _mcpwasm in a directory of $fpath.

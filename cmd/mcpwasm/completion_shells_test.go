@@ -24,7 +24,7 @@ func TestCompletionBashNewLanguages(t *testing.T) {
 COMP_WORDS=(mcpwasm new ""); COMP_CWORD=2; _mcpwasm; echo "${COMPREPLY[*]}"
 COMP_WORDS=(mcpwasm completion ""); COMP_CWORD=2; _mcpwasm; echo "${COMPREPLY[*]}"
 `
-	if got, err := exec.Command(bash, "-c", script).CombinedOutput(); err != nil || string(got) != "go c rust wat\nbash zsh fish\n" {
+	if got, err := exec.Command(bash, "-c", script).CombinedOutput(); err != nil || string(got) != "go c rust wat ts js\nbash zsh fish\n" {
 		t.Errorf("completion: %v\n%s", err, got)
 	}
 }
@@ -71,7 +71,7 @@ words=(mcpwasm completion ""); CURRENT=3; _mcpwasm
 		out, err := exec.Command(zsh, "-f", "-c", harness).CombinedOutput()
 		lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 		if err != nil || len(lines) != 7 || lines[0] != "COMPDEF _mcpwasm mcpwasm" ||
-			lines[1] != strings.Join(commandNames(), " ") || lines[2] != "go c rust wat" ||
+			lines[1] != strings.Join(commandNames(), " ") || lines[2] != "go c rust wat ts js" ||
 			!strings.Contains(" "+lines[3]+" ", " --server-logs ") || lines[4] != "NORMAL mcpw 1" ||
 			lines[5] != "FILES" || lines[6] != "bash zsh fish" {
 			t.Errorf("zsh: %v\n%s", err, out)
@@ -88,7 +88,7 @@ words=(mcpwasm completion ""); CURRENT=3; _mcpwasm
 		}
 		for _, tt := range []struct{ line, want string }{
 			{"mcpwasm ser", "serve\n"},
-			{"mcpwasm new ", "c\ngo\nrust\nwat\n"},
+			{"mcpwasm new ", "c\ngo\njs\nrust\nts\nwat\n"},
 			{"mcpwasm call --server-l", "--server-logs\n"},
 			{"mcpwasm completion ", "bash\nfish\nzsh\n"},
 			{"mcpwasm serve a.", "a.wasm\n"},

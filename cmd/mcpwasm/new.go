@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 )
 
 // sdkModule is the module path of mcpwasm: the Go guest SDK and the runtime a scaffold's test
@@ -38,7 +40,7 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	switch {
 	case len(pos) == 0:
-		return ExitUsage, errors.New("missing LANGUAGE (go, c, rust or wat)")
+		return ExitUsage, errors.New("missing LANGUAGE (go, c, rust, wat, ts or js)")
 	case len(pos) == 1:
 		return ExitUsage, errors.New("missing NAME")
 	case len(pos) > 3:
@@ -46,8 +48,8 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	lang, name := pos[0], pos[1]
 	files, ok := scaffolds[lang]
-	if !ok {
-		return ExitUsage, fmt.Errorf("unknown language %q (want go, c, rust or wat)", lang)
+	if !ok && lang != "ts" && lang != "js" {
+		return ExitUsage, fmt.Errorf("unknown language %q (want go, c, rust, wat, ts or js)", lang)
 	}
 	if !projectName.MatchString(name) {
 		return ExitUsage, fmt.Errorf("NAME %q: want lower-case letters, digits and _, starting with a letter (it names the tool, the module and the files)", name)
@@ -58,6 +60,9 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return ExitUsage, fmt.Errorf("%s exists and is not empty", dir)
+	}
+	if lang == "ts" || lang == "js" {
+		return newScriptProject(lang, name, dir, stdout)
 	}
 
 	data := scaffoldData{Name: name, Lang: lang, SDKModule: sdkModule, GoVersion: sdkGoVersion}
@@ -148,6 +153,36 @@ func newProject(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 		return ExitError, err
 	}
 	fmt.Fprintf(stdout, "created %s (%s guest %q)\n  cd %s && ./build.sh && go test ./...    # build %s.wasm, then test it through the runtime\n  mcpwasm serve %s.wasm\n",
+		dir, lang, name, dir, name, name)
+	return ExitOK, nil
+}
+
+// newScriptProject writes a JavaScript or TypeScript guest project (abi/js.Project): an npm
+// project whose `npm run build` makes NAME.wasm, the quickjs-wasi engine with the bundled
+// server script in it. It needs no Go and no checkout of mcpwasm.
+func newScriptProject(lang, name, dir string, stdout io.Writer) (int, error) {
+	files, err := jsguest.Project(lang, name)
+	if err != nil {
+		return ExitUsage, err
+	}
+	tmp, cleanup, err := stageDir(dir)
+	if err != nil {
+		return ExitError, err
+	}
+	defer cleanup()
+	for rel, b := range files {
+		p := filepath.Join(tmp, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return ExitError, err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return ExitError, err
+		}
+	}
+	if err := placeDir(tmp, dir); err != nil {
+		return ExitError, err
+	}
+	fmt.Fprintf(stdout, "created %s (%s guest %q)\n  cd %s && npm ci && npm run build    # build %s.wasm: the engine and the bundled script\n  mcpwasm serve %s.wasm\n",
 		dir, lang, name, dir, name, name)
 	return ExitOK, nil
 }

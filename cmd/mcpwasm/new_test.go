@@ -117,7 +117,7 @@ func TestNewErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"new"}, "mcpwasm new: missing LANGUAGE (go, c, rust or wat)\n"},
+		{[]string{"new"}, "mcpwasm new: missing LANGUAGE (go, c, rust, wat, ts or js)\n"},
 		{[]string{"new", "go"}, "mcpwasm new: missing NAME\n"},
 		{[]string{"new", "cobol", "x"}, `mcpwasm new: unknown language "cobol"`},
 		{[]string{"new", "go", "Bad-Name"}, `mcpwasm new: NAME "Bad-Name": want lower-case letters`},

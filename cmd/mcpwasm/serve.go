@@ -248,7 +248,7 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 	allowed := allowHiddenText(cfg, s.gs)
 	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
 		ServerOptions: sopts, AllowHiddenText: allowed, Logger: logger, Names: s.names,
-		TracerProvider: s.obs.tp, RequestStateKey: s.stateKey})
+		TracerProvider: s.obs.tp, RequestStateKey: s.stateKey, GuestTasks: guestTasks(cfg, s.gs)})
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -316,7 +316,7 @@ func (s *serving) watched() []*watchedGuest {
 		}
 		if sp.path != "" {
 			ws = append(ws, &watchedGuest{spec: sp, path: sp.path, guest: s.gs[i],
-				opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, s.gs[i].Name()), Logger: s.logger, Names: s.names, RequestStateKey: s.stateKey}})
+				opts: &mcpserver.GuestOptions{AllowHiddenText: slices.Contains(allowed, s.gs[i].Name()), Logger: s.logger, Names: s.names, RequestStateKey: s.stateKey, Tasks: guestTasks(s.cfg, s.gs)[s.gs[i].Name()]}})
 		}
 	}
 	return ws

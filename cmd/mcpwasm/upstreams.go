@@ -50,6 +50,32 @@ func allowHiddenText(cfg *config.Config, gs []*runtime.Guest) []string {
 	return names
 }
 
+// guestTasks is the config's task caps ("tasks" of a guest and of its tools), by guest name.
+func guestTasks(cfg *config.Config, gs []*runtime.Guest) map[string]mcpserver.TaskCaps {
+	caps := map[string]mcpserver.TaskCaps{}
+	if cfg == nil {
+		return caps
+	}
+	for i, g := range cfg.Guests {
+		if i >= len(gs) {
+			break
+		}
+		c := mcpserver.TaskCaps{Max: g.Tasks}
+		for name, t := range g.Tools {
+			if t.Tasks != "" {
+				if c.Tools == nil {
+					c.Tools = map[string]string{}
+				}
+				c.Tools[name] = t.Tasks
+			}
+		}
+		if c.Max != "" || c.Tools != nil {
+			caps[gs[i].Name()] = c
+		}
+	}
+	return caps
+}
+
 // exposeUpstreams serves the tools of every upstream with expose: true on srv as NAME__tool
 // (the gateway), re-listing them when the upstream says they changed or restarts. A server
 // that cannot be reached at start is retried in the background.

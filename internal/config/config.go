@@ -77,6 +77,9 @@ type Guest struct {
 	// Isolation is "shared", "session" or "call" (runtime.GuestConfig.Isolation); empty
 	// means the command line's (serve --isolation, default session).
 	Isolation string `json:"isolation,omitempty"`
+	// Tasks caps the task support of the guest's tools ("forbidden", "optional",
+	// "required"; mcpserver.TaskCaps); empty keeps what the manifest declares.
+	Tasks string `json:"tasks,omitempty"`
 	// Signature, when set, is the Sigstore policy the module must satisfy before it is
 	// stored (ship.go); it overrides the registry's in Ship.Signatures.
 	Signature *Signature `json:"signature,omitempty"`
@@ -86,6 +89,8 @@ type Guest struct {
 type Tool struct {
 	Grants *policy.Grants `json:"grants,omitempty"`
 	Limits Limits         `json:"limits,omitzero"`
+	// Tasks caps this tool's task support (see Guest.Tasks).
+	Tasks string `json:"tasks,omitempty"`
 }
 
 // Limits mirrors runtime.Limits in the file's units (MiB, milliseconds, bytes).

@@ -25,6 +25,8 @@ func TestParseErrors(t *testing.T) {
 		{"tool widens", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`, `guests[0] tool "t": net "b.test" is not granted to the guest`},
 		{"tool rw over read-only", `{"guests": [{"path": "a.wasm", "grants": {"fs": [{"guest": "/d", "host": "/srv"}]}, "tools": {"t": {"grants": {"fs": [{"guest": "/d", "host": "/srv", "rw": true}]}}}}]}`, `guests[0] tool "t": fs "/d" is read-only for the guest; a tool cannot make it rw`},
 		{"bad isolation", `{"guests": [{"path": "a.wasm", "isolation": "tenant"}]}`, `"isolation": enum: tenant does not equal any of: [shared session call]`},
+		{"bad tasks", `{"guests": [{"path": "a.wasm", "tasks": "sometimes"}]}`, `"tasks": enum: sometimes does not equal any of: [forbidden optional required]`},
+		{"bad tool tasks", `{"guests": [{"path": "a.wasm", "tools": {"t": {"tasks": "yes"}}}]}`, `"tasks": enum: yes does not equal any of: [forbidden optional required]`},
 		{"duplicate key", "{\"guests\": [{\"path\": \"a.wasm\"}],\n \"guests\": []}", `line 2: duplicate key "guests"`},
 		{"duplicate nested key", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a"]}, "grants": {}}]}`, `line 1: duplicate key "grants"`},
 		{"mcp without upstream", `{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}]}`, `guests[0]: mcp grant "docs" names no upstream`},
@@ -160,6 +162,20 @@ func TestIsolationKey(t *testing.T) {
 	}
 	if got := c.GuestConfig(c.Guests[1], "b.wasm").Isolation; got != "" {
 		t.Errorf("no isolation key gave %q; want \"\" (the runtime's default, session)", got)
+	}
+}
+
+// The task caps of a guest and of one tool (mcpserver.TaskCaps) are read as written.
+func TestTasksKeys(t *testing.T) {
+	c, err := Parse([]byte(`{"guests": [{"path": "a.wasm", "tasks": "optional", "tools": {"long": {"tasks": "forbidden"}}}, {"path": "b.wasm"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.Guests[0]; g.Tasks != "optional" || g.Tools["long"].Tasks != "forbidden" {
+		t.Errorf("tasks %q, tool long tasks %q; want optional, forbidden", g.Tasks, g.Tools["long"].Tasks)
+	}
+	if g := c.Guests[1]; g.Tasks != "" {
+		t.Errorf("no tasks key gave %q; want empty", g.Tasks)
 	}
 }
 

@@ -42,6 +42,7 @@ type config struct {
 	startup                     bool   // -startup: only section 6
 	firstList                   bool   // -firstlist: only section 8
 	soakOnly                    bool   // -soak: only section 7
+	jsOnly                      bool   // -js: only section 9
 	old                         string // -old: an mcpwasm binary measured beside the new one in section 6
 }
 
@@ -52,6 +53,7 @@ func main() {
 	flag.BoolVar(&c.skipMicro, "skip-micro", false, "skip the in-process benchmarks")
 	flag.BoolVar(&c.startup, "startup", false, "run only section 6: warm-cache start and idle memory of the bundled server and of 5 and 20 Go guests")
 	flag.BoolVar(&c.firstList, "firstlist", false, "run only section 8: first tools/list of the bundled server against a server of one WAT guest (warm cache, 7 starts each)")
+	flag.BoolVar(&c.jsOnly, "js", false, "run only section 9: a JavaScript guest against the same echo in Node with the TypeScript SDK (needs npm ci in guests/typescript and testdata/interop)")
 	flag.BoolVar(&c.soakOnly, "soak", false, "run only section 7: 8 HTTP sessions × 5,000 calc calls (50 with -quick), then idle; RSS and goroutines")
 	flag.StringVar(&c.old, "old", "", "with -startup: an older mcpwasm binary to measure beside the one built from this tree")
 	coldGo := flag.String("cold-go", "", "comma-separated Go guest counts for cold start (default 1,5; 1 with -quick); "+
@@ -151,6 +153,9 @@ func run(ctx context.Context, c config) error {
 	if c.firstList {
 		return firstList(ctx, c, p)
 	}
+	if c.jsOnly {
+		return javascript(ctx, c, p, root)
+	}
 
 	if !c.skipMicro {
 		if err := micro(ctx, c, dir, root); err != nil {
@@ -167,6 +172,9 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	if err := firstList(ctx, c, p); err != nil {
+		return err
+	}
+	if err := javascript(ctx, c, p, root); err != nil {
 		return err
 	}
 	return soak(ctx, c, dir)

@@ -128,6 +128,10 @@ type Instance interface {
 	Interrupted() bool
 	// Memory is the guest's exported linear memory.
 	Memory() api.Memory
+	// Custom returns the body of the module's custom section name (the last of that name), or
+	// nil: how a kind that keeps its guest's code in the module (JavaScript's script, section
+	// "mcpwasm.js") reads it in Start. Only sections named "mcpwasm.js…" are kept.
+	Custom(name string) []byte
 	// Region returns a view of [ptr, ptr+n) of linear memory, valid until the guest runs
 	// again, or an error wrapping fault.ErrABI naming the region when it is not inside the
 	// memory. Size caps are the kind's (which limit a region breaks is its to name).

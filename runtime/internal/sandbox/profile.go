@@ -110,3 +110,12 @@ func (s rootSet) Close() error {
 	}
 	return nil
 }
+
+// Random reports whether instances of p get crypto entropy (the random grant); without it
+// random sources are deterministic.
+func (p Profile) Random() bool { return p.random }
+
+// Environ is the environment of instances of p, as NAME=value pairs: the env grants, a bare
+// NAME taking the host's value (left out when unset). Kinds whose engine does not read WASI's
+// environment (JavaScript's process.env) serve it from here.
+func (p Profile) Environ() []string { return resolveEnv(p.env) }

@@ -93,6 +93,7 @@ func init() {
 	addDiagnosticTools()
 	addClientRequestTools()
 	addInputRequiredTools()
+	addTaskTools() // tasks.go
 	addResources()
 	addPrompts()
 }

@@ -1,0 +1,121 @@
+package js
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// lockfile is the projects' package-lock.json with the package named lockName: esbuild,
+// quickjs-wasi and zod at the versions of Dependencies.
+//
+//go:embed package-lock.json
+var lockfile string
+
+const lockName = "mcpwasm-guest"
+
+// Dependencies are a project's devDependencies, pinned exactly (the lockfile holds the same).
+var Dependencies = map[string]string{"esbuild": "0.28.2", "quickjs-wasi": "3.7.0", "zod": "4.6.7"}
+
+// PackageJSON is a project's package.json: its name, its build script for entry and the pinned
+// dependencies. What the guest asks for is read off its files by the build unless the
+// package.json lists it ("mcpwasm": {"requests": {…}}).
+func PackageJSON(name, entry string) []byte {
+	type pkg struct {
+		Name            string            `json:"name"`
+		Version         string            `json:"version"`
+		Private         bool              `json:"private"`
+		Type            string            `json:"type"`
+		Scripts         map[string]string `json:"scripts"`
+		DevDependencies map[string]string `json:"devDependencies"`
+	}
+	b, _ := json.MarshalIndent(pkg{
+		Name: name, Version: "0.1.0", Private: true, Type: "module",
+		Scripts:         map[string]string{"build": fmt.Sprintf("node mcpwasm/build.mjs %s %s.wasm", entry, name)},
+		DevDependencies: Dependencies,
+	}, "", "  ")
+	return append(b, '\n')
+}
+
+// Lockfile is package-lock.json for a project named name.
+func Lockfile(name string) []byte {
+	return []byte(strings.ReplaceAll(lockfile, `"name": "`+lockName+`"`, `"name": "`+name+`"`))
+}
+
+// Project returns the files of a new JavaScript ("js") or TypeScript ("ts") guest project
+// named name, by path: package.json and its lockfile, the server script with one tool
+// (name), mcpwasm/ (Shim, SDK, Build), README.md and .gitignore.
+func Project(lang, name string) (map[string][]byte, error) {
+	var entry, server string
+	switch lang {
+	case "ts":
+		entry, server = "server.ts", serverTS
+	case "js":
+		entry, server = "server.js", serverJS
+	default:
+		return nil, fmt.Errorf("unknown JavaScript language %q (want js or ts)", lang)
+	}
+	r := strings.NewReplacer("NAME", name, "ENTRY", entry)
+	return map[string][]byte{
+		"package.json":      PackageJSON(name, entry),
+		"package-lock.json": Lockfile(name),
+		entry:               []byte(r.Replace(server)),
+		"mcpwasm/shim.js":   []byte(Shim),
+		"mcpwasm/sdk.js":    []byte(SDK),
+		"mcpwasm/build.mjs": []byte(Build),
+		"README.md":         []byte(r.Replace(readme)),
+		".gitignore":        []byte("node_modules/\n/" + name + ".wasm\n"),
+	}, nil
+}
+
+const serverTS = `// NAME — an MCP server written for the TypeScript SDK, built by mcpwasm into one sandboxed
+// NAME.wasm (npm ci && npm run build). The SDK imports are pointed at mcpwasm's shim by the
+// build, so this file also runs unchanged under Node with the real SDK.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import * as z from "zod/v4";
+
+const server = new McpServer({ name: "NAME", version: "0.1.0" });
+
+server.registerTool(
+  "NAME",
+  { description: "Greets someone by name", inputSchema: { name: z.string().min(1).describe("who to greet") } },
+  async ({ name }: { name: string }) => ({ content: [{ type: "text", text: ` + "`hello, ${name}`" + ` }] }),
+);
+
+await server.connect(new StdioServerTransport());
+`
+
+const serverJS = `// NAME — an MCP server written for the TypeScript SDK, built by mcpwasm into one sandboxed
+// NAME.wasm (npm ci && npm run build). The SDK imports are pointed at mcpwasm's shim by the
+// build, so this file also runs unchanged under Node with the real SDK.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import * as z from "zod/v4";
+
+const server = new McpServer({ name: "NAME", version: "0.1.0" });
+
+server.registerTool(
+  "NAME",
+  { description: "Greets someone by name", inputSchema: { name: z.string().min(1).describe("who to greet") } },
+  async ({ name }) => ({ content: [{ type: "text", text: ` + "`hello, ${name}`" + ` }] }),
+);
+
+await server.connect(new StdioServerTransport());
+`
+
+const readme = "# NAME\n\n" +
+	"An mcpwasm guest written for the MCP TypeScript SDK, with one tool, `NAME`. Created by `mcpwasm new`.\n\n" +
+	"```sh\n" +
+	"npm ci                      # esbuild, quickjs-wasi (the engine) and zod, from package-lock.json\n" +
+	"npm run build               # NAME.wasm: the engine + ENTRY, bundled, in one file\n" +
+	"mcpwasm serve NAME.wasm\n" +
+	"mcpwasm call NAME '{\"name\":\"Ada\"}' -- mcpwasm serve NAME.wasm\n" +
+	"```\n\n" +
+	"The build (mcpwasm/build.mjs) points the SDK's server imports at mcpwasm/sdk.js and fails on\n" +
+	"an import the sandbox cannot serve (node:fs, node:net, …). fetch, process.env,\n" +
+	"crypto.getRandomValues, timers and console work through the operator's grants. What the guest\n" +
+	"asks for is read off ENTRY (fetch → net \"*\", process.env.NAME → env NAME, …; the build\n" +
+	"prints it); to list it yourself, add \"mcpwasm\": {\"requests\": {\"net\": [\"api.example.com\"]}}\n" +
+	"to package.json.\n"

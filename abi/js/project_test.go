@@ -1,0 +1,72 @@
+package js
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The example guests/typescript is a project as Project makes it (plus its own server.ts and
+// package.json fields): its copies of the SDK files and its lockfile must stay current.
+func TestExampleCurrent(t *testing.T) {
+	dir := filepath.Join("..", "..", "guests", "typescript")
+	files, err := Project("ts", "typescript")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"mcpwasm/shim.js", "mcpwasm/sdk.js", "mcpwasm/build.mjs", "package-lock.json", ".gitignore"} {
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != string(files[rel]) {
+			t.Errorf("guests/typescript/%s differs from abi/js (copy it: the example is what `mcpwasm new ts typescript` writes)", rel)
+		}
+	}
+	var pkg struct {
+		DevDependencies map[string]string
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	if len(pkg.DevDependencies) != len(Dependencies) {
+		t.Errorf("guests/typescript devDependencies %v, want %v", pkg.DevDependencies, Dependencies)
+	}
+	for k, v := range Dependencies {
+		if pkg.DevDependencies[k] != v {
+			t.Errorf("guests/typescript devDependencies[%q] = %q, want %q", k, pkg.DevDependencies[k], v)
+		}
+	}
+}
+
+// The lockfile names the project (both places npm writes the name) and pins each dependency
+// at its version.
+func TestLockfile(t *testing.T) {
+	var lock struct {
+		Name     string
+		Packages map[string]struct {
+			Name            string
+			Version         string
+			DevDependencies map[string]string
+		}
+	}
+	if err := json.Unmarshal(Lockfile("greet"), &lock); err != nil {
+		t.Fatal(err)
+	}
+	if lock.Name != "greet" || lock.Packages[""].Name != "greet" {
+		t.Fatalf("names %q, %q; want greet", lock.Name, lock.Packages[""].Name)
+	}
+	for k, v := range Dependencies {
+		if got := lock.Packages["node_modules/"+k].Version; got != v {
+			t.Errorf("%s locked at %q, want %q", k, got, v)
+		}
+		if got := lock.Packages[""].DevDependencies[k]; got != v {
+			t.Errorf("root devDependencies[%q] = %q, want %q", k, got, v)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+// Builds one mcpwasm guest from an MCP server script written for the TypeScript SDK:
+//
+//   node mcpwasm/build.mjs server.ts NAME.wasm
+//
+// 1. esbuild bundles the script and its npm dependencies (zod, …) into one ES module, with
+//    the SDK's server imports (@modelcontextprotocol/sdk/server/mcp.js, …/server/stdio.js,
+//    …/types.js) pointed at mcpwasm/sdk.js; any other import the sandbox cannot serve
+//    (node:net, fs, child_process, another SDK module) fails the build with its name.
+// 2. The engine, quickjs-wasi's quickjs.wasm, is checked against the sha256 pinned below.
+// 3. NAME.wasm = the engine + a custom section "mcpwasm.js" holding mcpwasm/shim.js and the
+//    bundle, + a custom section "mcpwasm.jsbc" holding the same script compiled to QuickJS
+//    bytecode by the same engine (the host loads it ~5× faster than it parses the source): one
+//    file, one digest, served by `mcpwasm serve NAME.wasm`.
+//
+// What the guest asks for (abi/ABI.md §4; the operator's grants decide) is package.json's
+// "mcpwasm": {"requests": {…}} if it has one; else it is read off the project's own files
+// (not its packages): fetch → net "*", process.env.NAME → env NAME, crypto.getRandomValues,
+// randomUUID or Math.random → random, createMessage → sampling, elicitInput → elicitation,
+// listRoots → roots. A file written for Node thus needs nothing added.
+import { build } from "esbuild";
+import { CompileFlags, EvalFlags, QuickJS } from "quickjs-wasi";
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ENGINE = "quickjs-wasi/quickjs.wasm";
+const ENGINE_VERSION = "3.7.0";
+const ENGINE_SHA256 = "c0bd8f296e18cf074969f6401b9ecb72609a1323818ec2b9bf7a8f8d740d1363";
+const SECTION = "mcpwasm.js";
+const BYTECODE_SECTION = "mcpwasm.jsbc";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const [entry, out] = process.argv.slice(2);
+if (!entry || !out) {
+  console.error("usage: node mcpwasm/build.mjs SERVER.ts OUT.wasm");
+  process.exit(2);
+}
+
+const sdkStub = join(here, "sdk.js");
+const sdkModules = new Set(["server/mcp", "server/stdio", "server/completable", "types", "server/index", "server"]);
+const builtins = new Set(builtinModules.flatMap((m) => [m, "node:" + m]));
+
+const guard = {
+  name: "mcpwasm",
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
+      const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
+      if (sdkModules.has(sub)) return { path: sdkStub };
+      return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: mcpwasm serves the SDK's server API (server/mcp.js, server/stdio.js, server/completable.js, types.js); the host is the transport` }] };
+    });
+    b.onResolve({ filter: /^[^./]/ }, (a) => {
+      if (builtins.has(a.path) || a.path.startsWith("node:")) {
+        return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: a mcpwasm guest has no Node.js built-in modules; use fetch, process.env, console, crypto.getRandomValues (they go through the operator's grants)` }] };
+      }
+      return undefined;
+    });
+  },
+};
+
+const result = await build({
+  entryPoints: [entry],
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  mainFields: ["module", "main"],
+  nodePaths: [join(process.cwd(), "node_modules")], // the project's packages, wherever the entry is
+  conditions: ["import", "default"],
+  target: "es2023",
+  minify: true,
+  charset: "utf8",
+  legalComments: "none",
+  write: false,
+  metafile: true,
+  logLevel: "silent",
+  plugins: [guard],
+}).catch((e) => {
+  for (const m of e.errors || []) {
+    const where = m.location ? `${m.location.file}:${m.location.line}: ` : "";
+    console.error(`${where}${m.text}`);
+  }
+  if (!e.errors) console.error(String(e));
+  process.exit(1);
+});
+
+const require = createRequire(join(process.cwd(), "package.json"));
+let enginePath;
+try {
+  enginePath = require.resolve(ENGINE);
+} catch {
+  console.error(`${ENGINE} is not installed: run npm ci (the lockfile pins quickjs-wasi ${ENGINE_VERSION})`);
+  process.exit(1);
+}
+const engine = readFileSync(enginePath);
+const sum = createHash("sha256").update(engine).digest("hex");
+if (sum !== ENGINE_SHA256) {
+  console.error(`${enginePath}: sha256 ${sum}, want ${ENGINE_SHA256} (quickjs-wasi ${ENGINE_VERSION})`);
+  process.exit(1);
+}
+
+const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+const requests = (pkg.mcpwasm && pkg.mcpwasm.requests) || inferRequests(result.metafile);
+
+// inferRequests reads what the project's own files use (see the top of this file).
+function inferRequests(meta) {
+  const r = {};
+  const env = new Set();
+  for (const file of Object.keys(meta.inputs)) {
+    if (file.includes("node_modules/") || file.startsWith("mcpwasm/") || file.includes("/mcpwasm/sdk.js")) continue;
+    let src;
+    try {
+      src = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    if (/\bfetch\s*\(/.test(src)) r.net = ["*"];
+    for (const m of src.matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)|process\.env\[\s*["'`]([^"'`]+)["'`]\s*\]/g)) env.add(m[1] || m[2]);
+    if (/crypto\.(getRandomValues|randomUUID)|Math\.random/.test(src)) r.random = true;
+    if (/\.createMessage\s*\(|sampling\/createMessage/.test(src)) r.sampling = true;
+    if (/\.elicitInput\s*\(|elicitation\/create/.test(src)) r.elicitation = true;
+    if (/\.listRoots\s*\(|roots\/list/.test(src)) r.roots = true;
+  }
+  if (env.size) r.env = [...env].sort();
+  return Object.keys(r).length ? r : null;
+}
+const script =
+  (requests ? `globalThis.__mcpwasm={requests:${JSON.stringify(requests)}};\n` : "") +
+  readFileSync(join(here, "shim.js"), "utf8") +
+  "\n" +
+  result.outputFiles[0].text.replace(/^#![^\n]*\n/, ""); // a hashbang is valid only at the very start
+
+// The bytecode: compiled as a module by the pinned engine itself (bytecode is specific to the
+// engine's version, which the sha256 above fixes). A syntax error fails the build here.
+let bytecode;
+{
+  const vm = await QuickJS.create({ wasm: engine });
+  try {
+    bytecode = Buffer.from(vm.compile(script, "guest.js", EvalFlags.TYPE_MODULE, CompileFlags.STRIP_SOURCE));
+  } catch (e) {
+    console.error(`${entry}: ${e.message}`);
+    process.exit(1);
+  } finally {
+    vm.dispose();
+  }
+}
+
+// A custom section: id 0, size (LEB128), name length (LEB128), name, payload.
+const leb = (n) => {
+  const b = [];
+  do {
+    let x = n & 0x7f;
+    n >>>= 7;
+    if (n) x |= 0x80;
+    b.push(x);
+  } while (n);
+  return Buffer.from(b);
+};
+const section = (name, payload) => {
+  const n = Buffer.from(name);
+  const body = Buffer.concat([leb(n.length), n, payload]);
+  return Buffer.concat([Buffer.from([0]), leb(body.length), body]);
+};
+const source = Buffer.from(script, "utf8");
+const out_ = Buffer.concat([engine, section(SECTION, source), section(BYTECODE_SECTION, bytecode)]);
+writeFileSync(out, out_);
+console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length}); requests ${JSON.stringify(requests || {})}`);

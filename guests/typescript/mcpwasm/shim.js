@@ -1,0 +1,1115 @@
+// mcpwasm JavaScript shim: the web-platform basics and the MCP TypeScript SDK's server API
+// for a script run by mcpwasm's JavaScript kind (QuickJS under wazero). It is a plain script
+// (no imports, no exports) that the build places before the bundled server file, so it runs
+// first. Everything outside the engine goes through one host function,
+// __mcpwasm_host(op, payload) -> string, which the host maps onto its sandbox: the
+// operator's grants decide what a request may do, as for any guest.
+//
+// The host drives the script through globalThis.__mcpwasm:
+//   dispatch(op, json) starts one entry ("describe", "callTool", "readResource",
+//     "getPrompt", "complete") and returns "";
+//   poll() returns "" while the entry's promise is pending (after firing the next timer, if
+//     any), or its answer: "R" + result JSON, or "E" + {"error","code"} JSON.
+// The host runs the engine's job queue between polls.
+(function () {
+  "use strict";
+  const g = globalThis;
+  const hostFn = g.__mcpwasm_host;
+  delete g.__mcpwasm_host;
+  const host = (op, payload) =>
+    hostFn(op, payload === undefined ? "" : typeof payload === "string" ? payload : JSON.stringify(payload));
+
+  // ---- console → the MCP log ----
+  const fmt = (args) =>
+    args
+      .map((a) => {
+        if (typeof a === "string") return a;
+        if (a instanceof Error) return a.stack ? a.name + ": " + a.message + "\n" + a.stack : a.name + ": " + a.message;
+        try {
+          const s = JSON.stringify(a);
+          return s === undefined ? String(a) : s;
+        } catch (_) {
+          return String(a);
+        }
+      })
+      .join(" ");
+  const logAt = (level) => (...args) => host("log", { level, data: fmt(args) });
+  g.console = {
+    log: logAt("info"),
+    info: logAt("info"),
+    debug: logAt("debug"),
+    trace: logAt("debug"),
+    warn: logAt("warning"),
+    error: logAt("error"),
+    dir: logAt("info"),
+  };
+
+  // ---- timers: fired in due order by poll(), on a virtual clock that advances to each ----
+  let timers = [];
+  let timerSeq = 0;
+  let now = 0;
+  const addTimer = (fn, ms, args, repeat) => {
+    if (typeof fn !== "function") throw new TypeError("setTimeout: callback is not a function");
+    const id = ++timerSeq;
+    const delay = Math.max(0, Number(ms) || 0);
+    timers.push({ id, at: now + delay, delay, fn, args, repeat, seq: id });
+    return id;
+  };
+  const clearTimer = (id) => {
+    timers = timers.filter((t) => t.id !== id);
+  };
+  g.setTimeout = (fn, ms, ...args) => addTimer(fn, ms, args, false);
+  g.setInterval = (fn, ms, ...args) => addTimer(fn, ms, args, true);
+  g.setImmediate = (fn, ...args) => addTimer(fn, 0, args, false);
+  g.clearTimeout = g.clearInterval = g.clearImmediate = clearTimer;
+  // fireTimer runs the earliest timer; false if there is none.
+  const fireTimer = () => {
+    if (timers.length === 0) return false;
+    let next = 0;
+    for (let i = 1; i < timers.length; i++) {
+      const a = timers[i], b = timers[next];
+      if (a.at < b.at || (a.at === b.at && a.seq < b.seq)) next = i;
+    }
+    const t = timers[next];
+    if (t.at > now) {
+      host("sleep", String(t.at - now)); // waits only when the clock is granted
+      now = t.at;
+    }
+    if (t.repeat) {
+      t.at = now + Math.max(1, t.delay);
+      t.seq = ++timerSeq;
+    } else {
+      timers.splice(next, 1);
+    }
+    t.fn(...t.args);
+    return true;
+  };
+
+  // ---- text encoding ----
+  class TextEncoder {
+    get encoding() {
+      return "utf-8";
+    }
+    encode(s = "") {
+      s = String(s);
+      const out = [];
+      for (let i = 0; i < s.length; i++) {
+        let c = s.charCodeAt(i);
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+          const d = s.charCodeAt(i + 1);
+          if (d >= 0xdc00 && d <= 0xdfff) {
+            c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+            i++;
+          } else c = 0xfffd;
+        } else if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+        if (c < 0x80) out.push(c);
+        else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+        else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+        else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      }
+      return new Uint8Array(out);
+    }
+  }
+  class TextDecoder {
+    constructor(label = "utf-8") {
+      const l = String(label).toLowerCase();
+      if (l !== "utf-8" && l !== "utf8") throw new RangeError("TextDecoder: only utf-8 is supported, not " + label);
+    }
+    get encoding() {
+      return "utf-8";
+    }
+    decode(buf) {
+      if (buf === undefined) return "";
+      const b = buf instanceof Uint8Array ? buf : ArrayBuffer.isView(buf) ? new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength) : new Uint8Array(buf);
+      let s = "";
+      let chunk = [];
+      const flush = () => {
+        s += String.fromCharCode.apply(null, chunk);
+        chunk = [];
+      };
+      for (let i = 0; i < b.length; ) {
+        const c = b[i];
+        let cp = 0xfffd, n = 1;
+        if (c < 0x80) cp = c;
+        else if (c >= 0xc2 && c < 0xe0 && i + 1 < b.length && (b[i + 1] & 0xc0) === 0x80) {
+          cp = ((c & 31) << 6) | (b[i + 1] & 63);
+          n = 2;
+        } else if (c >= 0xe0 && c < 0xf0 && i + 2 < b.length && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80) {
+          cp = ((c & 15) << 12) | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63);
+          n = 3;
+          if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)) cp = 0xfffd;
+        } else if (c >= 0xf0 && c < 0xf5 && i + 3 < b.length && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80 && (b[i + 3] & 0xc0) === 0x80) {
+          cp = ((c & 7) << 18) | ((b[i + 1] & 63) << 12) | ((b[i + 2] & 63) << 6) | (b[i + 3] & 63);
+          n = 4;
+          if (cp < 0x10000 || cp > 0x10ffff) cp = 0xfffd;
+        }
+        if (cp >= 0x10000) {
+          cp -= 0x10000;
+          chunk.push(0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+        } else chunk.push(cp);
+        if (chunk.length > 8192) flush();
+        i += n;
+      }
+      flush();
+      return s;
+    }
+  }
+  g.TextEncoder = TextEncoder;
+  g.TextDecoder = TextDecoder;
+  const utf8 = new TextEncoder();
+  const fromUTF8 = new TextDecoder();
+
+  // ---- URL (absolute special and opaque URLs; relative references against a base) ----
+  const defaultPorts = { "http:": "80", "https:": "443", "ws:": "80", "wss:": "443", "ftp:": "21" };
+  class URLSearchParams {
+    constructor(init = "") {
+      this._list = [];
+      if (typeof init === "string") {
+        this._parse(init);
+      } else if (Array.isArray(init)) {
+        for (const [k, v] of init) this._list.push([String(k), String(v)]);
+      } else if (init && typeof init === "object") {
+        if (init instanceof URLSearchParams) this._list = init._list.map((p) => p.slice());
+        else for (const k of Object.keys(init)) this._list.push([k, String(init[k])]);
+      }
+    }
+    _parse(s) {
+      this._list = [];
+      if (s.startsWith("?")) s = s.slice(1);
+      for (const part of s.split("&")) {
+        if (part === "") continue;
+        const i = part.indexOf("=");
+        const dec = (x) => decodeURIComponent(x.replace(/\+/g, " "));
+        this._list.push(i < 0 ? [dec(part), ""] : [dec(part.slice(0, i)), dec(part.slice(i + 1))]);
+      }
+    }
+    _changed() {
+      if (this._url) this._url._search = this._list.length ? "?" + this.toString() : "";
+    }
+    append(k, v) {
+      this._list.push([String(k), String(v)]);
+      this._changed();
+    }
+    delete(k) {
+      this._list = this._list.filter((p) => p[0] !== k);
+      this._changed();
+    }
+    get(k) {
+      const p = this._list.find((p) => p[0] === k);
+      return p ? p[1] : null;
+    }
+    getAll(k) {
+      return this._list.filter((p) => p[0] === k).map((p) => p[1]);
+    }
+    has(k) {
+      return this._list.some((p) => p[0] === k);
+    }
+    set(k, v) {
+      const i = this._list.findIndex((p) => p[0] === k);
+      if (i < 0) this._list.push([String(k), String(v)]);
+      else {
+        this._list[i][1] = String(v);
+        this._list = this._list.filter((p, j) => j <= i || p[0] !== k);
+      }
+      this._changed();
+    }
+    sort() {
+      this._list.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      this._changed();
+    }
+    forEach(fn, self) {
+      for (const [k, v] of this._list) fn.call(self, v, k, this);
+    }
+    keys() {
+      return this._list.map((p) => p[0])[Symbol.iterator]();
+    }
+    values() {
+      return this._list.map((p) => p[1])[Symbol.iterator]();
+    }
+    entries() {
+      return this._list.map((p) => p.slice())[Symbol.iterator]();
+    }
+    [Symbol.iterator]() {
+      return this.entries();
+    }
+    get size() {
+      return this._list.length;
+    }
+    toString() {
+      const enc = (x) => encodeURIComponent(x).replace(/%20/g, "+");
+      return this._list.map(([k, v]) => enc(k) + "=" + enc(v)).join("&");
+    }
+  }
+  const removeDots = (path) => {
+    const out = [];
+    const segs = path.split("/");
+    for (let i = 0; i < segs.length; i++) {
+      const s = segs[i];
+      if (s === "..") {
+        if (out.length > 1) out.pop();
+        if (i === segs.length - 1) out.push("");
+      } else if (s === ".") {
+        if (i === segs.length - 1) out.push("");
+      } else out.push(s);
+    }
+    return out.join("/");
+  };
+  class URL {
+    constructor(input, base) {
+      input = String(input).trim();
+      const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/.exec(input);
+      if (m) this._parseAbsolute(m[1].toLowerCase() + ":", m[2]);
+      else {
+        if (base === undefined) throw new TypeError("Invalid URL: " + input);
+        const b = base instanceof URL ? base : new URL(base);
+        this._resolve(b, input);
+      }
+    }
+    _parseAbsolute(protocol, rest) {
+      this._protocol = protocol;
+      this._username = this._password = this._hostname = this._port = "";
+      let hash = "", search = "";
+      let i = rest.indexOf("#");
+      if (i >= 0) {
+        hash = rest.slice(i);
+        rest = rest.slice(0, i);
+      }
+      i = rest.indexOf("?");
+      if (i >= 0) {
+        search = rest.slice(i);
+        rest = rest.slice(0, i);
+      }
+      const special = protocol in defaultPorts || protocol === "file:";
+      if (special) rest = rest.replace(/\\/g, "/");
+      if (rest.startsWith("//")) {
+        rest = rest.slice(2);
+        let j = rest.indexOf("/");
+        let auth = j < 0 ? rest : rest.slice(0, j);
+        let path = j < 0 ? "" : rest.slice(j);
+        const at = auth.lastIndexOf("@");
+        if (at >= 0) {
+          const cred = auth.slice(0, at);
+          auth = auth.slice(at + 1);
+          const c = cred.indexOf(":");
+          this._username = c < 0 ? cred : cred.slice(0, c);
+          this._password = c < 0 ? "" : cred.slice(c + 1);
+        }
+        let hostname = auth, port = "";
+        const pm = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(auth);
+        if (!pm) throw new TypeError("Invalid URL: " + protocol + rest);
+        hostname = pm[1];
+        port = pm[2] || "";
+        if (special && protocol !== "file:" && hostname === "") throw new TypeError("Invalid URL: " + protocol + "//" + rest);
+        if (/[\s<>^|%]/.test(hostname) && !hostname.startsWith("[")) throw new TypeError("Invalid URL host: " + hostname);
+        this._hostname = special ? hostname.toLowerCase() : hostname;
+        this._port = port !== "" && defaultPorts[protocol] === String(Number(port)) ? "" : port === "" ? "" : String(Number(port));
+        this._path = special ? removeDots(path === "" ? "/" : path) : path;
+        this._opaque = false;
+      } else {
+        if (special && protocol !== "file:") throw new TypeError("Invalid URL: " + protocol + rest);
+        this._path = rest;
+        this._opaque = !rest.startsWith("/");
+      }
+      this._search = search === "?" ? "" : search;
+      this._hash = hash === "#" ? "" : hash;
+    }
+    _resolve(b, ref) {
+      if (b._opaque) throw new TypeError("Invalid URL: " + ref + " against " + b.href);
+      if (ref.startsWith("//")) return this._parseAbsolute(b._protocol, ref);
+      Object.assign(this, { _protocol: b._protocol, _username: b._username, _password: b._password, _hostname: b._hostname, _port: b._port, _opaque: false });
+      let hash = "", search = null;
+      let i = ref.indexOf("#");
+      if (i >= 0) {
+        hash = ref.slice(i);
+        ref = ref.slice(0, i);
+      }
+      i = ref.indexOf("?");
+      if (i >= 0) {
+        search = ref.slice(i);
+        ref = ref.slice(0, i);
+      }
+      if (ref === "") this._path = b._path;
+      else if (ref.startsWith("/")) this._path = removeDots(ref);
+      else this._path = removeDots(b._path.slice(0, b._path.lastIndexOf("/") + 1) + ref);
+      this._search = search === null ? (ref === "" ? b._search : "") : search === "?" ? "" : search;
+      this._hash = hash === "#" ? "" : hash;
+    }
+    get protocol() {
+      return this._protocol;
+    }
+    get username() {
+      return this._username;
+    }
+    get password() {
+      return this._password;
+    }
+    get hostname() {
+      return this._hostname;
+    }
+    set hostname(h) {
+      this._hostname = String(h).toLowerCase();
+    }
+    get port() {
+      return this._port;
+    }
+    set port(p) {
+      this._port = String(p);
+    }
+    get host() {
+      return this._hostname + (this._port ? ":" + this._port : "");
+    }
+    get origin() {
+      return this._protocol in defaultPorts ? this._protocol + "//" + this.host : "null";
+    }
+    get pathname() {
+      return this._path;
+    }
+    set pathname(p) {
+      p = String(p);
+      this._path = p.startsWith("/") ? p : "/" + p;
+    }
+    get search() {
+      return this._search;
+    }
+    set search(s) {
+      s = String(s);
+      this._search = s === "" || s === "?" ? "" : s.startsWith("?") ? s : "?" + s;
+      if (this._params) this._params._parse(this._search);
+    }
+    get searchParams() {
+      if (!this._params) {
+        this._params = new URLSearchParams(this._search);
+        this._params._url = this;
+      }
+      return this._params;
+    }
+    get hash() {
+      return this._hash;
+    }
+    set hash(h) {
+      h = String(h);
+      this._hash = h === "" || h === "#" ? "" : h.startsWith("#") ? h : "#" + h;
+    }
+    get href() {
+      let auth = "";
+      if (this._username || this._password) auth = this._username + (this._password ? ":" + this._password : "") + "@";
+      const authority = this._opaque || (this._hostname === "" && !(this._protocol in defaultPorts) && this._protocol !== "file:") ? "" : "//" + auth + this.host;
+      return this._protocol + authority + this._path + this._search + this._hash;
+    }
+    toString() {
+      return this.href;
+    }
+    toJSON() {
+      return this.href;
+    }
+    static canParse(u, b) {
+      try {
+        new URL(u, b);
+        return true;
+      } catch (_) {
+        return false;
+      }
+    }
+  }
+  g.URL = URL;
+  g.URLSearchParams = URLSearchParams;
+
+  // ---- events and abort ----
+  class Event {
+    constructor(type) {
+      this.type = type;
+    }
+  }
+  class EventTarget {
+    constructor() {
+      this._listeners = {};
+    }
+    addEventListener(type, fn) {
+      (this._listeners[type] = this._listeners[type] || []).push(fn);
+    }
+    removeEventListener(type, fn) {
+      this._listeners[type] = (this._listeners[type] || []).filter((f) => f !== fn);
+    }
+    dispatchEvent(ev) {
+      for (const fn of (this._listeners[ev.type] || []).slice()) typeof fn === "function" ? fn.call(this, ev) : fn.handleEvent(ev);
+      const on = this["on" + ev.type];
+      if (typeof on === "function") on.call(this, ev);
+      return true;
+    }
+  }
+  class AbortSignal extends EventTarget {
+    constructor() {
+      super();
+      this.aborted = false;
+      this.reason = undefined;
+      this.onabort = null;
+    }
+    throwIfAborted() {
+      if (this.aborted) throw this.reason;
+    }
+    static abort(reason) {
+      const c = new AbortController();
+      c.abort(reason);
+      return c.signal;
+    }
+    static timeout(ms) {
+      const c = new AbortController();
+      setTimeout(() => c.abort(new DOMException("The operation timed out.", "TimeoutError")), ms);
+      return c.signal;
+    }
+  }
+  class AbortController {
+    constructor() {
+      this.signal = new AbortSignal();
+    }
+    abort(reason) {
+      const s = this.signal;
+      if (s.aborted) return;
+      s.aborted = true;
+      s.reason = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
+      s.dispatchEvent(new Event("abort"));
+    }
+  }
+  g.Event = Event;
+  g.EventTarget = EventTarget;
+  g.AbortSignal = AbortSignal;
+  g.AbortController = AbortController;
+
+  // ---- random, env, process ----
+  const randomBytes = (n) => {
+    const hex = host("random", String(n));
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+    return out;
+  };
+  g.crypto = {
+    getRandomValues(arr) {
+      if (!ArrayBuffer.isView(arr)) throw new TypeError("crypto.getRandomValues: argument is not a typed array");
+      if (arr.byteLength > 65536) throw new DOMException("crypto.getRandomValues: more than 65536 bytes", "QuotaExceededError");
+      new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength).set(randomBytes(arr.byteLength));
+      return arr;
+    },
+    randomUUID() {
+      const b = randomBytes(16);
+      b[6] = (b[6] & 0x0f) | 0x40;
+      b[8] = (b[8] & 0x3f) | 0x80;
+      const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+      return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
+    },
+  };
+  let env;
+  const processEnv = () => {
+    if (!env) env = JSON.parse(host("env") || "{}");
+    return env;
+  };
+  g.process = {
+    get env() {
+      return processEnv();
+    },
+    argv: ["mcpwasm"],
+    platform: "wasi",
+    version: "v0.0.0-mcpwasm",
+    versions: {},
+    exitCode: undefined,
+    exit(code) {
+      throw new Error("process.exit(" + (code === undefined ? "" : code) + ") called");
+    },
+    nextTick: (fn, ...args) => queueMicrotask(() => fn(...args)),
+    on() {
+      return g.process;
+    },
+    once() {
+      return g.process;
+    },
+    cwd: () => "/",
+    stdout: { write: (s) => (host("log", { level: "info", data: String(s) }), true) },
+    stderr: { write: (s) => (host("log", { level: "error", data: String(s) }), true) },
+  };
+
+  // ---- fetch over the net grant (request kind "http") ----
+  const request = (kind, body) => {
+    const r = JSON.parse(host("request", { kind, body }));
+    if (r.status !== 0) {
+      const e = new Error((r.body && r.body.error) || kind + ": request failed with status " + r.status);
+      e.status = r.status;
+      throw e;
+    }
+    return r.body;
+  };
+  class Headers {
+    constructor(init) {
+      this._map = new Map();
+      if (init instanceof Headers) init.forEach((v, k) => this.append(k, v));
+      else if (Array.isArray(init)) for (const [k, v] of init) this.append(k, v);
+      else if (init && typeof init === "object") for (const k of Object.keys(init)) this.append(k, init[k]);
+    }
+    append(k, v) {
+      k = String(k).toLowerCase();
+      const cur = this._map.get(k);
+      this._map.set(k, cur === undefined ? [String(v)] : cur.concat(String(v)));
+    }
+    set(k, v) {
+      this._map.set(String(k).toLowerCase(), [String(v)]);
+    }
+    get(k) {
+      const v = this._map.get(String(k).toLowerCase());
+      return v === undefined ? null : v.join(", ");
+    }
+    has(k) {
+      return this._map.has(String(k).toLowerCase());
+    }
+    delete(k) {
+      this._map.delete(String(k).toLowerCase());
+    }
+    forEach(fn, self) {
+      for (const [k, v] of [...this._map].sort()) fn.call(self, v.join(", "), k, this);
+    }
+    *entries() {
+      for (const [k, v] of [...this._map].sort()) yield [k, v.join(", ")];
+    }
+    keys() {
+      return [...this._map.keys()].sort()[Symbol.iterator]();
+    }
+    *values() {
+      for (const [, v] of this.entries()) yield v;
+    }
+    [Symbol.iterator]() {
+      return this.entries();
+    }
+  }
+  const bodyBytes = (body) => {
+    if (body === undefined || body === null) return null;
+    if (typeof body === "string") return utf8.encode(body);
+    if (body instanceof URLSearchParams) return utf8.encode(body.toString());
+    if (body instanceof ArrayBuffer) return new Uint8Array(body);
+    if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    throw new TypeError("fetch: unsupported body type (want a string, URLSearchParams, ArrayBuffer or typed array)");
+  };
+  class Body {
+    _bytes() {
+      if (this.bodyUsed) return Promise.reject(new TypeError("Body has already been consumed"));
+      this.bodyUsed = true;
+      return Promise.resolve(this._body || new Uint8Array(0));
+    }
+    text() {
+      return this._bytes().then((b) => fromUTF8.decode(b));
+    }
+    json() {
+      return this.text().then((t) => JSON.parse(t));
+    }
+    arrayBuffer() {
+      return this._bytes().then((b) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    }
+    bytes() {
+      return this._bytes().then((b) => new Uint8Array(b));
+    }
+  }
+  class Request extends Body {
+    constructor(input, init = {}) {
+      super();
+      const src = input instanceof Request ? input : null;
+      this.url = src ? src.url : new URL(String(input)).href;
+      this.method = String(init.method || (src && src.method) || "GET").toUpperCase();
+      this.headers = new Headers(init.headers || (src && src.headers));
+      this._body = init.body !== undefined ? bodyBytes(init.body) : src ? src._body : null;
+      if (typeof init.body === "string" && !this.headers.has("content-type")) this.headers.set("content-type", "text/plain;charset=UTF-8");
+      if (init.body instanceof URLSearchParams && !this.headers.has("content-type")) this.headers.set("content-type", "application/x-www-form-urlencoded;charset=UTF-8");
+      this.signal = init.signal || (src && src.signal) || new AbortSignal();
+      this.bodyUsed = false;
+    }
+    clone() {
+      return new Request(this);
+    }
+  }
+  class Response extends Body {
+    constructor(body, init = {}) {
+      super();
+      this._body = bodyBytes(body);
+      this.status = init.status === undefined ? 200 : init.status;
+      this.statusText = init.statusText || "";
+      this.headers = new Headers(init.headers);
+      this.ok = this.status >= 200 && this.status < 300;
+      this.url = init.url || "";
+      this.redirected = false;
+      this.type = "basic";
+      this.bodyUsed = false;
+      if (typeof body === "string" && !this.headers.has("content-type")) this.headers.set("content-type", "text/plain;charset=UTF-8");
+    }
+    clone() {
+      return new Response(this._body, { status: this.status, statusText: this.statusText, headers: this.headers, url: this.url });
+    }
+    static json(data, init = {}) {
+      const h = new Headers(init.headers);
+      if (!h.has("content-type")) h.set("content-type", "application/json");
+      return new Response(JSON.stringify(data), Object.assign({}, init, { headers: h }));
+    }
+    static error() {
+      return new Response(null, { status: 0 });
+    }
+  }
+  const b64chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const toBase64 = (b) => {
+    let s = "";
+    for (let i = 0; i < b.length; i += 3) {
+      const n = (b[i] << 16) | ((b[i + 1] || 0) << 8) | (b[i + 2] || 0);
+      s += b64chars[(n >> 18) & 63] + b64chars[(n >> 12) & 63] + (i + 1 < b.length ? b64chars[(n >> 6) & 63] : "=") + (i + 2 < b.length ? b64chars[n & 63] : "=");
+    }
+    return s;
+  };
+  const fromBase64 = (s) => {
+    s = s.replace(/[^A-Za-z0-9+/]/g, "");
+    const out = new Uint8Array(Math.floor((s.length * 3) / 4));
+    let o = 0;
+    for (let i = 0; i < s.length; i += 4) {
+      const n = (b64chars.indexOf(s[i]) << 18) | (b64chars.indexOf(s[i + 1]) << 12) | ((b64chars.indexOf(s[i + 2]) & 63) << 6) | (b64chars.indexOf(s[i + 3]) & 63);
+      out[o++] = (n >> 16) & 255;
+      if (i + 2 < s.length) out[o++] = (n >> 8) & 255;
+      if (i + 3 < s.length) out[o++] = n & 255;
+    }
+    return out.subarray(0, o);
+  };
+  g.Headers = Headers;
+  g.Request = Request;
+  g.Response = Response;
+  g.fetch = (input, init) =>
+    new Promise((resolve, reject) => {
+      const req = new Request(input, init);
+      if (req.signal.aborted) return reject(req.signal.reason);
+      const headers = {};
+      req.headers.forEach((v, k) => (headers[k] = [v]));
+      const body = { method: req.method, url: req.url, headers };
+      if (req._body) {
+        const text = fromUTF8.decode(req._body);
+        if (utf8.encode(text).length === req._body.length && !text.includes("\ufffd")) body.body = text;
+        else body.body_base64 = toBase64(req._body);
+      }
+      let r;
+      try {
+        r = request("http", body);
+      } catch (e) {
+        return reject(new TypeError("fetch " + req.url + ": " + e.message));
+      }
+      const h = new Headers();
+      for (const k of Object.keys(r.headers || {})) for (const v of [].concat(r.headers[k])) h.append(k, v);
+      const bytes = r.body_base64 !== undefined ? fromBase64(r.body_base64) : utf8.encode(r.body || "");
+      const res = new Response(bytes, { status: r.status, headers: h, url: r.url || req.url });
+      res.redirected = !!r.url && r.url !== req.url;
+      resolve(res);
+    });
+
+  // ---- the MCP server API (what @modelcontextprotocol/sdk/server/mcp.js exports) ----
+  const mcp = (g.__mcpwasm = g.__mcpwasm || {});
+  let zod = null; // {object, toJSONSchema} from the bundled zod, set by the SDK stub
+  const isZod = (s) => !!s && typeof s === "object" && ("_zod" in s || "_def" in s);
+  const isShape = (s) => !!s && typeof s === "object" && !isZod(s) && Object.keys(s).length > 0 && Object.values(s).every(isZod);
+  const needZod = () => {
+    if (!zod) throw new Error("a zod schema needs zod v4: the SDK stub did not register it");
+    return zod;
+  };
+  // objectSchema returns a zod object schema for a shape or zod schema, or null for JSON
+  // Schema. A shape's object is made once: zod compiles a parser per schema on first use.
+  const objects = new WeakMap();
+  const objectSchema = (s) => {
+    if (s === undefined || s === null || typeof s !== "object") return null;
+    if (isZod(s)) return s;
+    if (!isShape(s)) return null;
+    let z = objects.get(s);
+    if (!z) objects.set(s, (z = needZod().object(s)));
+    return z;
+  };
+  const jsonSchema = (s, io) => {
+    if (s === undefined) return undefined;
+    const z = objectSchema(s);
+    if (!z) return s;
+    const out = needZod().toJSONSchema(z, { io, unrepresentable: "any" });
+    delete out.$schema;
+    return out;
+  };
+  class McpError extends Error {
+    constructor(code, message, data) {
+      super(message);
+      this.name = "McpError";
+      this.code = code;
+      this.data = data;
+    }
+  }
+  const ErrorCode = { ConnectionClosed: -32000, RequestTimeout: -32001, ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602, InternalError: -32603, UrlElicitationRequired: -32042 };
+  class ResourceTemplate {
+    constructor(uriTemplate, callbacks = {}) {
+      this._uriTemplate = String(uriTemplate);
+      this._callbacks = callbacks;
+      const names = [];
+      let re = "^";
+      let last = 0;
+      const src = this._uriTemplate;
+      const expr = /\{([+#./;?&]?)([^}]*)\}/g;
+      let m;
+      const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      while ((m = expr.exec(src))) {
+        re += esc(src.slice(last, m.index));
+        const op = m[1];
+        const vars = m[2].split(",").map((v) => v.replace(/\*$|:\d+$/, ""));
+        if (op === "?" || op === "&") {
+          re += "(?:[?&]";
+          re += vars.map((v) => (names.push(v), esc(v) + "=([^&#]*)")).join("&?");
+          re += ")?";
+        } else {
+          const pre = op === "/" || op === "." || op === "#" ? esc(op) : "";
+          for (const v of vars) {
+            names.push(v);
+            re += pre + (op === "+" || op === "#" ? "(.+?)" : "([^/?#]+?)");
+          }
+        }
+        last = expr.lastIndex;
+      }
+      re += esc(src.slice(last)) + "$";
+      this._re = new RegExp(re);
+      this._names = names;
+    }
+    get uriTemplate() {
+      return { toString: () => this._uriTemplate, match: (u) => this.match(u) };
+    }
+    get listCallback() {
+      return this._callbacks.list;
+    }
+    completeCallback(name) {
+      return this._callbacks.complete && this._callbacks.complete[name];
+    }
+    match(uri) {
+      const m = this._re.exec(uri);
+      if (!m) return null;
+      const vars = {};
+      this._names.forEach((n, i) => {
+        if (m[i + 1] !== undefined) vars[n] = decodeURIComponent(m[i + 1]);
+      });
+      return vars;
+    }
+  }
+  const pick = (o, keys) => {
+    const out = {};
+    for (const k of keys) if (o && o[k] !== undefined) out[k] = o[k];
+    return out;
+  };
+  let server = null; // the McpServer the script made (one per guest)
+  class Server {
+    constructor(owner) {
+      this._owner = owner;
+    }
+    createMessage(params) {
+      return Promise.resolve().then(() => request("sampling", params));
+    }
+    elicitInput(params) {
+      return Promise.resolve().then(() => request("elicitation", params));
+    }
+    listRoots(params) {
+      return Promise.resolve().then(() => request("roots", params || {}));
+    }
+    sendLoggingMessage(params) {
+      host("log", { level: params.level || "info", data: typeof params.data === "string" ? params.data : JSON.stringify(params.data) });
+      return Promise.resolve();
+    }
+    notification(n) {
+      return sendNotification(n);
+    }
+    connect() {
+      return Promise.resolve();
+    }
+    close() {
+      return Promise.resolve();
+    }
+    getClientCapabilities() {
+      return undefined;
+    }
+    registerCapabilities() {}
+    setRequestHandler() {
+      throw new Error("Server.setRequestHandler is not supported by mcpwasm: use McpServer.registerTool, registerResource and registerPrompt");
+    }
+  }
+  const sendNotification = (n) => {
+    if (n && n.method === "notifications/progress" && n.params) {
+      const p = n.params;
+      host("progress", { progress: Number(p.progress) || 0, total: p.total === undefined ? 0 : Number(p.total), message: p.message || "" });
+    } else if (n && n.method === "notifications/message" && n.params) {
+      const p = n.params;
+      host("log", { level: p.level || "info", data: typeof p.data === "string" ? p.data : JSON.stringify(p.data) });
+    } else if (n && n.method === "notifications/resources/updated" && n.params) {
+      request("resource.updated", { uri: n.params.uri });
+    }
+    return Promise.resolve();
+  };
+  class McpServer {
+    constructor(info = {}, options = {}) {
+      this._info = info;
+      this._options = options;
+      this._tools = new Map();
+      this._resources = new Map();
+      this._templates = new Map();
+      this._prompts = new Map();
+      this.server = new Server(this);
+      server = this;
+    }
+    connect() {
+      return Promise.resolve();
+    }
+    close() {
+      return Promise.resolve();
+    }
+    isConnected() {
+      return true;
+    }
+    sendLoggingMessage(params) {
+      return this.server.sendLoggingMessage(params);
+    }
+    sendToolListChanged() {}
+    sendResourceListChanged() {}
+    sendPromptListChanged() {}
+    registerTool(name, config, handler) {
+      if (this._tools.has(name)) throw new Error("Tool " + name + " is already registered");
+      const t = { name, config: config || {}, handler, enabled: true };
+      this._tools.set(name, t);
+      return this._handle(this._tools, name, t);
+    }
+    tool(name, ...rest) {
+      // The SDK's older form: tool(name, [description], [paramsShape], [annotations], handler).
+      const handler = rest.pop();
+      const config = {};
+      if (typeof rest[0] === "string") config.description = rest.shift();
+      if (rest.length && (isShape(rest[0]) || (rest[0] && Object.keys(rest[0]).length === 0))) config.inputSchema = rest.shift();
+      if (rest.length) config.annotations = rest.shift();
+      return this.registerTool(name, config, handler);
+    }
+    registerResource(name, uriOrTemplate, config, handler) {
+      const r = { name, config: config || {}, handler, enabled: true };
+      if (uriOrTemplate instanceof ResourceTemplate) {
+        r.template = uriOrTemplate;
+        this._templates.set(name, r);
+        return this._handle(this._templates, name, r);
+      }
+      r.uri = String(uriOrTemplate);
+      this._resources.set(r.uri, r);
+      return this._handle(this._resources, r.uri, r);
+    }
+    resource(name, uriOrTemplate, ...rest) {
+      const handler = rest.pop();
+      return this.registerResource(name, uriOrTemplate, rest[0] || {}, handler);
+    }
+    registerPrompt(name, config, handler) {
+      const p = { name, config: config || {}, handler, enabled: true };
+      this._prompts.set(name, p);
+      return this._handle(this._prompts, name, p);
+    }
+    prompt(name, ...rest) {
+      const handler = rest.pop();
+      const config = {};
+      if (typeof rest[0] === "string") config.description = rest.shift();
+      if (rest.length) config.argsSchema = rest.shift();
+      return this.registerPrompt(name, config, handler);
+    }
+    _handle(map, key, entry) {
+      return {
+        enable: () => (entry.enabled = true),
+        disable: () => (entry.enabled = false),
+        remove: () => map.delete(key),
+        update: (u) => Object.assign(entry.config, u),
+        get enabled() {
+          return entry.enabled;
+        },
+      };
+    }
+  }
+  class StdioServerTransport {
+    start() {
+      return Promise.resolve();
+    }
+    close() {
+      return Promise.resolve();
+    }
+    send() {
+      return Promise.resolve();
+    }
+  }
+  // completable (…/server/completable.js) marks a prompt argument's schema with its completer.
+  const completable = (schema, complete) => {
+    Object.defineProperty(schema, "_mcpwasmComplete", { value: complete, enumerable: false });
+    return schema;
+  };
+  mcp.sdk = { McpServer, ResourceTemplate, Server, StdioServerTransport, McpError, ErrorCode, completable };
+  mcp.setZod = (z) => {
+    zod = z;
+  };
+
+  // ---- the host's entry points ----
+  const describe = () => {
+    if (!server) throw new Error("the script made no McpServer");
+    const s = server;
+    const tools = [];
+    for (const t of s._tools.values()) {
+      if (!t.enabled) continue;
+      const c = t.config;
+      const tool = Object.assign({ name: t.name }, pick(c, ["title", "description", "annotations", "icons", "_meta"]));
+      tool.inputSchema = c.inputSchema === undefined ? { type: "object", properties: {} } : jsonSchema(c.inputSchema, "input");
+      if (c.outputSchema !== undefined) tool.outputSchema = jsonSchema(c.outputSchema, "output");
+      tools.push(tool);
+    }
+    const resources = [];
+    for (const r of s._resources.values()) if (r.enabled) resources.push(Object.assign({ uri: r.uri, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
+    const resourceTemplates = [];
+    for (const r of s._templates.values()) if (r.enabled) resourceTemplates.push(Object.assign({ uriTemplate: r.template._uriTemplate, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
+    const prompts = [];
+    let completions = false;
+    for (const p of s._prompts.values()) {
+      if (!p.enabled) continue;
+      const args = [];
+      const shape = p.config.argsSchema || {};
+      for (const k of Object.keys(shape)) {
+        const z = shape[k];
+        const opt = z && typeof z.isOptional === "function" ? z.isOptional() : false;
+        const a = { name: k };
+        if (z && z.description) a.description = z.description;
+        if (!opt) a.required = true;
+        if (z && typeof z._mcpwasmComplete === "function") completions = true;
+        args.push(a);
+      }
+      const prompt = Object.assign({ name: p.name }, pick(p.config, ["title", "description"]));
+      if (args.length) prompt.arguments = args;
+      prompts.push(prompt);
+    }
+    for (const r of s._templates.values()) if (r.template._callbacks.complete) completions = true;
+    const m = { name: s._info.name || "script", version: s._info.version || "", tools };
+    if (s._info.description) m.description = s._info.description;
+    if (resources.length) m.resources = resources;
+    if (resourceTemplates.length) m.resourceTemplates = resourceTemplates;
+    if (prompts.length) m.prompts = prompts;
+    if (completions) m.completions = true;
+    if (mcp.requests) m.requests = mcp.requests;
+    return m;
+  };
+  const fieldOf = (issue) => (issue.path && issue.path.length ? issue.path.join(".") : "(arguments)");
+  const invalid = (where, err) => {
+    const issues = err && err.issues;
+    const msg = issues && issues.length ? issues.map((i) => fieldOf(i) + ": " + i.message).join("; ") : String(err && err.message);
+    return new McpError(ErrorCode.InvalidParams, where + ": " + msg);
+  };
+  // parse validates args with a zod schema (async refinements too); JSON Schema is the host's.
+  // Synchronous first (much cheaper); a schema with async refinements needs safeParseAsync.
+  const parse = async (schema, args, where) => {
+    const z = objectSchema(schema);
+    if (!z) return args;
+    let r;
+    try {
+      r = z.safeParse(args);
+    } catch (e) {
+      r = await z.safeParseAsync(args);
+    }
+    if (!r.success) throw invalid(where, r.error);
+    return r.data;
+  };
+  let current = null; // the running entry: {signal controller, requestId}
+  const extra = () => ({
+    signal: current.abort.signal,
+    requestId: current.id,
+    _meta: current.meta,
+    sessionId: undefined,
+    authInfo: undefined,
+    sendNotification,
+    sendRequest: (req) => {
+      const kinds = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" };
+      const k = req && kinds[req.method];
+      if (!k) return Promise.reject(new Error("sendRequest: " + (req && req.method) + " is not supported by mcpwasm"));
+      return Promise.resolve().then(() => request(k, req.params || {}));
+    },
+  });
+  const errText = (e) => (e instanceof Error ? e.message : String(e));
+  const isFatal = (e) => e instanceof InternalError && /out of memory|interrupted|stack overflow/.test(e.message);
+  const entries = {
+    describe,
+    async callTool(p) {
+      const t = server && server._tools.get(p.name);
+      if (!t || !t.enabled) throw new McpError(ErrorCode.InvalidParams, "Tool " + p.name + " not found");
+      if (p._meta && p._meta.progressToken !== undefined) current.meta = p._meta;
+      let args = p.arguments || {};
+      try {
+        args = await parse(t.config.inputSchema, args, "Input validation error: Invalid arguments for tool " + p.name);
+        // structuredContent is checked against the outputSchema by the host, as for any guest.
+        return t.config.inputSchema === undefined ? await t.handler(extra()) : await t.handler(args, extra());
+      } catch (e) {
+        if (isFatal(e) || (e instanceof McpError && e.code === ErrorCode.InvalidParams && /^Input validation error/.test(e.message))) throw e;
+        return { content: [{ type: "text", text: errText(e) }], isError: true };
+      }
+    },
+    async readResource(p) {
+      const uri = String(p.uri);
+      const fixed = server && server._resources.get(uri);
+      if (fixed && fixed.enabled) return fixed.handler(new URL(uri), extra());
+      if (server) {
+        for (const r of server._templates.values()) {
+          if (!r.enabled) continue;
+          const vars = r.template.match(uri);
+          if (vars) return r.handler(new URL(uri), vars, extra());
+        }
+      }
+      throw new McpError(-32002, "Resource " + uri + " not found");
+    },
+    async getPrompt(p) {
+      const pr = server && server._prompts.get(p.name);
+      if (!pr || !pr.enabled) throw new McpError(ErrorCode.InvalidParams, "Prompt " + p.name + " not found");
+      if (pr.config.argsSchema === undefined) return pr.handler(extra());
+      const args = await parse(pr.config.argsSchema, p.arguments || {}, "Invalid arguments for prompt " + p.name);
+      return pr.handler(args, extra());
+    },
+    async complete(p) {
+      const ref = p.ref || {};
+      const arg = p.argument || {};
+      const ctx = { arguments: (p.context && p.context.arguments) || {} };
+      let fn;
+      if (ref.type === "ref/resource" && server) {
+        for (const r of server._templates.values()) if (r.template._uriTemplate === ref.uri) fn = r.template.completeCallback(arg.name);
+      } else if (ref.type === "ref/prompt" && server) {
+        const pr = server._prompts.get(ref.name);
+        const z = pr && pr.config.argsSchema && pr.config.argsSchema[arg.name];
+        fn = z && z._mcpwasmComplete;
+      }
+      const values = fn ? await fn(arg.value || "", ctx) : [];
+      return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+    },
+  };
+  let slot = null; // {done, out}
+  mcp.dispatch = (op, json) => {
+    const fn = entries[op];
+    const s = (slot = { done: false, out: "" });
+    current = { abort: new AbortController(), id: 1, meta: undefined };
+    const settle = (out) => {
+      s.done = true;
+      s.out = out;
+    };
+    const fail = (e) => {
+      if (isFatal(e)) settle("F" + errText(e));
+      else settle("E" + JSON.stringify({ error: errText(e), code: e instanceof McpError ? e.code : ErrorCode.InternalError }));
+    };
+    try {
+      if (!fn) throw new Error("unknown entry " + op);
+      Promise.resolve(fn(json ? JSON.parse(json) : {})).then((v) => {
+        try {
+          settle("R" + JSON.stringify(v === undefined ? null : v));
+        } catch (e) {
+          fail(e);
+        }
+      }, fail);
+    } catch (e) {
+      fail(e);
+    }
+    return "";
+  };
+  mcp.poll = () => {
+    if (!slot) return "E" + JSON.stringify({ error: "no entry is running", code: ErrorCode.InternalError });
+    if (slot.done) {
+      const out = slot.out;
+      slot = null;
+      current = null;
+      return out;
+    }
+    if (fireTimer()) return "";
+    slot = null;
+    return "E" + JSON.stringify({ error: "the handler's promise never settled (no timer or request is pending)", code: ErrorCode.InternalError });
+  };
+})();

@@ -1,0 +1,268 @@
+package guests_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/guests"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
+	"github.com/mcpwasm/mcpwasm/runtime"
+)
+
+// This file runs JavaScript guests (the javascript kind: quickjs-wasi with the script in a
+// custom section) through the runtime: the TypeScript example guests/typescript and the test
+// guest guests/typescript/testdata/limits.js, both built with the example's
+// mcpwasm/build.mjs (npm ci --prefix guests/typescript installs what it needs; .ci/run does).
+
+var jsBuilt sync.Map // entry → module
+
+// buildJS builds entry (relative to guests/typescript) into a guest module, once per test
+// binary.
+func buildJS(tb testing.TB, entry string) []byte {
+	tb.Helper()
+	// The build runs in a child process: read its inputs here, so that go test's result
+	// cache (keyed by the files a test opens) never replays a PASS for edited sources.
+	guests.ReadTrees(tb, "typescript/mcpwasm", "typescript/testdata")
+	for _, f := range []string{"typescript/server.ts", "typescript/package.json", "typescript/package-lock.json"} {
+		if _, err := os.ReadFile(f); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if b, ok := jsBuilt.Load(entry); ok {
+		return b.([]byte)
+	}
+	if _, err := os.Stat(filepath.Join("typescript", "node_modules", "esbuild")); err != nil {
+		testenv.Skip(tb, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		testenv.Skip(tb, "node is not installed: %v", err)
+	}
+	out := filepath.Join(tb.TempDir(), "guest.wasm")
+	cmd := exec.Command(node, "mcpwasm/build.mjs", entry, out)
+	cmd.Dir = "typescript"
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("build %s: %v\n%s", entry, err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	jsBuilt.Store(entry, b)
+	return b
+}
+
+// The TypeScript example loads as a javascript guest and serves its tools: structured
+// output, arguments checked against the JSON Schema derived from its zod shapes.
+func TestTypeScriptGuest(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "server.ts"), nil)
+	if g.Kind() != "javascript" || g.Name() != "typescript" {
+		t.Fatalf("kind %q, name %q", g.Kind(), g.Name())
+	}
+	if got, want := call(t, g, "greet", `{"name":"Ada","times":2}`), `{"content":[{"type":"text","text":"hello, Ada hello, Ada"}],"structuredContent":{"greeting":"hello, Ada hello, Ada"}}`; got != want {
+		t.Errorf("greet: %s, want %s", got, want)
+	}
+	_, err := g.Call(context.Background(), "greet", []byte(`{"name":7}`))
+	if !errors.Is(err, runtime.ErrInvalidArguments) || !strings.Contains(err.Error(), "/properties/name") {
+		t.Errorf("greet name 7: %v, want invalid arguments naming /properties/name", err)
+	}
+	out, err := g.ReadResource(context.Background(), "note://42")
+	if want := `{"contents":[{"uri":"note://42","text":"note 42"}]}`; err != nil || string(out) != want {
+		t.Errorf("read note://42: %s, %v; want %s", out, err, want)
+	}
+	out, err = g.GetPrompt(context.Background(), "review", []byte(`{"code":"x"}`))
+	if want := `{"messages":[{"role":"user","content":{"type":"text","text":"Please review:\n\nx"}}]}`; err != nil || string(out) != want {
+		t.Errorf("prompt review: %s, %v; want %s", out, err, want)
+	}
+}
+
+// A runaway loop ends at the time limit and a memory bomb at the memory limit; each loses
+// its instance, and the next call works. A thrown error is a tool error; 1 MiB of Unicode
+// arguments round-trips exactly.
+func TestJavaScriptLimits(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "testdata/limits.js"), &runtime.GuestConfig{Limits: runtime.Limits{Timeout: 2 * time.Second, MemoryBytes: 64 << 20, OutputBytes: 4 << 20}})
+	echo := func() {
+		t.Helper()
+		if got, want := call(t, g, "echo", `{"text":"still here"}`), fmt.Sprintf(textResult, `"still here"`); got != want {
+			t.Fatalf("echo: %s, want %s", got, want)
+		}
+	}
+	echo()
+	if _, err := g.Call(context.Background(), "spin", nil); !errors.Is(err, runtime.ErrTimeLimit) {
+		t.Fatalf("spin: %v, want ErrTimeLimit", err)
+	}
+	echo()
+	if _, err := g.Call(context.Background(), "hog", nil); !errors.Is(err, runtime.ErrMemoryLimit) || !strings.Contains(err.Error(), "the script's heap is over 56 MiB") {
+		t.Fatalf("hog: %v, want ErrMemoryLimit at the engine's heap limit (7/8 of 64 MiB)", err)
+	}
+	echo()
+	if got, want := call(t, g, "boom", `{}`), fmt.Sprintf(errorResult, `"boom: the handler threw"`); got != want {
+		t.Errorf("boom: %s, want %s", got, want)
+	}
+	text := strings.Repeat("añ€😀\"\\\n\u2028", 1<<20/16)
+	args, _ := json.Marshal(map[string]string{"text": text})
+	out, err := g.Call(context.Background(), "echo", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 || res.Content[0].Text != text {
+		t.Fatalf("1 MiB echo came back changed (%v)", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := g.Call(ctx, "spin", nil); !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("spin cancelled: %v, want ErrCancelled", err)
+	}
+	echo()
+}
+
+// fetch reaches the network only through the net grant: refused without one, allowed to
+// the granted host, refused for another; process.env holds only granted variables.
+func TestJavaScriptGrants(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "pong %s", r.URL.Path)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	module := buildJS(t, "testdata/limits.js")
+	h := newHost(t)
+	t.Setenv("MCPWASM_JS_TEST", "granted value")
+
+	bare := load(t, h, module, &runtime.GuestConfig{Name: "bare"})
+	if got, want := call(t, bare, "fetch", `{"url":"`+srv.URL+`/x"}`), fmt.Sprintf(errorResult, `"fetch `+srv.URL+`/x: net: no hosts are granted to guest \"bare\""`); got != want {
+		t.Errorf("fetch without a grant: %s, want %s", got, want)
+	}
+	if got, want := call(t, bare, "env", `{"name":"MCPWASM_JS_TEST"}`), fmt.Sprintf(textResult, `"undefined"`); got != want {
+		t.Errorf("env without a grant: %s, want %s", got, want)
+	}
+
+	granted := load(t, h, module, &runtime.GuestConfig{Name: "granted", Grants: runtime.Grants{Net: []string{u.Host}, Env: []string{"MCPWASM_JS_TEST"}}})
+	if got, want := call(t, granted, "fetch", `{"url":"`+srv.URL+`/x"}`), fmt.Sprintf(textResult, `"200 pong /x"`); got != want {
+		t.Errorf("fetch with a grant: %s, want %s", got, want)
+	}
+	other := "http://localhost:" + u.Port() + "/y"
+	if got := call(t, granted, "fetch", `{"url":"`+other+`"}`); !strings.Contains(got, `"isError":true`) || !strings.Contains(got, `not granted`) {
+		t.Errorf("fetch of another host: %s, want a tool error saying it is not granted", got)
+	}
+	if got, want := call(t, granted, "env", `{"name":"MCPWASM_JS_TEST"}`), fmt.Sprintf(textResult, `"granted value"`); got != want {
+		t.Errorf("env with a grant: %s, want %s", got, want)
+	}
+}
+
+// clientFunc is a peer.Client answering with a function.
+type clientFunc func(ctx context.Context, kind string, params []byte) ([]byte, error)
+
+func (f clientFunc) Request(ctx context.Context, kind string, params []byte) ([]byte, error) {
+	return f(ctx, kind, params)
+}
+
+// The TS SDK 1.32.2's own toolWithSampleServer example, served unchanged (its relative SDK
+// imports pointed at the package name): summarize reaches the client's sampling handler only
+// with the sampling grant, which the build read off the file (createMessage → sampling).
+func TestSDKSamplingExample(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "testdata", "interop", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "examples", "server", "toolWithSampleServer.js"))
+	if err != nil {
+		testenv.Skip(t, "the TypeScript SDK is not installed (run: npm ci --prefix testdata/interop): %v", err)
+	}
+	entry := filepath.Join(t.TempDir(), "toolWithSampleServer.js")
+	if err := os.WriteFile(entry, []byte(strings.ReplaceAll(string(src), "'../../server/", "'@modelcontextprotocol/sdk/server/")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	module := buildJS(t, entry)
+	var asked []string
+	ctx := runtime.WithCallHooks(context.Background(), &runtime.CallHooks{Client: clientFunc(func(_ context.Context, kind string, params []byte) ([]byte, error) {
+		asked = append(asked, kind+" "+string(params))
+		return []byte(`{"role":"assistant","content":{"type":"text","text":"a summary"},"model":"m","stopReason":"endTurn"}`), nil
+	})})
+	h := newHost(t)
+
+	bare := load(t, h, module, &runtime.GuestConfig{Name: "bare"})
+	out, err := bare.Call(ctx, "summarize", []byte(`{"text":"long"}`))
+	if want := fmt.Sprintf(errorResult, `"sampling: not granted to guest \"bare\""`); err != nil || string(out) != want {
+		t.Fatalf("summarize without the grant: %s, %v; want %s", out, err, want)
+	}
+	if len(asked) != 0 {
+		t.Fatalf("the client was asked without the grant: %q", asked)
+	}
+
+	granted := load(t, h, module, &runtime.GuestConfig{Name: "granted", Grants: runtime.Grants{Sampling: true}})
+	out, err = granted.Call(ctx, "summarize", []byte(`{"text":"long"}`))
+	if want := fmt.Sprintf(textResult, `"a summary"`); err != nil || string(out) != want {
+		t.Fatalf("summarize with the grant: %s, %v; want %s", out, err, want)
+	}
+	if want := `sampling {"messages":[{"role":"user","content":{"type":"text","text":"Please summarize the following text concisely:\n\nlong"}}],"maxTokens":500}`; len(asked) != 1 || asked[0] != want {
+		t.Fatalf("the client saw %q, want [%q]", asked, want)
+	}
+}
+
+// A script that makes no McpServer, or throws at its top level, fails the load with the
+// script's own words.
+func TestJavaScriptLoadErrors(t *testing.T) {
+	h := newHost(t)
+	for _, c := range []struct{ src, want string }{
+		{`console.log("no server here");` + "\n", "the script's manifest: the script made no McpServer"},
+		{`import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";` + "\nnew McpServer({ name: \"x\", version: \"1\" });\nthrow new RangeError(\"bad config\");\n", "RangeError: bad config"},
+	} {
+		entry := filepath.Join(t.TempDir(), "bad.js")
+		if err := os.WriteFile(entry, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := h.Load(context.Background(), buildJS(t, entry), nil)
+		if !errors.Is(err, runtime.ErrABI) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: load error %v, want ErrABI containing %q", c.src, err, c.want)
+		}
+	}
+}
+
+// JavaScript guests differ only in their script sections, which the compile leaves out and
+// the guest keeps: two guests share one compiled engine in the compilation cache, and both
+// run, loaded eagerly and then lazily from the manifest cache (their code compiled in the
+// background).
+func TestJavaScriptGuestsShareTheEngine(t *testing.T) {
+	dir := t.TempDir()
+	compiled := func() int {
+		n := 0
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			// dir/wazero-<version>/<hash> is compiled code (dir/macs/… authenticates it).
+			if err == nil && !d.IsDir() && filepath.Dir(filepath.Dir(p)) == dir && strings.HasPrefix(filepath.Base(filepath.Dir(p)), "wazero-") {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	a, b := buildJS(t, "testdata/limits.js"), buildJS(t, "server.ts")
+	for _, lazy := range []bool{false, true} {
+		h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: dir, Lazy: lazy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga, gb := load(t, h, a, nil), load(t, h, b, nil)
+		if n := compiled(); n != 1 {
+			t.Errorf("lazy %v: %d compiled modules in the cache for two JavaScript guests, want 1", lazy, n)
+		}
+		if got, want := call(t, ga, "echo", `{"text":"a"}`), fmt.Sprintf(textResult, `"a"`); got != want {
+			t.Errorf("lazy %v: echo %s, want %s", lazy, got, want)
+		}
+		if got := call(t, gb, "greet", `{"name":"b"}`); !strings.Contains(got, `"hello, b"`) {
+			t.Errorf("lazy %v: greet %s", lazy, got)
+		}
+		h.Close(context.Background())
+	}
+}

@@ -1,0 +1,507 @@
+// Package quickjs runs JavaScript guests: the quickjs-wasi engine (QuickJS-NG built as a WASI
+// reactor, npm quickjs-wasi 3.7.0) with the guest's script in a custom section "mcpwasm.js"
+// of the same module (abi/js/build.mjs appends it). The host drives the engine through its
+// C API exports (qjs_*): it evaluates the script once per instance, then calls the shim's
+// globalThis.__mcpwasm.dispatch and poll with JSON strings (abi/js/shim.js). Everything the
+// script reaches outside the engine goes through one host function, __mcpwasm_host, which
+// this package maps onto the call's sandbox (Call): the operator's grants decide.
+//
+// engine.go, host.go and section.go drive the engine and know nothing of the runtime;
+// kind.go makes them the guest kind "javascript" of the seam (runtime/internal/kind). The
+// package does not import runtime.
+package quickjs
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// SectionName is the custom section holding a JavaScript guest's script (shim and bundle).
+const SectionName = "mcpwasm.js"
+
+// EngineSHA256 is the sha256 of the engine build.mjs pins (quickjs-wasi 3.7.0's quickjs.wasm).
+const EngineSHA256 = "c0bd8f296e18cf074969f6401b9ecb72609a1323818ec2b9bf7a8f8d740d1363"
+
+// Errors of a VM. ErrInterrupted and ErrMemory wrap what the engine reported; a Run that
+// fails with them leaves the VM usable (QuickJS unwinds the script), but callers may discard
+// it.
+var (
+	// ErrInterrupted: the call's context ended (deadline, cancellation) while the script ran.
+	ErrInterrupted = errors.New("script interrupted")
+	// ErrMemory: the script reached the engine's memory limit.
+	ErrMemory = errors.New("script out of memory")
+	// ErrScript: the script failed to load (a syntax error, a throw at top level, no McpServer).
+	ErrScript = errors.New("script failed")
+	// ErrEngine: the module does not export what the engine must (not quickjs-wasi 3.x).
+	ErrEngine = errors.New("not a quickjs-wasi engine")
+)
+
+// EntryError is an entry's JSON-RPC error: the script threw an McpError (invalid params, an
+// unknown tool or resource) or an entry failed outside a tool's handler.
+type EntryError struct {
+	Code    int    `json:"code"`
+	Message string `json:"error"`
+}
+
+func (e *EntryError) Error() string { return e.Message }
+
+// Entry names the shim's entry points (dispatch's first argument).
+const (
+	EntryDescribe     = "describe"
+	EntryCallTool     = "callTool"
+	EntryReadResource = "readResource"
+	EntryGetPrompt    = "getPrompt"
+	EntryComplete     = "complete"
+)
+
+// Exports the engine must have; Check verifies them.
+var exportNames = []string{
+	"malloc", "free", "qjs_init", "qjs_eval", "qjs_call", "qjs_new_host_function",
+	"qjs_get_prop_string", "qjs_set_prop_string", "qjs_new_string", "qjs_get_string_len",
+	"qjs_free_cstring", "qjs_free_value", "qjs_is_exception", "qjs_get_exception",
+	"qjs_is_job_pending", "qjs_execute_pending_job", "qjs_set_memory_limit",
+	"qjs_set_interrupt_handler", "qjs_get_global", "qjs_promise_state", "qjs_promise_result",
+	"qjs_is_uncatchable_error", "qjs_eval_bytecode",
+}
+
+// Check verifies that exports (the module's export names) hold every C API function the host
+// calls; the error names the first missing one and wraps ErrEngine.
+func Check(exports map[string]api.FunctionDefinition) error {
+	for _, n := range exportNames {
+		d, ok := exports[n]
+		if !ok {
+			return fmt.Errorf("%w: export %q is missing", ErrEngine, n)
+		}
+		for _, t := range append(d.ParamTypes(), d.ResultTypes()...) {
+			if t != api.ValueTypeI32 {
+				return fmt.Errorf("%w: export %q has a non-i32 signature", ErrEngine, n)
+			}
+		}
+	}
+	return nil
+}
+
+// Engine is one instance of the engine module: the kind seam's kind.Instance satisfies it
+// (Invoke applies the call's deadline, cancellation and memory limit; it is the only way in).
+type Engine interface {
+	// Func returns the exported function name, or nil.
+	Func(name string) api.Function
+	// Invoke calls fn with stack (params in, results out).
+	Invoke(ctx context.Context, fn api.Function, stack []uint64) error
+	// Memory is the instance's linear memory.
+	Memory() api.Memory
+}
+
+// VM is one started engine instance. Its methods must not run concurrently.
+type VM struct {
+	// Interrupted, if set, reports that the running entry must end (the seam's
+	// Instance.Interrupted); Run stops polling a pending entry then.
+	Interrupted func() bool
+
+	e Engine
+	f struct {
+		malloc, free, eval, call, getProp, setProp, newString, getString, freeCString,
+		freeValue, isException, getException, jobPending, execJob, promiseState,
+		promiseResult, uncatchable api.Function
+	}
+	scratch        uint32 // 8 bytes of guest memory for out-parameters
+	global, mcp    uint32 // JSValue*: the global object, globalThis.__mcpwasm
+	dispatch, poll uint32 // JSValue*: its entry functions
+}
+
+// Start prepares a fresh instance of the engine — instantiated with this package's host
+// functions and WASI, its _initialize already run (the pool runs it for every kind) — under
+// ctx, whose Call the script's top level may use, and evaluates code as an ES module (its
+// bytecode if it has some, else its source): qjs_init, the memory limit (memoryLimit bytes of
+// engine heap; 0 keeps none), the interrupt handler, the host function, the script, and the
+// job queue until it is empty.
+func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, error) {
+	v := &VM{e: e}
+	fn := e.Func
+	f := &v.f
+	for _, p := range []struct {
+		dst  *api.Function
+		name string
+	}{
+		{&f.malloc, "malloc"}, {&f.free, "free"}, {&f.eval, "qjs_eval"}, {&f.call, "qjs_call"},
+		{&f.getProp, "qjs_get_prop_string"}, {&f.setProp, "qjs_set_prop_string"},
+		{&f.newString, "qjs_new_string"}, {&f.getString, "qjs_get_string_len"},
+		{&f.freeCString, "qjs_free_cstring"}, {&f.freeValue, "qjs_free_value"},
+		{&f.isException, "qjs_is_exception"}, {&f.getException, "qjs_get_exception"},
+		{&f.jobPending, "qjs_is_job_pending"}, {&f.execJob, "qjs_execute_pending_job"},
+		{&f.promiseState, "qjs_promise_state"}, {&f.promiseResult, "qjs_promise_result"},
+		{&f.uncatchable, "qjs_is_uncatchable_error"},
+	} {
+		if *p.dst = fn(p.name); *p.dst == nil {
+			return nil, fmt.Errorf("%w: export %q is missing", ErrEngine, p.name)
+		}
+	}
+	if r, err := v.call0(ctx, fn("qjs_init")); err != nil {
+		return nil, fmt.Errorf("engine qjs_init: %w", err)
+	} else if r != 0 {
+		return nil, fmt.Errorf("%w: qjs_init failed (%d)", ErrEngine, int32(r))
+	}
+	if memoryLimit > 0 {
+		lim := min(memoryLimit, 1<<32-1)
+		if _, err := v.call0(ctx, fn("qjs_set_memory_limit"), lim); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := v.call0(ctx, fn("qjs_set_interrupt_handler"), 1); err != nil {
+		return nil, err
+	}
+	var err error
+	if v.scratch, err = v.malloc(ctx, 8); err != nil {
+		return nil, err
+	}
+	if v.global, err = v.call0(ctx, fn("qjs_get_global")); err != nil {
+		return nil, err
+	}
+	// The host function: __mcpwasm_host(op, payload) -> string (host.go). The shim takes it
+	// off the global object first thing.
+	name, err := v.cstring(ctx, hostFuncName)
+	if err != nil {
+		return nil, err
+	}
+	hf, err := v.call0(ctx, fn("qjs_new_host_function"), uint64(name), uint64(len(hostFuncName)), 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := v.call0(ctx, f.setProp, uint64(v.global), uint64(name), uint64(hf)); err != nil {
+		return nil, err
+	}
+	v.freeValue(ctx, hf)
+	v.freePtr(ctx, name)
+
+	// Evaluate the script as a module (flag 1: JS_EVAL_TYPE_MODULE): a promise of its namespace.
+	var res uint32
+	if len(code.Bytecode) > 0 {
+		bc, err := v.bytes(ctx, code.Bytecode, false)
+		if err != nil {
+			return nil, err
+		}
+		res, err = v.call0(ctx, fn("qjs_eval_bytecode"), uint64(bc), uint64(len(code.Bytecode)))
+		v.freePtr(ctx, bc)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		src, err := v.bytes(ctx, code.Source, true)
+		if err != nil {
+			return nil, err
+		}
+		file, err := v.cstring(ctx, "guest.js")
+		if err != nil {
+			return nil, err
+		}
+		res, err = v.call0(ctx, f.eval, uint64(src), uint64(len(code.Source)), uint64(file), 1)
+		v.freePtr(ctx, src)
+		v.freePtr(ctx, file)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := v.checkException(ctx, res, "evaluating the script"); err != nil {
+		return nil, err
+	}
+	if err := v.runJobs(ctx); err != nil {
+		v.freeValue(ctx, res)
+		return nil, err
+	}
+	state, err := v.call0(ctx, f.promiseState, uint64(res))
+	if err != nil {
+		return nil, err
+	}
+	switch state {
+	case 2: // rejected
+		reason, _ := v.call0(ctx, f.promiseResult, uint64(res))
+		msg := v.describeError(ctx, reason)
+		v.freeValue(ctx, reason)
+		v.freeValue(ctx, res)
+		return nil, fmt.Errorf("%w: %s", ErrScript, msg)
+	case 0:
+		v.freeValue(ctx, res)
+		return nil, fmt.Errorf("%w: its top level awaits something that never settles", ErrScript)
+	}
+	v.freeValue(ctx, res)
+
+	if v.mcp, err = v.prop(ctx, v.global, "__mcpwasm"); err != nil {
+		return nil, err
+	}
+	for _, p := range []struct {
+		dst  *uint32
+		name string
+	}{{&v.dispatch, "dispatch"}, {&v.poll, "poll"}} {
+		if *p.dst, err = v.prop(ctx, v.mcp, p.name); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// Run runs one entry of the shim (EntryCallTool, …) with payload, its JSON params, and
+// returns its result JSON: it calls dispatch, then runs the job queue and polls until the
+// entry's promise settles (poll fires the script's timers in due order). An entry's JSON-RPC
+// error is an *EntryError; the end of ctx is ErrInterrupted; the engine's memory limit is
+// ErrMemory.
+func (v *VM) Run(ctx context.Context, entry string, payload []byte) ([]byte, error) {
+	out, err := v.callJS(ctx, v.dispatch, []byte(entry), payload)
+	if err != nil {
+		return nil, err
+	}
+	for len(out) == 0 {
+		if err := v.runJobs(ctx); err != nil {
+			return nil, err
+		}
+		if out, err = v.callJS(ctx, v.poll); err != nil {
+			return nil, err
+		}
+		if len(out) == 0 && (ctx.Err() != nil || (v.Interrupted != nil && v.Interrupted())) {
+			return nil, v.fatal(ctx, "interrupted")
+		}
+	}
+	switch out[0] {
+	case 'R':
+		return out[1:], nil
+	case 'E':
+		e := &EntryError{}
+		if err := json.Unmarshal(out[1:], e); err != nil {
+			return nil, fmt.Errorf("%w: malformed entry error %.200q", ErrScript, out[1:])
+		}
+		return nil, e
+	case 'F':
+		return nil, v.fatal(ctx, string(out[1:]))
+	}
+	return nil, fmt.Errorf("%w: malformed answer %.200q", ErrScript, out)
+}
+
+// fatal classifies an uncatchable engine error message.
+func (v *VM) fatal(ctx context.Context, msg string) error {
+	switch {
+	case strings.Contains(msg, "interrupted"):
+		if c := context.Cause(ctx); c != nil {
+			return fmt.Errorf("%w: %w", ErrInterrupted, c)
+		}
+		return ErrInterrupted
+	case strings.Contains(msg, "out of memory"):
+		return ErrMemory
+	}
+	return fmt.Errorf("%w: %s", ErrScript, msg)
+}
+
+// runJobs runs the engine's job queue (promise reactions) until it is empty.
+func (v *VM) runJobs(ctx context.Context) error {
+	for {
+		n, err := v.call0(ctx, v.f.jobPending)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		r, err := v.call0(ctx, v.f.execJob)
+		if err != nil {
+			return err
+		}
+		if int32(r) < 0 {
+			exc, _ := v.call0(ctx, v.f.getException)
+			msg := v.describeError(ctx, exc)
+			v.freeValue(ctx, exc)
+			return v.fatal(ctx, msg)
+		}
+	}
+}
+
+// callJS calls the JS function fn with string arguments and returns its string result.
+func (v *VM) callJS(ctx context.Context, fn uint32, args ...[]byte) ([]byte, error) {
+	var argv uint32
+	vals := make([]uint32, 0, len(args))
+	defer func() {
+		for _, a := range vals {
+			v.freeValue(ctx, a)
+		}
+		if argv != 0 {
+			v.freePtr(ctx, argv)
+		}
+	}()
+	for _, a := range args {
+		s, err := v.newString(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, s)
+	}
+	if len(vals) > 0 {
+		var err error
+		if argv, err = v.malloc(ctx, uint32(4*len(vals))); err != nil {
+			return nil, err
+		}
+		buf := make([]byte, 4*len(vals))
+		for i, a := range vals {
+			binary.LittleEndian.PutUint32(buf[4*i:], a)
+		}
+		if !v.e.Memory().Write(argv, buf) {
+			return nil, fmt.Errorf("%w: argv outside memory", ErrEngine)
+		}
+	}
+	res, err := v.call0(ctx, v.f.call, uint64(fn), uint64(v.mcp), uint64(len(vals)), uint64(argv))
+	if err != nil {
+		return nil, err
+	}
+	if err := v.checkException(ctx, res, "calling the shim"); err != nil {
+		return nil, err
+	}
+	defer v.freeValue(ctx, res)
+	return v.toString(ctx, res)
+}
+
+// checkException frees res and returns the pending exception as an error if res is one.
+func (v *VM) checkException(ctx context.Context, res uint32, what string) error {
+	isExc, err := v.call0(ctx, v.f.isException, uint64(res))
+	if err != nil {
+		return err
+	}
+	if isExc == 0 {
+		return nil
+	}
+	v.freeValue(ctx, res)
+	exc, err := v.call0(ctx, v.f.getException)
+	if err != nil {
+		return err
+	}
+	unc, _ := v.call0(ctx, v.f.uncatchable, uint64(exc))
+	msg := v.describeError(ctx, exc)
+	v.freeValue(ctx, exc)
+	if e := v.fatal(ctx, msg); unc != 0 || !errors.Is(e, ErrScript) {
+		return e
+	}
+	return fmt.Errorf("%w: %s: %s", ErrScript, what, msg)
+}
+
+// describeError is an exception's "Name: message" and the first lines of its stack.
+func (v *VM) describeError(ctx context.Context, exc uint32) string {
+	b, err := v.toString(ctx, exc)
+	if err != nil {
+		return err.Error()
+	}
+	msg := string(b)
+	if st, err := v.prop(ctx, exc, "stack"); err == nil {
+		if s, err := v.toString(ctx, st); err == nil && len(s) > 0 && string(s) != "undefined" {
+			lines := strings.SplitN(strings.TrimSpace(string(s)), "\n", 4)
+			msg += " (" + strings.Join(lines[:min(len(lines), 3)], "; ") + ")"
+		}
+		v.freeValue(ctx, st)
+	}
+	return msg
+}
+
+// prop returns obj[name] (a new JSValue*).
+func (v *VM) prop(ctx context.Context, obj uint32, name string) (uint32, error) {
+	p, err := v.cstring(ctx, name)
+	if err != nil {
+		return 0, err
+	}
+	defer v.freePtr(ctx, p)
+	return v.call0(ctx, v.f.getProp, uint64(obj), uint64(p))
+}
+
+// toString converts a JS value to its UTF-8 string (ToString semantics).
+func (v *VM) toString(ctx context.Context, val uint32) ([]byte, error) {
+	c, err := v.call0(ctx, v.f.getString, uint64(val), uint64(v.scratch))
+	if err != nil {
+		return nil, err
+	}
+	if c == 0 {
+		return nil, fmt.Errorf("%w: a value has no string form", ErrScript)
+	}
+	n, ok := v.e.Memory().ReadUint32Le(v.scratch)
+	if !ok {
+		return nil, fmt.Errorf("%w: string length outside memory", ErrEngine)
+	}
+	b, ok := v.e.Memory().Read(c, n)
+	if !ok {
+		return nil, fmt.Errorf("%w: string outside memory", ErrEngine)
+	}
+	out := append([]byte(nil), b...)
+	_, err = v.call0(ctx, v.f.freeCString, uint64(c))
+	return out, err
+}
+
+// newString makes a JS string from UTF-8 bytes (a new JSValue*).
+func (v *VM) newString(ctx context.Context, s []byte) (uint32, error) {
+	p, err := v.bytes(ctx, s, true)
+	if err != nil {
+		return 0, err
+	}
+	defer v.freePtr(ctx, p)
+	val, err := v.call0(ctx, v.f.newString, uint64(p), uint64(len(s)))
+	if err != nil {
+		return 0, err
+	}
+	if err := v.checkException(ctx, val, "making a string"); err != nil {
+		return 0, err
+	}
+	return val, nil
+}
+
+// bytes copies b into fresh guest memory (NUL-terminated if nul) and returns its address.
+func (v *VM) bytes(ctx context.Context, b []byte, nul bool) (uint32, error) {
+	n := uint32(len(b))
+	if nul {
+		n++
+	}
+	p, err := v.malloc(ctx, n)
+	if err != nil {
+		return 0, err
+	}
+	if !v.e.Memory().Write(p, b) || (nul && !v.e.Memory().WriteByte(p+uint32(len(b)), 0)) {
+		return 0, fmt.Errorf("%w: malloc returned memory outside the instance", ErrEngine)
+	}
+	return p, nil
+}
+
+func (v *VM) cstring(ctx context.Context, s string) (uint32, error) {
+	return v.bytes(ctx, []byte(s), true)
+}
+
+func (v *VM) malloc(ctx context.Context, n uint32) (uint32, error) {
+	p, err := v.call0(ctx, v.f.malloc, uint64(n))
+	if err != nil {
+		return 0, err
+	}
+	if p == 0 {
+		return 0, fmt.Errorf("%w: malloc(%d) failed", ErrMemory, n)
+	}
+	return p, nil
+}
+
+func (v *VM) freePtr(ctx context.Context, p uint32) { _, _ = v.call0(ctx, v.f.free, uint64(p)) }
+
+func (v *VM) freeValue(ctx context.Context, val uint32) {
+	if val != 0 {
+		_, _ = v.call0(ctx, v.f.freeValue, uint64(val))
+	}
+}
+
+// call0 invokes fn with i32 params through the invoker and returns its first result.
+func (v *VM) call0(ctx context.Context, fn api.Function, params ...uint64) (uint32, error) {
+	if fn == nil {
+		return 0, fmt.Errorf("%w: an export is missing", ErrEngine)
+	}
+	// A fresh stack per call: host functions re-enter the engine while an outer call runs.
+	st := make([]uint64, max(len(params), len(fn.Definition().ResultTypes())))
+	copy(st, params)
+	if err := v.e.Invoke(ctx, fn, st); err != nil {
+		return 0, err
+	}
+	if len(fn.Definition().ResultTypes()) == 0 {
+		return 0, nil
+	}
+	return uint32(st[0]), nil
+}

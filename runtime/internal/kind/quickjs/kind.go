@@ -1,0 +1,257 @@
+package quickjs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Kind is JavaScript on the quickjs-wasi engine as a kind.Kind ("javascript"). It holds no
+// state.
+type Kind struct{}
+
+var _ kind.Kind = Kind{}
+
+// Name implements kind.Kind.
+func (Kind) Name() string { return "javascript" }
+
+// hostFuncNames are the engine's env imports.
+var hostFuncNames = map[string]bool{"host_call": true, "host_interrupt": true, "host_promise_rejection": true,
+	"host_module_normalize": true, "host_module_load": true, "host_get_timezone_offset": true}
+
+// Detect implements kind.Kind: the import env.host_call together with the export qjs_init is
+// Confident (quickjs-wasi's engine); such a module importing another env function is an error
+// naming it. A module with neither is not this kind.
+func (Kind) Detect(m *kind.Module) (kind.Match, error) {
+	if !m.ExportsAll("qjs_init") {
+		return kind.No, nil
+	}
+	match := kind.No
+	for _, imp := range m.Imports {
+		if imp.Module != HostModuleName {
+			continue
+		}
+		if !hostFuncNames[imp.Name] {
+			return kind.No, fmt.Errorf("%w: JavaScript engine imports %s.%s, which this host does not provide (want quickjs-wasi %s)", fault.ErrABI, imp.Module, imp.Name, "3.7.0")
+		}
+		if imp.Name == "host_call" {
+			match = kind.Confident
+		}
+	}
+	return match, nil
+}
+
+// HostModules implements kind.Kind: the engine's env module (host.go).
+func (Kind) HostModules() []kind.HostModule {
+	fs := HostFuncs(func(ctx context.Context, mod api.Module) *Call {
+		s := startedOf(kind.CallOf(ctx, mod))
+		if s == nil {
+			return nil
+		}
+		return &s.call
+	})
+	hm := kind.HostModule{Name: HostModuleName}
+	for _, f := range fs {
+		hm.Funcs = append(hm.Funcs, kind.HostFunc{Name: f.Name, Params: f.Params, Results: f.Results, Fn: f.Fn})
+	}
+	return []kind.HostModule{hm}
+}
+
+// Check implements kind.Kind: the engine's C API exports (Check in engine.go).
+func (Kind) Check(exports map[string]api.FunctionDefinition) error {
+	if err := Check(exports); err != nil {
+		return fmt.Errorf("%w: %w", fault.ErrABI, err)
+	}
+	return nil
+}
+
+// CheckManifest implements kind.Kind: the shim serves every entry point.
+func (Kind) CheckManifest(*abi.Manifest, map[string]api.FunctionDefinition) error { return nil }
+
+// started is one instance's state: the VM and the Call its host functions see.
+type started struct {
+	vm   *VM
+	in   kind.Instance
+	kc   *kind.Call
+	call Call
+	ctx  context.Context // the running entry's, for Log and Progress
+}
+
+func startedOf(c *kind.Call) *started {
+	if c == nil {
+		return nil
+	}
+	s, _ := c.Started.(*started)
+	return s
+}
+
+// heapShare is the part of the memory limit the engine's heap may use (qjs_set_memory_limit):
+// the rest is the engine's stack, its allocator's overhead and the script's bytes, so a memory
+// bomb meets the engine's limit — a clean "out of memory" — before linear memory's.
+const heapShare = 7.0 / 8
+
+// Start implements kind.Kind: the script (its bytecode if the build compiled it) from the
+// module's custom sections, evaluated once under the guest's limits.
+func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Started, error) {
+	code := Code{Source: in.Custom(SectionName), Bytecode: in.Custom(BytecodeSectionName)}
+	if code.Source == nil && code.Bytecode == nil {
+		return nil, fmt.Errorf("%w: the JavaScript engine carries no script (custom section %q; build with mcpwasm/build.mjs)", fault.ErrABI, SectionName)
+	}
+	s := &started{in: in, kc: c}
+	s.call.Engine = in
+	s.call.Interrupted = in.Interrupted
+	s.enter(ctx, c)
+	c.Started = s // the script's top level may call host functions: they find s through c
+	vm, err := Start(ctx, in, code, uint64(float64(c.Limits.MemoryBytes)*heapShare))
+	if err != nil {
+		return nil, s.fault(err, c)
+	}
+	vm.Interrupted = in.Interrupted
+	s.vm = vm
+	return s, nil
+}
+
+// enter installs the entry's capabilities in s.call: requests through the call (its sandbox:
+// the operator's grants), log and progress through the call's budget, and the sandbox
+// profile's environment, clock and random grant (none outside a tool call).
+func (s *started) enter(ctx context.Context, c *kind.Call) {
+	s.ctx, s.kc = ctx, c
+	cl := &s.call
+	cl.Sandbox = requester{c}
+	cl.Env, cl.Clock, cl.Random = nil, false, false
+	if c.Sandbox != nil {
+		p := c.Sandbox.Profile(0)
+		cl.Env, cl.Clock, cl.Random = p.Environ(), p.Clock(), p.Random()
+	}
+	cl.rng = nil
+	if cl.Log == nil {
+		cl.Log = s.log
+		cl.Progress = s.progress
+	}
+}
+
+func (s *started) log(level, msg string) {
+	c := s.kc
+	if c == nil || !c.Report.Admit(uint32(len(msg))) {
+		return
+	}
+	c.Host.Log(s.ctx, c, parseLevel(level), msg[:min(len(msg), kind.MaxReportMessage)])
+}
+
+func (s *started) progress(progress, total float64, msg string) {
+	c := s.kc
+	if c == nil || !c.Report.Admit(uint32(len(msg))) {
+		return
+	}
+	c.Host.Progress(s.ctx, c, progress, total, msg[:min(len(msg), kind.MaxReportMessage)])
+}
+
+// parseLevel maps an MCP LoggingLevel name to abi.Level (info for an unknown one).
+func parseLevel(name string) abi.Level {
+	for l := abi.LevelDebug; l <= abi.LevelEmergency; l++ {
+		if l.String() == name {
+			return l
+		}
+	}
+	return abi.LevelInfo
+}
+
+// requester serves the shim's requests through the call (kind.Call.Request: the sandbox,
+// resource.updated, UNAVAILABLE outside a tool call).
+type requester struct{ c *kind.Call }
+
+func (r requester) Request(ctx context.Context, k string, body []byte) (abi.Status, []byte) {
+	return r.c.Request(ctx, k, body)
+}
+
+// Describe implements kind.Started.
+func (s *started) Describe(ctx context.Context, c *kind.Call) ([]byte, error) {
+	return s.run(ctx, c, EntryDescribe, []byte("{}"))
+}
+
+// CallTool implements kind.Started: the tool's result, or its JSON-RPC error as the error
+// it is (a zod refinement the JSON Schema could not express: fault.ErrInvalidArguments).
+// The request always carries a progress token: the binding decides what reaches the client.
+func (s *started) CallTool(ctx context.Context, c *kind.Call, args []byte) ([]byte, error) {
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	name, _ := json.Marshal(c.Tool)
+	p := make([]byte, 0, len(args)+len(name)+64)
+	p = append(append(append(p, `{"name":`...), name...), `,"arguments":`...)
+	p = append(append(p, args...), `,"_meta":{"progressToken":"mcpwasm"}}`...)
+	return s.run(ctx, c, EntryCallTool, p)
+}
+
+// GetPrompt implements kind.Started.
+func (s *started) GetPrompt(ctx context.Context, c *kind.Call, name string, args []byte) ([]byte, error) {
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	n, _ := json.Marshal(name)
+	return s.run(ctx, c, EntryGetPrompt, []byte(`{"name":`+string(n)+`,"arguments":`+string(args)+`}`))
+}
+
+// ReadResource implements kind.Started.
+func (s *started) ReadResource(ctx context.Context, c *kind.Call, uri string) ([]byte, error) {
+	u, _ := json.Marshal(uri)
+	return s.run(ctx, c, EntryReadResource, []byte(`{"uri":`+string(u)+`}`))
+}
+
+// Complete implements kind.Started.
+func (s *started) Complete(ctx context.Context, c *kind.Call, req []byte) ([]byte, error) {
+	return s.run(ctx, c, EntryComplete, req)
+}
+
+// run runs one entry: its result, capped at the call's output limit. A JSON-RPC error of a
+// prompt, resource or completion is the abi.ErrorBody the binding maps; of a tool call,
+// invalid params is fault.ErrInvalidArguments.
+func (s *started) run(ctx context.Context, c *kind.Call, entry string, payload []byte) ([]byte, error) {
+	s.enter(ctx, c)
+	defer func() { s.kc = nil }()
+	out, err := s.vm.Run(ctx, entry, payload)
+	var ee *EntryError
+	if errors.As(err, &ee) {
+		switch {
+		case entry == EntryDescribe: // no McpServer, a schema zod cannot convert
+			return nil, fmt.Errorf("%w: the script's manifest: %s", fault.ErrABI, ee.Message)
+		case entry == EntryCallTool && ee.Code == -32602:
+			return nil, fmt.Errorf("%w: %s", fault.ErrInvalidArguments, ee.Message)
+		case entry == EntryCallTool:
+			return nil, fmt.Errorf("%w: %s: %s", fault.ErrTrap, entry, ee.Message)
+		}
+		b, _ := json.Marshal(ee)
+		return b, nil
+	}
+	if err != nil {
+		return nil, s.fault(err, c)
+	}
+	if len(out) > c.Limits.OutputBytes {
+		return nil, fmt.Errorf("%w: result of %s is over %s", fault.ErrOutputLimit, size.Format(uint64(len(out))), size.Format(uint64(c.Limits.OutputBytes)))
+	}
+	return out, nil
+}
+
+// fault maps the VM's errors onto the fault sentinels (an error from Invoke already wraps one).
+func (s *started) fault(err error, c *kind.Call) error {
+	switch {
+	case errors.Is(err, ErrMemory):
+		return fmt.Errorf("%w: the script's heap is over %s: %w", fault.ErrMemoryLimit, size.Format(uint64(float64(c.Limits.MemoryBytes)*heapShare)), err)
+	case errors.Is(err, ErrInterrupted):
+		// The engine unwound the script; Invoke names why (deadline, cancellation, stop).
+		if ierr := s.in.Invoke(context.Background(), s.in.Func("qjs_is_job_pending"), make([]uint64, 1)); ierr != nil {
+			return ierr
+		}
+		return fmt.Errorf("%w: %w", fault.ErrTimeLimit, err)
+	case errors.Is(err, ErrScript), errors.Is(err, ErrEngine):
+		return fmt.Errorf("%w: %w", fault.ErrABI, err)
+	}
+	return err
+}

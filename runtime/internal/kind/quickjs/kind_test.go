@@ -1,0 +1,36 @@
+package quickjs
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+)
+
+func TestDetect(t *testing.T) {
+	engine := []kind.Import{{Module: "env", Name: "host_call"}, {Module: "env", Name: "host_interrupt"}, {Module: "wasi_snapshot_preview1", Name: "fd_write"}}
+	for _, c := range []struct {
+		name    string
+		m       kind.Module
+		want    kind.Match
+		wantErr string
+	}{
+		{"the engine", kind.Module{Imports: engine, Exports: []string{"qjs_init", "malloc"}}, kind.Confident, ""},
+		{"no qjs_init", kind.Module{Imports: engine, Exports: []string{"malloc"}}, kind.No, ""},
+		{"a C module importing env", kind.Module{Imports: []kind.Import{{Module: "env", Name: "puts"}}, Exports: []string{"mcpwasm_describe"}}, kind.No, ""},
+		{"an engine with another env import", kind.Module{Imports: append(engine, kind.Import{Module: "env", Name: "host_fs"}), Exports: []string{"qjs_init"}}, kind.No,
+			"ABI violation: JavaScript engine imports env.host_fs, which this host does not provide (want quickjs-wasi 3.7.0)"},
+	} {
+		got, err := Kind{}.Detect(&c.m)
+		if c.wantErr != "" {
+			if !errors.Is(err, fault.ErrABI) || err.Error() != c.wantErr {
+				t.Errorf("%s: %v, want %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+}
