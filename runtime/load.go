@@ -48,7 +48,7 @@ type GuestConfig struct {
 	//     cache on purpose. Calls of different sessions (and clients) may see each other's
 	//     leftovers.
 	//   - "call": every call gets a fresh instance, discarded afterwards; nothing survives a
-	//     call, at the price of an instantiation per call (about a millisecond for a Go guest,
+	//     call, at the price of an instantiation per call (1–2 ms for a Go guest,
 	//     tens of microseconds for a small C or WAT one; BENCHMARKS.md "Snapshots (wave 6)").
 	//
 	// A fresh instance starts from a snapshot of the guest's first instance taken right after
