@@ -102,7 +102,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		return nil, fmt.Errorf("instantiating: %w", err)
 	}
 	inst.mod, inst.mem = mod, mod.Memory()
-	if err := inst.startKind(ctx, snap != nil); err != nil {
+	if err := inst.startKind(ctx, snap); err != nil {
 		inst.close(ctx)
 		return nil, fmt.Errorf("instantiating: %s: %w", g.kind.Name(), err)
 	}
@@ -112,9 +112,9 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	return inst, nil
 }
 
-// startKind runs the kind's Start (or, for an instance restored from a snapshot, its
-// Restore), armed like the start functions.
-func (inst *instance) startKind(ctx context.Context, restored bool) (err error) {
+// startKind runs the kind's Start (or, for an instance restored from snap, its Restore),
+// armed like the start functions.
+func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error) {
 	c := &inst.call
 	c.Entry, c.Limits = kind.EntryDescribe, inst.g.limits
 	defer c.Reset()
@@ -129,8 +129,8 @@ func (inst *instance) startKind(ctx context.Context, restored bool) (err error) 
 	if inst.memory != nil {
 		inst.memory.hit = false
 	}
-	if r, ok := inst.g.kind.(kind.Restorer); ok && restored {
-		inst.started, err = r.Restore(ctx, inst, c)
+	if r, ok := inst.g.kind.(kind.Restorer); ok && snap != nil {
+		inst.started, err = r.Restore(ctx, inst, c, snap.kind)
 	} else {
 		inst.started, err = inst.g.kind.Start(ctx, inst, c)
 	}

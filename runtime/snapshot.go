@@ -71,6 +71,7 @@ type snapshot struct {
 	mem     []byte // linear memory, whole pages
 	spans   []span // the parts of mem a restore copies: the fresh memory, then non-zero pages
 	globals []savedGlobal
+	kind    any // the kind's part (kind.Restorer.Snapshot)
 }
 
 // span is [from, to) of linear memory.
@@ -144,7 +145,8 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 	if why := p.profile.NoSnapshot(); why != "" {
 		return nil, why
 	}
-	if _, ok := inst.g.kind.(kind.Restorer); !ok {
+	r, ok := inst.g.kind.(kind.Restorer)
+	if !ok {
 		return nil, "its kind (" + inst.g.kind.Name() + ") does not restore instances"
 	}
 	if r := inst.call.StartRequest; r != "" {
@@ -154,7 +156,7 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 	if mod.ExportedGlobal(exportSnapshot) == nil {
 		return nil, "the module changes a table or drops a segment (table.set, table.grow, data.drop, …)"
 	}
-	s := &snapshot{}
+	s := &snapshot{kind: r.Snapshot(inst.started)}
 	for k := 0; ; k++ {
 		name := exportGlobalPrefix + strconv.Itoa(k)
 		g := mod.ExportedGlobal(name)

@@ -68,11 +68,15 @@ type Kind interface {
 // cannot carry (host-side objects the guest refers to by handle, Vars it filled in Start)
 // does not implement it.
 type Restorer interface {
+	// Snapshot returns what Restore needs of s, just started, besides its guest memory and
+	// globals: what Start learned from the guest (addresses in its memory: a JS engine's
+	// context and entry functions), as a value no later entry of s changes. nil is fine.
+	Snapshot(s Started) any
 	// Restore returns the Started of in, a fresh instance whose linear memory and globals
 	// are a copy of those of an instance of the same module taken just after its Start
-	// returned. It must not run again the guest code Start ran; what Start learned from the
-	// guest (addresses in its memory) is the same in the copy.
-	Restore(ctx context.Context, in Instance, c *Call) (Started, error)
+	// returned, state being what Snapshot returned for that instance. It must not run again
+	// the guest code Start ran; addresses in state are valid in in.
+	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 }
 
 // Namer is implemented by a kind whose guests have no name of their own (Extism plugins):

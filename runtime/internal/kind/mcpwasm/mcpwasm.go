@@ -161,9 +161,12 @@ func (Kind) Start(_ context.Context, in kind.Instance, _ *kind.Call) (kind.Start
 
 var _ kind.Restorer = Kind{}
 
+// Snapshot implements kind.Restorer: Start learns nothing from the guest.
+func (Kind) Snapshot(kind.Started) any { return nil }
+
 // Restore implements kind.Restorer: an mcpwasm instance's state is its guest memory and
 // globals, and its Start runs no guest code, so a restored instance starts as a fresh one.
-func (k Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Started, error) {
+func (k Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, _ any) (kind.Started, error) {
 	return k.Start(ctx, in, c)
 }
 
