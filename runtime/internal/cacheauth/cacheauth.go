@@ -44,6 +44,8 @@ type Dir struct {
 	dir string
 	key []byte
 	mu  sync.Mutex // VerifyCompiled and SignCompiled
+
+	hashed int // compiled-code files read in full, for tests
 }
 
 // Open checks dir (creating it, mode 0700, if missing) with CheckDir and loads its key,
@@ -173,6 +175,7 @@ func (d *Dir) compiled() ([]string, error) {
 }
 
 func (d *Dir) fileMAC(rel string) ([]byte, error) {
+	d.hashed++
 	f, err := os.Open(filepath.Join(d.dir, rel))
 	if err != nil {
 		return nil, err
@@ -188,7 +191,11 @@ func (d *Dir) fileMAC(rel string) ([]byte, error) {
 }
 
 // VerifyCompiled deletes every compiled-code file whose recorded MAC is missing or wrong,
-// so wazero cannot load it, and returns what it deleted (callers log it).
+// so wazero cannot load it, and returns what it deleted (callers log it). A file whose
+// kernel-kept state (fingerprint: device, inode, size, change time) equals the one recorded
+// beside its MAC is not read again: the cache of a busy machine holds gigabytes of compiled
+// code, and hashing all of it made every start take seconds. A file that changed in any way
+// since it was signed has a new change time and is hashed in full.
 func (d *Dir) VerifyCompiled() (discarded []string, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -197,12 +204,24 @@ func (d *Dir) VerifyCompiled() (discarded []string, err error) {
 		return nil, err
 	}
 	for _, rel := range files {
-		want, _ := os.ReadFile(filepath.Join(d.dir, MACDir, rel))
-		got, err := d.fileMAC(rel)
+		rec, _ := os.ReadFile(filepath.Join(d.dir, MACDir, rel))
+		wantHex, recPrint, _ := strings.Cut(strings.TrimSpace(string(rec)), "\n")
+		fi, err := os.Stat(filepath.Join(d.dir, rel))
 		if err != nil {
 			continue // gone meanwhile: nothing to load
 		}
-		if w, derr := hex.DecodeString(strings.TrimSpace(string(want))); derr == nil && hmac.Equal(w, got) {
+		if fp := fingerprint(fi); fp != "" && fp == strings.TrimSpace(recPrint) {
+			continue
+		}
+		got, err := d.fileMAC(rel)
+		if err != nil {
+			continue
+		}
+		if w, derr := hex.DecodeString(strings.TrimSpace(wantHex)); derr == nil && hmac.Equal(w, got) {
+			// Unchanged content under a new fingerprint (copied, restored): record it.
+			if err := d.recordMAC(rel, got, fingerprint(fi)); err != nil {
+				return discarded, err
+			}
 			continue
 		}
 		if err := os.Remove(filepath.Join(d.dir, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -216,7 +235,7 @@ func (d *Dir) VerifyCompiled() (discarded []string, err error) {
 }
 
 // SignCompiled records the MAC of every compiled-code file that has none yet (the files
-// wazero added by the compile that just ended).
+// wazero added by the compile that just ended), with the file's fingerprint.
 func (d *Dir) SignCompiled() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -225,20 +244,31 @@ func (d *Dir) SignCompiled() error {
 		return err
 	}
 	for _, rel := range files {
-		mp := filepath.Join(d.dir, MACDir, rel)
-		if _, err := os.Stat(mp); err == nil {
+		if _, err := os.Stat(filepath.Join(d.dir, MACDir, rel)); err == nil {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join(d.dir, rel))
+		if err != nil {
 			continue
 		}
 		m, err := d.fileMAC(rel)
 		if err != nil {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(mp), 0o700); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(mp, []byte(hex.EncodeToString(m)+"\n"), 0o600); err != nil {
+		if err := d.recordMAC(rel, m, fingerprint(fi)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// recordMAC writes MACDir/rel: the hex MAC, and on a second line the fingerprint of the file
+// it was computed from, taken before hashing (a write during the hash leaves a fingerprint
+// that no longer matches, and the file is hashed again next time).
+func (d *Dir) recordMAC(rel string, mac []byte, print string) error {
+	mp := filepath.Join(d.dir, MACDir, rel)
+	if err := os.MkdirAll(filepath.Dir(mp), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(mp, []byte(hex.EncodeToString(mac)+"\n"+print+"\n"), 0o600)
 }
