@@ -701,7 +701,10 @@
   const mcp = (g.__mcpwasm = g.__mcpwasm || {});
   let zod = null; // {object, toJSONSchema} from the bundled zod, set by the SDK stub
   const isZod = (s) => !!s && typeof s === "object" && ("_zod" in s || "_def" in s);
-  const isShape = (s) => !!s && typeof s === "object" && !isZod(s) && Object.keys(s).length > 0 && Object.values(s).every(isZod);
+  // A shape is a plain object of zod schemas; {} is the empty shape (a tool with no
+  // arguments), as in the SDK, whose tools/list then shows {"type":"object","properties":{}}.
+  const isShape = (s) => !!s && typeof s === "object" && !isZod(s) && Object.values(s).every(isZod);
+  const isEmptyShape = (s) => isShape(s) && Object.keys(s).length === 0;
   const needZod = () => {
     if (!zod) throw new Error("a zod schema needs zod v4: the SDK stub did not register it");
     return zod;
@@ -713,12 +716,14 @@
     if (s === undefined || s === null || typeof s !== "object") return null;
     if (isZod(s)) return s;
     if (!isShape(s)) return null;
+    if (!zod && isEmptyShape(s)) return null; // a script without zod: nothing to validate
     let z = objects.get(s);
     if (!z) objects.set(s, (z = needZod().object(s)));
     return z;
   };
   const jsonSchema = (s, io) => {
     if (s === undefined) return undefined;
+    if (isEmptyShape(s) && (io === "input" || !zod)) return { type: "object", properties: {} };
     const z = objectSchema(s);
     if (!z) return s;
     const out = needZod().toJSONSchema(z, { io, unrepresentable: "any" });
@@ -865,6 +870,12 @@
     sendPromptListChanged() {}
     registerTool(name, config, handler) {
       if (this._tools.has(name)) throw new Error("Tool " + name + " is already registered");
+      for (const k of ["inputSchema", "outputSchema"]) {
+        const sc = config && config[k];
+        if (sc !== undefined && (!sc || typeof sc !== "object" || (!isZod(sc) && !isShape(sc) && sc.type !== "object"))) {
+          throw new Error("Tool " + name + ": " + k + " must be a zod shape ({name: z.string()}, or {} for no arguments), a zod object or a JSON Schema with \"type\": \"object\"");
+        }
+      }
       const t = { name, config: config || {}, handler, enabled: true };
       this._tools.set(name, t);
       return this._handle(this._tools, name, t);
@@ -874,7 +885,7 @@
       const handler = rest.pop();
       const config = {};
       if (typeof rest[0] === "string") config.description = rest.shift();
-      if (rest.length && (isShape(rest[0]) || (rest[0] && Object.keys(rest[0]).length === 0))) config.inputSchema = rest.shift();
+      if (rest.length && isShape(rest[0])) config.inputSchema = rest.shift();
       if (rest.length) config.annotations = rest.shift();
       return this.registerTool(name, config, handler);
     }

@@ -418,3 +418,41 @@ func TestElicitRootsAndRandom(t *testing.T) {
 		t.Fatalf("with the random grant: %s and %s (%v); want different UUIDs", a, b, err)
 	}
 }
+
+// inputSchema {} is the SDK's empty shape (a tool with no arguments): tools/list shows what
+// the SDK shows for it, and the handler gets the arguments and extra, as in the SDK. An
+// inputSchema that is neither a zod shape or schema nor an object JSON Schema fails at
+// registration with the tool's name, not at the host's load with an empty type.
+func TestEmptyShapeInputSchema(t *testing.T) {
+	call := &Call{}
+	vm := start(t, `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "s", version: "1" });
+server.registerTool("spin", { description: "No arguments", inputSchema: {} }, async (args, extra) => ({ content: [{ type: "text", text: typeof extra.signal + " " + JSON.stringify(args) }] }));
+server.tool("old", {}, async (args, extra) => ({ content: [{ type: "text", text: typeof extra.signal }] }));
+await server.connect({});
+`, call, 0)
+	out, err := run(t, vm, call, EntryDescribe, struct{}{})
+	if want := `{"name":"s","version":"1","tools":[{"name":"spin","description":"No arguments","inputSchema":{"type":"object","properties":{}}},{"name":"old","inputSchema":{"type":"object","properties":{}}}]}`; err != nil || string(out) != want {
+		t.Fatalf("describe: %s, %v\nwant %s", out, err, want)
+	}
+	out, err = run(t, vm, call, EntryCallTool, map[string]any{"name": "spin", "arguments": map[string]any{}})
+	if want := `{"content":[{"type":"text","text":"object {}"}]}`; err != nil || string(out) != want {
+		t.Fatalf("spin: %s, %v; want %s", out, err, want)
+	}
+	out, err = run(t, vm, call, EntryCallTool, map[string]any{"name": "old"})
+	if want := `{"content":[{"type":"text","text":"object"}]}`; err != nil || string(out) != want {
+		t.Fatalf("old: %s, %v; want %s", out, err, want)
+	}
+
+	bad := &Call{}
+	e := instantiate(t, bad)
+	_, err = Start(WithCall(context.Background(), bad), e, Code{Source: []byte(js.Shim + `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "s", version: "1" });
+server.registerTool("spin", { inputSchema: { n: "number" } }, async () => ({ content: [] }));
+`)}, 0)
+	if want := `Tool spin: inputSchema must be a zod shape ({name: z.string()}, or {} for no arguments), a zod object or a JSON Schema with "type": "object"`; !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("bad schema: %v, want %q", err, want)
+	}
+}
