@@ -165,6 +165,23 @@ func TestJavaScriptGrants(t *testing.T) {
 	}
 }
 
+// A guest whose build read its net request off a fetch call reaches whatever host the
+// operator grants, an IP literal with a port too: the inferred request is "*:*" (any host,
+// any port), not "*" (any name on the scheme's default port), which left a granted
+// 127.0.0.1:PORT "granted but not requested".
+func TestJavaScriptInferredNetCoversAnyGrant(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "pong %s", r.URL.Path)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "server.ts"), &runtime.GuestConfig{Name: "mysrv", Grants: runtime.Grants{Net: []string{u.Host}}})
+	if got, want := call(t, g, "fetch_text", `{"url":"`+srv.URL+`/x"}`), `{"content":[{"type":"text","text":"200 pong /x"}],"isError":false}`; got != want {
+		t.Errorf("fetch of the granted %s: %s, want %s", u.Host, got, want)
+	}
+}
+
 // clientFunc is a peer.Client answering with a function.
 type clientFunc func(ctx context.Context, kind string, params []byte) ([]byte, error)
 

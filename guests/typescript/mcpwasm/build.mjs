@@ -14,7 +14,7 @@
 //
 // What the guest asks for (abi/ABI.md §4; the operator's grants decide) is package.json's
 // "mcpwasm": {"requests": {…}} if it has one; else it is read off the project's own files
-// (not its packages): fetch → net "*", process.env.NAME → env NAME, crypto.getRandomValues,
+// (not its packages): fetch → net "*:*" (any host and port the operator grants), process.env.NAME → env NAME, crypto.getRandomValues,
 // randomUUID or Math.random → random, createMessage → sampling, elicitInput → elicitation,
 // listRoots → roots. A file written for Node thus needs nothing added.
 import { build } from "esbuild";
@@ -114,7 +114,10 @@ function inferRequests(meta) {
     } catch {
       continue;
     }
-    if (/\bfetch\s*\(/.test(src)) r.net = ["*"];
+    // "*:*" is any host on any port (abi/ABI.md's host patterns): "*" alone is any host on
+    // the scheme's default port, which left a granted "127.0.0.1:8080" not requested. The
+    // operator's grant decides what the guest reaches.
+    if (/\bfetch\s*\(/.test(src)) r.net = ["*:*"];
     for (const m of src.matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)|process\.env\[\s*["'`]([^"'`]+)["'`]\s*\]/g)) env.add(m[1] || m[2]);
     if (/crypto\.(getRandomValues|randomUUID)|Math\.random/.test(src)) r.random = true;
     if (/\.createMessage\s*\(|sampling\/createMessage/.test(src)) r.sampling = true;
