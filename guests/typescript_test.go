@@ -182,6 +182,23 @@ func TestJavaScriptInferredNetCoversAnyGrant(t *testing.T) {
 	}
 }
 
+// A guest whose file uses setTimeout and Date.now requests the clock (read off the source by
+// the build), so the operator's clock grant makes its timers really wait: a 30 ms timeout
+// lasted 0 ms by Date.now when the build did not request it. Without the grant the clock
+// stays deterministic.
+func TestJavaScriptTimersRequestClock(t *testing.T) {
+	module := buildJS(t, "testdata/timers.js")
+	h := newHost(t)
+	g := load(t, h, module, &runtime.GuestConfig{Name: "timers", Grants: runtime.Grants{Clock: true}})
+	if got, want := call(t, g, "wait", `{"ms":30}`), fmt.Sprintf(textResult, `"waited"`); got != want {
+		t.Errorf("wait 30 ms with the clock granted: %s, want %s", got, want)
+	}
+	bare := load(t, h, module, &runtime.GuestConfig{Name: "bare"})
+	if got, want := call(t, bare, "wait", `{"ms":30}`), fmt.Sprintf(textResult, `"waited=1ms"`); got != want {
+		t.Errorf("wait 30 ms without the clock: %s, want %s", got, want)
+	}
+}
+
 // clientFunc is a peer.Client answering with a function.
 type clientFunc func(ctx context.Context, kind string, params []byte) ([]byte, error)
 

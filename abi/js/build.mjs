@@ -14,9 +14,11 @@
 //
 // What the guest asks for (abi/ABI.md §4; the operator's grants decide) is package.json's
 // "mcpwasm": {"requests": {…}} if it has one; else it is read off the project's own files
-// (not its packages): fetch → net "*:*" (any host and port the operator grants), process.env.NAME → env NAME, crypto.getRandomValues,
-// randomUUID or Math.random → random, createMessage → sampling, elicitInput → elicitation,
-// listRoots → roots. A file written for Node thus needs nothing added.
+// (not its packages): fetch → net "*:*" (any host and port the operator grants),
+// process.env.NAME → env NAME, setTimeout, setInterval, Date.now(), new Date() or
+// performance.now() → clock, crypto.getRandomValues, randomUUID or Math.random → random,
+// createMessage → sampling, elicitInput → elicitation, listRoots → roots. A file written for
+// Node thus needs nothing added.
 import { build } from "esbuild";
 import { CompileFlags, EvalFlags, QuickJS } from "quickjs-wasi";
 import { createHash } from "node:crypto";
@@ -119,6 +121,8 @@ function inferRequests(meta) {
     // operator's grant decides what the guest reaches.
     if (/\bfetch\s*\(/.test(src)) r.net = ["*:*"];
     for (const m of src.matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)|process\.env\[\s*["'`]([^"'`]+)["'`]\s*\]/g)) env.add(m[1] || m[2]);
+    // Timers wait for real only with the clock, and Date.now/performance.now read it.
+    if (/\bset(Timeout|Interval)\s*\(|\bDate\.now\s*\(|\bnew\s+Date\s*\(\s*\)|\bperformance\.now\s*\(/.test(src)) r.clock = true;
     if (/crypto\.(getRandomValues|randomUUID)|Math\.random/.test(src)) r.random = true;
     if (/\.createMessage\s*\(|sampling\/createMessage/.test(src)) r.sampling = true;
     if (/\.elicitInput\s*\(|elicitation\/create/.test(src)) r.elicitation = true;
