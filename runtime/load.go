@@ -155,6 +155,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if !abi.ValidName(g.name) {
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
+	base.logUnnamedRefusal(ctx)
 	g.manifest = *m
 	g.tools = make(map[string]*tool, len(m.Tools))
 	for _, td := range m.Tools {

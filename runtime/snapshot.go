@@ -89,6 +89,7 @@ type snapshots struct {
 	tried   bool
 	snap    *snapshot // nil: none (not yet, or refused)
 	refused string
+	unnamed bool // refused before describe named the guest: logged by logUnnamedRefusal
 }
 
 // drop forgets a snapshot taken, so its memory is freed while the guest is unloaded; a
@@ -130,14 +131,38 @@ func (p *pool) takeSnapshot(ctx context.Context, inst *instance) {
 		return
 	}
 	p.snaps.tried, p.snaps.snap, p.snaps.refused = true, snap, why
+	// The instance that describes a guest starts before its name is known (the manifest
+	// names it): its refusal is logged once load has the name.
+	p.snaps.unnamed = why != "" && inst.call.Guest == ""
 	p.snaps.mu.Unlock()
 	if why != "" {
-		p.g.host.logger.LogAttrs(ctx, slog.LevelInfo, "instances run the guest's start each time, not from a snapshot",
-			slog.String("guest", p.g.name), slog.String("isolation", p.g.isolation.String()), slog.String("reason", why))
+		if inst.call.Guest != "" {
+			p.logRefusal(ctx, inst.call.Guest, why)
+		}
 		return
 	}
 	p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instances start from a snapshot",
-		slog.String("guest", p.g.name), slog.Int("memory", len(snap.mem)), slog.Int("globals", len(snap.globals)))
+		slog.String("guest", inst.call.Guest), slog.Int("memory", len(snap.mem)), slog.Int("globals", len(snap.globals)))
+}
+
+// logRefusal logs why p's instances are not snapshotted, for the guest named guest.
+func (p *pool) logRefusal(ctx context.Context, guest, why string) {
+	p.g.host.logger.LogAttrs(ctx, slog.LevelInfo, "instances run the guest's start each time, not from a snapshot",
+		slog.String("guest", guest), slog.String("isolation", p.g.isolation.String()), slog.String("reason", why))
+}
+
+// logUnnamedRefusal logs a refusal takeSnapshot held back because the guest had no name yet;
+// load calls it once the manifest names the guest.
+func (p *pool) logUnnamedRefusal(ctx context.Context) {
+	p.snaps.mu.Lock()
+	why := ""
+	if p.snaps.unnamed {
+		why, p.snaps.unnamed = p.snaps.refused, false
+	}
+	p.snaps.mu.Unlock()
+	if why != "" {
+		p.logRefusal(ctx, p.g.name, why)
+	}
 }
 
 // snapshot copies inst's state, or says why it must not be copied.

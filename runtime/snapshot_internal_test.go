@@ -165,6 +165,11 @@ func TestSnapshotRefused(t *testing.T) {
 			if n := strings.Count(logs.String(), "not from a snapshot"); n != 1 {
 				t.Errorf("the refusal is logged %d times; want once:\n%s", n, logs)
 			}
+			// The guest is named by its manifest (no GuestConfig.Name): the refusal names it
+			// all the same, though the instance that describes it starts before the name is known.
+			if want := `not from a snapshot" guest=` + g.Name() + ` `; g.Name() == "" || !strings.Contains(logs.String(), want) {
+				t.Errorf("the refusal does not name the guest (%s):\n%s", want, logs)
+			}
 		})
 	}
 }
