@@ -4,6 +4,7 @@
 package hypermcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,7 +28,53 @@ type File struct {
 	Auths          map[string]json.RawMessage `json:"auths"`
 	DynamicLoading bool                       `json:"dynamic_loading"`
 	OCI            *OCI                       `json:"oci"`
-	Plugins        map[string]Plugin          `json:"plugins"`
+	// Plugins is hyper-mcp's "plugins": a map name → {url, runtime_config}, or a list of
+	// {name, url, runtime_config} (both forms occur in hyper-mcp's releases).
+	Plugins json.RawMessage `json:"plugins"`
+}
+
+// namedPlugin is one element of the list form of "plugins".
+type namedPlugin struct {
+	Name string `json:"name"`
+	Plugin
+}
+
+// plugins reads both forms of "plugins" into names (in the file's order for a list, sorted for
+// a map) and their entries. A name twice in the list is an error naming it.
+func plugins(raw json.RawMessage) ([]string, map[string]Plugin, error) {
+	const forms = `want a map of name to {"url", "runtime_config"} or a list of {"name", "url", "runtime_config"}`
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) > 0 && t[0] == '{':
+		var m map[string]Plugin
+		if err := json.Unmarshal(t, &m); err != nil {
+			return nil, nil, fmt.Errorf("plugins: %w", err)
+		}
+		names := make([]string, 0, len(m))
+		for name := range m {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		return names, m, nil
+	case len(t) > 0 && t[0] == '[':
+		var l []namedPlugin
+		if err := json.Unmarshal(t, &l); err != nil {
+			return nil, nil, fmt.Errorf("plugins: %w", err)
+		}
+		names := make([]string, 0, len(l))
+		m := make(map[string]Plugin, len(l))
+		for i, p := range l {
+			if p.Name == "" {
+				return nil, nil, fmt.Errorf("plugins[%d]: \"name\" is required", i)
+			}
+			if _, dup := m[p.Name]; dup {
+				return nil, nil, fmt.Errorf("plugins[%d]: the name %q is used twice", i, p.Name)
+			}
+			names = append(names, p.Name)
+			m[p.Name] = p.Plugin
+		}
+		return names, m, nil
+	}
+	return nil, nil, errors.New("plugins: " + forms)
 }
 
 // OCI is hyper-mcp's signature verification settings for oci:// plugins.
@@ -91,8 +138,12 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("not a hyper-mcp configuration: %w", err)
 	}
-	if f.Plugins == nil {
+	if f.Plugins == nil || string(bytes.TrimSpace(f.Plugins)) == "null" {
 		return nil, errors.New(`not a hyper-mcp configuration: no "plugins" object`)
+	}
+	names, entries, err := plugins(f.Plugins)
+	if err != nil {
+		return nil, fmt.Errorf("not a hyper-mcp configuration: %w", err)
 	}
 	r := &Result{Config: config.Config{Guests: []config.Guest{}}}
 	if len(f.Auths) > 0 {
@@ -102,14 +153,9 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 	if f.DynamicLoading {
 		r.Notes = append(r.Notes, "dynamic_loading is not carried over: mcpwasm serves the guests of its config (serve --watch reloads them)")
 	}
-	names := make([]string, 0, len(f.Plugins))
-	for name := range f.Plugins {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	hasOCI := false
 	for _, name := range names {
-		g, rep, err := convertPlugin(name, f.Plugins[name], &r.Config)
+		g, rep, err := convertPlugin(name, entries[name], &r.Config)
 		if err != nil {
 			return nil, fmt.Errorf("plugins.%s: %w", name, err)
 		}

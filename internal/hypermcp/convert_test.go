@@ -151,3 +151,54 @@ func TestParseByteSize(t *testing.T) {
 		}
 	}
 }
+
+// hyper-mcp has written "plugins" as a list of {name, url, runtime_config} as well as a map;
+// both convert, the list in its order.
+func TestConvertPluginList(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		yaml bool
+	}{
+		{`{"plugins":[{"name":"v1","url":"file:///p/v1.wasm","runtime_config":{"memory_limit":"2Mi"}},{"name":"a0","url":"file:///p/a0.wasm"}]}`, false},
+		{"plugins:\n  - name: v1\n    url: file:///p/v1.wasm\n    runtime_config:\n      memory_limit: 2Mi\n  - name: a0\n    url: file:///p/a0.wasm\n", true},
+	} {
+		r, err := Convert([]byte(tc.in), tc.yaml)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		out, _ := r.Marshal()
+		want := `{
+  "guests": [
+    {
+      "name": "v1",
+      "path": "/p/v1.wasm",
+      "limits": {
+        "memory_mb": 2
+      }
+    },
+    {
+      "name": "a0",
+      "path": "/p/a0.wasm"
+    }
+  ]
+}
+`
+		if string(out) != want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tc.in, out, want)
+		}
+	}
+}
+
+func TestConvertPluginShapes(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"plugins":[{"name":"v1","url":"file:///a.wasm"},{"name":"v1","url":"file:///b.wasm"}]}`, `not a hyper-mcp configuration: plugins[1]: the name "v1" is used twice`},
+		{`{"plugins":[{"url":"file:///a.wasm"}]}`, `not a hyper-mcp configuration: plugins[0]: "name" is required`},
+		{`{"plugins":"v1.wasm"}`, `not a hyper-mcp configuration: plugins: want a map of name to {"url", "runtime_config"} or a list of {"name", "url", "runtime_config"}`},
+		{`{"plugins":null}`, `not a hyper-mcp configuration: no "plugins" object`},
+	} {
+		_, err := Convert([]byte(tc.in), false)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
