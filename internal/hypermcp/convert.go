@@ -219,6 +219,12 @@ func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest
 	u, err := url.Parse(src)
 	switch {
 	case err == nil && u.Scheme == "file":
+		// file:///abs/p.wasm (or file://localhost/abs/p.wasm). "file://p.wasm" parses with host
+		// "p.wasm" and no path, "file://./p.wasm" with host "." and path "/p.wasm": neither names
+		// the file the user meant, so both are refused rather than guessed at.
+		if (u.Host != "" && u.Host != "localhost") || u.Opaque != "" || !path.IsAbs(u.Path) {
+			return g, rep, fmt.Errorf("url %q: a file URL must name an absolute path with no host: want file:///absolute/path.wasm", src)
+		}
 		g.Path = u.Path
 	case err == nil && (u.Scheme == "oci" || u.Scheme == "https"):
 		g.Path = src
@@ -233,7 +239,7 @@ func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest
 	case path.IsAbs(src):
 		g.Path = src
 	default:
-		return g, rep, fmt.Errorf("url %q: want file://, oci://, https:// or http://", src)
+		return g, rep, fmt.Errorf("url %q: want file:///absolute/path.wasm, oci://, https://, http:// or an absolute path", src)
 	}
 	rep.Path = g.Path
 	rc := p.RuntimeConfig

@@ -202,3 +202,26 @@ func TestConvertPluginShapes(t *testing.T) {
 		}
 	}
 }
+
+// A file URL names an absolute path and no host; the two relative-looking forms a user writes
+// would otherwise become an empty path or a path at the root.
+func TestConvertFileURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"file://v2.wasm":        `plugins.v2: url "file://v2.wasm": a file URL must name an absolute path with no host: want file:///absolute/path.wasm`,
+		"file://./v2.wasm":      `plugins.v2: url "file://./v2.wasm": a file URL must name an absolute path with no host: want file:///absolute/path.wasm`,
+		"file:v2.wasm":          `plugins.v2: url "file:v2.wasm": a file URL must name an absolute path with no host: want file:///absolute/path.wasm`,
+		"file://host/p/v2.wasm": `plugins.v2: url "file://host/p/v2.wasm": a file URL must name an absolute path with no host: want file:///absolute/path.wasm`,
+		"v2.wasm":               `plugins.v2: url "v2.wasm": want file:///absolute/path.wasm, oci://, https://, http:// or an absolute path`,
+	} {
+		_, err := Convert([]byte(`{"plugins":{"v2":{"url":"`+in+`"}}}`), false)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
+	for in, want := range map[string]string{"file:///p/v2.wasm": "/p/v2.wasm", "file://localhost/p/v2.wasm": "/p/v2.wasm", "/p/v2.wasm": "/p/v2.wasm"} {
+		r, err := Convert([]byte(`{"plugins":{"v2":{"url":"`+in+`"}}}`), false)
+		if err != nil || r.Config.Guests[0].Path != want {
+			t.Errorf("%s: %v, %+v; want path %s", in, err, r, want)
+		}
+	}
+}
