@@ -103,6 +103,70 @@ type RuntimeConfig struct {
 	AllowedSecrets        []json.RawMessage `json:"allowed_secrets"`
 	EnvVars               map[string]string `json:"env_vars"`
 	MemoryLimit           string            `json:"memory_limit"`
+	// Unknown are the keys hyper-mcp does not read (a misspelling, most often), sorted; they
+	// are reported as notes and otherwise ignored, as hyper-mcp ignores them.
+	Unknown []string `json:"-"`
+}
+
+// runtimeConfigKeys are the keys of hyper-mcp's runtime_config (src/config.rs).
+var runtimeConfigKeys = []string{"skip_tools", "skip_prompts", "skip_resources", "skip_resource_templates",
+	"allowed_hosts", "allowed_paths", "allowed_secrets", "env_vars", "memory_limit"}
+
+// UnmarshalJSON reads a runtime_config and records its unknown keys in Unknown.
+func (rc *RuntimeConfig) UnmarshalJSON(b []byte) error {
+	type plain RuntimeConfig
+	if err := json.Unmarshal(b, (*plain)(rc)); err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	rc.Unknown = nil
+	for k := range keys {
+		if !slices.Contains(runtimeConfigKeys, k) {
+			rc.Unknown = append(rc.Unknown, k)
+		}
+	}
+	slices.Sort(rc.Unknown)
+	return nil
+}
+
+// unknownKeyNote says a runtime_config key was ignored, with the known key it is a near miss
+// of (at most two edits away), if any.
+func unknownKeyNote(plugin, key string) string {
+	n := fmt.Sprintf("plugins.%s.runtime_config: unknown key %q ignored", plugin, key)
+	best, bestD := "", 3
+	for _, k := range runtimeConfigKeys {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best != "" {
+		n += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Result is the converted configuration and what it means.
@@ -245,6 +309,9 @@ func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest
 	rc := p.RuntimeConfig
 	if rc == nil {
 		rc = &RuntimeConfig{}
+	}
+	for _, k := range rc.Unknown {
+		rep.Notes = append(rep.Notes, unknownKeyNote(name, k))
 	}
 	for _, h := range rc.AllowedHosts {
 		pat, note, err := hostPattern(h)

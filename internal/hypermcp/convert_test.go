@@ -225,3 +225,20 @@ func TestConvertFileURL(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt or unknown runtime_config key is reported, naming the plugin and key, with the
+// key it is a near miss of; the conversion goes on (hyper-mcp ignores such keys too).
+func TestConvertUnknownRuntimeConfigKey(t *testing.T) {
+	r, err := Convert([]byte("plugins:\n  v1:\n    url: file:///p/v1.wasm\n    runtime_config:\n      allowed_host: [example.com]\n      memlimit: 64Mi\n"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `guest v1 (/p/v1.wasm)
+  grants nothing
+  note: plugins.v1.runtime_config: unknown key "allowed_host" ignored (did you mean "allowed_hosts"?)
+  note: plugins.v1.runtime_config: unknown key "memlimit" ignored
+`
+	if got := r.Summary(); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+}
