@@ -41,40 +41,38 @@ type namedPlugin struct {
 
 // plugins reads both forms of "plugins" into names (in the file's order for a list, sorted for
 // a map) and their entries. A name twice in the list is an error naming it.
-func plugins(raw json.RawMessage) ([]string, map[string]Plugin, error) {
+func plugins(raw json.RawMessage) (names []string, entries map[string]Plugin, mapForm bool, err error) {
 	const forms = `want a map of name to {"url", "runtime_config"} or a list of {"name", "url", "runtime_config"}`
 	switch t := bytes.TrimSpace(raw); {
 	case len(t) > 0 && t[0] == '{':
 		var m map[string]Plugin
 		if err := json.Unmarshal(t, &m); err != nil {
-			return nil, nil, fmt.Errorf("plugins: %w", err)
+			return nil, nil, false, fmt.Errorf("plugins: %w", err)
 		}
-		names := make([]string, 0, len(m))
 		for name := range m {
 			names = append(names, name)
 		}
 		slices.Sort(names)
-		return names, m, nil
+		return names, m, true, nil
 	case len(t) > 0 && t[0] == '[':
 		var l []namedPlugin
 		if err := json.Unmarshal(t, &l); err != nil {
-			return nil, nil, fmt.Errorf("plugins: %w", err)
+			return nil, nil, false, fmt.Errorf("plugins: %w", err)
 		}
-		names := make([]string, 0, len(l))
 		m := make(map[string]Plugin, len(l))
 		for i, p := range l {
 			if p.Name == "" {
-				return nil, nil, fmt.Errorf("plugins[%d]: \"name\" is required", i)
+				return nil, nil, false, fmt.Errorf("plugins[%d]: \"name\" is required", i)
 			}
 			if _, dup := m[p.Name]; dup {
-				return nil, nil, fmt.Errorf("plugins[%d]: the name %q is used twice", i, p.Name)
+				return nil, nil, false, fmt.Errorf("plugins[%d]: the name %q is used twice", i, p.Name)
 			}
 			names = append(names, p.Name)
 			m[p.Name] = p.Plugin
 		}
-		return names, m, nil
+		return names, m, false, nil
 	}
-	return nil, nil, errors.New("plugins: " + forms)
+	return nil, nil, false, errors.New("plugins: " + forms)
 }
 
 // OCI is hyper-mcp's signature verification settings for oci:// plugins.
@@ -90,6 +88,8 @@ type Plugin struct {
 	URL           string         `json:"url"`
 	Path          string         `json:"path"`
 	RuntimeConfig *RuntimeConfig `json:"runtime_config"`
+	// ToolNamePrefix is the list form's optional prefix of the plugin's tool names.
+	ToolNamePrefix string `json:"tool_name_prefix"`
 }
 
 // RuntimeConfig is a plugin's runtime_config.
@@ -205,7 +205,7 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 	if f.Plugins == nil || string(bytes.TrimSpace(f.Plugins)) == "null" {
 		return nil, errors.New(`not a hyper-mcp configuration: no "plugins" object`)
 	}
-	names, entries, err := plugins(f.Plugins)
+	names, entries, mapForm, err := plugins(f.Plugins)
 	if err != nil {
 		return nil, fmt.Errorf("not a hyper-mcp configuration: %w", err)
 	}
@@ -229,6 +229,12 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 	}
 	if hasOCI {
 		r.Notes = append(r.Notes, signatureNote(f.OCI, &r.Config))
+	}
+	// Since hyper-mcp keyed "plugins" by name it namespaces every tool with the plugin's name
+	// (src/naming.rs); the list form namespaced only with a tool_name_prefix.
+	if mapForm && len(names) > 0 {
+		r.Notes = append(r.Notes, "tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, "+
+			"so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)")
 	}
 	return r, nil
 }
@@ -309,6 +315,10 @@ func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest
 	rc := p.RuntimeConfig
 	if rc == nil {
 		rc = &RuntimeConfig{}
+	}
+	if p.ToolNamePrefix != "" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("tool_name_prefix %q not carried over: mcpwasm serves a guest's tools under their own names; "+
+			"two guests offering the same tool name are refused when serve loads them", p.ToolNamePrefix))
 	}
 	for _, k := range rc.Unknown {
 		rep.Notes = append(rep.Notes, unknownKeyNote(name, k))

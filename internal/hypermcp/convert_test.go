@@ -107,6 +107,7 @@ guest time (oci://ghcr.io/hyper-mcp-rs/time-plugin:latest)
   grants nothing
 note: auths (credentials hyper-mcp uses to download plugins) are not carried over: mcpwasm takes registry credentials from the Docker config file ('docker login')
 note: hyper-mcp verifies cosign signatures of OCI plugins against the public Sigstore instance with any signer by default; mcpwasm verifies a signer you name: add a "signatures" policy (identity, issuer, trusted_root) for the registry
+note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
 `
 	if got := r.Summary(); got != wantSummary {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, wantSummary)
@@ -237,6 +238,23 @@ func TestConvertUnknownRuntimeConfigKey(t *testing.T) {
   grants nothing
   note: plugins.v1.runtime_config: unknown key "allowed_host" ignored (did you mean "allowed_hosts"?)
   note: plugins.v1.runtime_config: unknown key "memlimit" ignored
+note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
+`
+	if got := r.Summary(); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The list form's tool_name_prefix has no mcpwasm form and is said so; the map form's
+// namespacing (PLUGIN-TOOL) is noted at the end, as in TestConvert.
+func TestConvertToolNamePrefix(t *testing.T) {
+	r, err := Convert([]byte(`{"plugins":[{"name":"v1","url":"file:///p/v1.wasm","tool_name_prefix":"v1_"}]}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `guest v1 (/p/v1.wasm)
+  grants nothing
+  note: tool_name_prefix "v1_" not carried over: mcpwasm serves a guest's tools under their own names; two guests offering the same tool name are refused when serve loads them
 `
 	if got := r.Summary(); got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
