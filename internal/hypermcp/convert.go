@@ -22,8 +22,8 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
-// File is a hyper-mcp configuration file. Unknown fields are kept out of the conversion and
-// reported (Result.Notes).
+// File is a hyper-mcp configuration file. Unknown runtime_config keys are kept out of the
+// conversion and reported (Guest.Notes); other unknown fields are ignored, as hyper-mcp does.
 type File struct {
 	Auths          map[string]json.RawMessage `json:"auths"`
 	DynamicLoading bool                       `json:"dynamic_loading"`
