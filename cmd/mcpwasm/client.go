@@ -80,7 +80,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	logLevel := fs.String("log-level", "warn", "stderr log level: debug, info, warn or error")
 	af := addAuthFlags(fs)
 	elicit := fs.String("elicit", "auto", elicitHelp)
-	serverLogs := fs.Bool("server-logs", false, "show a spawned server's stderr (by default hidden, and its last lines shown only if it fails to start)")
+	serverLogs := fs.Bool("server-logs", false, "show all of a spawned server's stderr (by default only its warnings, errors and compile notice, and its last lines if it fails to start)")
 	pos, err := parseArgs(fs, args) // flags and positional arguments may be interleaved
 	if err != nil {
 		return ExitUsage, err

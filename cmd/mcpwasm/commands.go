@@ -25,7 +25,8 @@ type command struct {
 }
 
 const serverHelp = `SERVER is "-- CMD ARGS..." (a server spawned over stdio; its stderr is hidden unless
---server-logs, and its last lines are shown if it fails to start) or "--url URL
+--server-logs, except warnings, errors and the compile notice, shown as "server: ...", and
+its last lines are shown if it fails to start) or "--url URL
 [--header K:V]..." (Streamable HTTP). Human output by default, --json for scripts.
 Ctrl-C cancels the request (notifications/cancelled) and shuts a spawned server down.`
 

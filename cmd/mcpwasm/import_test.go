@@ -48,4 +48,13 @@ func TestImportHyperMCP(t *testing.T) {
 		!strings.Contains(stderr.String(), "want: mcpwasm import hyper-mcp CONFIG.json (or .yaml)") {
 		t.Errorf("unknown source: exit %d: %s", code, stderr.String())
 	}
+	// A misspelt runtime_config key is a note on stderr, not an error.
+	typo := filepath.Join(dir, "typo.json")
+	os.WriteFile(typo, []byte(`{"plugins":[{"name":"v1","url":"file:///p/v1.wasm","runtime_config":{"allowed_host":["example.com"]}}]}`), 0o600)
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"import", "hyper-mcp", typo}, strings.NewReader(""), &stdout, &stderr); code != ExitOK ||
+		stderr.String() != "guest v1 (/p/v1.wasm)\n  grants nothing\n  note: plugins.v1.runtime_config: unknown key \"allowed_host\" ignored (did you mean \"allowed_hosts\"?)\n" {
+		t.Errorf("typo: exit %d, stderr:\n%s", code, stderr.String())
+	}
 }

@@ -3,7 +3,7 @@
 //	mcpwasm serve [flags] [GUEST.wasm …]   serve guests over MCP stdio (default: the bundled guests)
 //	mcpwasm inspect [--json] GUEST.wasm    show a guest's manifest, tools, schemas and requests
 //	mcpwasm tools|call|read|prompt …       MCP client commands
-//	mcpwasm new go|c|rust|wat NAME         create a guest project
+//	mcpwasm new go|c|rust|wat|ts|js NAME   create a guest project
 //	mcpwasm help [COMMAND]                 the commands (commands.go), or one in detail
 package main
 

@@ -331,7 +331,12 @@ func schemaError(data []byte, err error) error {
 	}
 	if m := unknownRE.FindStringSubmatch(why); m != nil {
 		if off := bytes.Index(data, []byte(`"`+m[1]+`"`)); off >= 0 {
-			return fmt.Errorf("line %d: unknown key %q in %s", 1+bytes.Count(data[:off], []byte("\n")), m[1], field)
+			hint := ""
+			if field == "top level" && strings.Contains(why, `"plugins"`) {
+				// hyper-mcp's configuration has "plugins" at the top; mcpwasm's never does.
+				hint = " (a hyper-mcp configuration? convert it with: mcpwasm import hyper-mcp FILE)"
+			}
+			return fmt.Errorf("line %d: unknown key %q in %s%s", 1+bytes.Count(data[:off], []byte("\n")), m[1], field, hint)
 		}
 	}
 	return fmt.Errorf("%s: %s", field, why)

@@ -17,6 +17,8 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"not JSON", "{\n  \"guests\": [\n    {\"path\": \"a.wasm\",}\n  ]\n}", `line 3 column 23: invalid character '}' looking for beginning of object key string`},
 		{"unknown top-level key", `{"guestz": []}`, `line 1: unknown key "guestz" in top level`},
+		{"hyper-mcp config", `{"plugins": {"time": {"url": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"}}}`, `line 1: unknown key "plugins" in top level (a hyper-mcp configuration? convert it with: mcpwasm import hyper-mcp FILE)`},
+		{"hyper-mcp config with auths", "{\"auths\": {},\n \"plugins\": []}", `line 1: unknown key "auths" in top level (a hyper-mcp configuration? convert it with: mcpwasm import hyper-mcp FILE)`},
 		{"unknown grant kind", `{"guests": [{"path": "a.wasm", "grants": {"nett": ["x"]}}]}`, `line 1: unknown key "nett" in "grants"`},
 		{"missing path", `{"guests": [{"name": "a"}]}`, `"guest": required: missing properties: ["path"]`},
 		{"bad name", `{"guests": [{"name": "no spaces", "path": "a.wasm"}]}`, `"name": pattern: "no spaces" does not match regular expression "^[a-zA-Z0-9_-]{1,64}$"`},

@@ -4,6 +4,7 @@
 package hypermcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,13 +22,57 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
-// File is a hyper-mcp configuration file. Unknown fields are kept out of the conversion and
-// reported (Result.Notes).
+// File is a hyper-mcp configuration file. Unknown runtime_config keys are kept out of the
+// conversion and reported (Guest.Notes); other unknown fields are ignored, as hyper-mcp does.
 type File struct {
 	Auths          map[string]json.RawMessage `json:"auths"`
 	DynamicLoading bool                       `json:"dynamic_loading"`
 	OCI            *OCI                       `json:"oci"`
-	Plugins        map[string]Plugin          `json:"plugins"`
+	// Plugins is hyper-mcp's "plugins": a map name → {url, runtime_config}, or a list of
+	// {name, url, runtime_config} (both forms occur in hyper-mcp's releases).
+	Plugins json.RawMessage `json:"plugins"`
+}
+
+// namedPlugin is one element of the list form of "plugins".
+type namedPlugin struct {
+	Name string `json:"name"`
+	Plugin
+}
+
+// plugins reads both forms of "plugins" into names (in the file's order for a list, sorted for
+// a map) and their entries. A name twice in the list is an error naming it.
+func plugins(raw json.RawMessage) (names []string, entries map[string]Plugin, mapForm bool, err error) {
+	const forms = `want a map of name to {"url", "runtime_config"} or a list of {"name", "url", "runtime_config"}`
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) > 0 && t[0] == '{':
+		var m map[string]Plugin
+		if err := json.Unmarshal(t, &m); err != nil {
+			return nil, nil, false, fmt.Errorf("plugins: %w", err)
+		}
+		for name := range m {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		return names, m, true, nil
+	case len(t) > 0 && t[0] == '[':
+		var l []namedPlugin
+		if err := json.Unmarshal(t, &l); err != nil {
+			return nil, nil, false, fmt.Errorf("plugins: %w", err)
+		}
+		m := make(map[string]Plugin, len(l))
+		for i, p := range l {
+			if p.Name == "" {
+				return nil, nil, false, fmt.Errorf("plugins[%d]: \"name\" is required", i)
+			}
+			if _, dup := m[p.Name]; dup {
+				return nil, nil, false, fmt.Errorf("plugins[%d]: the name %q is used twice", i, p.Name)
+			}
+			names = append(names, p.Name)
+			m[p.Name] = p.Plugin
+		}
+		return names, m, false, nil
+	}
+	return nil, nil, false, errors.New("plugins: " + forms)
 }
 
 // OCI is hyper-mcp's signature verification settings for oci:// plugins.
@@ -43,6 +88,8 @@ type Plugin struct {
 	URL           string         `json:"url"`
 	Path          string         `json:"path"`
 	RuntimeConfig *RuntimeConfig `json:"runtime_config"`
+	// ToolNamePrefix is the list form's optional prefix of the plugin's tool names.
+	ToolNamePrefix string `json:"tool_name_prefix"`
 }
 
 // RuntimeConfig is a plugin's runtime_config.
@@ -56,6 +103,70 @@ type RuntimeConfig struct {
 	AllowedSecrets        []json.RawMessage `json:"allowed_secrets"`
 	EnvVars               map[string]string `json:"env_vars"`
 	MemoryLimit           string            `json:"memory_limit"`
+	// Unknown are the keys hyper-mcp does not read (a misspelling, most often), sorted; they
+	// are reported as notes and otherwise ignored, as hyper-mcp ignores them.
+	Unknown []string `json:"-"`
+}
+
+// runtimeConfigKeys are the keys of hyper-mcp's runtime_config (src/config.rs).
+var runtimeConfigKeys = []string{"skip_tools", "skip_prompts", "skip_resources", "skip_resource_templates",
+	"allowed_hosts", "allowed_paths", "allowed_secrets", "env_vars", "memory_limit"}
+
+// UnmarshalJSON reads a runtime_config and records its unknown keys in Unknown.
+func (rc *RuntimeConfig) UnmarshalJSON(b []byte) error {
+	type plain RuntimeConfig
+	if err := json.Unmarshal(b, (*plain)(rc)); err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	rc.Unknown = nil
+	for k := range keys {
+		if !slices.Contains(runtimeConfigKeys, k) {
+			rc.Unknown = append(rc.Unknown, k)
+		}
+	}
+	slices.Sort(rc.Unknown)
+	return nil
+}
+
+// unknownKeyNote says a runtime_config key was ignored, with the known key it is a near miss
+// of (at most two edits away), if any.
+func unknownKeyNote(plugin, key string) string {
+	n := fmt.Sprintf("plugins.%s.runtime_config: unknown key %q ignored", plugin, key)
+	best, bestD := "", 3
+	for _, k := range runtimeConfigKeys {
+		if d := editDistance(key, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best != "" {
+		n += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Result is the converted configuration and what it means.
@@ -91,8 +202,12 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("not a hyper-mcp configuration: %w", err)
 	}
-	if f.Plugins == nil {
+	if f.Plugins == nil || string(bytes.TrimSpace(f.Plugins)) == "null" {
 		return nil, errors.New(`not a hyper-mcp configuration: no "plugins" object`)
+	}
+	names, entries, mapForm, err := plugins(f.Plugins)
+	if err != nil {
+		return nil, fmt.Errorf("not a hyper-mcp configuration: %w", err)
 	}
 	r := &Result{Config: config.Config{Guests: []config.Guest{}}}
 	if len(f.Auths) > 0 {
@@ -102,14 +217,9 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 	if f.DynamicLoading {
 		r.Notes = append(r.Notes, "dynamic_loading is not carried over: mcpwasm serves the guests of its config (serve --watch reloads them)")
 	}
-	names := make([]string, 0, len(f.Plugins))
-	for name := range f.Plugins {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	hasOCI := false
 	for _, name := range names {
-		g, rep, err := convertPlugin(name, f.Plugins[name], &r.Config)
+		g, rep, err := convertPlugin(name, entries[name], &r.Config)
 		if err != nil {
 			return nil, fmt.Errorf("plugins.%s: %w", name, err)
 		}
@@ -119,6 +229,12 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 	}
 	if hasOCI {
 		r.Notes = append(r.Notes, signatureNote(f.OCI, &r.Config))
+	}
+	// Since hyper-mcp keyed "plugins" by name it namespaces every tool with the plugin's name
+	// (src/naming.rs); the list form namespaced only with a tool_name_prefix.
+	if mapForm && len(names) > 0 {
+		r.Notes = append(r.Notes, "tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, "+
+			"so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)")
 	}
 	return r, nil
 }
@@ -173,6 +289,12 @@ func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest
 	u, err := url.Parse(src)
 	switch {
 	case err == nil && u.Scheme == "file":
+		// file:///abs/p.wasm (or file://localhost/abs/p.wasm). "file://p.wasm" parses with host
+		// "p.wasm" and no path, "file://./p.wasm" with host "." and path "/p.wasm": neither names
+		// the file the user meant, so both are refused rather than guessed at.
+		if (u.Host != "" && u.Host != "localhost") || u.Opaque != "" || !path.IsAbs(u.Path) {
+			return g, rep, fmt.Errorf("url %q: a file URL must name an absolute path with no host: want file:///absolute/path.wasm", src)
+		}
 		g.Path = u.Path
 	case err == nil && (u.Scheme == "oci" || u.Scheme == "https"):
 		g.Path = src
@@ -187,12 +309,19 @@ func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest
 	case path.IsAbs(src):
 		g.Path = src
 	default:
-		return g, rep, fmt.Errorf("url %q: want file://, oci://, https:// or http://", src)
+		return g, rep, fmt.Errorf("url %q: want file:///absolute/path.wasm, oci://, https://, http:// or an absolute path", src)
 	}
 	rep.Path = g.Path
 	rc := p.RuntimeConfig
 	if rc == nil {
 		rc = &RuntimeConfig{}
+	}
+	if p.ToolNamePrefix != "" {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("tool_name_prefix %q not carried over: mcpwasm serves a guest's tools under their own names; "+
+			"two guests offering the same tool name are refused when serve loads them", p.ToolNamePrefix))
+	}
+	for _, k := range rc.Unknown {
+		rep.Notes = append(rep.Notes, unknownKeyNote(name, k))
 	}
 	for _, h := range rc.AllowedHosts {
 		pat, note, err := hostPattern(h)

@@ -107,6 +107,7 @@ guest time (oci://ghcr.io/hyper-mcp-rs/time-plugin:latest)
   grants nothing
 note: auths (credentials hyper-mcp uses to download plugins) are not carried over: mcpwasm takes registry credentials from the Docker config file ('docker login')
 note: hyper-mcp verifies cosign signatures of OCI plugins against the public Sigstore instance with any signer by default; mcpwasm verifies a signer you name: add a "signatures" policy (identity, issuer, trusted_root) for the registry
+note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
 `
 	if got := r.Summary(); got != wantSummary {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, wantSummary)
@@ -149,5 +150,113 @@ func TestParseByteSize(t *testing.T) {
 		if got, err := parseByteSize(in); err != nil || got != want {
 			t.Errorf("%q = %d, %v; want %d", in, got, err, want)
 		}
+	}
+}
+
+// hyper-mcp has written "plugins" as a list of {name, url, runtime_config} as well as a map;
+// both convert, the list in its order.
+func TestConvertPluginList(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		yaml bool
+	}{
+		{`{"plugins":[{"name":"v1","url":"file:///p/v1.wasm","runtime_config":{"memory_limit":"2Mi"}},{"name":"a0","url":"file:///p/a0.wasm"}]}`, false},
+		{"plugins:\n  - name: v1\n    url: file:///p/v1.wasm\n    runtime_config:\n      memory_limit: 2Mi\n  - name: a0\n    url: file:///p/a0.wasm\n", true},
+	} {
+		r, err := Convert([]byte(tc.in), tc.yaml)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		out, _ := r.Marshal()
+		want := `{
+  "guests": [
+    {
+      "name": "v1",
+      "path": "/p/v1.wasm",
+      "limits": {
+        "memory_mb": 2
+      }
+    },
+    {
+      "name": "a0",
+      "path": "/p/a0.wasm"
+    }
+  ]
+}
+`
+		if string(out) != want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tc.in, out, want)
+		}
+	}
+}
+
+func TestConvertPluginShapes(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"plugins":[{"name":"v1","url":"file:///a.wasm"},{"name":"v1","url":"file:///b.wasm"}]}`, `not a hyper-mcp configuration: plugins[1]: the name "v1" is used twice`},
+		{`{"plugins":[{"url":"file:///a.wasm"}]}`, `not a hyper-mcp configuration: plugins[0]: "name" is required`},
+		{`{"plugins":"v1.wasm"}`, `not a hyper-mcp configuration: plugins: want a map of name to {"url", "runtime_config"} or a list of {"name", "url", "runtime_config"}`},
+		{`{"plugins":null}`, `not a hyper-mcp configuration: no "plugins" object`},
+	} {
+		_, err := Convert([]byte(tc.in), false)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// A file URL names an absolute path and no host; the two relative-looking forms a user writes
+// would otherwise become an empty path or a path at the root.
+func TestConvertFileURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"file://v2.wasm":        `plugins.v2: url "file://v2.wasm": a file URL must name an absolute path with no host: want file:///absolute/path.wasm`,
+		"file://./v2.wasm":      `plugins.v2: url "file://./v2.wasm": a file URL must name an absolute path with no host: want file:///absolute/path.wasm`,
+		"file:v2.wasm":          `plugins.v2: url "file:v2.wasm": a file URL must name an absolute path with no host: want file:///absolute/path.wasm`,
+		"file://host/p/v2.wasm": `plugins.v2: url "file://host/p/v2.wasm": a file URL must name an absolute path with no host: want file:///absolute/path.wasm`,
+		"v2.wasm":               `plugins.v2: url "v2.wasm": want file:///absolute/path.wasm, oci://, https://, http:// or an absolute path`,
+	} {
+		_, err := Convert([]byte(`{"plugins":{"v2":{"url":"`+in+`"}}}`), false)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
+	for in, want := range map[string]string{"file:///p/v2.wasm": "/p/v2.wasm", "file://localhost/p/v2.wasm": "/p/v2.wasm", "/p/v2.wasm": "/p/v2.wasm"} {
+		r, err := Convert([]byte(`{"plugins":{"v2":{"url":"`+in+`"}}}`), false)
+		if err != nil || r.Config.Guests[0].Path != want {
+			t.Errorf("%s: %v, %+v; want path %s", in, err, r, want)
+		}
+	}
+}
+
+// A misspelt or unknown runtime_config key is reported, naming the plugin and key, with the
+// key it is a near miss of; the conversion goes on (hyper-mcp ignores such keys too).
+func TestConvertUnknownRuntimeConfigKey(t *testing.T) {
+	r, err := Convert([]byte("plugins:\n  v1:\n    url: file:///p/v1.wasm\n    runtime_config:\n      allowed_host: [example.com]\n      memlimit: 64Mi\n"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `guest v1 (/p/v1.wasm)
+  grants nothing
+  note: plugins.v1.runtime_config: unknown key "allowed_host" ignored (did you mean "allowed_hosts"?)
+  note: plugins.v1.runtime_config: unknown key "memlimit" ignored
+note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
+`
+	if got := r.Summary(); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The list form's tool_name_prefix has no mcpwasm form and is said so; the map form's
+// namespacing (PLUGIN-TOOL) is noted at the end, as in TestConvert.
+func TestConvertToolNamePrefix(t *testing.T) {
+	r, err := Convert([]byte(`{"plugins":[{"name":"v1","url":"file:///p/v1.wasm","tool_name_prefix":"v1_"}]}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `guest v1 (/p/v1.wasm)
+  grants nothing
+  note: tool_name_prefix "v1_" not carried over: mcpwasm serves a guest's tools under their own names; two guests offering the same tool name are refused when serve loads them
+`
+	if got := r.Summary(); got != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
 	}
 }
