@@ -247,3 +247,35 @@ func TestSDKExampleProgress(t *testing.T) {
 		t.Fatalf("progress %q, want %q", got, want)
 	}
 }
+
+// A built server (zod bundled) with inputSchema {} lists the SDK's empty object schema, and
+// its handler gets the arguments zod parsed against the empty object (unknown keys dropped,
+// as in the SDK) and extra.
+func TestBuiltEmptyShape(t *testing.T) {
+	entry := filepath.Join(t.TempDir(), "empty.ts")
+	src := `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import * as z from "zod";
+const server = new McpServer({ name: "empty", version: "1.0.0" });
+server.registerTool("spin", { inputSchema: {}, outputSchema: {} }, async (args, extra) => ({ content: [{ type: "text", text: JSON.stringify(args) + " " + typeof extra.signal }], structuredContent: {} }));
+server.registerTool("n", { inputSchema: { n: z.number() } }, async ({ n }) => ({ content: [{ type: "text", text: String(n) }] }));
+await server.connect();
+`
+	if err := os.WriteFile(entry, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := &Call{}
+	vm := startModule(t, buildExample(t, abs), call)
+	ctx := WithCall(context.Background(), call)
+	m, err := vm.Run(ctx, EntryDescribe, nil)
+	if want := `{"name":"empty","version":"1.0.0","tools":[{"name":"spin","inputSchema":{"type":"object","properties":{}},"outputSchema":{"type":"object","properties":{},"additionalProperties":false}},{"name":"n","inputSchema":{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]}}]}`; err != nil || string(m) != want {
+		t.Fatalf("describe: %s, %v\nwant %s", m, err, want)
+	}
+	out, err := vm.Run(ctx, EntryCallTool, []byte(`{"name":"spin","arguments":{"extra":1}}`))
+	if want := `{"content":[{"type":"text","text":"{} object"}],"structuredContent":{}}`; err != nil || string(out) != want {
+		t.Fatalf("spin: %s, %v; want %s", out, err, want)
+	}
+}
