@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/suggest"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -138,7 +139,7 @@ func unknownKeyNote(plugin, key string) string {
 	n := fmt.Sprintf("plugins.%s.runtime_config: unknown key %q ignored", plugin, key)
 	best, bestD := "", 3
 	for _, k := range runtimeConfigKeys {
-		if d := editDistance(key, k); d < bestD {
+		if d := suggest.Distance(key, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -146,27 +147,6 @@ func unknownKeyNote(plugin, key string) string {
 		n += fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return n
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Result is the converted configuration and what it means.
