@@ -32,8 +32,15 @@ func loadNoticed(logger *slog.Logger, source string, load func() (*runtime.Guest
 	if compileNoticeAfter <= 0 {
 		notice()
 	} else {
-		t := time.AfterFunc(compileNoticeAfter, notice)
-		defer t.Stop()
+		logged := make(chan struct{})
+		t := time.AfterFunc(compileNoticeAfter, func() { defer close(logged); notice() })
+		// A notice that has begun is finished before loadNoticed returns: the caller may read
+		// or close what the logger writes to as soon as the load is done.
+		defer func() {
+			if !t.Stop() {
+				<-logged
+			}
+		}()
 	}
 	return load()
 }

@@ -6,8 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime"
 )
 
 // A load still running after compileNoticeAfter says what it compiles and that later starts
@@ -134,4 +137,54 @@ func dropCompileNotices(s string) string {
 		}
 	}
 	return strings.Join(keep, "")
+}
+
+// noticeWriter holds a write until finish is closed, and says when one began.
+type noticeWriter struct {
+	began, finish chan struct{}
+	once          sync.Once
+	mu            sync.Mutex
+	buf           bytes.Buffer
+}
+
+func (w *noticeWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.began) })
+	<-w.finish
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+// A compile notice that has begun when the load ends is finished before loadNoticed returns:
+// the caller reads (or closes) what the logger writes to as soon as it does. The race
+// detector caught runCLI reading serve's stderr buffer while the notice still wrote to it.
+// (Fixed code never returns early, so this cannot fail spuriously; the 100 ms only bounds
+// how long it looks for an early return.)
+func TestCompileNoticeFinishedBeforeReturn(t *testing.T) {
+	defer func(d time.Duration) { compileNoticeAfter = d }(compileNoticeAfter)
+	compileNoticeAfter = time.Nanosecond
+	w := &noticeWriter{began: make(chan struct{}), finish: make(chan struct{})}
+	logger := slog.New(slog.NewTextHandler(w, nil))
+	loaded, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		loadNoticed(logger, "x.wasm", func() (*runtime.Guest, error) {
+			<-w.began // the notice is being written
+			close(loaded)
+			return nil, nil
+		})
+	}()
+	<-loaded
+	select {
+	case <-done:
+		t.Fatal("loadNoticed returned while its notice was still being written")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(w.finish)
+	<-done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !strings.Contains(w.buf.String(), compileNoticeMsg) {
+		t.Errorf("notice = %q", w.buf.String())
+	}
 }
