@@ -15,12 +15,30 @@ import (
 // testdata/interop) drives `mcpwasm serve` over stdio; the guest's tool samples through the
 // client's sampling handler, and the tool result carries the handler's fixed text.
 func TestClientRequestsInteropTypeScript(t *testing.T) {
+	conf := writeConfig(t, `{"guests": [{"path": "`+askWasm(t)+`", "grants": {"sampling": true}}]}`)
+	res, stderr := runSamplingClient(t, "summarize", conf)
+	want := "summary (ts-model): answer from the TypeScript client (1 message)"
+	if res.IsError || len(res.Content) != 1 || res.Content[0].Text != want {
+		t.Errorf("result = %+v, want one text block %q\nstderr:\n%s", res, want, stderr)
+	}
+}
+
+// interopResult is the CallToolResult the interop client prints.
+type interopResult struct {
+	Content []struct{ Type, Text string }
+	IsError bool
+}
+
+// runSamplingClient runs testdata/interop/sampling-client.mjs (the TypeScript SDK's client,
+// its sampling handler answering a fixed text) in mode against `mcpwasm serve --config conf`
+// over stdio, and returns the tool result it printed and its stderr.
+func runSamplingClient(t *testing.T, mode, conf string) (interopResult, string) {
+	t.Helper()
 	sdkIndex := npmTool(t, "@modelcontextprotocol/sdk/dist/esm/client/index.js")
 	modules := strings.TrimSuffix(sdkIndex, filepath.FromSlash("/@modelcontextprotocol/sdk/dist/esm/client/index.js"))
-	conf := writeConfig(t, `{"guests": [{"path": "`+askWasm(t)+`", "grants": {"sampling": true}}]}`)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "testdata/interop/sampling-client.mjs", "summarize",
+	cmd := exec.CommandContext(ctx, "node", "testdata/interop/sampling-client.mjs", mode,
 		binPath, "serve", "--cache-dir", cacheDir, "--config", conf)
 	cmd.Env = append(os.Environ(), "MCPWASM_INTEROP_MODULES="+modules)
 	var stderr strings.Builder
@@ -29,17 +47,11 @@ func TestClientRequestsInteropTypeScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("node client: %v\n%s\n%s", err, out, stderr.String())
 	}
-	var res struct {
-		Content []struct{ Type, Text string }
-		IsError bool
-	}
+	var res interopResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("client output is not JSON: %v\n%s", err, out)
 	}
-	want := "summary (ts-model): answer from the TypeScript client (1 message)"
-	if res.IsError || len(res.Content) != 1 || res.Content[0].Text != want {
-		t.Errorf("result = %+v, want one text block %q\nstderr:\n%s", res, want, stderr.String())
-	}
+	return res, stderr.String()
 }
 
 // inspect --config shows the client request kinds as requested, granted and effective, and

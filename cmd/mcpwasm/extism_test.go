@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // extismTestdata is where the Extism test plugins are (built from their C sources).
@@ -85,30 +82,14 @@ func TestExtismServeHTTP(t *testing.T) {
 // create_message reaches the client's sampling handler (granted), its elicitation is refused
 // as hyper-mcp refuses one (not granted), and the tool result carries both.
 func TestExtismInteropTypeScript(t *testing.T) {
-	sdkIndex := npmTool(t, "@modelcontextprotocol/sdk/dist/esm/client/index.js")
-	modules := strings.TrimSuffix(sdkIndex, filepath.FromSlash("/@modelcontextprotocol/sdk/dist/esm/client/index.js"))
 	plugin, err := filepath.Abs(filepath.Join(extismTestdata, "v1.wasm"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	conf := writeConfig(t, `{"guests": [{"path": "`+plugin+`", "grants": {"sampling": true}}]}`)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "testdata/interop/sampling-client.mjs", "callbacks",
-		binPath, "serve", "--cache-dir", cacheDir, "--config", conf)
-	cmd.Env = append(os.Environ(), "MCPWASM_INTEROP_MODULES="+modules)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node client: %v\n%s\n%s", err, out, stderr.String())
-	}
-	var res struct {
-		Content []struct{ Type, Text string }
-		IsError bool
-	}
-	if err := json.Unmarshal(out, &res); err != nil || res.IsError || len(res.Content) != 1 {
-		t.Fatalf("client output: %v\n%s", err, out)
+	res, _ := runSamplingClient(t, "callbacks", conf)
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("client result: %+v", res)
 	}
 	lines := strings.Split(res.Content[0].Text, "\n")
 	if len(lines) != 5 || !strings.Contains(lines[0], `"text":"answer from the TypeScript client (1 message)"`) ||
