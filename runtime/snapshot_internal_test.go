@@ -17,28 +17,10 @@ import (
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
-// lockedBuffer is a bytes.Buffer safe for slog's concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // snapHost returns a host with snapshots on or off, and its log.
-func snapHost(t testing.TB, snapshots bool) (*Host, *lockedBuffer) {
+func snapHost(t testing.TB, snapshots bool) (*Host, *logBuffer) {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &logBuffer{}
 	h, err := NewHost(context.Background(), &Options{NoDiskCache: true,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
