@@ -311,7 +311,7 @@ func syntaxError(data []byte, err error) error {
 
 var (
 	schemaPathRE = regexp.MustCompile(`/(?:properties|\$defs)/([^/]+)(?:/items|/additionalProperties)?$`)
-	unknownRE    = regexp.MustCompile(`unexpected additional properties \["([^"]+)"`)
+	unknownRE    = regexp.MustCompile(`unexpected additional properties \[([^\]]*)\]`)
 )
 
 // schemaError shortens a jsonschema-go error, which walks the schema's $refs, to the field
@@ -330,7 +330,15 @@ func schemaError(data []byte, err error) error {
 		field = fmt.Sprintf("%q", m[1])
 	}
 	if m := unknownRE.FindStringSubmatch(why); m != nil {
-		if off := bytes.Index(data, []byte(`"`+m[1]+`"`)); off >= 0 {
+		// The validator lists the unknown keys in map order: name the one the file has first.
+		key, off := "", -1
+		for _, q := range regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(m[1], -1) {
+			if o := bytes.Index(data, []byte(`"`+q[1]+`"`)); o >= 0 && (off < 0 || o < off) {
+				key, off = q[1], o
+			}
+		}
+		m[1] = key
+		if off >= 0 {
 			hint := ""
 			if field == "top level" && strings.Contains(why, `"plugins"`) {
 				// hyper-mcp's configuration has "plugins" at the top; mcpwasm's never does.
