@@ -81,6 +81,8 @@ type Host struct {
 	closed bool
 
 	kinds []kind.Kind // the guest kinds Load detects (kinds.go), in registration order
+	// links are the compiled modules each kind.Linker links to every instance of its guests.
+	links map[string][]linkedModule
 
 	stopped      atomic.Bool // Stop was called and Resume was not
 	shuttingDown atomic.Bool // Shutdown was called: calls it ends say so (fault.ErrShuttingDown)
@@ -269,5 +271,28 @@ func (h *Host) instantiateHostModules(ctx context.Context) error {
 			}
 		}
 	}
+	for _, k := range h.kinds {
+		l, ok := k.(kind.Linker)
+		if !ok {
+			continue
+		}
+		for _, m := range l.Linked() {
+			cm, err := h.rt.CompileModule(ctx, m.Wasm)
+			if err != nil {
+				return fmt.Errorf("compiling the %s module %s links: %w", k.Name(), m.Name, err)
+			}
+			if h.links == nil {
+				h.links = map[string][]linkedModule{}
+			}
+			h.links[k.Name()] = append(h.links[k.Name()], linkedModule{name: m.Name, cm: cm})
+		}
+	}
 	return nil
+}
+
+// linkedModule is one compiled module a kind links to each instance of its guests
+// (kind.Linker).
+type linkedModule struct {
+	name string
+	cm   wazero.CompiledModule
 }

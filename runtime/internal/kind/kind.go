@@ -79,6 +79,25 @@ type Restorer interface {
 	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 }
 
+// Linker is implemented by a kind whose guests import, besides its HostModules, modules of
+// wasm code that the host instantiates once per guest instance (Extism's kernel: its memory
+// and the load and store functions a plugin calls for every 8 bytes it copies are wasm, so
+// those calls never leave wasm). The pool instantiates each Linked module just before the
+// guest, resolves the guest's imports of its Name to that instance only (wazero's
+// experimental ImportResolver), hands it to the kind as Instance.Linked(Name), and closes
+// it with the guest. A linked module's own imports resolve from the host's modules (WASI,
+// every kind's HostModules); its memory is not the guest's: the kind accounts it (Arena).
+type Linker interface {
+	Linked() []Linked
+}
+
+// Linked is one module a Linker's guests import: the import module name it serves and its
+// wasm, compiled once per Host.
+type Linked struct {
+	Name string
+	Wasm []byte
+}
+
 // Namer is implemented by a kind whose guests have no name of their own (Extism plugins):
 // a guest the config does not name is named GuestName(source), source being
 // GuestConfig.Source, instead of by its manifest (which is cached by module, so it cannot
@@ -143,6 +162,9 @@ type Instance interface {
 	// Module is what Detect looked at: the module's function imports and exports (a kind
 	// whose guests cannot name what they use infers its requests from its imports).
 	Module() *Module
+	// Linked returns this instance's instance of the kind's linked module name (Linker), or
+	// nil when the kind links none of that name.
+	Linked(name string) api.Module
 }
 
 // Entry names the entry point a Call runs.

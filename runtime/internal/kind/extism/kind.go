@@ -24,7 +24,14 @@ var (
 	_ kind.Kind      = Kind{}
 	_ kind.Requester = Kind{}
 	_ kind.Namer     = Kind{}
+	_ kind.Linker    = Kind{}
 )
+
+// Linked implements kind.Linker: every plugin instance gets its own kernel module
+// (KernelWasm), which its extism:host/env imports resolve to.
+func (Kind) Linked() []kind.Linked {
+	return []kind.Linked{{Name: EnvModule, Wasm: KernelWasm()}}
+}
 
 // Name implements kind.Kind.
 func (Kind) Name() string { return "extism" }
@@ -117,6 +124,9 @@ func (Kind) Start(_ context.Context, in kind.Instance, c *kind.Call) (kind.Start
 		return s.stack[:len(fn.Definition().ResultTypes())], nil
 	}
 	s.p = NewPlugin(in.Func, info, invoke, c.Vars, DefaultMaxVarBytes)
+	if err := s.p.Link(in.Linked(EnvModule)); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

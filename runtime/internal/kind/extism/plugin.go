@@ -248,6 +248,10 @@ func NewPlugin(lookup func(string) api.Function, info Info, invoke Invoker, mem 
 	return p
 }
 
+// Link makes kernel, the instance of KernelWasm the plugin's extism:host/env imports resolve
+// to, hold its kernel memory (Kernel.Link); nil leaves the kernel in Go.
+func (p *Plugin) Link(kernel api.Module) error { return p.inst.Kernel.Link(kernel) }
+
 // Instance is the plugin's host-side state (kernel memory, vars), for tests and stats.
 func (p *Plugin) Instance() *Instance { return &p.inst }
 
