@@ -130,9 +130,10 @@ func (k *Kernel) publish() {
 }
 
 // grow makes the memory hold end bytes (end > len), accounting what it adds with Mem; the
-// new bytes are zero. It reports false, changing nothing, when the budget or the memory
+// new bytes up to clearTo are zero (a linked memory's bytes past len may be left from an
+// earlier call; those from clearTo to end are the caller's to overwrite). It reports false, changing nothing, when the budget or the memory
 // refuses.
-func (k *Kernel) grow(end uint64) bool {
+func (k *Kernel) grow(end, clearTo uint64) bool {
 	old := uint64(len(k.mem))
 	if l := k.lin; l != nil {
 		if size := uint64(l.mem.Size()); end > size {
@@ -151,7 +152,7 @@ func (k *Kernel) grow(end uint64) bool {
 		}
 		buf, _ := l.mem.Read(0, l.mem.Size())
 		k.mem = buf[:end]
-		clear(k.mem[old:])
+		clear(k.mem[old:clearTo])
 		l.used.Set(end)
 		return true
 	}
@@ -171,8 +172,11 @@ func (k *Kernel) grow(end uint64) bool {
 func (k *Kernel) Len() uint64 { return uint64(len(k.mem)) }
 
 // Alloc allocates n bytes and returns the block's offset, or 0 if n is 0 or the budget does
-// not allow it.
-func (k *Kernel) Alloc(n uint64) uint64 {
+// not allow it. The block reads zero unless it is a freed block reused.
+func (k *Kernel) Alloc(n uint64) uint64 { return k.alloc(n, true) }
+
+// alloc is Alloc; zero false leaves fresh bytes as they were (New overwrites them).
+func (k *Kernel) alloc(n uint64, zero bool) uint64 {
 	if n == 0 {
 		return 0
 	}
@@ -185,7 +189,11 @@ func (k *Kernel) Alloc(n uint64) uint64 {
 	off := max(uint64(len(k.mem)), base)
 	off = (off + 7) &^ 7
 	end := off + n
-	if end < off || end > maxKernelBytes || !k.grow(end) {
+	clearTo := end
+	if !zero {
+		clearTo = off // the alignment gap before the block is cleared all the same
+	}
+	if end < off || end > maxKernelBytes || !k.grow(end, clearTo) {
 		k.Failed = n
 		return 0
 	}
@@ -246,7 +254,7 @@ func (k *Kernel) New(data []byte) (off uint64, ok bool) {
 	if len(data) == 0 {
 		return 0, true
 	}
-	off = k.Alloc(uint64(len(data)))
+	off = k.alloc(uint64(len(data)), false)
 	if off == 0 {
 		return 0, false
 	}

@@ -196,6 +196,8 @@ func FuzzKernelWasm(f *testing.F) {
 	f.Add([]byte{0, 40, 2, 28, 2, 32, 2, 33, 2, 37, 3, 0, 3, 4, 4, 28, 4, 32, 8, 0, 0, 8, 2, 28, 5, 28})
 	// An 8-byte input with a block after it holding bytes: input loads past the input read 0.
 	f.Add([]byte{6, 8, 0, 8, 2, 32, 7, 12, 1, 0, 7, 12})
+	// Bytes stored, a reset, then an input after a 3-byte block: the gap before it reads 0.
+	f.Add([]byte{0, 40, 2, 37, 8, 0, 0, 3, 6, 5})
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	f.Cleanup(func() { rt.Close(ctx) })
