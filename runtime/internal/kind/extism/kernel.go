@@ -9,8 +9,10 @@ import (
 )
 
 // Kernel is the memory an Extism plugin's kernel functions (module extism:host/env) manage:
-// one per instance, hosted in Go instead of the 3.4 KB kernel module the reference host links.
-// Offsets are handles into it (i64; 0 means none), never pointers into the plugin's linear
+// one per instance. Allocation and the block table are Go; the memory is a Go slice or, once
+// linked, the memory of the instance's kernel module (KernelWasm: a few hundred bytes of wasm
+// where the reference host links its 3.4 KB kernel), whose wasm functions serve the loads and
+// stores. Offsets are handles into it (i64; 0 means none), never pointers into the plugin's linear
 // memory. The semantics follow the Extism kernel built with its default "bounds-checking"
 // feature (extism/extism kernel/src/lib.rs):
 //
