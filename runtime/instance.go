@@ -190,7 +190,7 @@ func (inst *instance) link(ctx context.Context) error {
 	}
 	inst.linked = make(map[string]api.Module, len(links))
 	for _, l := range links {
-		mod, err := inst.g.host.rt.InstantiateModule(ctx, l.cm, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+		mod, err := inst.g.host.rt.InstantiateModule(ctx, l.cm, linkedConfig)
 		if err != nil {
 			inst.unlink(ctx)
 			return fmt.Errorf("instantiating the %s module %s: %w", inst.g.kind.Name(), l.name, err)
@@ -199,6 +199,11 @@ func (inst *instance) link(ctx context.Context) error {
 	}
 	return nil
 }
+
+// linkedConfig instantiates a linked module: anonymous, no start functions, and a random
+// source it cannot read (a linked module imports no WASI), so wazero does not seed a
+// math/rand source (5 KB) for each instance.
+var linkedConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(strings.NewReader(""))
 
 // unlink closes the instance's linked modules.
 func (inst *instance) unlink(ctx context.Context) {
