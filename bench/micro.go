@@ -401,6 +401,7 @@ func (e *Env) LoadCases() []Case {
 	load := func(wasm []byte, source string) func(b *testing.B) {
 		return func(b *testing.B) {
 			b.ReportAllocs()
+			defer reportCPU(b)()
 			for b.Loop() {
 				g, err := e.freshHost.Load(e.ctx, wasm, &runtime.GuestConfig{Source: source})
 				if err != nil {
