@@ -2,11 +2,14 @@ package runtime
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/extism"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
 // Each instance of a plugin gets its own kernel module through the kind.Linker seam: the
@@ -59,5 +62,38 @@ func TestExtismKernelLinkedPerInstance(t *testing.T) {
 	}
 	if !ka.IsClosed() {
 		t.Error("closing the guest left its instance's kernel module open")
+	}
+}
+
+// The kernel module's compiled code goes through the authenticated disk cache as a guest's
+// does: a second host on the same cache finds it signed, and discards nothing.
+func TestExtismKernelCompiledCodeSigned(t *testing.T) {
+	wasm, err := os.ReadFile(filepath.Join("internal", "kind", "extism", "testdata", "v1.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ctx := context.Background()
+	for i := range 2 {
+		var logs strings.Builder
+		h, err := NewHost(ctx, &Options{CacheDir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := h.Load(ctx, wasm, &GuestConfig{Source: "v1.wasm"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Call(ctx, "echo", []byte(`{"text":"x"}`)); err != nil {
+			t.Fatal(err)
+		}
+		// A guest compiled after the kernel checks the cache again.
+		if _, err := h.Load(ctx, wat.Echo, nil); err != nil {
+			t.Fatal(err)
+		}
+		h.Close(ctx)
+		if strings.Contains(logs.String(), "fails authentication") {
+			t.Errorf("host %d: %s", i+1, logs.String())
+		}
 	}
 }

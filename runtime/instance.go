@@ -184,9 +184,9 @@ func (inst *instance) close(ctx context.Context) {
 // link instantiates the modules the guest's kind links to each instance (kind.Linker), with
 // the caller's ctx: their memory is not the guest's linear memory, and the kind accounts it.
 func (inst *instance) link(ctx context.Context) error {
-	links := inst.g.host.links[inst.g.kind.Name()]
-	if len(links) == 0 {
-		return nil
+	links, err := inst.g.host.linksOf(ctx, inst.g.kind)
+	if err != nil || len(links) == 0 {
+		return err
 	}
 	inst.linked = make(map[string]api.Module, len(links))
 	for _, l := range links {

@@ -92,7 +92,8 @@ type Linker interface {
 }
 
 // Linked is one module a Linker's guests import: the import module name it serves and its
-// wasm, compiled once per Host.
+// wasm, compiled once per Host (on its first instance of the kind, through the
+// authenticated compilation cache as guests are).
 type Linked struct {
 	Name string
 	Wasm []byte
