@@ -294,7 +294,8 @@ func (h *Host) linksOf(ctx context.Context, k kind.Kind) ([]linkedModule, error)
 	}
 	var ls []linkedModule
 	for _, m := range l.Linked() {
-		cm, err := h.compileModule(ctx, m.Wasm, linkCompileTimeout)
+		// Not cut short by the first call's deadline: the compile is the host's, done once.
+		cm, err := h.compileModule(context.WithoutCancel(ctx), m.Wasm, linkCompileTimeout)
 		if err != nil {
 			return nil, fmt.Errorf("compiling the module %s that %s guests link: %w", m.Name, k.Name(), err)
 		}
