@@ -276,7 +276,7 @@ func (h *Host) instantiateHostModules(ctx context.Context) error {
 	return nil
 }
 
-// linkCompileTimeout bounds compiling a kind's linked modules (a few hundred bytes of wasm).
+// linkCompileTimeout bounds compiling a kind's linked modules (Extism's: 1.4 KB of wasm).
 const linkCompileTimeout = time.Minute
 
 // linksOf returns the compiled modules kind k links to each instance of its guests
