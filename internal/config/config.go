@@ -21,12 +21,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"sigs.k8s.io/yaml"
+
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
@@ -160,10 +161,17 @@ func Load(path string) (*Config, error) {
 	}
 	c, err := parse(data, filepath.Dir(path))
 	if err != nil {
+		if errors.Is(err, ErrHyperMCP) {
+			return nil, fmt.Errorf("%s: %w: convert it with: mcpwasm import hyper-mcp %s", path, err, path)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }
+
+// ErrHyperMCP is the error of a file that is a hyper-mcp configuration (top-level "plugins",
+// JSON or YAML) rather than mcpwasm's: `mcpwasm import hyper-mcp` converts it.
+var ErrHyperMCP = errors.New("this is a hyper-mcp configuration, not an mcpwasm one")
 
 // Parse validates and decodes a configuration. Relative paths in it are relative to the
 // current directory (Load makes them relative to the file).
@@ -171,6 +179,29 @@ func Parse(data []byte) (*Config, error) { return parse(data, "") }
 
 // parse is Parse with relative paths relative to dir ("" the current directory).
 func parse(data []byte, dir string) (*Config, error) {
+	c, err := parseJSON(data, dir)
+	if err != nil && isHyperMCP(data) {
+		return nil, ErrHyperMCP
+	}
+	return c, err
+}
+
+// isHyperMCP reports whether data is a hyper-mcp configuration: a JSON or YAML object whose
+// "plugins" is a map or a list (mcpwasm's has no "plugins"; hyper-mcp's always has).
+func isHyperMCP(data []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		j, err := yaml.YAMLToJSON(data)
+		if err != nil || json.Unmarshal(j, &top) != nil {
+			return false
+		}
+	}
+	p := bytes.TrimSpace(top["plugins"])
+	return len(p) > 0 && (p[0] == '{' || p[0] == '[')
+}
+
+// parseJSON is parse of mcpwasm's own format.
+func parseJSON(data []byte, dir string) (*Config, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, syntaxError(data, err)
@@ -179,7 +210,7 @@ func parse(data []byte, dir string) (*Config, error) {
 		return nil, err
 	}
 	if err := resolvedSchema().Validate(v); err != nil {
-		return nil, schemaError(data, err)
+		return nil, schemaError(data, v, err) // locate.go
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -249,8 +280,8 @@ func duplicateKeys(data []byte) error {
 	}
 	var stack []*frame
 	for {
+		start := nextToken(data, dec.InputOffset())
 		tok, err := dec.Token()
-		off := dec.InputOffset() // just past tok
 		if err == io.EOF {
 			return nil
 		}
@@ -279,8 +310,7 @@ func duplicateKeys(data []byte) error {
 		if top.wantKey {
 			key := tok.(string)
 			if top.keys[key] {
-				line := 1 + bytes.Count(data[:off], []byte("\n"))
-				return fmt.Errorf("line %d: duplicate key %q", line, key)
+				return fmt.Errorf("%s: duplicate key %q", lineColumn(data, start), key)
 			}
 			top.keys[key] = true
 			top.wantKey = false
@@ -304,50 +334,7 @@ func syntaxError(data []byte, err error) error {
 	if off < 0 {
 		return fmt.Errorf("invalid JSON: %w", err)
 	}
-	line := 1 + bytes.Count(data[:min(off, int64(len(data)))], []byte("\n"))
-	col := off - int64(bytes.LastIndexByte(data[:min(off, int64(len(data)))], '\n'))
-	return fmt.Errorf("line %d column %d: %w", line, col-1, err)
-}
-
-var (
-	schemaPathRE = regexp.MustCompile(`/(?:properties|\$defs)/([^/]+)(?:/items|/additionalProperties)?$`)
-	unknownRE    = regexp.MustCompile(`unexpected additional properties \[([^\]]*)\]`)
-)
-
-// schemaError shortens a jsonschema-go error, which walks the schema's $refs, to the field
-// that failed and why, with the line of an unknown key.
-func schemaError(data []byte, err error) error {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, "validating "); i >= 0 {
-		msg = msg[i+len("validating "):]
-	}
-	where, why, ok := strings.Cut(msg, ": ")
-	if !ok {
-		return fmt.Errorf("config schema: %s", msg)
-	}
-	field := "top level"
-	if m := schemaPathRE.FindStringSubmatch(where); m != nil {
-		field = fmt.Sprintf("%q", m[1])
-	}
-	if m := unknownRE.FindStringSubmatch(why); m != nil {
-		// The validator lists the unknown keys in map order: name the one the file has first.
-		key, off := "", -1
-		for _, q := range regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(m[1], -1) {
-			if o := bytes.Index(data, []byte(`"`+q[1]+`"`)); o >= 0 && (off < 0 || o < off) {
-				key, off = q[1], o
-			}
-		}
-		m[1] = key
-		if off >= 0 {
-			hint := ""
-			if field == "top level" && strings.Contains(why, `"plugins"`) {
-				// hyper-mcp's configuration has "plugins" at the top; mcpwasm's never does.
-				hint = " (a hyper-mcp configuration? convert it with: mcpwasm import hyper-mcp FILE)"
-			}
-			return fmt.Errorf("line %d: unknown key %q in %s%s", 1+bytes.Count(data[:off], []byte("\n")), m[1], field, hint)
-		}
-	}
-	return fmt.Errorf("%s: %s", field, why)
+	return fmt.Errorf("%s: %w", lineColumn(data, max(off-1, 0)), err) // off is just past the byte at fault
 }
 
 // ModulePath returns g.Path resolved against the config file's directory.

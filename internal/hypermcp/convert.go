@@ -137,13 +137,7 @@ func (rc *RuntimeConfig) UnmarshalJSON(b []byte) error {
 // of (at most two edits away), if any.
 func unknownKeyNote(plugin, key string) string {
 	n := fmt.Sprintf("plugins.%s.runtime_config: unknown key %q ignored", plugin, key)
-	best, bestD := "", 3
-	for _, k := range runtimeConfigKeys {
-		if d := suggest.Distance(key, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best != "" {
+	if best := suggest.Nearest(key, runtimeConfigKeys, 2); best != "" {
 		n += fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return n

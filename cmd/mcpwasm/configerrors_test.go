@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A value of the wrong type in the config is answered with its line, column and path, as a
+// syntax error is (what newcomers hit: `"instances": "4"` read `"instances": type: 4 has
+// type "string", want "integer"`, with no line and no guest).
+func TestConfigTypeErrorNamesLine(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"instances a string", "{\"guests\": [\n  {\"name\": \"echo\", \"path\": \"echo.wasm\",\n   \"limits\": {\"instances\": \"4\"}}\n]}",
+			"line 3 column 28: guests[0].limits.instances: want integer, got string"},
+		{"net not a list", "{\"guests\": [\n  {\"path\": \"a.wasm\"},\n  {\"path\": \"b.wasm\", \"grants\": {\"net\": \"example.com\"}}\n]}",
+			"line 3 column 40: guests[1].grants.net: want array, got string"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := writeConfig(t, tc.body)
+			for _, cmd := range []string{"serve", "inspect", "pull"} {
+				_, errOut, code := runCLI(cmd, "--config", cfg)
+				if want := fmt.Sprintf("mcpwasm %s: %s: %s\n", cmd, cfg, tc.want); errOut != want || code != ExitLoad {
+					t.Errorf("%s: exit %d, stderr %q\nwant exit %d, %q", cmd, code, errOut, ExitLoad, want)
+				}
+			}
+		})
+	}
+}
+
+// A hyper-mcp configuration given where mcpwasm's is expected is named as one, with the
+// command that converts it: JSON with "plugins" as a map or a list, and YAML.
+func TestHyperMCPConfigGivenToServe(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"map.json":  `{"plugins": {"time": {"url": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"}}}`,
+		"list.json": `{"plugins": [{"name": "time", "url": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"}], "auths": {}}`,
+		"config.yaml": "plugins:\n  time:\n    url: oci://ghcr.io/hyper-mcp-rs/time-plugin:latest\n" +
+			"    runtime_config:\n      allowed_hosts: [\"example.com\"]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, cmd := range []string{"serve", "inspect", "pull"} {
+				_, errOut, code := runCLI(cmd, "--config", p)
+				want := fmt.Sprintf("mcpwasm %s: %s: this is a hyper-mcp configuration, not an mcpwasm one: convert it with: mcpwasm import hyper-mcp %s\n", cmd, p, p)
+				if errOut != want || code != ExitLoad {
+					t.Errorf("%s: exit %d, stderr %q\nwant exit %d, %q", cmd, code, errOut, ExitLoad, want)
+				}
+			}
+		})
+	}
+	// An mcpwasm config with a syntax error is still answered with the syntax error.
+	p := writeConfig(t, "{\"guests\": [\n  {\"path\": \"a.wasm\",}\n]}")
+	_, errOut, _ := runCLI("serve", "--config", p)
+	if want := fmt.Sprintf("mcpwasm serve: %s: line 2 column 21: invalid character '}' looking for beginning of object key string\n", p); errOut != want {
+		t.Errorf("stderr %q\nwant %q", errOut, want)
+	}
+}
