@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
 // A value of the wrong type in the config is answered with its line, column and path, as a
@@ -58,5 +62,46 @@ func TestHyperMCPConfigGivenToServe(t *testing.T) {
 	_, errOut, _ := runCLI("serve", "--config", p)
 	if want := fmt.Sprintf("mcpwasm serve: %s: line 2 column 21: invalid character '}' looking for beginning of object key string\n", p); errOut != want {
 		t.Errorf("stderr %q\nwant %q", errOut, want)
+	}
+}
+
+// The lock beside a config serves every config in that directory. A second config there
+// naming a guest the lock does not list is told which lock and the command that adds it; a
+// missing local file is told it is missing (both read "run mcpwasm pull" before).
+func TestLockOfTheDirectoryNamesTheCause(t *testing.T) {
+	dir, store := t.TempDir(), t.TempDir()
+	write := func(name string, b []byte) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("echo.wasm", wat.Echo)
+	write("other.wasm", wat.Echo)
+	a := write("a.json", []byte(`{"guests": [{"path": "echo.wasm"}]}`))
+	if _, errOut, code := runCLI("pull", "--store", store, "--config", a); code != ExitOK {
+		t.Fatalf("pull: exit %d: %s", code, errOut)
+	}
+	lock := filepath.Join(dir, ship.LockName)
+	for _, tc := range []struct{ name, body, want string }{
+		{"missing file", `{"guests": [{"path": "missing.wasm"}]}`,
+			"guests[0].path: open " + filepath.Join(dir, "missing.wasm") + ": no such file or directory"},
+		{"file not locked", `{"guests": [{"path": "other.wasm"}]}`,
+			`guests[0]: guest "other.wasm" (other.wasm) is not in ` + lock + ", the lock of every config in " + dir + ": run mcpwasm pull --config CONFIG to lock it"},
+		{"URL not locked", `{"guests": [{"name": "web", "path": "https://example.invalid/web.wasm"}]}`,
+			`guests[0]: guest "web" (https://example.invalid/web.wasm) is not in ` + lock + ", the lock of every config in " + dir + ": run mcpwasm pull --config CONFIG to lock it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := write(strings.ReplaceAll(tc.name, " ", "-")+".json", []byte(tc.body))
+			for _, cmd := range []string{"serve", "inspect"} {
+				_, errOut, code := runCLI(cmd, "--store", store, "--config", b)
+				want := fmt.Sprintf("mcpwasm %s: %s: %s\n", cmd, b, strings.ReplaceAll(tc.want, "CONFIG", b))
+				if errOut != want || code != ExitLoad {
+					t.Errorf("%s: exit %d, stderr %q\nwant exit %d, %q", cmd, code, errOut, ExitLoad, want)
+				}
+			}
+		})
 	}
 }
