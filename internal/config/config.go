@@ -28,6 +28,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
@@ -210,7 +211,7 @@ func parseJSON(data []byte, dir string) (*Config, error) {
 		return nil, err
 	}
 	if err := resolvedSchema().Validate(v); err != nil {
-		return nil, schemaError(data, v, err) // locate.go
+		return nil, schemaerr.Explain(Schema, schemaerr.JSON(data), v, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -280,7 +281,7 @@ func duplicateKeys(data []byte) error {
 	}
 	var stack []*frame
 	for {
-		start := nextToken(data, dec.InputOffset())
+		start := schemaerr.NextToken(data, dec.InputOffset())
 		tok, err := dec.Token()
 		if err == io.EOF {
 			return nil
@@ -310,7 +311,7 @@ func duplicateKeys(data []byte) error {
 		if top.wantKey {
 			key := tok.(string)
 			if top.keys[key] {
-				return fmt.Errorf("%s: duplicate key %q", lineColumn(data, start), key)
+				return fmt.Errorf("%s: duplicate key %q", schemaerr.Offset(data, start), key)
 			}
 			top.keys[key] = true
 			top.wantKey = false
@@ -334,7 +335,7 @@ func syntaxError(data []byte, err error) error {
 	if off < 0 {
 		return fmt.Errorf("invalid JSON: %w", err)
 	}
-	return fmt.Errorf("%s: %w", lineColumn(data, max(off-1, 0)), err) // off is just past the byte at fault
+	return fmt.Errorf("%s: %w", schemaerr.Offset(data, off-1), err) // off is just past the byte at fault
 }
 
 // ModulePath returns g.Path resolved against the config file's directory.
