@@ -105,3 +105,23 @@ func TestLockOfTheDirectoryNamesTheCause(t *testing.T) {
 		})
 	}
 }
+
+// import names a hyper-mcp field of the wrong type by line, column and path, in JSON and YAML.
+func TestImportTypeErrorNamesLine(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct{ body, want string }{
+		"config.json": {"{\"plugins\": {\n  \"time\": {\"url\": \"oci://ghcr.io/x/time:latest\",\n    \"runtime_config\": {\"allowed_hosts\": \"example.com\"}}}}",
+			"line 3 column 41: plugins.time.runtime_config.allowed_hosts: want array, got string"},
+		"config.yaml": {"plugins:\n  - name: time\n    url: oci://ghcr.io/x/time:latest\n    runtime_config:\n      memory_limit: 4\n",
+			"line 5 column 21: plugins[0].runtime_config.memory_limit: want string, got integer"},
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := runCLI("import", "hyper-mcp", p)
+		if want := fmt.Sprintf("mcpwasm import: %s: %s\n", p, tc.want); errOut != want || code != ExitError || out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q\nwant exit %d, %q", name, code, out, errOut, ExitError, want)
+		}
+	}
+}

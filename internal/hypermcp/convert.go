@@ -5,6 +5,7 @@ package hypermcp
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,10 +16,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 	"github.com/mcpwasm/mcpwasm/internal/suggest"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
@@ -166,11 +170,15 @@ var pluginName = regexp.MustCompile(`^[A-Za-z0-9]+(_[A-Za-z0-9]+)*$`)
 // Convert converts a hyper-mcp configuration: JSON, or YAML when yamlFormat (TOML is not
 // read; convert it to JSON first). Errors name the plugin and field.
 func Convert(data []byte, yamlFormat bool) (*Result, error) {
+	src := data
 	if yamlFormat {
 		var err error
 		if data, err = yaml.YAMLToJSON(data); err != nil {
 			return nil, fmt.Errorf("reading YAML: %w", err)
 		}
+	}
+	if err := checkTypes(src, data, yamlFormat); err != nil {
+		return nil, err
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
@@ -211,6 +219,45 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 			"so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)")
 	}
 	return r, nil
+}
+
+// Schema is the JSON Schema of the fields of a hyper-mcp configuration that Convert reads:
+// their types, so a wrong one is named with its line, column and path.
+//
+//go:embed schema.json
+var Schema []byte
+
+var resolvedSchema = sync.OnceValue(func() *jsonschema.Resolved {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(Schema, &s); err != nil {
+		panic("hypermcp: schema.json: " + err.Error())
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		panic("hypermcp: schema.json: " + err.Error())
+	}
+	return r
+})
+
+// checkTypes checks the types of the fields Convert reads; data is the file as JSON, src as
+// written (YAML when yamlFormat). A file that is not JSON is left to the decoding after it.
+func checkTypes(src, data []byte, yamlFormat bool) error {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	err := resolvedSchema().Validate(v)
+	if err == nil {
+		return nil
+	}
+	doc := schemaerr.JSON(src)
+	if yamlFormat {
+		var perr error
+		if doc, perr = schemaerr.YAML(src); perr != nil {
+			doc = new(schemaerr.Doc) // YAML that sigs.k8s.io/yaml reads and yaml.v3 does not: no positions
+		}
+	}
+	return schemaerr.Explain(Schema, doc, v, err)
 }
 
 // signatureNote carries hyper-mcp's signature settings over where they name a signer, and

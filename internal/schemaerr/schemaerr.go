@@ -184,6 +184,11 @@ func Explain(schema []byte, d *Doc, v any, err error) error {
 	if json.Unmarshal(schema, l.root) != nil {
 		return err
 	}
+	if l.root.ID == "" {
+		// The wrapper (validate) reaches the root through $defs; with an $id of its own the
+		// root's "#/…" refs still resolve within it.
+		l.root.ID = "https://schemaerr.invalid/root.json"
+	}
 	path, why := l.find(v, "", "")
 	if why == nil {
 		why = err
