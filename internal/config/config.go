@@ -19,8 +19,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -219,21 +221,26 @@ func parseJSON(data []byte, dir string) (*Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, syntaxError(data, err)
 	}
-	for name, u := range c.Upstreams {
+	// Checks across fields: each error names the value's line, column and path.
+	at := func(path, format string, args ...any) error {
+		return schemaerr.JSON(data).Errorf(path, format, args...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Upstreams)) {
+		u, path := c.Upstreams[name], schemaerr.Child("upstreams", name)
 		if (len(u.Command) > 0) == (u.URL != "") {
-			return nil, fmt.Errorf("upstream %q: give exactly one of \"command\" or \"url\"", name)
+			return nil, at(path, `give exactly one of "command" or "url"`)
 		}
 		if u.OAuth != nil && u.URL == "" {
-			return nil, fmt.Errorf("upstream %q: \"oauth\" applies to a \"url\", not a spawned \"command\"", name)
+			return nil, at(path+".oauth", `applies to a "url", not a spawned "command"`)
 		}
 		if o := u.OAuth; o != nil && o.ClientCredentials && (o.ClientID == "" || o.ClientSecretEnv == "") {
-			return nil, fmt.Errorf("upstream %q: \"oauth\": \"client_credentials\" needs \"client_id\" and \"client_secret_env\"", name)
+			return nil, at(path+".oauth", `"client_credentials" needs "client_id" and "client_secret_env"`)
 		}
 		if len(u.Env) > 0 && u.URL != "" {
-			return nil, fmt.Errorf("upstream %q: \"env\" applies to a spawned \"command\", not a \"url\"", name)
+			return nil, at(path+".env", `applies to a spawned "command", not a "url"`)
 		}
 	}
-	if err := c.checkShip(); err != nil { // ship.go
+	if err := c.checkShip(at); err != nil { // ship.go
 		return nil, err
 	}
 	names := map[string]int{}
@@ -242,27 +249,29 @@ func parseJSON(data []byte, dir string) (*Config, error) {
 			continue
 		}
 		if j, dup := names[g.Name]; dup {
-			return nil, fmt.Errorf("guests[%d] and guests[%d] are both named %q", j, i, g.Name)
+			return nil, at(fmt.Sprintf("guests[%d].name", i), "guests[%d] is named %q too", j, g.Name)
 		}
 		names[g.Name] = i
 	}
 	for i, g := range c.Guests {
+		guest := fmt.Sprintf("guests[%d]", i)
 		// The runtime's own checks of a guest's limits, isolation and grants, made now so a bad
 		// file fails before any guest loads.
 		if err := c.GuestConfig(g, "").Validate(); err != nil {
-			return nil, fmt.Errorf("guests[%d]: %w", i, err)
+			return nil, at(guest, "%w", err)
 		}
-		for tool, t := range g.Tools {
+		for _, tool := range slices.Sorted(maps.Keys(g.Tools)) {
+			t := g.Tools[tool]
 			if t.Grants == nil {
 				continue
 			}
 			if err := c.grants(*t.Grants).Within(c.grants(g.Grants)); err != nil {
-				return nil, fmt.Errorf("guests[%d] tool %q: %w", i, tool, err)
+				return nil, at(schemaerr.Child(guest+".tools", tool)+".grants", "%w", err)
 			}
 		}
-		for _, m := range g.Grants.MCP {
+		for k, m := range g.Grants.MCP {
 			if _, ok := c.Upstreams[m]; !ok {
-				return nil, fmt.Errorf("guests[%d]: mcp grant %q names no upstream", i, m)
+				return nil, at(fmt.Sprintf("%s.grants.mcp[%d]", guest, k), "%q names no upstream", m)
 			}
 		}
 	}

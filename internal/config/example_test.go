@@ -39,5 +39,5 @@ func ExampleParse_errors() {
 	}
 	// Output:
 	// line 3 column 3: unknown key "guestz" at the top level (did you mean "guests"?)
-	// guests[0] tool "t": net "evil.org" is not granted to the guest
+	// line 1 column 96: guests[0].tools.t.grants: net "evil.org" is not granted to the guest
 }

@@ -47,6 +47,16 @@ func newDoc() *Doc {
 // Value returns where the value at path starts.
 func (d *Doc) Value(path string) (Pos, bool) { p, ok := d.value[path]; return p, ok }
 
+// Errorf is an error about the value at path: "line L column C: PATH: " (the position when
+// d has it) and the formatted message; %w wraps as in fmt.Errorf.
+func (d *Doc) Errorf(path, format string, args ...any) error {
+	prefix := path + ": "
+	if p, ok := d.value[path]; ok {
+		prefix = p.String() + ": " + prefix
+	}
+	return fmt.Errorf("%s"+format, append([]any{prefix}, args...)...)
+}
+
 // Child is the path of member key of the object at path.
 func Child(path, key string) string {
 	if plainKey.MatchString(key) {
