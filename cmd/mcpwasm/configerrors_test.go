@@ -11,6 +11,18 @@ import (
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
+// expectConfigError runs each command with flags and --config cfg and wants exit ExitLoad and
+// the one line "mcpwasm CMD: CFG: msg" on stderr.
+func expectConfigError(t *testing.T, cmds, flags []string, cfg, msg string) {
+	t.Helper()
+	for _, cmd := range cmds {
+		_, errOut, code := runCLI(append(append([]string{cmd}, flags...), "--config", cfg)...)
+		if want := fmt.Sprintf("mcpwasm %s: %s: %s\n", cmd, cfg, msg); errOut != want || code != ExitLoad {
+			t.Errorf("%s: exit %d, stderr %q\nwant exit %d, %q", cmd, code, errOut, ExitLoad, want)
+		}
+	}
+}
+
 // A value of the wrong type in the config is answered with its line, column and path, as a
 // syntax error is (what newcomers hit: `"instances": "4"` read `"instances": type: 4 has
 // type "string", want "integer"`, with no line and no guest).
@@ -22,13 +34,7 @@ func TestConfigTypeErrorNamesLine(t *testing.T) {
 			"line 3 column 40: guests[1].grants.net: want array, got string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := writeConfig(t, tc.body)
-			for _, cmd := range []string{"serve", "inspect", "pull"} {
-				_, errOut, code := runCLI(cmd, "--config", cfg)
-				if want := fmt.Sprintf("mcpwasm %s: %s: %s\n", cmd, cfg, tc.want); errOut != want || code != ExitLoad {
-					t.Errorf("%s: exit %d, stderr %q\nwant exit %d, %q", cmd, code, errOut, ExitLoad, want)
-				}
-			}
+			expectConfigError(t, []string{"serve", "inspect", "pull"}, nil, writeConfig(t, tc.body), tc.want)
 		})
 	}
 }
@@ -48,13 +54,8 @@ func TestHyperMCPConfigGivenToServe(t *testing.T) {
 			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, cmd := range []string{"serve", "inspect", "pull"} {
-				_, errOut, code := runCLI(cmd, "--config", p)
-				want := fmt.Sprintf("mcpwasm %s: %s: this is a hyper-mcp configuration, not an mcpwasm one: convert it with: mcpwasm import hyper-mcp %s\n", cmd, p, p)
-				if errOut != want || code != ExitLoad {
-					t.Errorf("%s: exit %d, stderr %q\nwant exit %d, %q", cmd, code, errOut, ExitLoad, want)
-				}
-			}
+			expectConfigError(t, []string{"serve", "inspect", "pull"}, nil, p,
+				"this is a hyper-mcp configuration, not an mcpwasm one: convert it with: mcpwasm import hyper-mcp "+p)
 		})
 	}
 	// An mcpwasm config with a syntax error is still answered with the syntax error.
@@ -95,13 +96,7 @@ func TestLockOfTheDirectoryNamesTheCause(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := write(strings.ReplaceAll(tc.name, " ", "-")+".json", []byte(tc.body))
-			for _, cmd := range []string{"serve", "inspect"} {
-				_, errOut, code := runCLI(cmd, "--store", store, "--config", b)
-				want := fmt.Sprintf("mcpwasm %s: %s: %s\n", cmd, b, strings.ReplaceAll(tc.want, "CONFIG", b))
-				if errOut != want || code != ExitLoad {
-					t.Errorf("%s: exit %d, stderr %q\nwant exit %d, %q", cmd, code, errOut, ExitLoad, want)
-				}
-			}
+			expectConfigError(t, []string{"serve", "inspect"}, []string{"--store", store}, b, strings.ReplaceAll(tc.want, "CONFIG", b))
 		})
 	}
 }

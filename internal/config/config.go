@@ -24,10 +24,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
@@ -144,17 +142,8 @@ type UpstreamOAuth struct {
 	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
 }
 
-var resolvedSchema = sync.OnceValue(func() *jsonschema.Resolved { // on first use: a server without a config skips it
-	var s jsonschema.Schema
-	if err := json.Unmarshal(Schema, &s); err != nil {
-		panic("config: schema.json: " + err.Error())
-	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		panic("config: schema.json: " + err.Error())
-	}
-	return r
-})
+// schema checks a file against Schema, on first use: a server without a config skips it.
+var schema = schemaerr.New("config: schema.json", Schema)
 
 // Load reads and validates the configuration file at path.
 func Load(path string) (*Config, error) {
@@ -212,8 +201,8 @@ func parseJSON(data []byte, dir string) (*Config, error) {
 	if err := duplicateKeys(data); err != nil {
 		return nil, err
 	}
-	if err := resolvedSchema().Validate(v); err != nil {
-		return nil, schemaerr.Explain(Schema, schemaerr.JSON(data), v, err)
+	if err := schema.Validate(v, func() *schemaerr.Doc { return schemaerr.JSON(data) }); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

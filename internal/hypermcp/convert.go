@@ -16,9 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/mcpwasm/mcpwasm/internal/config"
@@ -227,17 +225,7 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 //go:embed schema.json
 var Schema []byte
 
-var resolvedSchema = sync.OnceValue(func() *jsonschema.Resolved {
-	var s jsonschema.Schema
-	if err := json.Unmarshal(Schema, &s); err != nil {
-		panic("hypermcp: schema.json: " + err.Error())
-	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		panic("hypermcp: schema.json: " + err.Error())
-	}
-	return r
-})
+var schema = schemaerr.New("hypermcp: schema.json", Schema)
 
 // checkTypes checks the types of the fields Convert reads; data is the file as JSON, src as
 // written (YAML when yamlFormat). A file that is not JSON is left to the decoding after it.
@@ -246,18 +234,15 @@ func checkTypes(src, data []byte, yamlFormat bool) error {
 	if json.Unmarshal(data, &v) != nil {
 		return nil
 	}
-	err := resolvedSchema().Validate(v)
-	if err == nil {
-		return nil
-	}
-	doc := schemaerr.JSON(src)
-	if yamlFormat {
-		var perr error
-		if doc, perr = schemaerr.YAML(src); perr != nil {
-			doc = new(schemaerr.Doc) // YAML that sigs.k8s.io/yaml reads and yaml.v3 does not: no positions
+	return schema.Validate(v, func() *schemaerr.Doc {
+		if !yamlFormat {
+			return schemaerr.JSON(src)
 		}
-	}
-	return schemaerr.Explain(Schema, doc, v, err)
+		if doc, err := schemaerr.YAML(src); err == nil {
+			return doc
+		}
+		return new(schemaerr.Doc) // YAML that sigs.k8s.io/yaml reads and yaml.v3 does not: no positions
+	})
 }
 
 // signatureNote carries hyper-mcp's signature settings over where they name a signer, and

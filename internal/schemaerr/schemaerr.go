@@ -3,7 +3,7 @@
 // the file's words — `line 4 column 18: guests[1].limits.instances: want integer, got
 // string`. The validator names only the schema location that failed, never the value (so
 // `"instances": "4"` in the second guest read `"instances": type: 4 has type "string", want
-// "integer"`); Explain finds the value by walking the document beside the schema.
+// "integer"`); Schema.Validate finds the value by walking the document beside the schema.
 //
 // Paths are dotted keys and [index]es from the top ("plugins.time.runtime_config",
 // "guests[0]"); a key that is not a plain name is written ["key"]. Lines and columns count
@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"go.yaml.in/yaml/v3"
@@ -185,10 +186,43 @@ func YAML(data []byte) (*Doc, error) {
 	return d, nil
 }
 
-// Explain names the value that failed validation against schema (the JSON Schema text that
-// err came from): its position in d, its path, and why. v is the document as
-// encoding/json decodes it. When the walk finds nothing better, err's own last message.
-func Explain(schema []byte, d *Doc, v any, err error) error {
+// Schema is a JSON Schema (draft 2020-12) whose errors name the value at fault. It is
+// resolved on first use, so a program that never validates never pays for it.
+type Schema struct {
+	text     []byte
+	resolved func() *jsonschema.Resolved
+}
+
+// New returns the schema in text; name (a file name) is for the panic of a text that is not
+// a valid schema, on first use: the schema is the program's own.
+func New(name string, text []byte) *Schema {
+	return &Schema{text: text, resolved: sync.OnceValue(func() *jsonschema.Resolved {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(text, &s); err != nil {
+			panic(name + ": " + err.Error())
+		}
+		r, err := s.Resolve(nil)
+		if err != nil {
+			panic(name + ": " + err.Error())
+		}
+		return r
+	})}
+}
+
+// Validate checks v (a document as encoding/json decodes it) and, if it fails, names the
+// value at fault: its position in the Doc that doc returns (called only then), its path, and
+// why.
+func (s *Schema) Validate(v any, doc func() *Doc) error {
+	err := s.resolved().Validate(v)
+	if err == nil {
+		return nil
+	}
+	return explain(s.text, doc(), v, err)
+}
+
+// explain names the value that failed validation against schema (the JSON Schema text that
+// err came from). When the walk finds nothing better, err's own last message.
+func explain(schema []byte, d *Doc, v any, err error) error {
 	l := &locator{doc: d, memo: map[string]*jsonschema.Resolved{}}
 	l.root = new(jsonschema.Schema)
 	if json.Unmarshal(schema, l.root) != nil {

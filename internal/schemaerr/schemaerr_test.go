@@ -3,8 +3,6 @@ package schemaerr
 import (
 	"encoding/json"
 	"testing"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 const testSchema = `{
@@ -21,25 +19,17 @@ const testSchema = `{
   }
 }`
 
-func explain(t *testing.T, doc *Doc, jsonText string) string {
+func check(t *testing.T, doc *Doc, jsonText string) string {
 	t.Helper()
-	var s jsonschema.Schema
-	if err := json.Unmarshal([]byte(testSchema), &s); err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v any
 	if err := json.Unmarshal([]byte(jsonText), &v); err != nil {
 		t.Fatal(err)
 	}
-	verr := r.Validate(v)
-	if verr == nil {
+	err := New("test schema", []byte(testSchema)).Validate(v, func() *Doc { return doc })
+	if err == nil {
 		t.Fatalf("%s: valid", jsonText)
 	}
-	return Explain([]byte(testSchema), doc, v, verr).Error()
+	return err.Error()
 }
 
 // The value at fault is the first in the file's order, found under an array and a map.
@@ -54,7 +44,7 @@ func TestExplainJSON(t *testing.T) {
 		{`{"tagz": {}}`, `line 1 column 2: unknown key "tagz" at the top level (did you mean "tags"?)`},
 		{`[1]`, `line 1 column 1: the top level: want object, got array`},
 	} {
-		if got := explain(t, JSON([]byte(tc.in)), tc.in); got != tc.want {
+		if got := check(t, JSON([]byte(tc.in)), tc.in); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.in, got, tc.want)
 		}
 	}
@@ -70,7 +60,7 @@ func TestExplainYAML(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := explain(t, doc, tc.json); got != tc.want {
+		if got := check(t, doc, tc.json); got != tc.want {
 			t.Errorf("%q:\n got %q\nwant %q", tc.yaml, got, tc.want)
 		}
 	}
@@ -78,7 +68,18 @@ func TestExplainYAML(t *testing.T) {
 
 // Without positions (a document the index could not read) the path and reason remain.
 func TestExplainWithoutPositions(t *testing.T) {
-	if got, want := explain(t, new(Doc), `{"items": [{"id": "x"}]}`), `items[0].id: want integer, got string`; got != want {
+	if got, want := check(t, new(Doc), `{"items": [{"id": "x"}]}`), `items[0].id: want integer, got string`; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A valid document is valid, and its Doc is never asked for.
+func TestValidateValid(t *testing.T) {
+	var v any
+	if err := json.Unmarshal([]byte(`{"items": [{"id": 1, "kind": "a"}], "tags": {"x": "y"}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := New("test schema", []byte(testSchema)).Validate(v, func() *Doc { t.Fatal("Doc asked for"); return nil }); err != nil {
+		t.Fatal(err)
 	}
 }
