@@ -90,7 +90,7 @@ func TestLockOfTheDirectoryNamesTheCause(t *testing.T) {
 		{"missing file", `{"guests": [{"path": "missing.wasm"}]}`,
 			"guests[0].path: open " + filepath.Join(dir, "missing.wasm") + ": no such file or directory"},
 		{"file not locked", `{"guests": [{"path": "other.wasm"}]}`,
-			`guests[0]: guest "other.wasm" (other.wasm) is not in ` + lock + ", the lock of every config in " + dir + ": run mcpwasm pull --config CONFIG to lock it"},
+			`guests[0]: guest other.wasm is not in ` + lock + ", the lock of every config in " + dir + ": run mcpwasm pull --config CONFIG to lock it"},
 		{"URL not locked", `{"guests": [{"name": "web", "path": "https://example.invalid/web.wasm"}]}`,
 			`guests[0]: guest "web" (https://example.invalid/web.wasm) is not in ` + lock + ", the lock of every config in " + dir + ": run mcpwasm pull --config CONFIG to lock it"},
 	} {

@@ -111,8 +111,12 @@ func guestLabel(g config.Guest) string {
 // there meets it) and the command that adds the guest.
 func notLocked(g config.Guest, configPath string) error {
 	lp := lockPath(configPath)
-	return fmt.Errorf("guest %q (%s) is not in %s, the lock of every config in %s: run mcpwasm pull --config %s to lock it",
-		guestLabel(g), g.Path, lp, filepath.Dir(lp), configPath)
+	which := g.Path
+	if g.Name != "" {
+		which = fmt.Sprintf("%q (%s)", g.Name, g.Path)
+	}
+	return fmt.Errorf("guest %s is not in %s, the lock of every config in %s: run mcpwasm pull --config %s to lock it",
+		which, lp, filepath.Dir(lp), configPath)
 }
 
 // module returns the bytes of config guest g (of the config at configPath) for serve: with
