@@ -45,9 +45,6 @@ func newDoc() *Doc {
 	return &Doc{value: map[string]Pos{}, key: map[string]Pos{}, keys: map[string][]string{}}
 }
 
-// Value returns where the value at path starts.
-func (d *Doc) Value(path string) (Pos, bool) { p, ok := d.value[path]; return p, ok }
-
 // Errorf is an error about the value at path: "line L column C: PATH: " (the position when
 // d has it) and the formatted message; %w wraps as in fmt.Errorf.
 func (d *Doc) Errorf(path, format string, args ...any) error {
@@ -69,8 +66,8 @@ func Child(path, key string) string {
 	return fmt.Sprintf("%s[%q]", path, key)
 }
 
-// Index is the path of element i of the array at path.
-func Index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+// indexPath is the path of element i of the array at path.
+func indexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
 var plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
@@ -134,7 +131,7 @@ func JSON(data []byte) *Doc {
 			_, err = dec.Token()
 		case json.Delim('['):
 			for i := 0; dec.More(); i++ {
-				if err := walk(Index(path, i)); err != nil {
+				if err := walk(indexPath(path, i)); err != nil {
 					return err
 				}
 			}
@@ -178,7 +175,7 @@ func YAML(data []byte) (*Doc, error) {
 			}
 		case yaml.SequenceNode:
 			for i, e := range n.Content {
-				walk(e, Index(path, i), depth)
+				walk(e, indexPath(path, i), depth)
 			}
 		}
 	}
@@ -374,7 +371,7 @@ func (l *locator) find(v any, ptr, path string) (string, error) {
 		if s.Items != nil {
 			for i, e := range v {
 				if l.validate(ptr+"/items", e) != nil {
-					return l.find(e, ptr+"/items", Index(path, i))
+					return l.find(e, ptr+"/items", indexPath(path, i))
 				}
 			}
 		}
