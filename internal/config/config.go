@@ -175,7 +175,17 @@ func parse(data []byte, dir string) (*Config, error) {
 	if err != nil && isHyperMCP(data) {
 		return nil, ErrHyperMCP
 	}
+	var se *json.SyntaxError
+	if t := bytes.TrimSpace(data); errors.As(err, &se) && len(t) > 0 && t[0] != '{' && t[0] != '[' && isYAMLObject(data) {
+		return nil, fmt.Errorf("%w (YAML? mcpwasm's config is JSON)", err)
+	}
 	return c, err
+}
+
+// isYAMLObject reports whether data is a YAML mapping.
+func isYAMLObject(data []byte) bool {
+	j, err := yaml.YAMLToJSON(data)
+	return err == nil && bytes.HasPrefix(bytes.TrimSpace(j), []byte("{"))
 }
 
 // isHyperMCP reports whether data is a hyper-mcp configuration: a JSON or YAML object whose

@@ -16,6 +16,8 @@ import (
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"not JSON", "{\n  \"guests\": [\n    {\"path\": \"a.wasm\",}\n  ]\n}", `line 3 column 23: invalid character '}' looking for beginning of object key string`},
+		{"YAML", "guests:\n  - path: a.wasm\n", `line 1 column 1: invalid character 'g' looking for beginning of value (YAML? mcpwasm's config is JSON)`},
+		{"not YAML either", "guests = []\n", `line 1 column 1: invalid character 'g' looking for beginning of value`},
 		{"unknown top-level key", `{"guestz": []}`, `line 1 column 2: unknown key "guestz" at the top level (did you mean "guests"?)`},
 		{"hyper-mcp config", `{"plugins": {"time": {"url": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"}}}`, `this is a hyper-mcp configuration, not an mcpwasm one`},
 		{"hyper-mcp config with auths", "{\"auths\": {},\n \"plugins\": []}", `this is a hyper-mcp configuration, not an mcpwasm one`},

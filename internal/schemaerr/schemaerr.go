@@ -34,7 +34,7 @@ type Pos struct{ Line, Column int }
 func (p Pos) String() string { return fmt.Sprintf("line %d column %d", p.Line, p.Column) }
 
 // Doc is where each value and key of a document is, by path, and each object's keys in the
-// file's order.
+// file's order. The zero Doc knows no positions: errors then name the path alone.
 type Doc struct {
 	value map[string]Pos
 	key   map[string]Pos // the key of the member at the path
