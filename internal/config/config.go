@@ -1,7 +1,8 @@
 // Package config reads mcpwasm's configuration file: strict JSON, validated against the JSON
 // Schema in schema.json (draft 2020-12, checked with github.com/google/jsonschema-go), then
-// decoded with unknown fields rejected. Errors name the line and column, or the JSON pointer
-// of the offending value.
+// decoded with unknown fields rejected. Errors name the line, column and path of the
+// offending value ("line 3 column 28: guests[0].limits.instances: want integer, got string";
+// internal/schemaerr); a hyper-mcp configuration is refused as one (ErrHyperMCP).
 //
 // The shape (see schema.json for every field):
 //
