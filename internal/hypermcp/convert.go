@@ -227,11 +227,15 @@ var Schema []byte
 
 var schema = schemaerr.New("hypermcp: schema.json", Schema)
 
-// checkTypes checks the types of the fields Convert reads; data is the file as JSON, src as
-// written (YAML when yamlFormat). A file that is not JSON is left to the decoding after it.
+// checkTypes checks the syntax and the types of the fields Convert reads; data is the file as
+// JSON, src as written (YAML when yamlFormat, whose syntax YAMLToJSON checked).
 func checkTypes(src, data []byte, yamlFormat bool) error {
 	var v any
-	if json.Unmarshal(data, &v) != nil {
+	if err := json.Unmarshal(data, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("%s: %w", schemaerr.Offset(data, se.Offset-1), err) // Offset is just past the byte at fault
+		}
 		return nil
 	}
 	return schema.Validate(v, func() *schemaerr.Doc {

@@ -279,6 +279,7 @@ func TestConvertTypeErrorsNameLine(t *testing.T) {
 		{"plugins:\n  - name: time\n    url: oci://ghcr.io/x/time:latest\n    runtime_config:\n      env_vars: {PORT: 8080}\n", true,
 			`line 5 column 24: plugins[0].runtime_config.env_vars.PORT: want string, got integer`},
 		{`{"dynamic_loading": "yes", "plugins": {}}`, false, `line 1 column 21: dynamic_loading: want boolean, got string`},
+		{"{\"plugins\": {\n  \"time\": {\"url\": \"x\",}}}", false, `line 2 column 23: invalid character '}' looking for beginning of object key string`},
 	} {
 		_, err := Convert([]byte(tc.in), tc.yaml)
 		if err == nil || err.Error() != tc.want {
