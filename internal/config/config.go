@@ -332,19 +332,10 @@ func duplicateKeys(data []byte) error {
 
 // syntaxError names the line and column of a JSON decoding error.
 func syntaxError(data []byte, err error) error {
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
+	if e := schemaerr.Syntax(data, err); e != nil {
+		return e
 	}
-	if off < 0 {
-		return fmt.Errorf("invalid JSON: %w", err)
-	}
-	return fmt.Errorf("%s: %w", schemaerr.Offset(data, off-1), err) // off is just past the byte at fault
+	return fmt.Errorf("invalid JSON: %w", err)
 }
 
 // ModulePath returns g.Path resolved against the config file's directory.

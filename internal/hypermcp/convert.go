@@ -232,11 +232,7 @@ var schema = schemaerr.New("hypermcp: schema.json", Schema)
 func checkTypes(src, data []byte, yamlFormat bool) error {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Errorf("%s: %w", schemaerr.Offset(data, se.Offset-1), err) // Offset is just past the byte at fault
-		}
-		return nil
+		return schemaerr.Syntax(data, err) // nil: left to the decoding after it
 	}
 	return schema.Validate(v, func() *schemaerr.Doc {
 		if !yamlFormat {

@@ -14,6 +14,7 @@ package schemaerr
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -82,8 +83,24 @@ func NextToken(data []byte, off int64) int64 {
 
 // Offset is the position of byte offset off in data.
 func Offset(data []byte, off int64) Pos {
-	before := data[:max(0, min(off, int64(len(data))))]
+	off = max(0, min(off, int64(len(data))))
+	before := data[:off]
 	return Pos{1 + bytes.Count(before, []byte("\n")), int(off) - bytes.LastIndexByte(before, '\n')}
+}
+
+// Syntax names the line and column of a JSON decoding error in data: err with "line L
+// column C: " before it when err holds a *json.SyntaxError or a *json.UnmarshalTypeError
+// (whose offsets are just past the byte at fault), else nil.
+func Syntax(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("%s: %w", Offset(data, se.Offset-1), err)
+	case errors.As(err, &te):
+		return fmt.Errorf("%s: %w", Offset(data, te.Offset-1), err)
+	}
+	return nil
 }
 
 // JSON indexes a JSON document. data must be valid JSON (a document it cannot read is

@@ -2,6 +2,7 @@ package schemaerr
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -81,5 +82,30 @@ func TestValidateValid(t *testing.T) {
 	}
 	if err := New("test schema", []byte(testSchema)).Validate(v, func() *Doc { t.Fatal("Doc asked for"); return nil }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A decoding error's offset is just past the byte at fault; Syntax names that byte.
+func TestSyntax(t *testing.T) {
+	for _, in := range []string{"{\"a\": 1,\n  }", "{\"a\": [1 2]}", "", "{"} {
+		var v any
+		err := json.Unmarshal([]byte(in), &v)
+		got := Syntax([]byte(in), err)
+		want := map[string]string{
+			"{\"a\": 1,\n  }": `line 2 column 3: invalid character '}' looking for beginning of object key string`,
+			"{\"a\": [1 2]}":  `line 1 column 10: invalid character '2' after array element`,
+			"":                `line 1 column 1: unexpected end of JSON input`,
+			"{":               `line 1 column 1: unexpected end of JSON input`,
+		}[in]
+		if got == nil || got.Error() != want {
+			t.Errorf("Syntax(%q) = %v, want %q", in, got, want)
+		}
+	}
+}
+
+// An error that is not JSON's own carries no place.
+func TestSyntaxOther(t *testing.T) {
+	if got := Syntax([]byte("{}"), errors.New("other")); got != nil {
+		t.Errorf("Syntax = %v, want nil", got)
 	}
 }
