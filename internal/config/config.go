@@ -190,7 +190,8 @@ func isYAMLObject(data []byte) bool {
 }
 
 // isHyperMCP reports whether data is a hyper-mcp configuration: a JSON or YAML object whose
-// "plugins" is a map or a list (mcpwasm's has no "plugins"; hyper-mcp's always has).
+// "plugins" is a map or a list (mcpwasm's has no "plugins"; hyper-mcp's always has) and
+// that has no "guests" (an mcpwasm config with a stray "plugins" is told about that key).
 func isHyperMCP(data []byte) bool {
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) != nil {
@@ -199,8 +200,9 @@ func isHyperMCP(data []byte) bool {
 			return false
 		}
 	}
+	_, guests := top["guests"]
 	p := bytes.TrimSpace(top["plugins"])
-	return len(p) > 0 && (p[0] == '{' || p[0] == '[')
+	return !guests && len(p) > 0 && (p[0] == '{' || p[0] == '[')
 }
 
 // parseJSON is parse of mcpwasm's own format.

@@ -21,6 +21,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", `{"guestz": []}`, `line 1 column 2: unknown key "guestz" at the top level (did you mean "guests"?)`},
 		{"hyper-mcp config", `{"plugins": {"time": {"url": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"}}}`, `this is a hyper-mcp configuration, not an mcpwasm one`},
 		{"hyper-mcp config with auths", "{\"auths\": {},\n \"plugins\": []}", `this is a hyper-mcp configuration, not an mcpwasm one`},
+		{"stray plugins in an mcpwasm config", `{"guests": [], "plugins": {}}`, `line 1 column 16: unknown key "plugins" at the top level`},
 		{"unknown grant kind", `{"guests": [{"path": "a.wasm", "grants": {"nett": ["x"]}}]}`, `line 1 column 43: unknown key "nett" in guests[0].grants (did you mean "net"?)`},
 		{"missing path", `{"guests": [{"name": "a"}]}`, `line 1 column 13: guests[0]: missing "path"`},
 		{"bad name", `{"guests": [{"name": "no spaces", "path": "a.wasm"}]}`, `line 1 column 22: guests[0].name: "no spaces" does not match the pattern "^[a-zA-Z0-9_-]{1,64}$"`},
