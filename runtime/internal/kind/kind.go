@@ -152,6 +152,9 @@ type Instance interface {
 	Interrupted() bool
 	// Memory is the guest's exported linear memory.
 	Memory() api.Memory
+	// Linked returns this instance's instance of the kind's linked module name (Linker), or
+	// nil when the kind links none of that name.
+	Linked(name string) api.Module
 	// Custom returns the body of the module's custom section name (the last of that name), or
 	// nil: how a kind that keeps its guest's code in the module (JavaScript's script, section
 	// "mcpwasm.js") reads it in Start. Only sections named "mcpwasm.js…" are kept.
@@ -163,9 +166,6 @@ type Instance interface {
 	// Module is what Detect looked at: the module's function imports and exports (a kind
 	// whose guests cannot name what they use infers its requests from its imports).
 	Module() *Module
-	// Linked returns this instance's instance of the kind's linked module name (Linker), or
-	// nil when the kind links none of that name.
-	Linked(name string) api.Module
 }
 
 // Entry names the entry point a Call runs.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
@@ -34,6 +35,14 @@ const (
 	KernelGlobalInput    = "kernel_input"
 	KernelGlobalInputLen = "kernel_input_length"
 )
+
+var _ kind.Linker = Kind{}
+
+// Linked implements kind.Linker: every plugin instance gets its own kernel module
+// (KernelWasm), which its extism:host/env imports resolve to.
+func (Kind) Linked() []kind.Linked {
+	return []kind.Linked{{Name: EnvModule, Wasm: KernelWasm()}}
+}
 
 // wasmKernelFuncs are the kernel functions the kernel module implements in wasm.
 var wasmKernelFuncs = []string{"load_u8", "load_u64", "store_u8", "store_u64", "input_load_u8", "input_load_u64"}

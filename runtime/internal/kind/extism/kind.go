@@ -24,14 +24,7 @@ var (
 	_ kind.Kind      = Kind{}
 	_ kind.Requester = Kind{}
 	_ kind.Namer     = Kind{}
-	_ kind.Linker    = Kind{}
 )
-
-// Linked implements kind.Linker: every plugin instance gets its own kernel module
-// (KernelWasm), which its extism:host/env imports resolve to.
-func (Kind) Linked() []kind.Linked {
-	return []kind.Linked{{Name: EnvModule, Wasm: KernelWasm()}}
-}
 
 // Name implements kind.Kind.
 func (Kind) Name() string { return "extism" }
