@@ -214,3 +214,15 @@ func TestExtismPluginSSRF(t *testing.T) {
 		h.Close(context.Background())
 	}
 }
+
+// A plugin importing a kernel function with another signature is refused at load, naming
+// the import, its signature and the hosted one (it was wazero's "signature mismatch:
+// i32_i32 != i64_i64" at instantiation).
+func TestExtismWrongImportSignature(t *testing.T) {
+	h, _ := newHost(t)
+	_, err := h.Load(context.Background(), extismPlugin(t, "badsig"), &runtime.GuestConfig{Source: "badsig.wasm"})
+	want := "badsig.wasm: ABI violation: imports extism:host/env.alloc as (i32) -> (i32), but this host (as the Extism kernel) defines it as (i64) -> (i64)"
+	if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrABI) {
+		t.Fatalf("Load = %v\nwant %s", err, want)
+	}
+}

@@ -274,8 +274,28 @@ type Module struct {
 	Exports []string // exported function names
 }
 
-// Import is one imported function.
-type Import struct{ Module, Name string }
+// Import is one imported function: its module, name and signature, as Signature writes it
+// ("(i64, i64) -> (i64)"; "" when the reader does not know it). A string keeps Import
+// comparable.
+type Import struct{ Module, Name, Sig string }
+
+// Signature is the one spelling of a function type in Import.Sig and in messages:
+// "(i64, i32) -> ()", each type named as the text format names it (api.ValueTypeName).
+func Signature(params, results []string) string {
+	return "(" + strings.Join(params, ", ") + ") -> (" + strings.Join(results, ", ") + ")"
+}
+
+// SignatureOf is Signature of wazero value types.
+func SignatureOf(params, results []api.ValueType) string {
+	names := func(ts []api.ValueType) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = api.ValueTypeName(t)
+		}
+		return out
+	}
+	return Signature(names(params), names(results))
+}
 
 // ImportsModule reports whether m imports any function of module name.
 func (m *Module) ImportsModule(name string) bool {

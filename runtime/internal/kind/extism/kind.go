@@ -29,13 +29,14 @@ var (
 // Name implements kind.Kind.
 func (Kind) Name() string { return "extism" }
 
-// importsOf converts the seam's imports. It has no signatures; the hosted ones are taken,
-// and wazero's link check refuses a module whose signature differs when it is instantiated.
+// importsOf converts the seam's imports, with their signatures (Detect refuses one that is
+// not the hosted one, naming both). An import whose signature the reader did not give is
+// taken to have the hosted one.
 func importsOf(m *kind.Module) []Import {
 	out := make([]Import, 0, len(m.Imports))
 	for _, im := range m.Imports {
-		i := Import{Module: im.Module, Name: im.Name}
-		if f, ok := funcSig(im.Module, im.Name); ok {
+		i := Import{Module: im.Module, Name: im.Name, Sig: im.Sig}
+		if f, ok := funcSig(im.Module, im.Name); ok && im.Sig == "" {
 			i.Params, i.Results = f.Params, f.Results
 		}
 		out = append(out, i)
