@@ -19,20 +19,22 @@ import (
 // Guest is one loaded guest module: its manifest, compiled code, and instance pool.
 // Its methods are safe for concurrent use.
 type Guest struct {
-	host      *Host
-	name      string
-	source    string
-	config    map[string]string // GuestConfig.Config, read by Extism plugins (config_get)
-	manifest  abi.Manifest
-	served    *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
-	tools     map[string]*tool
-	prompts   *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
-	compiled  wazero.CompiledModule
-	customs   map[string][]byte // the module's script sections (kinds.go), set with compiled
-	kind      kind.Kind         // the guest's ABI, detected from the module (kinds.go)
-	limits    Limits
-	isolation isolationMode // which calls may share an instance (isolation.go)
-	pools     []*pool       // pools[0] has no grants and the guest's memory limit: describe runs there
+	host     *Host
+	name     string
+	source   string
+	config   map[string]string // GuestConfig.Config, read by Extism plugins (config_get)
+	manifest abi.Manifest
+	served   *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
+	tools    map[string]*tool
+	prompts  *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
+	compiled wazero.CompiledModule
+	customs  map[string][]byte // the module's script sections (kinds.go), set with compiled
+	kind     kind.Kind         // the guest's ABI, detected from the module (kinds.go)
+	// kindVersion is the kind's protocol version the module speaks (kind.Versioner), or "".
+	kindVersion string
+	limits      Limits
+	isolation   isolationMode // which calls may share an instance (isolation.go)
+	pools       []*pool       // pools[0] has no grants and the guest's memory limit: describe runs there
 
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 
@@ -60,6 +62,10 @@ func (g *Guest) Name() string { return g.name }
 // Kind returns the name of the guest's kind — the ABI it speaks, detected from the module's
 // imports and exports at load: "mcpwasm" (abi/ABI.md).
 func (g *Guest) Kind() string { return g.kind.Name() }
+
+// KindVersion returns the protocol version of the guest's kind it speaks, for a kind that has
+// several: "v1" or "v2" for an Extism plugin (hyper-mcp's plugin protocols); "" otherwise.
+func (g *Guest) KindVersion() string { return g.kindVersion }
 
 // Source returns where the module came from, as given in GuestConfig.Source.
 func (g *Guest) Source() string { return g.source }

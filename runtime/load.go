@@ -133,6 +133,9 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		g.customs = scriptSections(wasm)
 	}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
+	if v, ok := k.(kind.Versioner); ok {
+		g.kindVersion = v.Version(slices.Collect(maps.Keys(g.code.exports(compiled))))
+	}
 	if file != nil {
 		g.code.path = file.path
 	}

@@ -199,3 +199,45 @@ func TestExtismCompletionProgressLogging(t *testing.T) {
 		t.Errorf("log notifications: %q", logs)
 	}
 }
+
+// inspect names the plugin protocol (extism v1, extism v2), and each tool's requests line
+// shows what the tool is granted against — its plugin's requests, inferred from the imports —
+// not "none" under a header that lists them.
+func TestInspectExtismKindAndToolRequests(t *testing.T) {
+	for name, kind := range map[string]string{"v1": "extism v1", "v2": "extism v2"} {
+		stdout, stderr, code := runCLI("inspect", "--cache-dir", t.TempDir(), filepath.Join(extismTestdata, name+".wasm"))
+		if code != 0 {
+			t.Fatalf("inspect %s: exit %d\n%s", name, code, stderr)
+		}
+		if !strings.Contains(stdout, "\nkind: "+kind+"\n") {
+			t.Errorf("inspect %s lacks kind: %s:\n%s", name, kind, stdout)
+		}
+		var header string
+		var tools int
+		for _, line := range strings.Split(stdout, "\n") {
+			if v, ok := strings.CutPrefix(line, "requests: "); ok {
+				header = v
+			}
+			if v, ok := strings.CutPrefix(line, "    requests:  "); ok {
+				tools++
+				if v != header {
+					t.Errorf("inspect %s: a tool requests %q under the plugin's %q", name, v, header)
+				}
+			}
+		}
+		if name == "v1" && header != `net *:*; sampling; elicitation; roots` {
+			t.Errorf("inspect v1: requests %q", header)
+		}
+		if tools == 0 {
+			t.Errorf("inspect %s: no tool requests lines:\n%s", name, stdout)
+		}
+	}
+	stdout, _, _ := runCLI("inspect", "--json", "--cache-dir", t.TempDir(), filepath.Join(extismTestdata, "v2.wasm"))
+	var o struct {
+		Kind        string `json:"kind"`
+		KindVersion string `json:"kind_version"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil || o.Kind != "extism" || o.KindVersion != "v2" {
+		t.Errorf("inspect --json: %+v %v", o, err)
+	}
+}

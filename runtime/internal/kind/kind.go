@@ -87,6 +87,13 @@ type Namer interface {
 	GuestName(source string) string
 }
 
+// Versioner is implemented by a kind whose guests speak one of several protocol versions
+// (Extism plugins: hyper-mcp's v1 or v2), told apart by their exported function names:
+// Version returns it ("v1"), or "" when exports name none. Inspect prints it beside the name.
+type Versioner interface {
+	Version(exports []string) string
+}
+
 // Requester is implemented by a kind whose guests cannot name the files, variables or hosts
 // they use (Extism plugins): load asks it what a guest granted granted requests, given the
 // requests of its manifest (what Describe returned), instead of taking those as they are.

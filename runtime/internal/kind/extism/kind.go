@@ -24,7 +24,18 @@ var (
 	_ kind.Kind      = Kind{}
 	_ kind.Requester = Kind{}
 	_ kind.Namer     = Kind{}
+	_ kind.Versioner = Kind{}
 )
+
+// Version implements kind.Versioner: "v1" for a plugin exporting describe and call
+// (hyper-mcp's rule), "v2" for one exporting a v2 list or call entry point, else "".
+func (Kind) Version(exports []string) string {
+	info, _, _ := Detect(nil, exports)
+	if info.Version == 0 {
+		return ""
+	}
+	return fmt.Sprintf("v%d", int(info.Version))
+}
 
 // Name implements kind.Kind.
 func (Kind) Name() string { return "extism" }
