@@ -25,7 +25,19 @@ var (
 	_ kind.Requester = Kind{}
 	_ kind.Namer     = Kind{}
 	_ kind.Versioner = Kind{}
+	_ kind.Restorer  = Kind{}
 )
+
+// Snapshot implements kind.Restorer: nothing. Start learns nothing from the plugin's code (it
+// runs none), and what a plugin keeps on the host side — kernel blocks, vars, the last HTTP
+// response — is empty until an entry runs, so a copy taken after Start carries none of it.
+func (Kind) Snapshot(kind.Started) any { return nil }
+
+// Restore implements kind.Restorer: a restored instance gets a new, empty kernel and vars (its
+// Call's arena is the new instance's), exactly what Start gives a fresh one.
+func (k Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, _ any) (kind.Started, error) {
+	return k.Start(ctx, in, c)
+}
 
 // Version implements kind.Versioner: "v1" for a plugin exporting describe and call
 // (hyper-mcp's rule), "v2" for one exporting a v2 list or call entry point, else "".
