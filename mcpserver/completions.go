@@ -46,7 +46,7 @@ func (r *registry) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 	if err != nil {
 		return nil, err
 	}
-	out, err := g.Complete(runtime.WithCallHooks(ctx, &runtime.CallHooks{Session: req.Session}), body)
+	out, err := g.Complete(runtime.WithCallHooks(ctx, withRequest(ctx, &runtime.CallHooks{Session: req.Session}, req.Params.Meta)), body)
 	if err != nil {
 		if errors.Is(err, runtime.ErrInvalidArguments) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}

@@ -75,7 +75,7 @@ func sdkValues(guest string, m *abi.Manifest) (*manifestValues, error) {
 // withheld unless o allows them (hygiene.go).
 func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
 	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		out, err := g.ReadResource(runtime.WithCallHooks(ctx, &runtime.CallHooks{Session: req.Session}), req.Params.URI)
+		out, err := g.ReadResource(runtime.WithCallHooks(ctx, withRequest(ctx, &runtime.CallHooks{Session: req.Session}, req.Params.Meta)), req.Params.URI)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
@@ -117,7 +117,7 @@ func promptHandler(g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
 		if err != nil {
 			return nil, err
 		}
-		hooks := &runtime.CallHooks{Client: clientOf(ctx), Session: req.Session} // clientreq.go
+		hooks := withRequest(ctx, &runtime.CallHooks{Client: clientOf(ctx), Session: req.Session}, req.Params.Meta) // clientreq.go
 		out, err := g.GetPrompt(runtime.WithCallHooks(ctx, hooks), p.Name, args)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

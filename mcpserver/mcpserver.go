@@ -201,6 +201,7 @@ func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Trac
 		hooks := callHooks(ctx, req)
 		hooks.ResourceUpdated = resourceUpdatedHook(ctx, s) // subscriptions.go
 		hooks.Session = req.Session                         // isolation by session
+		withRequest(ctx, hooks, req.Params.Meta)            // hyper-mcp v2's context
 		out, err := g.Call(runtime.WithCallHooks(ctx, hooks), tool, args)
 		if err != nil {
 			recordCallError(ctx, err) // a task reports it as failed (tasks.go)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
@@ -29,6 +30,9 @@ type CallHooks struct {
 	// *mcp.ServerSession), nil for none. A guest with GuestConfig.Isolation "session" never
 	// hands an instance one session used to another; calls without a session count as one.
 	Session any
+	// RequestID and Meta are the MCP request's JSON-RPC id and its params' _meta, as JSON,
+	// for kinds whose entry points receive them (hyper-mcp v2 plugins' "context"); nil: none.
+	RequestID, Meta json.RawMessage
 }
 
 type hooksKey struct{}

@@ -226,6 +226,9 @@ func (inst *instance) enter(ctx context.Context, e kind.Entry, name string, args
 	if e == kind.EntryTool {
 		c.Tool = name // only tool calls may use capabilities…
 	}
+	if hk := hooksFrom(ctx); hk != nil {
+		c.RequestID, c.Meta = hk.RequestID, hk.Meta
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			out, err = nil, fmt.Errorf("%w: panic during %s: %v", ErrTrap, entryName(e), p)

@@ -241,3 +241,27 @@ func TestInspectExtismKindAndToolRequests(t *testing.T) {
 		t.Errorf("inspect --json: %+v %v", o, err)
 	}
 }
+
+// A hyper-mcp v2 plugin's "context" carries the MCP request's JSON-RPC id and _meta
+// (progressToken included), as hyper-mcp passes them; it was {"id":0,"_meta":{}}.
+func TestExtismV2ContextCarriesRequest(t *testing.T) {
+	s := startServer(t, filepath.Join(extismTestdata, "v2.wasm"))
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":"ctx-9","method":"tools/call","params":{"name":"echo","arguments":{"x":1},"_meta":{"progressToken":"p1","trace":{"span":7}}}}`)
+	var text string
+	for {
+		l := s.recv()
+		if strings.Contains(l, `"method":"notifications/progress"`) {
+			continue
+		}
+		_, text = toolResult(t, l)
+		break
+	}
+	if want := `{"context":{"id":"ctx-9","_meta":{"progressToken":"p1","trace":{"span":7}}},"request":{"name":"echo","arguments":{"x":1}}}`; text != want {
+		t.Errorf("the plugin got %s\nwant %s", text, want)
+	}
+	s.send(`{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	if _, text := toolResult(t, s.recv()); !strings.HasPrefix(text, `{"context":{"id":41,"_meta":{}},`) {
+		t.Errorf("without _meta the plugin got %s", text)
+	}
+}

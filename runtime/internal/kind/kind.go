@@ -15,6 +15,7 @@ package kind
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -194,6 +195,10 @@ type Call struct {
 	// Sandbox is the entry's only capability: a tool call's tool, a prompt's client request
 	// kinds (sandbox.PromptGrants); nil for describe, resource reads and completions.
 	Sandbox *sandbox.Tool
+	// RequestID and Meta are the JSON-RPC id and the params' _meta (JSON) of the MCP request
+	// the entry serves, for kinds whose entry points receive them (hyper-mcp v2's
+	// "context"); nil when there is none (describe, a caller that gave none). Read only.
+	RequestID, Meta json.RawMessage
 	// Input is the request body for kinds that pull their input (Extism input_*); nil unless
 	// the kind sets it in its entry point.
 	Input []byte
@@ -225,6 +230,7 @@ func (c *Call) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 // Instance, Started, Vars, Report's guest-wide rate).
 func (c *Call) Reset() {
 	c.Tool, c.Entry, c.Limits, c.Sandbox, c.Input = "", 0, policy.Limits{}, nil, nil
+	c.RequestID, c.Meta = nil, nil
 	c.Output.Reset(0)
 }
 

@@ -172,6 +172,7 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 	}
 	return &Call{
 		Guest: c.Guest, Tool: c.Tool, Config: c.Config, OutputBytes: c.Limits.OutputBytes, LogLevel: defaultLogLevel,
+		RequestID: c.RequestID, Meta: c.Meta,
 		Request: c.Request,
 		Log:     report,
 		Progress: func(progress, total float64, msg string) {
