@@ -35,7 +35,7 @@ func TestExtismSnapshotSessionVars(t *testing.T) {
 			t.Errorf("step %d (session %s): %q; want %q", i, s.session, got, s.want)
 		}
 	}
-	if g.tools["vars"].pool.snaps.get() == nil {
+	if g.lists().tools["vars"].pool.snaps.get() == nil {
 		t.Fatalf("no snapshot; log:\n%s", logs)
 	}
 }

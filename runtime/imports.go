@@ -33,6 +33,11 @@ type CallHooks struct {
 	// RequestID and Meta are the MCP request's JSON-RPC id and its params' _meta, as JSON,
 	// for kinds whose entry points receive them (hyper-mcp v2 plugins' "context"); nil: none.
 	RequestID, Meta json.RawMessage
+	// ListsChanged is called after the call when the guest reported its lists changed (an
+	// Extism plugin's notify_tool_list_changed and the like) and reading them again found
+	// them different: Guest.Manifest already returns the new lists. It runs once per call,
+	// however many reports the call made.
+	ListsChanged func()
 }
 
 type hooksKey struct{}

@@ -153,6 +153,16 @@ type Instance interface {
 	Module() *Module
 }
 
+// Lists is a set of a guest's lists, as list_changed notifications name them.
+type Lists uint8
+
+// The lists.
+const (
+	ListTools Lists = 1 << iota
+	ListPrompts
+	ListResources
+)
+
 // Entry names the entry point a Call runs.
 type Entry uint8
 
@@ -215,6 +225,11 @@ type Call struct {
 	// Instance and Started are the instance running the entry and the kind's state of it.
 	Instance Instance
 	Started  Started
+	// ListsChanged is what the guest reported changed during the entry (an Extism plugin's
+	// notify_*_list_changed): the pool clears it when the entry starts and, after a tool call,
+	// prompt, read or completion, reads the guest's lists again in the same instance — once,
+	// however many reports the entry made.
+	ListsChanged Lists
 	// StartRequest is the kind of the first capability request the guest made before its
 	// instance had started (its start functions, Start), which host functions refuse with
 	// UNAVAILABLE and record here: a start that asks for a capability is not snapshotted.

@@ -189,7 +189,14 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 			}
 		},
 		ListChanged: func(list string) {
-			report(abi.LevelDebug, "notify_"+strings.TrimSuffix(list, "s")+"_list_changed is not forwarded: mcpwasm reads a plugin's lists when it loads (reload the guest)")
+			switch list {
+			case "tools":
+				c.ListsChanged |= kind.ListTools
+			case "prompts":
+				c.ListsChanged |= kind.ListPrompts
+			case "resources":
+				c.ListsChanged |= kind.ListResources
+			}
 		},
 		Note: func(msg string) { report(abi.LevelWarning, msg) },
 	}

@@ -76,7 +76,7 @@ func TestPluginsCurrent(t *testing.T) {
 	if err != nil {
 		testenv.Skip(t, "clang-16 not installed (Debian packages clang-16, lld-16)")
 	}
-	for _, name := range []string{"v1", "v2", "reactor"} {
+	for _, name := range []string{"v1", "v2", "reactor", "dyn"} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), name+".wasm")
 			args := []string{"--target=wasm32-unknown-unknown", "-O2", "-fno-builtin", "-nostdlib", "-Wl,--no-entry", "-Wl,--strip-all", "-o", out, name + ".c"}
