@@ -135,7 +135,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		_ = namesOf(&o).swap(toolNames(g), guestOwner(g), nil, owner{}, "")
 		return err
 	}
-	registryOf(s).add(g)
+	registryOf(s).add(g, &o)
 	return nil
 }
 
@@ -202,6 +202,7 @@ func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Trac
 		hooks.ResourceUpdated = resourceUpdatedHook(ctx, s) // subscriptions.go
 		hooks.Session = req.Session                         // isolation by session
 		withRequest(ctx, hooks, req.Params.Meta)            // hyper-mcp v2's context
+		hooks.ListsChanged = func() { refreshGuest(s, g) }  // refresh.go
 		out, err := g.Call(runtime.WithCallHooks(ctx, hooks), tool, args)
 		if err != nil {
 			recordCallError(ctx, err) // a task reports it as failed (tasks.go)

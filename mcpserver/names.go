@@ -100,14 +100,7 @@ func (n *NameSet) swap(oldNames []string, oldOwner owner, newNames []string, new
 	return nil
 }
 
-func toolNames(g *runtime.Guest) []string {
-	m := g.Manifest()
-	names := make([]string, len(m.Tools))
-	for i, t := range m.Tools {
-		names[i] = t.Name
-	}
-	return names
-}
+func toolNames(g *runtime.Guest) []string { return manifestToolNames(g.Manifest()) }
 
 // ReplaceGuest serves next in place of old (a reload, which may rename the guest): old's names
 // are released and next's claimed in one step (see AddGuest), next's tools are added, and

@@ -265,3 +265,73 @@ func TestExtismV2ContextCarriesRequest(t *testing.T) {
 		t.Errorf("without _meta the plugin got %s", text)
 	}
 }
+
+// A plugin whose call changes its tool and prompt lists (and reports it many times): the
+// client receives notifications/tools/list_changed and notifications/prompts/list_changed,
+// then tools/list and prompts/list show the new lists and the new tool can be called.
+func TestExtismListChangedOverMCP(t *testing.T) {
+	s := startServer(t, filepath.Join(extismTestdata, "dyn.wasm"))
+	s.initialize()
+	tools := func(id int) string {
+		t.Helper()
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id))
+		var r struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
+		for {
+			l := s.recv()
+			if strings.Contains(l, `"method":"notifications/`) {
+				continue
+			}
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range r.Result.Tools {
+				names = append(names, tl.Name)
+			}
+			return strings.Join(names, " ")
+		}
+	}
+	if got := tools(2); got != "grow lists quiet touch" {
+		t.Fatalf("tools at start: %s", got)
+	}
+	s.send(callLine(3, "grow", `{}`))
+	seen := map[string]bool{}
+	for !(seen["result"] && seen["tools"] && seen["prompts"]) {
+		l := s.recv()
+		switch {
+		case strings.Contains(l, `"method":"notifications/tools/list_changed"`):
+			seen["tools"] = true
+		case strings.Contains(l, `"method":"notifications/prompts/list_changed"`):
+			seen["prompts"] = true
+		case strings.Contains(l, `"id":3,`):
+			if _, text := toolResult(t, l); text != "extra=1" {
+				t.Fatalf("grow: %s", l)
+			}
+			seen["result"] = true
+		}
+	}
+	if got := tools(4); got != "extra1 grow lists quiet touch" {
+		t.Errorf("tools after grow: %s", got)
+	}
+	s.send(callLine(5, "extra1", `{}`))
+	if _, text := toolResult(t, s.recv()); text != "extra tool of 1" {
+		t.Errorf("extra1: %q", text)
+	}
+	s.send(`{"jsonrpc":"2.0","id":6,"method":"prompts/list"}`)
+	if l := s.recv(); !strings.Contains(l, `"name":"more"`) {
+		t.Errorf("prompts/list: %s", l)
+	}
+	// notify_resource_updated reaches a session subscribed to the resource.
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{"uri":"dyn://state"}}`)
+	if l := s.recv(); !strings.Contains(l, `"id":7,"result"`) {
+		t.Fatalf("subscribe: %s", l)
+	}
+	s.send(callLine(8, "touch", `{}`))
+	for updated, result := false, false; !updated || !result; {
+		l := s.recv()
+		updated = updated || strings.Contains(l, `"method":"notifications/resources/updated"`) && strings.Contains(l, `"uri":"dyn://state"`)
+		result = result || strings.Contains(l, `"id":8,`)
+	}
+}
