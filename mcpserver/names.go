@@ -86,7 +86,15 @@ func (n *NameSet) swap(oldNames []string, oldOwner owner, newNames []string, new
 					holder = h.label + " (" + g.Source() + ")"
 				}
 			}
-			return fmt.Errorf("tool %q of %s is already provided by %s", name, label, holder)
+			err := fmt.Errorf("tool %q of %s is already provided by %s", name, label, holder)
+			if _, ok := h.id.(*runtime.Guest); ok {
+				if _, ok := newOwner.id.(*runtime.Guest); ok {
+					// hyper-mcp served every plugin's tools as plugin::tool; here a guest
+					// is prefixed only when the operator says so.
+					err = fmt.Errorf("%w; to serve both, give one a tool prefix (config: \"tool_prefix\" of the guest; runtime.GuestConfig.ToolPrefix)", err)
+				}
+			}
+			return err
 		}
 	}
 	for name, ok := range freed {

@@ -72,7 +72,7 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	if err := t.validate(args); err != nil {
 		return nil, &CallError{g.name, "tool", toolName, fmt.Errorf("%w: %s", ErrInvalidArguments, err)}
 	}
-	out, err := g.run(ctx, t.pool, kind.EntryTool, toolName, args, t.limits, t.sandbox)
+	out, err := g.run(ctx, t.pool, kind.EntryTool, t.own, args, t.limits, t.sandbox)
 	if err == nil && t.deniedFS != nil {
 		out = g.noteDeniedFS(ctx, t, out) // fsdenied.go
 	}

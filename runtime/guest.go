@@ -57,7 +57,8 @@ type lists struct {
 func (g *Guest) lists() *lists { return g.cur.Load() }
 
 type tool struct {
-	def     abi.Tool
+	def     abi.Tool // as served: its name has GuestConfig.ToolPrefix
+	own     string   // its name as the guest declares it, which the guest is called with
 	input   *jsonschema.Resolved
 	output  *jsonschema.Resolved // nil when the tool declares no output schema
 	limits  Limits

@@ -62,6 +62,12 @@ type GuestConfig struct {
 	// Config is the operator's key-value strings for the guest: what an Extism plugin reads
 	// with config_get (hyper-mcp's env_vars). A client never sets them. Copied at Load.
 	Config map[string]string
+	// ToolPrefix is put before the name of each of the guest's tools: the guest's tool
+	// "echo" is served (and called, and named in ToolLimits and ToolGrants) as
+	// ToolPrefix+"echo", and the guest still sees "echo". It lets two guests that name a tool
+	// alike be served side by side (hyper-mcp serves every plugin's tools as "plugin::tool").
+	// A prefixed name must still match abi.NamePattern.
+	ToolPrefix string
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -160,7 +166,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	base.logUnnamedRefusal(ctx)
-	l, err := g.buildLists(m, &c, g.code.exports(compiled), true)
+	l, err := g.buildLists(prefixTools(m, c.ToolPrefix), &c, g.code.exports(compiled), true)
 	if err != nil {
 		return g, err
 	}
@@ -234,6 +240,7 @@ func (g *Guest) buildLists(m *abi.Manifest, c *GuestConfig, exports map[string]a
 		if err != nil {
 			return nil, fmt.Errorf("guest %q: %w", g.name, err)
 		}
+		t.own = strings.TrimPrefix(td.Name, c.ToolPrefix)
 		if _, dup := l.tools[td.Name]; dup {
 			return nil, fmt.Errorf("guest %q: tool %q is declared twice", g.name, td.Name)
 		}
@@ -462,6 +469,19 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	}
 	g.code.raw = raw // for the manifest cache (lazy.go: afterLoad); Describe returned a copy
 	return m, nil
+}
+
+// prefixTools returns m with prefix put before each tool's name (GuestConfig.ToolPrefix).
+func prefixTools(m *abi.Manifest, prefix string) *abi.Manifest {
+	if prefix == "" {
+		return m
+	}
+	out := *m
+	out.Tools = slices.Clone(m.Tools)
+	for i := range out.Tools {
+		out.Tools[i].Name = prefix + out.Tools[i].Name
+	}
+	return &out
 }
 
 // decodeManifest decodes a describe entry's result and checks it against the manifest caps.

@@ -64,6 +64,7 @@ func (g *Guest) relist(ctx context.Context, inst *instance) (bool, error) {
 	if err != nil {
 		return refuse(err)
 	}
+	m = prefixTools(m, g.gc.ToolPrefix)
 	old := g.lists()
 	a, _ := json.Marshal(&old.manifest)
 	b, _ := json.Marshal(m)

@@ -335,3 +335,30 @@ func TestExtismListChangedOverMCP(t *testing.T) {
 		result = result || strings.Contains(l, `"id":8,`)
 	}
 }
+
+// Two plugins naming a tool alike: serve refuses to start, naming both guests and the config
+// key that resolves it; with "tool_prefix" on one, both are served and the prefixed tool
+// reaches its plugin under its own name.
+func TestExtismSameToolNameTwoPlugins(t *testing.T) {
+	plugin, err := filepath.Abs(filepath.Join(extismTestdata, "v1.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := writeConfig(t, fmt.Sprintf(`{"guests": [{"name": "a", "path": %q}, {"name": "b", "path": %q}]}`, plugin, plugin))
+	_, stderr, code := runCLI("serve", "--cache-dir", t.TempDir(), "--config", conf)
+	if want := `tool "echo" of guest "b" is already provided by guest "a"; to serve both, give one a tool prefix (config: "tool_prefix" of the guest`; code == 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("serve: exit %d, stderr %s\nwant it to contain %s", code, stderr, want)
+	}
+	conf = writeConfig(t, fmt.Sprintf(`{"guests": [{"name": "a", "path": %q}, {"name": "b", "path": %q, "tool_prefix": "b_",
+		"tools": {"b_config": {"limits": {"timeout_ms": 5000}}}, "config": {"greeting": "from b"}}]}`, plugin, plugin))
+	s := startServer(t, "--config", conf)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if l := s.recv(); !strings.Contains(l, `"name":"echo"`) || !strings.Contains(l, `"name":"b_echo"`) || !strings.Contains(l, `"name":"b_config"`) {
+		t.Fatalf("tools/list: %s", l)
+	}
+	s.send(callLine(3, "b_config", `{}`))
+	if _, text := toolResult(t, s.recv()); text != "greeting=from b; missing unset" {
+		t.Errorf("b_config: %q", text)
+	}
+}
