@@ -96,6 +96,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	reg := newRegistry()
 	reg.configure(&sopts, guests) // completions and subscriptions (registry.go)
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
+	reg.server = s // completions refresh a guest that re-listed (refresh.go)
 	registries.Store(s, reg)
 	SetTaskOptions(s, o.Tasks)                   // tasks.go
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go

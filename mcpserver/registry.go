@@ -20,7 +20,8 @@ type registry struct {
 	// served is, per guest, the options it was added with and the manifest s serves for it
 	// (refreshGuest compares it with the guest's lists after a relist).
 	served    map[*runtime.Guest]registration
-	refreshMu sync.Mutex // one refreshGuest at a time
+	refreshMu sync.Mutex  // one refreshGuest at a time
+	server    *mcp.Server // the server of this registry, set once by NewServer
 }
 
 // registration is how a guest was added to a server: its options and the manifest served.
