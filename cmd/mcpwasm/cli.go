@@ -278,10 +278,13 @@ func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec, logger *sl
 
 // inspectOutput is the --json shape of inspect.
 type inspectOutput struct {
-	Kind   string `json:"kind"` // runtime.Guest.Kind: the ABI the module speaks
-	Source string `json:"source"`
-	SHA256 string `json:"sha256"`
-	Bytes  int    `json:"bytes"`
+	Kind string `json:"kind"` // runtime.Guest.Kind: the ABI the module speaks
+	// KindVersion is the kind's protocol version the module speaks (runtime.Guest.KindVersion:
+	// "v1" or "v2" for an Extism plugin), omitted for a kind with one.
+	KindVersion string `json:"kind_version,omitempty"`
+	Source      string `json:"source"`
+	SHA256      string `json:"sha256"`
+	Bytes       int    `json:"bytes"`
 	abi.Manifest
 	// With --config: per tool, what is granted and what is effective (granted ∩ requested),
 	// and the requested capabilities that are not granted.
@@ -379,7 +382,11 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 		fmt.Fprintf(w, "  %s\n", o.Description)
 	}
 	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", o.Source, o.Bytes, o.SHA256)
-	fmt.Fprintf(w, "kind: %s\n", o.Kind)
+	if o.KindVersion != "" {
+		fmt.Fprintf(w, "kind: %s %s\n", o.Kind, o.KindVersion)
+	} else {
+		fmt.Fprintf(w, "kind: %s\n", o.Kind)
+	}
 	// What serve's metrics and its opt-in status (--status) tell about this guest.
 	fmt.Fprintf(w, "observed as: guest %q — /metrics and --status show its version, sha256, tool names, call and error counts, instances and memory; never its path\n", o.Name)
 	fmt.Fprintf(w, "requests: %s\n", describeRequests(o.Requests))
@@ -406,7 +413,9 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 		if err := mcpserver.CheckGuestTool(t); err != nil {
 			fmt.Fprintf(w, "    WITHHELD by serve unless the config sets allow_hidden_text: %v\n", err)
 		}
-		fmt.Fprintf(w, "    requests:  %s\n", describeRequests(t.Requests))
+		// What the tool is granted against: its guest's requests and its own (a plugin or a
+		// JavaScript guest asks for everything guest-wide).
+		fmt.Fprintf(w, "    requests:  %s\n", describeRequests(o.Requests.With(t.Requests)))
 		if tg, ok := o.Grants[t.Name]; ok {
 			fmt.Fprintf(w, "    granted:   %s\n", tg.Granted)
 			fmt.Fprintf(w, "    effective: %s\n", tg.Effective)
