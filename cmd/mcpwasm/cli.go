@@ -385,7 +385,8 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 	fmt.Fprintf(w, "kind: %s\n", o.Kind)
 	// What serve's metrics and its opt-in status (--status) tell about this guest.
 	fmt.Fprintf(w, "observed as: guest %q — /metrics and --status show its version, sha256, tool names, call and error counts, instances and memory; never its path\n", o.Name)
-	fmt.Fprintf(w, "requests: %s\n", describeRequests(o.Requests))
+	guestRequests := describeRequests(o.Requests)
+	fmt.Fprintf(w, "requests: %s\n", guestRequests)
 	if o.Grants != nil {
 		fmt.Fprintf(w, "not granted: %s\n", orNone(strings.Join(o.NotGranted, "; ")))
 	}
@@ -409,13 +410,26 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 		if err := mcpserver.CheckGuestTool(t); err != nil {
 			fmt.Fprintf(w, "    WITHHELD by serve unless the config sets allow_hidden_text: %v\n", err)
 		}
-		fmt.Fprintf(w, "    requests:  %s\n", describeRequests(t.Requests))
+		fmt.Fprintf(w, "    requests:  %s\n", toolRequests(describeRequests(t.Requests), guestRequests))
 		if tg, ok := o.Grants[t.Name]; ok {
 			fmt.Fprintf(w, "    granted:   %s\n", tg.Granted)
 			fmt.Fprintf(w, "    effective: %s\n", tg.Effective)
 		}
 	}
 	writeInspectServed(w, o) // inspectall.go
+}
+
+// toolRequests is inspect's per-tool requests line: a tool asks for its own requests and the
+// guest-wide ones (serve merges them), so a tool without its own in a guest with some says so
+// rather than "none" (an Extism or JavaScript guest's requests are all guest-wide).
+func toolRequests(own, guest string) string {
+	switch {
+	case guest == "none":
+		return own
+	case own == "none":
+		return "the guest's (above)"
+	}
+	return own + "; and the guest's (above)"
 }
 
 func orNone(s string) string {

@@ -83,3 +83,27 @@ func TestInspectQuietAtInfo(t *testing.T) {
 		t.Errorf("inspect --log-level info: exit %d, stderr lacks %q:\n%s", code, want, errOut)
 	}
 }
+
+// A tool asks for the guest-wide requests as well as its own (serve merges them): inspect's
+// per-tool line says so instead of "none", which read as a contradiction beside an effective
+// net grant for an Extism plugin (all of whose requests are guest-wide).
+func TestInspectToolRequests(t *testing.T) {
+	plugin, err := filepath.Abs("../../runtime/internal/kind/extism/testdata/v1.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("inspect", "--cache-dir", cacheDir, plugin)
+	if want := "\n  echo\n    test tool echo\n    input:  {\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}\n    requests:  the guest's (above)\n"; code != ExitOK || !strings.Contains(out, want) {
+		t.Errorf("inspect v1.wasm: exit %d, stderr %q, output lacks %q:\n%s", code, errOut, want, out)
+	}
+	for _, tc := range []struct{ own, guest, want string }{
+		{"none", "none", "none"},
+		{"clock", "none", "clock"},
+		{"none", "net *:*", "the guest's (above)"},
+		{"clock", "net *:*", "clock; and the guest's (above)"},
+	} {
+		if got := toolRequests(tc.own, tc.guest); got != tc.want {
+			t.Errorf("toolRequests(%q, %q) = %q, want %q", tc.own, tc.guest, got, tc.want)
+		}
+	}
+}
