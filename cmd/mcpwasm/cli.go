@@ -377,7 +377,7 @@ func sameFile(a, b string) bool {
 }
 
 func writeInspect(w io.Writer, o *inspectOutput) {
-	fmt.Fprintf(w, "guest %s %s\n", o.Name, o.Version)
+	fmt.Fprintln(w, strings.TrimSpace("guest "+o.Name+" "+o.Version)) // no trailing space without a version (Extism plugins have none)
 	if o.Description != "" {
 		fmt.Fprintf(w, "  %s\n", o.Description)
 	}

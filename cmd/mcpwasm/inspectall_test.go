@@ -75,7 +75,7 @@ func TestInspectQuietAtInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := runCLI("inspect", "--cache-dir", cacheDir, plugin)
-	if code != ExitOK || !strings.Contains(out, "kind: extism\n") || errOut != "" {
+	if code != ExitOK || !strings.HasPrefix(out, "guest v2\n") || !strings.Contains(out, "kind: extism\n") || errOut != "" {
 		t.Errorf("inspect v2.wasm: exit %d, stderr %q, output:\n%s", code, errOut, out)
 	}
 	_, errOut, code = runCLI("inspect", "--cache-dir", cacheDir, "--log-level", "info", plugin)
