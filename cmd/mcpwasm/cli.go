@@ -297,6 +297,9 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	fs.SetOutput(stderr)
 	var hf hostFlags
 	hf.register(fs)
+	// inspect describes guests and serves nothing: the info lines of loading (how instances
+	// will start, a serving concern) are noise here, so its default level is warn.
+	hf.logLevel, fs.Lookup("log-level").DefValue = "warn", "warn"
 	asJSON := fs.Bool("json", false, "print JSON")
 	var sf shipFlags // --config alone: where OCI and URL guests come from, as for serve
 	sf.register(fs)
@@ -377,7 +380,7 @@ func sameFile(a, b string) bool {
 }
 
 func writeInspect(w io.Writer, o *inspectOutput) {
-	fmt.Fprintf(w, "guest %s %s\n", o.Name, o.Version)
+	fmt.Fprintln(w, strings.TrimSpace("guest "+o.Name+" "+o.Version)) // no trailing space without a version (Extism plugins have none)
 	if o.Description != "" {
 		fmt.Fprintf(w, "  %s\n", o.Description)
 	}
