@@ -264,6 +264,22 @@ func TestJavaScriptLoadErrors(t *testing.T) {
 	}
 }
 
+// The engine alone (quickjs-wasi's quickjs.wasm, no script sections) is refused at load,
+// saying what it is and how to build a guest; it was detected as a JavaScript guest and
+// refused only when its first instance started.
+func TestJavaScriptBareEngineRefusedAtLoad(t *testing.T) {
+	engine, err := os.ReadFile(filepath.Join("typescript", "node_modules", "quickjs-wasi", "quickjs.wasm"))
+	if err != nil {
+		testenv.Skip(t, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
+	}
+	h := newHost(t)
+	_, err = h.Load(context.Background(), engine, &runtime.GuestConfig{Name: "bare"})
+	want := `a bare JavaScript engine: the module is quickjs-wasi with no script (custom section "mcpwasm.js" or "mcpwasm.jsbc"); build the guest with mcpwasm/build.mjs (npm run build)`
+	if !errors.Is(err, runtime.ErrABI) || !strings.HasSuffix(err.Error(), want) || strings.Contains(err.Error(), "instantiating") {
+		t.Fatalf("load of the bare engine: %v, want ErrABI ending %q (at detection, not at start)", err, want)
+	}
+}
+
 // JavaScript guests differ only in their script sections, which the compile leaves out and
 // the guest keeps: two guests share one compiled engine in the compilation cache, and both
 // run, loaded eagerly and then lazily from the manifest cache (their code compiled in the

@@ -206,7 +206,7 @@ func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
 func (inst *instance) Memory() api.Memory { return inst.mem }
 
 // Module implements kind.Instance.
-func (inst *instance) Module() *kind.Module { return moduleOf(inst.g.compiled) }
+func (inst *instance) Module() *kind.Module { return moduleOf(inst.g.compiled, inst.g.customs) }
 
 // Region implements kind.Instance.
 func (inst *instance) Region(ptr, n uint32) ([]byte, error) {

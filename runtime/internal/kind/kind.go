@@ -267,11 +267,13 @@ const (
 )
 
 // Module is what Detect looks at: the module's function imports and exports, as wazero's
-// CompiledModule (ImportedFunctions, ExportedFunctions) reports them. It will be built from
-// the one wasm reader (runtime/internal/wasm) when that lands, with custom sections.
+// CompiledModule (ImportedFunctions, ExportedFunctions) reports them, and the names of the
+// custom sections a kind keeps its guest's code in (those named "mcpwasm.js…", read by the
+// one wasm reader, runtime/internal/wasm: JavaScript's script and bytecode).
 type Module struct {
 	Imports []Import
 	Exports []string // exported function names
+	Customs []string // custom section names "mcpwasm.js…", in module order
 }
 
 // Import is one imported function.
@@ -281,6 +283,9 @@ type Import struct{ Module, Name string }
 func (m *Module) ImportsModule(name string) bool {
 	return slices.ContainsFunc(m.Imports, func(i Import) bool { return i.Module == name })
 }
+
+// HasCustom reports whether m has a custom section called name (one of Customs).
+func (m *Module) HasCustom(name string) bool { return slices.Contains(m.Customs, name) }
 
 // ExportsAll reports whether m exports every function of names.
 func (m *Module) ExportsAll(names ...string) bool {

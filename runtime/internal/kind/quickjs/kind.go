@@ -28,7 +28,9 @@ var hostFuncNames = map[string]bool{"host_call": true, "host_interrupt": true, "
 
 // Detect implements kind.Kind: the import env.host_call together with the export qjs_init is
 // Confident (quickjs-wasi's engine); such a module importing another env function is an error
-// naming it. A module with neither is not this kind.
+// naming it, and so is one without a script (custom section SectionName or
+// BytecodeSectionName): a bare engine is refused at load, not at its first start. A module
+// with neither the import nor the export is not this kind.
 func (Kind) Detect(m *kind.Module) (kind.Match, error) {
 	if !m.ExportsAll("qjs_init") {
 		return kind.No, nil
@@ -45,8 +47,15 @@ func (Kind) Detect(m *kind.Module) (kind.Match, error) {
 			match = kind.Confident
 		}
 	}
+	if match == kind.Confident && !m.HasCustom(SectionName) && !m.HasCustom(BytecodeSectionName) {
+		return kind.No, errNoScript
+	}
 	return match, nil
 }
+
+// errNoScript refuses a bare engine: quickjs-wasi's quickjs.wasm without the sections
+// build.mjs appends.
+var errNoScript = fmt.Errorf("%w: a bare JavaScript engine: the module is quickjs-wasi with no script (custom section %q or %q); build the guest with mcpwasm/build.mjs (npm run build)", fault.ErrABI, SectionName, BytecodeSectionName)
 
 // HostModules implements kind.Kind: the engine's env module (host.go).
 func (Kind) HostModules() []kind.HostModule {
@@ -101,8 +110,8 @@ const heapShare = 7.0 / 8
 // module's custom sections, evaluated once under the guest's limits.
 func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Started, error) {
 	code := Code{Source: in.Custom(SectionName), Bytecode: in.Custom(BytecodeSectionName)}
-	if code.Source == nil && code.Bytecode == nil {
-		return nil, fmt.Errorf("%w: the JavaScript engine carries no script (custom section %q; build with mcpwasm/build.mjs)", fault.ErrABI, SectionName)
+	if code.Source == nil && code.Bytecode == nil { // Detect refuses such a module first
+		return nil, errNoScript
 	}
 	s := &started{in: in, kc: c}
 	s.call.Engine = in
