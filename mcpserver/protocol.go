@@ -28,6 +28,10 @@ const codeResourceNotFoundLegacy = -32002
 //     stores any string, including "" for a missing or null level).
 //   - resources/read of an unknown resource answers the code of the negotiated revision:
 //     -32002 up to 2025-11-25, -32602 from 2026-07-28 (the SDK always answers -32602).
+//   - resources/read of a URI with characters a URI may not hold (non-ASCII, spaces: an IRI)
+//     that no resource serves as it is spelled is tried once more as the URI RFC 3987 §3.1
+//     maps it to (iriToURI), so "note://café" reaches the template note://{id} as Node's TS SDK
+//     server, which reads URIs through WHATWG URL, lets it.
 //   - a plain Go error gets a JSON-RPC code (withCode), on HTTP as on stdio.
 func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -39,6 +43,16 @@ func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case "resources/read", "resources/subscribe":
 			res, err := next(ctx, method, req)
+			if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok && isNotFound(err) {
+				if u := iriToURI(p.URI); u != p.URI {
+					orig := p.URI
+					p.URI = u
+					if res, err = next(ctx, method, req); isNotFound(err) {
+						p.URI = orig // the error names what the client asked for
+						res, err = next(ctx, method, req)
+					}
+				}
+			}
 			return res, withCode(resourceNotFoundCode(req, err))
 		}
 		res, err := next(ctx, method, req)
@@ -86,4 +100,35 @@ func negotiatedVersion(req mcp.Request) string {
 		return ip.ProtocolVersion
 	}
 	return ""
+}
+
+// isNotFound reports whether err is the SDK's resource-not-found error.
+func isNotFound(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == mcp.CodeResourceNotFound
+}
+
+// iriToURI maps an IRI to a URI as RFC 3987 §3.1 does: each character a URI may not hold —
+// non-ASCII, controls, space and "<>\"{}|\\^`" — becomes the percent-encoded bytes of its
+// UTF-8 (uppercase hex); "%" and the rest are kept. A URI is returned as it is.
+func iriToURI(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c > 0x20 && c < 0x7f && !strings.ContainsRune("<>\"{}|\\^`", rune(c)) {
+			if b != nil {
+				b = append(b, c)
+			}
+			continue
+		}
+		if b == nil {
+			b = append(make([]byte, 0, len(s)+16), s[:i]...)
+		}
+		b = append(b, '%', hex[c>>4], hex[c&15])
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
 }

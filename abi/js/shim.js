@@ -254,6 +254,97 @@
     }
     return out.join("/");
   };
+  // Percent-encode sets (WHATWG URL §1.3), as predicates on a code point.
+  const inC0Set = (c) => c < 0x20 || c > 0x7e;
+  const inFragmentSet = (c) => inC0Set(c) || c === 0x20 || c === 0x22 || c === 0x3c || c === 0x3e || c === 0x60;
+  const inQuerySet = (c) => inC0Set(c) || c === 0x20 || c === 0x22 || c === 0x23 || c === 0x3c || c === 0x3e;
+  const inSpecialQuerySet = (c) => inQuerySet(c) || c === 0x27;
+  const inPathSet = (c) => inQuerySet(c) || c === 0x3f || c === 0x60 || c === 0x7b || c === 0x7d;
+  const inUserinfoSet = (c) => inPathSet(c) || c === 0x2f || c === 0x3a || c === 0x3b || c === 0x3d || c === 0x40 || (c >= 0x5b && c <= 0x5e) || c === 0x7c;
+  const hex2 = (b) => "%" + (b < 16 ? "0" : "") + b.toString(16).toUpperCase();
+  // pctEncode encodes s's code points in set as %XX of their UTF-8 bytes (a lone surrogate as
+  // U+FFFD's); a string with nothing to encode is returned as it is.
+  const pctEncode = (s, set) => {
+    if (!s) return s;
+    let out = "";
+    for (const ch of s) {
+      let c = ch.codePointAt(0);
+      if (!set(c)) {
+        out += ch;
+        continue;
+      }
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+      if (c < 0x80) out += hex2(c);
+      else if (c < 0x800) out += hex2(0xc0 | (c >> 6)) + hex2(0x80 | (c & 63));
+      else if (c < 0x10000) out += hex2(0xe0 | (c >> 12)) + hex2(0x80 | ((c >> 6) & 63)) + hex2(0x80 | (c & 63));
+      else out += hex2(0xf0 | (c >> 18)) + hex2(0x80 | ((c >> 12) & 63)) + hex2(0x80 | ((c >> 6) & 63)) + hex2(0x80 | (c & 63));
+    }
+    return out;
+  };
+  // punycode is RFC 3492's encoding of one label (without "xn--").
+  const punycode = (label) => {
+    const cps = Array.from(label, (ch) => ch.codePointAt(0));
+    const digit = (d) => String.fromCharCode(d + (d < 26 ? 97 : 22));
+    const adapt = (delta, points, first) => {
+      delta = first ? Math.floor(delta / 700) : delta >> 1;
+      delta += Math.floor(delta / points);
+      let k = 0;
+      for (; delta > 455; k += 36) delta = Math.floor(delta / 35);
+      return k + Math.floor((36 * delta) / (delta + 38));
+    };
+    let out = cps.filter((c) => c < 0x80).map((c) => String.fromCharCode(c)).join("");
+    const basic = out.length;
+    if (basic > 0) out += "-";
+    let n = 0x80, delta = 0, bias = 72, handled = basic;
+    while (handled < cps.length) {
+      let m = Infinity;
+      for (const c of cps) if (c >= n && c < m) m = c;
+      delta += (m - n) * (handled + 1);
+      n = m;
+      for (const c of cps) {
+        if (c < n) delta++;
+        if (c !== n) continue;
+        let q = delta;
+        for (let k = 36; ; k += 36) {
+          const t = k <= bias ? 1 : k >= bias + 26 ? 26 : k - bias;
+          if (q < t) break;
+          out += digit(t + ((q - t) % (36 - t)));
+          q = Math.floor((q - t) / (36 - t));
+        }
+        out += digit(q);
+        bias = adapt(delta, handled + 1, handled === basic);
+        delta = 0;
+        handled++;
+      }
+      delta++;
+      n++;
+    }
+    return out;
+  };
+  // domainToASCII is a special URL's host: percent-decoded, lowercased, each label with
+  // non-ASCII in punycode ("exämple.com" → "xn--exmple-cua.com"), forbidden code points
+  // refused (WHATWG URL §3.5; UTS 46's mapping beyond case folding and NFC is not done).
+  const domainToASCII = (h) => {
+    try {
+      h = decodeURIComponent(h);
+    } catch (_) {
+      throw new TypeError("Invalid URL host: " + h);
+    }
+    if (typeof h.normalize === "function") h = h.normalize("NFC");
+    h = h.toLowerCase().replace(/[\u3002\uff0e\uff61]/g, ".");
+    h = h
+      .split(".")
+      .map((l) => (/[^\x00-\x7f]/.test(l) ? "xn--" + punycode(l) : l))
+      .join(".");
+    if (/[\x00-\x20#%\/:<>?@[\\\]^|\x7f]/.test(h)) throw new TypeError("Invalid URL host: " + h);
+    return h;
+  };
+  // opaqueHost is a non-special URL's host: forbidden code points refused, the rest
+  // percent-encoded with the C0 control set (non-ASCII as UTF-8).
+  const opaqueHost = (h) => {
+    if (/[\x00\t\n\r #\/:<>?@[\\\]^|]/.test(h)) throw new TypeError("Invalid URL host: " + h);
+    return pctEncode(h, inC0Set);
+  };
   class URL {
     constructor(input, base) {
       input = String(input).trim();
@@ -300,8 +391,7 @@
         hostname = pm[1];
         port = pm[2] || "";
         if (special && protocol !== "file:" && hostname === "") throw new TypeError("Invalid URL: " + protocol + "//" + rest);
-        if (/[\s<>^|%]/.test(hostname) && !hostname.startsWith("[")) throw new TypeError("Invalid URL host: " + hostname);
-        this._hostname = special ? hostname.toLowerCase() : hostname;
+        this._hostname = hostname.startsWith("[") ? hostname.toLowerCase() : special ? domainToASCII(hostname) : opaqueHost(hostname);
         this._port = port !== "" && defaultPorts[protocol] === String(Number(port)) ? "" : port === "" ? "" : String(Number(port));
         this._path = special ? removeDots(path === "" ? "/" : path) : path;
         this._opaque = false;
@@ -312,6 +402,18 @@
       }
       this._search = search === "?" ? "" : search;
       this._hash = hash === "#" ? "" : hash;
+      this._encode();
+    }
+    // _encode percent-encodes what WHATWG URL's parser encodes (UTF-8, uppercase hex; "%"
+    // itself never): non-ASCII and the code points of each component's set, as Node's URL
+    // does, so a handler sees the href and template variables a Node server sees.
+    _encode() {
+      const special = this._protocol in defaultPorts || this._protocol === "file:";
+      this._username = pctEncode(this._username, inUserinfoSet);
+      this._password = pctEncode(this._password, inUserinfoSet);
+      this._path = pctEncode(this._path, this._opaque ? inC0Set : inPathSet);
+      this._search = pctEncode(this._search, special ? inSpecialQuerySet : inQuerySet);
+      this._hash = pctEncode(this._hash, inFragmentSet);
     }
     _resolve(b, ref) {
       if (b._opaque) throw new TypeError("Invalid URL: " + ref + " against " + b.href);
@@ -333,6 +435,7 @@
       else this._path = removeDots(b._path.slice(0, b._path.lastIndexOf("/") + 1) + ref);
       this._search = search === null ? (ref === "" ? b._search : "") : search === "?" ? "" : search;
       this._hash = hash === "#" ? "" : hash;
+      this._encode();
     }
     get protocol() {
       return this._protocol;
@@ -366,14 +469,14 @@
     }
     set pathname(p) {
       p = String(p);
-      this._path = p.startsWith("/") ? p : "/" + p;
+      this._path = pctEncode(p.startsWith("/") ? p : "/" + p, inPathSet);
     }
     get search() {
       return this._search;
     }
     set search(s) {
       s = String(s);
-      this._search = s === "" || s === "?" ? "" : s.startsWith("?") ? s : "?" + s;
+      this._search = pctEncode(s === "" || s === "?" ? "" : s.startsWith("?") ? s : "?" + s, this._protocol in defaultPorts || this._protocol === "file:" ? inSpecialQuerySet : inQuerySet);
       if (this._params) this._params._parse(this._search);
     }
     get searchParams() {
@@ -388,7 +491,7 @@
     }
     set hash(h) {
       h = String(h);
-      this._hash = h === "" || h === "#" ? "" : h.startsWith("#") ? h : "#" + h;
+      this._hash = pctEncode(h === "" || h === "#" ? "" : h.startsWith("#") ? h : "#" + h, inFragmentSet);
     }
     get href() {
       let auth = "";
@@ -740,35 +843,48 @@
   }
   const ErrorCode = { ConnectionClosed: -32000, RequestTimeout: -32001, ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602, InternalError: -32603, UrlElicitationRequired: -32042 };
   class ResourceTemplate {
+    // The template matches as the TS SDK's UriTemplate does (1.32.2), so a handler gets the
+    // variables it gets on Node: against the URI as new URL(uri).href spells it, one group
+    // per expression (its first name; "?"/"&": each name, all required), values left
+    // percent-encoded ("note://café" → {id: "caf%C3%A9"}), an exploded value with commas
+    // split into an array.
     constructor(uriTemplate, callbacks = {}) {
       this._uriTemplate = String(uriTemplate);
       this._callbacks = callbacks;
       const names = [];
       let re = "^";
-      let last = 0;
       const src = this._uriTemplate;
-      const expr = /\{([+#./;?&]?)([^}]*)\}/g;
-      let m;
       const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      while ((m = expr.exec(src))) {
-        re += esc(src.slice(last, m.index));
-        const op = m[1];
-        const vars = m[2].split(",").map((v) => v.replace(/\*$|:\d+$/, ""));
-        if (op === "?" || op === "&") {
-          re += "(?:[?&]";
-          re += vars.map((v) => (names.push(v), esc(v) + "=([^&#]*)")).join("&?");
-          re += ")?";
-        } else {
-          const pre = op === "/" || op === "." || op === "#" ? esc(op) : "";
-          for (const v of vars) {
-            names.push(v);
-            re += pre + (op === "+" || op === "#" ? "(.+?)" : "([^/?#]+?)");
-          }
+      for (let i = 0; i < src.length; ) {
+        const open = src.indexOf("{", i);
+        if (open < 0) {
+          re += esc(src.slice(i));
+          break;
         }
-        last = expr.lastIndex;
+        re += esc(src.slice(i, open));
+        const close = src.indexOf("}", open);
+        if (close < 0) throw new Error("Unclosed template expression");
+        const body = src.slice(open + 1, close);
+        const op = body !== "" && "+#./?&".includes(body[0]) ? body[0] : "";
+        const exploded = body.includes("*");
+        const vars = body
+          .slice(op.length)
+          .split(",")
+          .map((v) => v.replace("*", "").trim())
+          .filter((v) => v !== "");
+        const list = exploded ? "([^/,]+(?:,[^/,]+)*)" : "([^/,]+)";
+        if (op === "?" || op === "&") {
+          vars.forEach((v, j) => {
+            re += (j === 0 ? "\\" + op : "&") + esc(v) + "=([^&]+)";
+            names.push({ name: v, exploded });
+          });
+        } else {
+          re += op === "+" || op === "#" ? "(.+)" : op === "." ? "\\.([^/,]+)" : op === "/" ? "/" + list : list;
+          names.push({ name: vars[0], exploded });
+        }
+        i = close + 1;
       }
-      re += esc(src.slice(last)) + "$";
-      this._re = new RegExp(re);
+      this._re = new RegExp(re + "$");
       this._names = names;
     }
     get uriTemplate() {
@@ -781,11 +897,12 @@
       return this._callbacks.complete && this._callbacks.complete[name];
     }
     match(uri) {
-      const m = this._re.exec(uri);
+      const m = this._re.exec(String(uri));
       if (!m) return null;
       const vars = {};
-      this._names.forEach((n, i) => {
-        if (m[i + 1] !== undefined) vars[n] = decodeURIComponent(m[i + 1]);
+      this._names.forEach(({ name, exploded }, i) => {
+        const v = m[i + 1];
+        vars[name] = exploded && v.includes(",") ? v.split(",") : v;
       });
       return vars;
     }
@@ -1049,17 +1166,19 @@
       }
     },
     async readResource(p) {
-      const uri = String(p.uri);
-      const fixed = server && server._resources.get(uri);
-      if (fixed && fixed.enabled) return fixed.handler(new URL(uri), extra());
+      // As the SDK: the URI is looked up and matched as new URL(uri).href spells it.
+      const url = new URL(String(p.uri));
+      const uri = url.href;
+      const fixed = server && (server._resources.get(uri) || server._resources.get(String(p.uri)));
+      if (fixed && fixed.enabled) return fixed.handler(url, extra());
       if (server) {
         for (const r of server._templates.values()) {
           if (!r.enabled) continue;
           const vars = r.template.match(uri);
-          if (vars) return r.handler(new URL(uri), vars, extra());
+          if (vars) return r.handler(url, vars, extra());
         }
       }
-      throw new McpError(-32002, "Resource " + uri + " not found");
+      throw new McpError(-32002, "Resource " + p.uri + " not found");
     },
     async getPrompt(p) {
       const pr = server && server._prompts.get(p.name);
