@@ -20,6 +20,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // This file runs JavaScript guests (the javascript kind: quickjs-wasi with the script in a
@@ -261,6 +262,57 @@ func TestJavaScriptLoadErrors(t *testing.T) {
 		if !errors.Is(err, runtime.ErrABI) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: load error %v, want ErrABI containing %q", c.src, err, c.want)
 		}
+	}
+}
+
+// node:fs/promises reaches files only through the fs grant, which the build requested off
+// the file's "/data" literal (writable: it writes): readFile as text and as a Buffer,
+// writeFile of a string and of bytes, readdir with and without types, stat, mkdir
+// {recursive}; a read-only grant refuses writes naming the grant, a path outside the grant and
+// a guest without one are refused naming it (the latter's tool error also gets the line a Go
+// guest's does: the requested directory is not granted), a symlink out of the grant is
+// refused.
+func TestJavaScriptFiles(t *testing.T) {
+	module := buildJS(t, "testdata/files.js")
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t)
+	rw := load(t, h, module, &runtime.GuestConfig{Name: "rw", Grants: runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: dir, RW: true}}}})
+	for _, c := range []struct{ tool, args, want string }{
+		{"save", `{"name":"a.txt","text":"héllo"}`, fmt.Sprintf(textResult, `"saved (made /data/notes)"`)},
+		{"load", `{"path":"/data/notes/a.txt"}`, fmt.Sprintf(textResult, `"héllo|Buffer:6:true:68c3a96c"`)},
+		{"load", `{"path":"/data/notes/a.txt.bin"}`, fmt.Sprintf(textResult, `"\u0000�\u0001|Buffer:3:true:00ff01"`)},
+		{"list", `{"path":"/data/notes"}`, fmt.Sprintf(textResult, `"{\"names\":[\"a.txt\",\"a.txt.bin\",\"sub\"],\"dirs\":[\"sub\"],\"first\":{\"file\":true,\"dir\":false,\"size\":6,\"mtime\":true}}"`)},
+		{"load", `{"path":"/data/none"}`, fmt.Sprintf(errorResult, `"ENOENT open /data/none: ENOENT: no such file or directory, open '/data/none'"`)},
+		{"load", `{"path":"/data/link"}`, fmt.Sprintf(errorResult, `"EPERM open /data/link: EPERM: operation not permitted, open '/data/link' (fs: the path leaves /data, granted to guest \"rw\")"`)},
+		{"load", `{"path":"/data/../etc/passwd"}`, fmt.Sprintf(errorResult, `"EACCES open /data/../etc/passwd: EACCES: permission denied, open '/etc/passwd' (fs: /etc/passwd is not granted to guest \"rw\")"`)},
+	} {
+		if got := call(t, rw, c.tool, c.args); got != c.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", c.tool, c.args, got, c.want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "notes", "a.txt")); err != nil || string(b) != "héllo" {
+		t.Errorf("notes/a.txt on the host: %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "notes", "a.txt.bin")); err != nil || string(b) != "\x00\xff\x01" {
+		t.Errorf("notes/a.txt.bin on the host: %q, %v", b, err)
+	}
+
+	ro := load(t, h, module, &runtime.GuestConfig{Name: "ro", Grants: runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: dir}}}})
+	if got, want := call(t, ro, "load", `{"path":"/data/notes/a.txt"}`), fmt.Sprintf(textResult, `"héllo|Buffer:6:true:68c3a96c"`); got != want {
+		t.Errorf("read-only load: %s, want %s", got, want)
+	}
+	if got, want := call(t, ro, "save", `{"name":"b.txt","text":"x"}`), fmt.Sprintf(errorResult, `"EROFS open /data/notes/b.txt: EROFS: read-only file system, open '/data/notes/b.txt' (fs: /data is granted read-only to guest \"ro\")"`); got != want {
+		t.Errorf("read-only save:\n got %s\nwant %s", got, want)
+	}
+	bare := load(t, h, module, &runtime.GuestConfig{Name: "bare"})
+	if got, want := call(t, bare, "load", `{"path":"/data/notes/a.txt"}`), `{"content":[{"type":"text","text":"EACCES open /data/notes/a.txt: EACCES: permission denied, open '/data/notes/a.txt' (fs: /data is not granted to guest \"bare\")"},{"type":"text","text":"fs: /data is not granted to guest \"bare\""}],"isError":true}`; got != want {
+		t.Errorf("load without a grant:\n got %s\nwant %s", got, want)
 	}
 }
 

@@ -800,6 +800,189 @@
       resolve(res);
     });
 
+  // ---- Buffer (the part of Node's a server file and node:fs use) ----
+  const encodeString = (s, enc) => {
+    switch (String(enc || "utf8").toLowerCase()) {
+      case "utf8":
+      case "utf-8":
+        return utf8.encode(s);
+      case "base64":
+        return fromBase64(s);
+      case "hex": {
+        const out = new Uint8Array(s.length >> 1);
+        for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(2 * i, 2), 16);
+        return out;
+      }
+      case "latin1":
+      case "binary":
+      case "ascii":
+        return Uint8Array.from(s, (c) => c.charCodeAt(0) & 255);
+    }
+    throw new TypeError("Unknown encoding: " + enc);
+  };
+  const decodeBytes = (b, enc) => {
+    switch (String(enc || "utf8").toLowerCase()) {
+      case "utf8":
+      case "utf-8":
+        return fromUTF8.decode(b);
+      case "base64":
+        return toBase64(b);
+      case "hex":
+        return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+      case "latin1":
+      case "binary":
+      case "ascii":
+        return Array.from(b, (x) => String.fromCharCode(x)).join("");
+    }
+    throw new TypeError("Unknown encoding: " + enc);
+  };
+  class Buffer extends Uint8Array {
+    static from(v, enc, length) {
+      if (typeof v === "string") return Buffer._of(encodeString(v, enc));
+      if (v instanceof ArrayBuffer) return new Buffer(v, enc || 0, length === undefined ? v.byteLength - (enc || 0) : length);
+      if (ArrayBuffer.isView(v) || Array.isArray(v)) return Buffer._of(v);
+      throw new TypeError("Buffer.from: want a string, ArrayBuffer, typed array or array");
+    }
+    static _of(bytes) {
+      const b = new Buffer(bytes.length);
+      b.set(bytes);
+      return b;
+    }
+    static alloc(n, fill) {
+      const b = new Buffer(n);
+      if (fill !== undefined) b.fill(typeof fill === "number" ? fill : encodeString(String(fill))[0]);
+      return b;
+    }
+    static isBuffer(b) {
+      return b instanceof Buffer;
+    }
+    static byteLength(v, enc) {
+      return typeof v === "string" ? encodeString(v, enc).length : v.byteLength;
+    }
+    static concat(list, total) {
+      const n = total === undefined ? list.reduce((a, b) => a + b.length, 0) : total;
+      const out = new Buffer(n);
+      let o = 0;
+      for (const b of list) {
+        if (o >= n) break;
+        out.set(b.subarray(0, n - o), o);
+        o += Math.min(b.length, n - o);
+      }
+      return out;
+    }
+    toString(enc, start = 0, end = this.length) {
+      return decodeBytes(this.subarray(start, end), enc);
+    }
+    toJSON() {
+      return { type: "Buffer", data: Array.from(this) };
+    }
+    equals(o) {
+      return this.length === o.length && this.every((x, i) => x === o[i]);
+    }
+  }
+  g.Buffer = Buffer;
+
+  // ---- node:fs/promises over the fs grant (request kind "fs"; ABI.md §6.9) ----
+  const errnos = { EPERM: -1, ENOENT: -2, EACCES: -13, EEXIST: -17, ENOTDIR: -20, EISDIR: -21, EINVAL: -22, EFBIG: -27, EROFS: -30, ELOOP: -40, ENAMETOOLONG: -36, ENOTEMPTY: -39 };
+  const fsPath = (p) => {
+    if (p instanceof URL) {
+      if (p.protocol !== "file:") throw new TypeError("The URL must be of scheme file");
+      return decodeURIComponent(p.pathname);
+    }
+    return ArrayBuffer.isView(p) ? fromUTF8.decode(p) : String(p);
+  };
+  // fsCall runs one file operation; a refusal throws an Error with Node's code, errno,
+  // syscall and path ("ENOENT: no such file or directory, open '/data/x'").
+  const fsCall = (op, path, extra) => {
+    const r = JSON.parse(host("request", { kind: "fs", body: Object.assign({ op, path }, extra) }));
+    if (r.status === 0) return r.body;
+    const e = new Error((r.body && r.body.error) || "fs: request failed with status " + r.status);
+    const m = /^(E[A-Z]+): [^,]*, (\w+) /.exec(e.message);
+    if (m) Object.assign(e, { errno: errnos[m[1]] || -5, code: m[1], syscall: m[2], path });
+    throw e;
+  };
+  // fsAsync runs fn as an async fs function: its throw is the promise's rejection, an aborted
+  // options.signal rejects first.
+  const fsAsync = (fn) => (path, ...rest) =>
+    new Promise((resolve) => {
+      const o = rest[rest.length - 1];
+      if (o && typeof o === "object" && o.signal && o.signal.aborted) throw o.signal.reason;
+      resolve(fn(fsPath(path), ...rest));
+    });
+  const encodingOf = (o) => (typeof o === "string" ? o : o && o.encoding) || null;
+  const fsWrite = (op) => (path, data, options) => {
+    const enc = encodingOf(options) || "utf8";
+    const bytes = typeof data === "string" ? null : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
+    if (typeof data !== "string" && !bytes) throw new TypeError('The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView');
+    const body = {};
+    if (typeof data === "string" && /^utf-?8$/i.test(enc)) body.data = data;
+    else {
+      const b = bytes || encodeString(data, enc);
+      const text = fromUTF8.decode(b);
+      if (utf8.encode(text).length === b.length && !text.includes("\ufffd")) body.data = text;
+      else body.data_base64 = toBase64(b);
+    }
+    fsCall(op === "write" && options && typeof options === "object" && /^a/.test(options.flag || "") ? "append" : op, path, body);
+  };
+  class Stats {
+    constructor(st) {
+      this.size = st.size;
+      this.mode = (st.type === "dir" ? 0o040000 : st.type === "symlink" ? 0o120000 : 0o100000) | st.mode;
+      this.mtimeMs = this.atimeMs = this.ctimeMs = this.birthtimeMs = st.mtime_ms;
+      this.mtime = this.atime = this.ctime = this.birthtime = new Date(st.mtime_ms);
+      this._type = st.type;
+    }
+    isFile() {
+      return this._type === "file";
+    }
+    isDirectory() {
+      return this._type === "dir";
+    }
+    isSymbolicLink() {
+      return this._type === "symlink";
+    }
+  }
+  class Dirent {
+    constructor(name, type, dir) {
+      this.name = name;
+      this.parentPath = this.path = dir;
+      this._type = type;
+    }
+    isFile() {
+      return this._type === "file";
+    }
+    isDirectory() {
+      return this._type === "dir";
+    }
+    isSymbolicLink() {
+      return this._type === "symlink";
+    }
+  }
+  const fsPromises = {
+    readFile: fsAsync((path, options) => {
+      const r = fsCall("read", path);
+      const enc = encodingOf(options);
+      if (r.data !== undefined && enc && /^utf-?8$/i.test(enc)) return r.data;
+      const bytes = r.data_base64 !== undefined ? fromBase64(r.data_base64) : utf8.encode(r.data || "");
+      return enc ? decodeBytes(bytes, enc) : Buffer._of(bytes);
+    }),
+    writeFile: fsAsync(fsWrite("write")),
+    appendFile: fsAsync(fsWrite("append")),
+    readdir: fsAsync((path, options) => {
+      const entries = fsCall("readdir", path).entries || [];
+      return options && options.withFileTypes ? entries.map((e) => new Dirent(e.name, e.type, path)) : entries.map((e) => e.name);
+    }),
+    stat: fsAsync((path) => new Stats(fsCall("stat", path).stat)),
+    access: fsAsync((path) => {
+      fsCall("stat", path);
+    }),
+    mkdir: fsAsync((path, options) => {
+      const recursive = !!(options && typeof options === "object" && options.recursive);
+      const r = fsCall("mkdir", path, { recursive });
+      return recursive ? r.first : undefined;
+    }),
+  };
+
   // ---- the MCP server API (what @modelcontextprotocol/sdk/server/mcp.js exports) ----
   const mcp = (g.__mcpwasm = g.__mcpwasm || {});
   let zod = null; // {object, toJSONSchema} from the bundled zod, set by the SDK stub
@@ -1062,6 +1245,7 @@
     return schema;
   };
   mcp.sdk = { McpServer, ResourceTemplate, Server, StdioServerTransport, McpError, ErrorCode, completable };
+  mcp.fs = fsPromises; // what node:fs/promises resolves to (build.mjs)
   mcp.setZod = (z) => {
     zod = z;
   };
