@@ -12,11 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -314,6 +316,122 @@ func TestJavaScriptFiles(t *testing.T) {
 	if got, want := call(t, bare, "load", `{"path":"/data/notes/a.txt"}`), `{"content":[{"type":"text","text":"EACCES open /data/notes/a.txt: EACCES: permission denied, open '/data/notes/a.txt' (fs: /data is not granted to guest \"bare\")"},{"type":"text","text":"fs: /data is not granted to guest \"bare\""}],"isError":true}`; got != want {
 		t.Errorf("load without a grant:\n got %s\nwant %s", got, want)
 	}
+}
+
+// logLines collects a call's log lines; wait returns when one equals line.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+	seen  chan string
+}
+
+func newLogLines() *logLines { return &logLines{seen: make(chan string, 64)} }
+
+func (l *logLines) hooks() *runtime.CallHooks {
+	return &runtime.CallHooks{Log: func(_ abi.Level, msg string) {
+		l.mu.Lock()
+		l.lines = append(l.lines, msg)
+		l.mu.Unlock()
+		l.seen <- msg
+	}}
+}
+
+func (l *logLines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
+}
+
+// cancelOn runs tool in g with a context cancelled when the guest logs line, and returns the
+// call's result and error.
+func cancelOn(t *testing.T, g *runtime.Guest, tool, args, line string, logs *logLines) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(runtime.WithCallHooks(context.Background(), logs.hooks()))
+	defer cancel()
+	go func() {
+		for msg := range logs.seen {
+			if msg == line {
+				cancel()
+				return
+			}
+		}
+	}()
+	return g.Call(ctx, tool, []byte(args))
+}
+
+// extra.signal aborts when the client cancels the call and when its time limit nears (a
+// grace period, a tenth of the limit, before the interrupt): a handler awaiting a timer or a
+// fetch, or spinning on signal.aborted, ends cleanly. A cancelled call that ended within its
+// grace keeps its instance (it is still ErrCancelled to the caller); one that ignores the
+// signal is stopped by the interrupt, as before.
+func TestJavaScriptAbortSignal(t *testing.T) {
+	module := buildJS(t, "testdata/abort.js")
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done() // answers only when the guest's request is ended
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	h := newHost(t)
+	g := load(t, h, module, &runtime.GuestConfig{Name: "abort", Grants: runtime.Grants{Clock: true, Net: []string{u.Host}},
+		Limits: runtime.Limits{Timeout: 2 * time.Second}})
+
+	// Cancelled while a one-minute timer is pending.
+	logs := newLogLines()
+	_, err := cancelOn(t, g, "wait_timer", `{}`, "waiting", logs)
+	if !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("wait_timer cancelled: %v, want ErrCancelled", err)
+	}
+	if want := []string{"waiting", "ended cleanly (aborted: AbortError)"}; !slices.Equal(logs.all(), want) {
+		t.Errorf("wait_timer cancelled logged %q, want %q", logs.all(), want)
+	}
+	if st := guestStats(t, h, "abort"); st.Idle != 1 {
+		t.Errorf("after a clean end within the grace: %d idle instances, want 1 (kept)", st.Idle)
+	}
+
+	// Cancelled while a fetch given the signal waits for its answer.
+	logs = newLogLines()
+	go func() {
+		<-arrived
+		logs.seen <- "the server has the request"
+	}()
+	_, err = cancelOn(t, g, "wait_fetch", `{"url":"`+srv.URL+`/slow"}`, "the server has the request", logs)
+	if !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("wait_fetch cancelled: %v, want ErrCancelled", err)
+	}
+	if want := []string{"fetching", "ended cleanly (fetch rejected: AbortError, aborted true)"}; !slices.Equal(logs.all(), want) {
+		t.Errorf("wait_fetch cancelled logged %q, want %q", logs.all(), want)
+	}
+
+	// The time limit nears: the signal aborts with a TimeoutError and the handler's answer is
+	// the call's result.
+	for tool, want := range map[string]string{"wait_timer": "aborted: TimeoutError", "spin_checking": "stopped: TimeoutError"} {
+		if got := call(t, g, tool, `{}`); got != fmt.Sprintf(textResult, `"`+want+`"`) {
+			t.Errorf("%s at the deadline: %s, want the text %q", tool, got, want)
+		}
+	}
+
+	// A handler that ignores the signal is interrupted a grace after the cancellation.
+	logs = newLogLines()
+	if _, err := cancelOn(t, g, "ignore", `{}`, "waiting", logs); !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("ignore cancelled: %v, want ErrCancelled", err)
+	}
+	if got, want := call(t, g, "wait_timer", `{}`), fmt.Sprintf(textResult, `"aborted: TimeoutError"`); got != want {
+		t.Errorf("the next call: %s, want %s", got, want)
+	}
+}
+
+// guestStats returns the stats of the guest called name.
+func guestStats(t *testing.T, h *runtime.Host, name string) runtime.GuestStats {
+	t.Helper()
+	for _, st := range h.Stats() {
+		if st.Name == name {
+			return st
+		}
+	}
+	t.Fatalf("no guest %q in Host.Stats", name)
+	return runtime.GuestStats{}
 }
 
 // The engine alone (quickjs-wasi's quickjs.wasm, no script sections) is refused at load,

@@ -421,7 +421,7 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
-	inst, err := g.pools[0].acquire(ctx, g.host.watch.reading(deadline))
+	inst, err := g.pools[0].acquire(ctx, g.host.watch.reading(deadline), 0)
 	if err != nil {
 		return nil, err
 	}

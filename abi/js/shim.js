@@ -72,7 +72,9 @@
     }
     const t = timers[next];
     if (t.at > now) {
-      host("sleep", String(t.at - now)); // waits only when the clock is granted
+      // Waits only when the clock is granted; "ending": cut short because the call is ending
+      // (the host aborts the entry's signal before the next poll), so the timer has not come.
+      if (host("sleep", String(t.at - now)) === "ending") return true;
       now = t.at;
     }
     if (t.repeat) {
@@ -790,6 +792,8 @@
       try {
         r = request("http", body);
       } catch (e) {
+        // The call's end (cancellation, time limit) ended the request: the signal says so.
+        if (req.signal.aborted) return reject(req.signal.reason);
         return reject(new TypeError("fetch " + req.url + ": " + e.message));
       }
       const h = new Headers();
@@ -1387,11 +1391,46 @@
       return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
     },
   };
+  // The entry's AbortController: its signal (extra.signal) aborts when the host says the call
+  // is ending (abort, below) — a cancellation, or its time limit near — a grace period before
+  // the interrupt stops the script. Reading signal.aborted asks the host too, so a loop that
+  // never awaits sees it.
+  const endingReason = (why) =>
+    why === "deadline"
+      ? new DOMException("The operation timed out: the call's time limit is near", "TimeoutError")
+      : new DOMException(why === "cancelled" ? "The operation was aborted: the client cancelled the request" : "The operation was aborted: the server is stopping the call", "AbortError");
+  const entryController = () => {
+    const c = new AbortController();
+    const s = c.signal;
+    let aborted = false, asking = false;
+    Object.defineProperty(s, "aborted", {
+      get() {
+        if (!aborted && !asking) {
+          asking = true;
+          try {
+            const why = host("ending");
+            if (why) c.abort(endingReason(why));
+          } finally {
+            asking = false;
+          }
+        }
+        return aborted;
+      },
+      set(v) {
+        aborted = v;
+      },
+    });
+    return c;
+  };
+  mcp.abort = (why) => {
+    if (current && !current.abort.signal.aborted) current.abort.abort(endingReason(why));
+    return "";
+  };
   let slot = null; // {done, out}
   mcp.dispatch = (op, json) => {
     const fn = entries[op];
     const s = (slot = { done: false, out: "" });
-    current = { abort: new AbortController(), id: 1, meta: undefined };
+    current = { abort: entryController(), id: 1, meta: undefined };
     const settle = (out) => {
       s.done = true;
       s.out = out;

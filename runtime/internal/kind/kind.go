@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
@@ -79,6 +80,16 @@ type Restorer interface {
 	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 }
 
+// Graceful is implemented by a kind whose guests can end a call themselves when told it is
+// ending (JavaScript's AbortSignal): the pool tells them (Instance.Ending) at a cancellation
+// and grace before the call's deadline, and interrupts them grace after the cancellation or
+// at the deadline. A cancelled call that returns within its grace keeps its instance; its
+// caller still gets ErrCancelled.
+type Graceful interface {
+	// Grace is the grace period of a call whose time limit is timeout.
+	Grace(timeout time.Duration) time.Duration
+}
+
 // Namer is implemented by a kind whose guests have no name of their own (Extism plugins):
 // a guest the config does not name is named GuestName(source), source being
 // GuestConfig.Source, instead of by its manifest (which is cached by module, so it cannot
@@ -130,6 +141,11 @@ type Instance interface {
 	// Interrupted reports whether the running call was interrupted (deadline, cancellation,
 	// Stop, Close) and the guest should return: a host function's "cancelled?" answer.
 	Interrupted() bool
+	// Ending reports why the running call is ending — fault.ErrCancelled, ErrTimeLimit,
+	// ErrStopped or ErrClosed — or nil while it runs on. For a Graceful kind it is told a
+	// grace before Interrupted (after a cancellation; before the deadline); otherwise the two
+	// come together.
+	Ending() error
 	// Memory is the guest's exported linear memory.
 	Memory() api.Memory
 	// Custom returns the body of the module's custom section name (the last of that name), or

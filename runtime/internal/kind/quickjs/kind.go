@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
@@ -84,6 +85,29 @@ func (Kind) Check(exports map[string]api.FunctionDefinition) error {
 // CheckManifest implements kind.Kind: the shim serves every entry point.
 func (Kind) CheckManifest(*abi.Manifest, map[string]api.FunctionDefinition) error { return nil }
 
+// MaxGrace bounds the grace period of a call (Grace).
+const MaxGrace = time.Second
+
+// Grace implements kind.Graceful: a tenth of the time limit, at most MaxGrace. The shim
+// aborts extra.signal that long before the interrupt stops the script (RATIONALE.md,
+// "JavaScript guests: files, abort and detection").
+func (Kind) Grace(timeout time.Duration) time.Duration { return min(MaxGrace, timeout/10) }
+
+var _ kind.Graceful = Kind{}
+
+// endingOf names an Instance.Ending reason for the shim's abort ("" while the call runs on).
+func endingOf(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, fault.ErrCancelled):
+		return "cancelled"
+	case errors.Is(err, fault.ErrTimeLimit):
+		return "deadline"
+	}
+	return "stopped"
+}
+
 // started is one instance's state: the VM and the Call its host functions see.
 type started struct {
 	vm   *VM
@@ -116,13 +140,14 @@ func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Sta
 	s := &started{in: in, kc: c}
 	s.call.Engine = in
 	s.call.Interrupted = in.Interrupted
+	s.call.Ending = func() string { return endingOf(in.Ending()) }
 	s.enter(ctx, c)
 	c.Started = s // the script's top level may call host functions: they find s through c
 	vm, err := Start(ctx, in, code, uint64(float64(c.Limits.MemoryBytes)*heapShare))
 	if err != nil {
 		return nil, s.fault(err, c)
 	}
-	vm.Interrupted = in.Interrupted
+	vm.Interrupted, vm.Ending = in.Interrupted, s.call.Ending
 	s.vm = vm
 	return s, nil
 }
