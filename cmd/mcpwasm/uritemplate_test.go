@@ -109,7 +109,7 @@ func TestResourceTemplatesMatchNode(t *testing.T) {
 	}
 	// What Node gives, spelled out for two of them.
 	for i, want := range map[int]string{
-		1: `{"template":"note","href":"note://caf%C3%A9","host":"caf%C3%A9","pathname":"","search":"","vars":{"id":"caf%C3%A9"}}`,
+		1:  `{"template":"note","href":"note://caf%C3%A9","host":"caf%C3%A9","pathname":"","search":"","vars":{"id":"caf%C3%A9"}}`,
 		13: `{"template":"doc","href":"doc://a,b,%C3%A7","host":"a,b,%C3%A7","pathname":"","search":"","vars":{"path":["a","b","%C3%A7"]}}`,
 	} {
 		if ours[i]["text"] != want {
