@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 )
@@ -115,5 +116,45 @@ func TestResourceTemplatesMatchNode(t *testing.T) {
 		if ours[i]["text"] != want {
 			t.Errorf("%s: %q, want %q", uris[i], ours[i]["text"], want)
 		}
+	}
+}
+
+// notifications/cancelled reaches a JavaScript guest as its extra.signal's abort: with one
+// instance and a ten-minute time limit, the cancelled call's handler, awaiting a one-minute
+// timer (the clock granted: it really waits), ends cleanly — its log line, on the server's
+// stderr, says so — and the next call is answered; the cancelled request gets no answer.
+func TestCancelAbortsJavaScriptSignal(t *testing.T) {
+	entry, err := filepath.Abs(filepath.Join("..", "..", "guests", "typescript", "testdata", "abort.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := buildScriptGuest(t, entry, t.TempDir())
+	conf := writeConfig(t, `{"guests": [{"path": "`+module+`", "grants": {"clock": true}}]}`)
+	s := startServer(t, "--instances", "1", "--timeout", "10m", "--config", conf)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":9,"method":"logging/setLevel","params":{"level":"info"}}`)
+	if l := s.recv(); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":9,"result"`) {
+		t.Fatalf("setLevel: %s", l)
+	}
+	s.send(callLine(2, "wait_timer", `{}`))
+	if l := s.recv(); !strings.Contains(l, `"notifications/message"`) || !strings.Contains(l, `"waiting"`) {
+		t.Fatalf("want the guest's log line waiting first, got %s", l)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`, callLine(3, "wait_fetch", `{"url":"http://127.0.0.1:1/"}`))
+	for {
+		l := s.recv()
+		if strings.Contains(l, `"notifications/message"`) { // call 3's (a cancelled request's are not sent)
+			continue
+		}
+		if !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":3,"result"`) || !strings.Contains(l, "fetch rejected: TypeError") {
+			t.Fatalf("first reply after cancel: %s (want call 3's; the cancelled request must get none)", l)
+		}
+		break
+	}
+	if code, _ := s.closeAndWait(time.Minute); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	if want := `tool=wait_timer level=info msg="ended cleanly (aborted: AbortError)"`; !strings.Contains(s.stderr.String(), want) {
+		t.Errorf("the server's log lacks %s", want)
 	}
 }
