@@ -56,7 +56,7 @@ const guard = {
   name: "mcpwasm",
   setup(b) {
     b.onResolve({ filter: /^(node:)?fs(\/promises)?$/ }, (a) => {
-      importsFS = true;
+      if (!a.importer.includes("node_modules")) importsFS = true; // the project's own files ask
       return { path: a.path, namespace: "mcpwasm-fs" };
     });
     b.onLoad({ filter: /.*/, namespace: "mcpwasm-fs" }, (a) => ({
