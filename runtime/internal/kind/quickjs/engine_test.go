@@ -456,3 +456,34 @@ server.registerTool("spin", { inputSchema: { n: "number" } }, async () => ({ con
 		t.Fatalf("bad schema: %v, want %q", err, want)
 	}
 }
+
+// URL percent-encodes and puts hosts through punycode as WHATWG URL (Node's) does, and a
+// ResourceTemplate matches as the TS SDK's UriTemplate, leaving variables encoded: the
+// expected strings are Node 20's and SDK 1.32.2's (cmd/mcpwasm's TestResourceTemplatesMatchNode
+// compares with them live).
+func TestURLAndTemplatesAsNode(t *testing.T) {
+	script := `
+const { McpServer, ResourceTemplate } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "urls", version: "1" });
+const urls = ["https://Exämple.COM/a b/ü?q=ä ö'#frag ü` + "`" + `", "x://us er:pä@h/p%20q?a='ü'", "tag:ü x", "http://münchen.de./", "note://caf%C3%A9"];
+const matches = [["note://{id}", "note://caf%C3%A9"], ["doc://{path*}", "doc://a,b,%C3%A7"], ["search://q{?q,lang}", "search://q?q=gr%C3%BC%C3%9Fe&lang=de"], ["file:///{+path}", "file:///a%20b/%C3%BC"], ["users://{name}/profile", "users://zo%C3%AB"]];
+server.registerTool("urls", { description: "URLs" }, async () => ({
+  content: [{ type: "text", text: JSON.stringify({ hrefs: urls.map((u) => new URL(u).href), vars: matches.map(([t, u]) => new ResourceTemplate(t, {}).uriTemplate.match(u)) }) }],
+}));
+`
+	call := &Call{}
+	vm := start(t, script, call, 32<<20)
+	out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "urls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 {
+		t.Fatalf("%s: %v", out, err)
+	}
+	want := `{"hrefs":["https://xn--exmple-cua.com/a%20b/%C3%BC?q=%C3%A4%20%C3%B6%27#frag%20%C3%BC%60","x://us%20er:p%C3%A4@h/p%20q?a='%C3%BC'","tag:%C3%BC x","http://xn--mnchen-3ya.de./","note://caf%C3%A9"],` +
+		`"vars":[{"id":"caf%C3%A9"},{"path":["a","b","%C3%A7"]},{"q":"gr%C3%BC%C3%9Fe","lang":"de"},{"path":"a%20b/%C3%BC"},null]}`
+	if res.Content[0].Text != want {
+		t.Errorf("got  %s\nwant %s", res.Content[0].Text, want)
+	}
+}
