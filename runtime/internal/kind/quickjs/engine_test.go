@@ -79,10 +79,22 @@ func runtimeFor(t testing.TB) *testRuntime {
 	return rt
 }
 
-// plainEngine is an Engine over a module instance, without the seam's limits.
+// plainEngine is an Engine over a module instance, without the seam's limits; like the
+// seam's, it resolves each export once (wazero builds a call engine on every lookup).
 type plainEngine struct{ mod api.Module }
 
-func (e plainEngine) Func(name string) api.Function { return e.mod.ExportedFunction(name) }
+// plainFuncs caches plainEngine's lookups: module → name → function.
+var plainFuncs sync.Map
+
+func (e plainEngine) Func(name string) api.Function {
+	m, _ := plainFuncs.LoadOrStore(e.mod, &sync.Map{})
+	if fn, ok := m.(*sync.Map).Load(name); ok {
+		return fn.(api.Function)
+	}
+	fn := e.mod.ExportedFunction(name)
+	m.(*sync.Map).Store(name, fn)
+	return fn
+}
 func (e plainEngine) Memory() api.Memory            { return e.mod.Memory() }
 func (e plainEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
 	return fn.CallWithStack(ctx, stack)
