@@ -95,7 +95,7 @@ func (e plainEngine) Func(name string) api.Function {
 	m.(*sync.Map).Store(name, fn)
 	return fn
 }
-func (e plainEngine) Memory() api.Memory            { return e.mod.Memory() }
+func (e plainEngine) Memory() api.Memory { return e.mod.Memory() }
 func (e plainEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
 	return fn.CallWithStack(ctx, stack)
 }
