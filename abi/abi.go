@@ -338,59 +338,6 @@ type ExecResponse struct {
 	Truncated bool   `json:"truncated,omitempty"`
 }
 
-// KindFS is the request kind of a file operation over the guest's fs grant (ABI.md §6.9):
-// body FSOpRequest → FSOpResponse. It serves engines that import no WASI file functions (the
-// JavaScript kind's node:fs/promises); the paths, read-only mounts and refusals are those of
-// the WASI mounts.
-const KindFS = "fs"
-
-// File operations of a KindFS request (FSOpRequest.Op).
-const (
-	FSOpRead    = "read"    // the file's bytes: FSOpResponse.Data or DataBase64
-	FSOpWrite   = "write"   // create or truncate the file and write Data (or DataBase64)
-	FSOpAppend  = "append"  // create the file or append Data (or DataBase64) to it
-	FSOpReadDir = "readdir" // the directory's entries: FSOpResponse.Entries, sorted by name
-	FSOpStat    = "stat"    // the file's FSOpResponse.Stat (symlinks inside the grant followed)
-	FSOpMkdir   = "mkdir"   // make the directory (Recursive: and its parents; FSOpResponse.First)
-)
-
-// FSOpRequest is the body of a KindFS request. Path is absolute, in the guest's file system
-// (the fs grants' guest paths).
-type FSOpRequest struct {
-	Op   string `json:"op"`
-	Path string `json:"path"`
-	Data string `json:"data,omitempty"`
-	// DataBase64 carries bytes that are not valid UTF-8 (RFC 4648 §4); used instead of Data
-	// when set.
-	DataBase64 string `json:"data_base64,omitempty"`
-	Recursive  bool   `json:"recursive,omitempty"`
-}
-
-// FSOpResponse is the body of an OK answer to a KindFS request; which fields are set depends
-// on the operation.
-type FSOpResponse struct {
-	Data       string    `json:"data,omitempty"`        // read: the bytes, if valid UTF-8
-	DataBase64 string    `json:"data_base64,omitempty"` // read: else base64
-	Entries    []FSEntry `json:"entries,omitempty"`     // readdir
-	Stat       *FileStat `json:"stat,omitempty"`        // stat
-	First      string    `json:"first,omitempty"`       // mkdir recursive: the first directory made
-}
-
-// FSEntry is one directory entry: its name and type ("file", "dir", "symlink" or "other").
-type FSEntry struct {
-	Name string `json:"name"`
-	Type string `json:"type"`
-}
-
-// FileStat is what a stat returns: the type as FSEntry's, the size in bytes, the permission
-// bits and the modification time in milliseconds since the Unix epoch.
-type FileStat struct {
-	Type    string  `json:"type"`
-	Size    int64   `json:"size"`
-	Mode    uint32  `json:"mode"`
-	MtimeMS float64 `json:"mtime_ms"`
-}
-
 // Request kinds for calling upstream MCP servers through the host's MCP client (ABI.md §6.5).
 // Both need an mcp grant naming the server.
 const (

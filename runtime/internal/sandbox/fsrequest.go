@@ -28,7 +28,7 @@ const MaxFSRead = 16 << 20
 // mutation exactly as for a Go guest's WASI calls. Errors read as Node's
 // ("ENOENT: no such file or directory, open '/data/x'"); a refusal names the grant.
 func (c *Tool) fsRequest(_ context.Context, body []byte) (abi.Status, []byte) {
-	var req abi.FSOpRequest
+	var req FSOpRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		return abi.StatusInvalid, ErrorBody("fs: malformed request: " + clip(err.Error()))
 	}
@@ -56,32 +56,32 @@ func (c *Tool) fsRequest(_ context.Context, body []byte) (abi.Status, []byte) {
 	}
 	defer root.Close()
 	r := &rootFS{root: root, rw: mount.RW}
-	var resp abi.FSOpResponse
+	var resp FSOpResponse
 	var errno experimentalsys.Errno
 	switch req.Op {
-	case abi.FSOpRead:
+	case FSOpRead:
 		var tooLarge bool
 		if errno, tooLarge = fsRead(r, rel, &resp); tooLarge {
 			return abi.StatusTooLarge, ErrorBody(fmt.Sprintf("EFBIG: file too large, read '%s' (a read returns at most %s)", clip(p), size.Format(MaxFSRead)))
 		}
-	case abi.FSOpWrite, abi.FSOpAppend:
+	case FSOpWrite, FSOpAppend:
 		data := []byte(req.Data)
 		if req.DataBase64 != "" {
 			if data, err = base64.StdEncoding.DecodeString(req.DataBase64); err != nil {
 				return abi.StatusInvalid, ErrorBody("fs: data_base64 is not base64: " + clip(err.Error()))
 			}
 		}
-		errno = fsWrite(r, rel, data, req.Op == abi.FSOpAppend)
-	case abi.FSOpReadDir:
+		errno = fsWrite(r, rel, data, req.Op == FSOpAppend)
+	case FSOpReadDir:
 		errno = fsReadDir(r, rel, &resp)
-	case abi.FSOpStat:
+	case FSOpStat:
 		var st fs.FileMode
 		stat, e := r.Stat(rel)
 		if errno = e; e == 0 {
 			st = stat.Mode
-			resp.Stat = &abi.FileStat{Type: fsType(st), Size: stat.Size, Mode: uint32(st.Perm()), MtimeMS: float64(stat.Mtim) / 1e6}
+			resp.Stat = &FileStat{Type: fsType(st), Size: stat.Size, Mode: uint32(st.Perm()), MtimeMS: float64(stat.Mtim) / 1e6}
 		}
-	case abi.FSOpMkdir:
+	case FSOpMkdir:
 		errno = fsMkdir(r, rel, req.Recursive, mount.Guest, &resp)
 	}
 	if errno != 0 {
@@ -92,8 +92,8 @@ func (c *Tool) fsRequest(_ context.Context, body []byte) (abi.Status, []byte) {
 }
 
 // fsSyscalls names each operation's system call in errors, as Node does.
-var fsSyscalls = map[string]string{abi.FSOpRead: "open", abi.FSOpWrite: "open", abi.FSOpAppend: "open",
-	abi.FSOpReadDir: "scandir", abi.FSOpStat: "stat", abi.FSOpMkdir: "mkdir"}
+var fsSyscalls = map[string]string{FSOpRead: "open", FSOpWrite: "open", FSOpAppend: "open",
+	FSOpReadDir: "scandir", FSOpStat: "stat", FSOpMkdir: "mkdir"}
 
 // fsMount finds the effective fs grant holding p (the deepest) and p's path inside it ("."
 // for the mount's root).
@@ -117,7 +117,7 @@ func (c *Tool) fsMount(p string) (policy.FS, string, bool) {
 }
 
 // fsRead reads rel into resp; tooLarge if it is over MaxFSRead.
-func fsRead(r *rootFS, rel string, resp *abi.FSOpResponse) (_ experimentalsys.Errno, tooLarge bool) {
+func fsRead(r *rootFS, rel string, resp *FSOpResponse) (_ experimentalsys.Errno, tooLarge bool) {
 	f, errno := r.OpenFile(rel, experimentalsys.O_RDONLY, 0)
 	if errno != 0 {
 		return errno, false
@@ -177,7 +177,7 @@ func fsWrite(r *rootFS, rel string, data []byte, appendTo bool) experimentalsys.
 	return f.Close()
 }
 
-func fsReadDir(r *rootFS, rel string, resp *abi.FSOpResponse) experimentalsys.Errno {
+func fsReadDir(r *rootFS, rel string, resp *FSOpResponse) experimentalsys.Errno {
 	f, errno := r.OpenFile(rel, experimentalsys.O_RDONLY|experimentalsys.O_DIRECTORY, 0)
 	if errno != 0 {
 		return errno
@@ -187,20 +187,20 @@ func fsReadDir(r *rootFS, rel string, resp *abi.FSOpResponse) experimentalsys.Er
 	if errno != 0 {
 		return errno
 	}
-	resp.Entries = make([]abi.FSEntry, 0, len(ents))
+	resp.Entries = make([]FSEntry, 0, len(ents))
 	for _, e := range ents {
 		if e.Name == "." || e.Name == ".." {
 			continue
 		}
-		resp.Entries = append(resp.Entries, abi.FSEntry{Name: e.Name, Type: fsType(e.Type)})
+		resp.Entries = append(resp.Entries, FSEntry{Name: e.Name, Type: fsType(e.Type)})
 	}
-	slices.SortFunc(resp.Entries, func(a, b abi.FSEntry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(resp.Entries, func(a, b FSEntry) int { return strings.Compare(a.Name, b.Name) })
 	return 0
 }
 
 // fsMkdir makes rel; with recursive its missing parents too, an existing directory being no
 // error, and resp.First the first it made (as a guest path below mount).
-func fsMkdir(r *rootFS, rel string, recursive bool, mount string, resp *abi.FSOpResponse) experimentalsys.Errno {
+func fsMkdir(r *rootFS, rel string, recursive bool, mount string, resp *FSOpResponse) experimentalsys.Errno {
 	if !recursive {
 		return r.Mkdir(rel, 0o755)
 	}
@@ -275,4 +275,58 @@ func fsError(errno experimentalsys.Errno, syscall, p string, mount policy.FS, su
 		msg += fmt.Sprintf(" (fs: the path leaves %s, granted to %s)", path.Clean("/"+mount.Guest), subject)
 	}
 	return e.status, ErrorBody(msg)
+}
+
+// KindFS is the request kind of a file operation over the guest's fs grant (ABI.md §6.9):
+// body FSOpRequest → FSOpResponse. It serves engines that import no WASI file functions (the
+// JavaScript kind's node:fs/promises); the paths, read-only mounts and refusals are those of
+// the WASI mounts. The kind and its JSON live here, not in package abi: every Go guest
+// compiles abi, and a change there rebuilds the bundled guests (guests' TestBundledCurrent).
+const KindFS = "fs"
+
+// File operations of a KindFS request (FSOpRequest.Op).
+const (
+	FSOpRead    = "read"    // the file's bytes: FSOpResponse.Data or DataBase64
+	FSOpWrite   = "write"   // create or truncate the file and write Data (or DataBase64)
+	FSOpAppend  = "append"  // create the file or append Data (or DataBase64) to it
+	FSOpReadDir = "readdir" // the directory's entries: FSOpResponse.Entries, sorted by name
+	FSOpStat    = "stat"    // the file's FSOpResponse.Stat (symlinks inside the grant followed)
+	FSOpMkdir   = "mkdir"   // make the directory (Recursive: and its parents; FSOpResponse.First)
+)
+
+// FSOpRequest is the body of a KindFS request. Path is absolute, in the guest's file system
+// (the fs grants' guest paths).
+type FSOpRequest struct {
+	Op   string `json:"op"`
+	Path string `json:"path"`
+	Data string `json:"data,omitempty"`
+	// DataBase64 carries bytes that are not valid UTF-8 (RFC 4648 §4); used instead of Data
+	// when set.
+	DataBase64 string `json:"data_base64,omitempty"`
+	Recursive  bool   `json:"recursive,omitempty"`
+}
+
+// FSOpResponse is the body of an OK answer to a KindFS request; which fields are set depends
+// on the operation.
+type FSOpResponse struct {
+	Data       string    `json:"data,omitempty"`        // read: the bytes, if valid UTF-8
+	DataBase64 string    `json:"data_base64,omitempty"` // read: else base64
+	Entries    []FSEntry `json:"entries,omitempty"`     // readdir
+	Stat       *FileStat `json:"stat,omitempty"`        // stat
+	First      string    `json:"first,omitempty"`       // mkdir recursive: the first directory made
+}
+
+// FSEntry is one directory entry: its name and type ("file", "dir", "symlink" or "other").
+type FSEntry struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// FileStat is what a stat returns: the type as FSEntry's, the size in bytes, the permission
+// bits and the modification time in milliseconds since the Unix epoch.
+type FileStat struct {
+	Type    string  `json:"type"`
+	Size    int64   `json:"size"`
+	Mode    uint32  `json:"mode"`
+	MtimeMS float64 `json:"mtime_ms"`
 }

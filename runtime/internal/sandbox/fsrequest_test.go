@@ -64,12 +64,12 @@ func TestFSRequest(t *testing.T) {
 		{`{"op":"read","path":"data/x"}`, abi.StatusInvalid, `{"error":"fs: path \"data/x\" is not absolute"}`},
 		{`{"op":"unlink","path":"/data/x"}`, abi.StatusInvalid, `{"error":"fs: unknown operation \"unlink\" (want read, write, append, readdir, stat or mkdir)"}`},
 	} {
-		st, body := tool.Request(context.Background(), abi.KindFS, []byte(c.body))
+		st, body := tool.Request(context.Background(), KindFS, []byte(c.body))
 		if st != c.status || (c.want != "" && string(body) != c.want) {
 			t.Errorf("%s: %v %s, want %v %s", c.body, st, body, c.status, c.want)
 		}
 	}
-	st, body := tool.Request(context.Background(), abi.KindFS, []byte(`{"op":"stat","path":"/data/x/y.txt"}`))
+	st, body := tool.Request(context.Background(), KindFS, []byte(`{"op":"stat","path":"/data/x/y.txt"}`))
 	fi, _ := os.Stat(filepath.Join(data, "x", "y.txt"))
 	if want := `{"stat":{"type":"file","size":4,"mode":420,"mtime_ms":` + formatMS(fi.ModTime().UnixNano()) + `}}`; st != abi.StatusOK || string(body) != want {
 		t.Errorf("stat: %v %s, want %s", st, body, want)
@@ -79,7 +79,7 @@ func TestFSRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, body := bare.Request(context.Background(), abi.KindFS, []byte(`{"op":"read","path":"/data/x/y.txt"}`)); st != abi.StatusDenied || string(body) != `{"error":"EACCES: permission denied, open '/data/x/y.txt' (fs: /data is not granted to guest \"files\")"}` {
+	if st, body := bare.Request(context.Background(), KindFS, []byte(`{"op":"read","path":"/data/x/y.txt"}`)); st != abi.StatusDenied || string(body) != `{"error":"EACCES: permission denied, open '/data/x/y.txt' (fs: /data is not granted to guest \"files\")"}` {
 		t.Errorf("read without a grant: %v %s", st, body)
 	}
 }

@@ -89,7 +89,7 @@ func (c *Tool) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 		return c.mcpRequest(ctx, kind, body)
 	case abi.KindSampling, abi.KindElicitation, abi.KindRoots:
 		return c.clientRequest(ctx, kind, body)
-	case abi.KindFS:
+	case KindFS:
 		return c.fsRequest(ctx, body)
 	}
 	return abi.StatusNotFound, ErrorBody(fmt.Sprintf("unknown request kind %q", clip(kind)))
