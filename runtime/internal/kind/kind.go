@@ -317,7 +317,7 @@ const (
 type Module struct {
 	Imports []Import
 	Exports []string // exported function names
-	Customs []string // custom section names "mcpwasm.js…", in module order
+	Customs []string // custom section names "mcpwasm.js…", sorted
 }
 
 // Import is one imported function: its module, name and signature, as Signature writes it
