@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
@@ -17,6 +18,10 @@ import (
 // MediaTypeBundle is the media type (and artifact type) of a Sigstore bundle attached to a
 // module's OCI manifest as a referrer (OCI distribution-spec v1.1 "Listing Referrers").
 const MediaTypeBundle = "application/vnd.dev.sigstore.bundle.v0.3+json"
+
+// annotationPredicateType is the annotation cosign v3 puts on a bundle referrer: the in-toto
+// predicate type of the statement inside (PredicateCosignSign for a signature).
+const annotationPredicateType = "dev.sigstore.bundle.predicateType"
 
 // wasmConfig is the config blob of the Wasm OCI artifact layout.
 type wasmConfig struct {
@@ -98,18 +103,32 @@ func (c *Client) PushBundle(ctx context.Context, src Source, bundle []byte) (str
 	return desc.Digest.String(), nil
 }
 
-// ociBundle returns the Sigstore bundle attached to manifest desc (the first referrer of
-// artifact type MediaTypeBundle), or nil if there is none.
-func (c *Client) ociBundle(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor) ([]byte, error) {
+// ociBundle returns the Sigstore bundle attached to manifest desc, else to index (if not ""):
+// a referrer of artifact type MediaTypeBundle, preferring one annotated as a cosign signature
+// (dev.sigstore.bundle.predicateType PredicateCosignSign; cosign v3 also attaches its
+// attestations as bundles), else the first. It returns nil if there is none.
+func (c *Client) ociBundle(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, index string) ([]byte, error) {
+	subjects := []ocispec.Descriptor{desc}
+	if index != "" {
+		subjects = append(subjects, ocispec.Descriptor{Digest: digest.Digest(index), MediaType: ocispec.MediaTypeImageIndex})
+	}
 	var found *ocispec.Descriptor
-	err := repo.Referrers(ctx, desc, MediaTypeBundle, func(rs []ocispec.Descriptor) error {
-		if len(rs) > 0 && found == nil {
-			found = &rs[0]
+	for _, subject := range subjects {
+		err := repo.Referrers(ctx, subject, MediaTypeBundle, func(rs []ocispec.Descriptor) error {
+			for i := range rs {
+				if found == nil || rs[i].Annotations[annotationPredicateType] == PredicateCosignSign &&
+					found.Annotations[annotationPredicateType] != PredicateCosignSign {
+					found = &rs[i]
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("signature referrers of %s: %w", subject.Digest, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("signature referrers: %w", err)
+		if found != nil {
+			break
+		}
 	}
 	if found == nil {
 		return nil, nil

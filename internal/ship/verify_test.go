@@ -209,7 +209,7 @@ func TestFetchVerifiesSignatures(t *testing.T) {
 				pool.AddCert(reg.cert)
 				pool.AddCert(files.Certificate())
 				c := ship.NewClient(store, &ship.Options{TLS: &tls.Config{RootCAs: pool}, DockerConfig: emptyDockerConfig(t)})
-				verify := func(wasm, sig []byte) error { return ship.VerifyBundle(p, wasm, sig) }
+				verify := func(s ship.Signed) error { return ship.Verify(p, s) }
 				want := ""
 				if prestored {
 					f, err := c.Fetch(ctx, tt.src, "", nil)
