@@ -104,8 +104,10 @@ func (c *Client) PushBundle(ctx context.Context, src Source, bundle []byte) (str
 }
 
 // ociBundle returns the Sigstore bundle attached to manifest desc, else to index (if not ""):
-// a referrer of artifact type MediaTypeBundle, preferring one annotated as a cosign signature
-// (dev.sigstore.bundle.predicateType PredicateCosignSign; cosign v3 also attaches its
+// a referrer of artifact type MediaTypeBundle or carrying cosign's predicate-type annotation
+// (a registry that reports a referrer's config media type as its artifact type lists cosign
+// v3's, whose config is empty, as application/vnd.oci.empty.v1+json), preferring one
+// annotated as a cosign signature (PredicateCosignSign; cosign v3 also attaches its
 // attestations as bundles), else the first. It returns nil if there is none.
 func (c *Client) ociBundle(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, index string) ([]byte, error) {
 	subjects := []ocispec.Descriptor{desc}
@@ -114,8 +116,11 @@ func (c *Client) ociBundle(ctx context.Context, repo *remote.Repository, desc oc
 	}
 	var found *ocispec.Descriptor
 	for _, subject := range subjects {
-		err := repo.Referrers(ctx, subject, MediaTypeBundle, func(rs []ocispec.Descriptor) error {
+		err := repo.Referrers(ctx, subject, "", func(rs []ocispec.Descriptor) error {
 			for i := range rs {
+				if rs[i].ArtifactType != MediaTypeBundle && rs[i].Annotations[annotationPredicateType] == "" {
+					continue
+				}
 				if found == nil || rs[i].Annotations[annotationPredicateType] == PredicateCosignSign &&
 					found.Annotations[annotationPredicateType] != PredicateCosignSign {
 					found = &rs[i]

@@ -1,0 +1,217 @@
+package ship_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
+)
+
+// cosignStatement is the in-toto statement cosign v3 signs for `cosign sign IMAGE@DIGEST`:
+// subject the manifest digest, predicate type https://sigstore.dev/cosign/sign/v1, an empty
+// predicate.
+func cosignStatement(t *testing.T, name, manifestDigest, predicateType string) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{
+		"_type":         "https://in-toto.io/Statement/v1",
+		"subject":       []any{map[string]any{"name": name, "digest": map[string]string{"sha256": strings.TrimPrefix(manifestDigest, "sha256:")}}},
+		"predicateType": predicateType,
+		"predicate":     map[string]any{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// dsseBundle returns a Sigstore bundle (v0.3 JSON) holding a DSSE envelope of payload (an
+// in-toto statement) signed with key over DSSE's pre-authentication encoding, as cosign v3
+// signs; cert, if set, is the signing certificate (keyless), else a public-key hint. If
+// shown is not nil, it replaces the payload after signing (a tampered envelope).
+func dsseBundle(t *testing.T, key *ecdsa.PrivateKey, cert *x509.Certificate, payload, shown []byte) []byte {
+	t.Helper()
+	const payloadType = "application/vnd.in-toto+json"
+	pae := fmt.Sprintf("DSSEv1 %d %s %d %s", len(payloadType), payloadType, len(payload), payload)
+	d := sha256.Sum256([]byte(pae))
+	sig, err := ecdsa.SignASN1(rand.Reader, key, d[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown != nil {
+		payload = shown
+	}
+	vm := &protobundle.VerificationMaterial{Content: &protobundle.VerificationMaterial_PublicKey{PublicKey: &protocommon.PublicKeyIdentifier{Hint: "test"}}}
+	if cert != nil {
+		vm = &protobundle.VerificationMaterial{Content: &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: cert.Raw}}}
+	}
+	b, err := bundle.NewBundle(&protobundle.Bundle{
+		MediaType:            "application/vnd.dev.sigstore.bundle.v0.3+json",
+		VerificationMaterial: vm,
+		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
+			Payload: payload, PayloadType: payloadType, Signatures: []*protodsse.Signature{{Sig: sig}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// attachCosignBundle attaches b to subject as cosign v3 does: a referrer manifest of artifact
+// type application/vnd.dev.sigstore.bundle.v0.3+json, an empty config, one bundle layer, and
+// the predicate-type annotation.
+func attachCosignBundle(t *testing.T, repo *remote.Repository, subject ocispec.Descriptor, predicateType string, b []byte) {
+	t.Helper()
+	layer := pushBytes(t, repo, ship.MediaTypeBundle, b)
+	_, err := oras.PackManifest(context.Background(), repo, oras.PackManifestVersion1_1, ship.MediaTypeBundle, oras.PackManifestOptions{
+		Subject: &subject, Layers: []ocispec.Descriptor{layer},
+		ManifestAnnotations: map[string]string{"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": predicateType},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFetchCosignV3Signatures: a hyper-mcp plugin signed by manifest digest with cosign v3's
+// bundle format (a DSSE in-toto statement whose subject is the manifest, attached as an OCI
+// referrer) is accepted under the key or keyless policy; a signature of another digest, a
+// tampered statement, an attestation that is not a signature, another signer and no
+// signature are refused, naming what failed, and nothing is stored.
+func TestFetchCosignV3Signatures(t *testing.T) {
+	ctx := context.Background()
+	reg := newRegistry(t, "", "")
+	repo := rawRepo(t, reg, "hyper-mcp-rs/echo-plugin")
+	key, kp := keyPolicy(t)
+	other, _ := keyPolicy(t)
+	lkey, cert, lp := keylessPolicy(t)
+
+	// Each tag is its own artifact (the annotation makes the manifests differ), so each has
+	// its own referrers.
+	plugin := func(tag string) ocispec.Descriptor {
+		layer := pushBytes(t, repo, "application/wasm", wat.Echo)
+		layer.Annotations = map[string]string{ocispec.AnnotationTitle: "plugin.wasm"}
+		d, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, ship.ArtifactTypeHyperMCP,
+			oras.PackManifestOptions{Layers: []ocispec.Descriptor{layer}, ManifestAnnotations: map[string]string{"tag": tag}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := repo.Tag(ctx, d, tag); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	name := reg.host + "/hyper-mcp-rs/echo-plugin"
+	stmt := func(d ocispec.Descriptor) []byte { return cosignStatement(t, name, d.Digest.String(), ship.PredicateCosignSign) }
+
+	keySigned := plugin("key")
+	attachCosignBundle(t, repo, keySigned, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(keySigned), nil))
+	keylessSigned := plugin("keyless")
+	attachCosignBundle(t, repo, keylessSigned, ship.PredicateCosignSign, dsseBundle(t, lkey, cert, stmt(keylessSigned), nil))
+	// cosign v3 attaches attestations as bundles too: the signature is the one taken.
+	withSBOM := plugin("with-sbom")
+	attachCosignBundle(t, repo, withSBOM, "https://cyclonedx.org/bom",
+		dsseBundle(t, key, nil, cosignStatement(t, name, withSBOM.Digest.String(), "https://cyclonedx.org/bom"), nil))
+	attachCosignBundle(t, repo, withSBOM, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(withSBOM), nil))
+	sbomOnly := plugin("sbom-only")
+	attachCosignBundle(t, repo, sbomOnly, "https://cyclonedx.org/bom",
+		dsseBundle(t, key, nil, cosignStatement(t, name, sbomOnly.Digest.String(), "https://cyclonedx.org/bom"), nil))
+	// A valid signature of another manifest, attached to this one.
+	otherDigest := plugin("other-digest")
+	attachCosignBundle(t, repo, otherDigest, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(keySigned), nil))
+	// A signature of another manifest whose statement was rewritten to name this one.
+	tampered := plugin("tampered")
+	attachCosignBundle(t, repo, tampered, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(keySigned), stmt(tampered)))
+	otherKey := plugin("other-key")
+	attachCosignBundle(t, repo, otherKey, ship.PredicateCosignSign, dsseBundle(t, other, nil, stmt(otherKey), nil))
+	unsigned := plugin("unsigned")
+
+	// hyper-mcp's release signs the multi-arch index by digest: the image it resolves to is
+	// covered by the index's signature.
+	index := pushImage(t, repo, "index", false, tarLayer(t, "plugin.wasm", string(wat.Echo)))
+	indexDesc, err := repo.Resolve(ctx, "index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	attachCosignBundle(t, repo, indexDesc, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(indexDesc), nil))
+
+	for _, tc := range []struct {
+		tag     string
+		p       ship.Policy
+		want    ocispec.Descriptor // the manifest Resolved names, when accepted
+		wantIs  []error
+		wantMsg string
+	}{
+		{tag: "key", p: kp, want: keySigned},
+		{tag: "keyless", p: lp, want: keylessSigned},
+		{tag: "with-sbom", p: kp, want: withSBOM},
+		{tag: "index", p: kp, want: index},
+		{tag: "keyless", p: kp, wantIs: []error{ship.ErrSignature}},
+		{tag: "key", p: lp, wantIs: []error{ship.ErrSignature}},
+		{tag: "other-key", p: kp, wantIs: []error{ship.ErrSignature}},
+		{tag: "sbom-only", p: kp, wantIs: []error{ship.ErrSignature},
+			wantMsg: `the bundle is an attestation of predicate type "https://cyclonedx.org/bom", not a cosign signature`},
+		{tag: "other-digest", p: kp, wantIs: []error{ship.ErrSignature, ship.ErrDigest},
+			wantMsg: "the cosign signature is of " + keySigned.Digest.String() + ", the manifest fetched is " + otherDigest.Digest.String()},
+		{tag: "tampered", p: kp, wantIs: []error{ship.ErrSignature}},
+		{tag: "unsigned", p: kp, wantIs: []error{ship.ErrUnsigned},
+			wantMsg: "looked for OCI referrers of type " + ship.MediaTypeBundle + " of " + unsigned.Digest.String()},
+	} {
+		t.Run(tc.tag, func(t *testing.T) {
+			store, dir := newStore(t)
+			c := ship.NewClient(store, &ship.Options{TLS: reg.tls, DockerConfig: emptyDockerConfig(t)})
+			src := mustSource(t, "oci://"+name+":"+tc.tag)
+			p := tc.p
+			f, err := c.Fetch(ctx, src, "", func(s ship.Signed) error { return ship.Verify(p, s) })
+			if tc.wantIs == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.SHA256 != hexOf(wat.Echo) || f.Resolved != tc.want.Digest.String() {
+					t.Errorf("fetched %s from %s; want the echo module from %s", f.SHA256, f.Resolved, tc.want.Digest)
+				}
+				return
+			}
+			for _, is := range tc.wantIs {
+				if !errors.Is(err, is) {
+					t.Errorf("Fetch = %v, want %v", err, is)
+				}
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("Fetch = %v, want it to say %q", err, tc.wantMsg)
+			}
+			if got := storeFiles(t, dir); len(got) != 0 {
+				t.Errorf("store holds %v after a refused signature", got)
+			}
+		})
+	}
+}
+
+// A cosign image signature signs a manifest: it does not vouch for a module fetched by URL.
+func TestVerifyCosignBundleNeedsManifest(t *testing.T) {
+	key, kp := keyPolicy(t)
+	b := dsseBundle(t, key, nil, cosignStatement(t, "x", "sha256:"+hexOf(wat.Echo), ship.PredicateCosignSign), nil)
+	err := ship.Verify(kp, ship.Signed{Module: wat.Echo, Bundle: b})
+	if !errors.Is(err, ship.ErrSignature) || !strings.Contains(err.Error(), "signs an OCI manifest, and this module was not fetched from one") {
+		t.Fatalf("Verify = %v", err)
+	}
+}
