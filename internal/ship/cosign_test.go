@@ -121,7 +121,9 @@ func TestFetchCosignV3Signatures(t *testing.T) {
 		return d
 	}
 	name := reg.host + "/hyper-mcp-rs/echo-plugin"
-	stmt := func(d ocispec.Descriptor) []byte { return cosignStatement(t, name, d.Digest.String(), ship.PredicateCosignSign) }
+	stmt := func(d ocispec.Descriptor) []byte {
+		return cosignStatement(t, name, d.Digest.String(), ship.PredicateCosignSign)
+	}
 
 	keySigned := plugin("key")
 	attachCosignBundle(t, repo, keySigned, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(keySigned), nil))
