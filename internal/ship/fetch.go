@@ -137,7 +137,7 @@ func (c *Client) fetchURL(ctx context.Context, src Source, want string, verify V
 	}
 	if want != "" && c.store.Has(want) {
 		if verify != nil {
-			if err := c.verifyStored(want, verify, nil, func() ([]byte, error) { return c.urlBundle(ctx, src) }); err != nil {
+			if err := c.verifyStored(want, verify, func() ([]byte, error) { return c.urlBundle(ctx, src) }); err != nil {
 				return nil, err
 			}
 		}
@@ -309,9 +309,10 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 	}
 	if c.store.Has(d) {
 		if verify != nil {
-			if err := c.verifyStored(d, verify, manifests(desc, index), func() ([]byte, error) { return c.ociBundle(ctx, repo, desc, index) }); err != nil {
+			if err := c.verifyStoredOCI(ctx, repo, d, verify, desc, index); err != nil {
 				return nil, err
 			}
+
 		}
 		return c.fetched(src, desc.Digest.String(), d), nil
 	}
@@ -326,10 +327,12 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 			return nil
 		}
 		var err error
-		if sig, err = c.ociBundle(ctx, repo, desc, index); err != nil {
+		cands, looked, err := c.ociSignatures(ctx, repo, desc, index)
+		if err != nil {
 			return err
 		}
-		return verify(Signed{Module: b, Bundle: sig, Manifests: manifests(desc, index), Looked: referrersLooked(desc, index)})
+		sig, err = verifyOCI(verify, b, desc, index, cands, looked)
+		return err
 	}
 	if _, err := c.store.write(c.progress(&sizedReader{r: body, n: layer.Size}, src.Raw, layer.Size), d, c.o.MaxBytes, check); err != nil {
 		return nil, fmt.Errorf("layer: %w", err)
@@ -338,9 +341,28 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 	return c.fetched(src, desc.Digest.String(), d), nil
 }
 
-// verifyStored checks the stored module d, read from manifests (none for a URL), under verify
-// with the bundle bundle() fetches, and keeps the bundle if it verifies.
-func (c *Client) verifyStored(d string, verify Verifier, manifests []string, bundle func() ([]byte, error)) error {
+// verifyStoredOCI checks the stored module d, read from desc (named by index), under verify
+// with the signatures published for it, and keeps a referrer bundle that verifies.
+func (c *Client) verifyStoredOCI(ctx context.Context, repo *remote.Repository, d string, verify Verifier, desc ocispec.Descriptor, index string) error {
+	b, err := c.store.Read(d, c.o.MaxBytes)
+	if err != nil {
+		return err
+	}
+	cands, looked, err := c.ociSignatures(ctx, repo, desc, index)
+	if err != nil {
+		return err
+	}
+	sig, err := verifyOCI(verify, b, desc, index, cands, looked)
+	if err != nil {
+		return err
+	}
+	c.keepBundle(d, sig)
+	return nil
+}
+
+// verifyStored checks the stored module d of a URL source under verify with the bundle
+// bundle() fetches, and keeps the bundle if it verifies.
+func (c *Client) verifyStored(d string, verify Verifier, bundle func() ([]byte, error)) error {
 	b, err := c.store.Read(d, c.o.MaxBytes)
 	if err != nil {
 		return err
@@ -349,11 +371,7 @@ func (c *Client) verifyStored(d string, verify Verifier, manifests []string, bun
 	if err != nil {
 		return err
 	}
-	looked := "the Sigstore bundle beside the URL"
-	if len(manifests) > 0 {
-		looked = "OCI referrers of " + strings.Join(manifests, " and ")
-	}
-	if err := verify(Signed{Module: b, Bundle: sig, Manifests: manifests, Looked: looked}); err != nil {
+	if err := verify(Signed{Module: b, Bundle: sig, Looked: "the Sigstore bundle beside the URL (.sigstore.json)"}); err != nil {
 		return err
 	}
 	c.keepBundle(d, sig)

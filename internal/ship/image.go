@@ -112,10 +112,12 @@ func (c *Client) fetchImage(ctx context.Context, src Source, repo *remote.Reposi
 			return nil
 		}
 		var err error
-		if sig, err = c.ociBundle(ctx, repo, desc, index); err != nil {
+		cands, looked, err := c.ociSignatures(ctx, repo, desc, index)
+		if err != nil {
 			return err
 		}
-		return verify(Signed{Module: b, Bundle: sig, Manifests: manifests(desc, index), Looked: referrersLooked(desc, index)})
+		sig, err = verifyOCI(verify, b, desc, index, cands, looked)
+		return err
 	}
 	if _, err := c.store.write(bytes.NewReader(wasm), d, c.o.MaxBytes, check); err != nil {
 		return nil, fmt.Errorf("image: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -51,6 +52,9 @@ type Signed struct {
 	Manifests []string
 	// Looked names where a signature was looked for, for the message when none was found.
 	Looked string
+	// Payload, if set, is the cosign simple-signing payload Bundle's message signature is
+	// over (cosign's legacy sha256-….sig layout): it must name one of Manifests.
+	Payload []byte
 }
 
 // VerifyBundle checks that bundleJSON (a Sigstore bundle, v0.1–v0.3) is a valid message
@@ -81,7 +85,20 @@ func Verify(p Policy, s Signed) error {
 		return fmt.Errorf("%w: bundle: %w", ErrSignature, err)
 	}
 	artifact := verify.WithArtifact(bytes.NewReader(s.Module))
-	if env, err := b.Envelope(); err == nil {
+	if s.Payload != nil {
+		// cosign's legacy layout: the signature is over a payload naming the manifest.
+		var ss simpleSigning
+		if err := json.Unmarshal(s.Payload, &ss); err != nil {
+			return fmt.Errorf("%w: cosign payload: %w", ErrSignature, err)
+		}
+		if ss.Critical.Type != simpleSigningType {
+			return fmt.Errorf("%w: cosign payload: critical.type is %q, not %q", ErrSignature, ss.Critical.Type, simpleSigningType)
+		}
+		if !slices.Contains(s.Manifests, ss.Critical.Image.DockerManifestDigest) {
+			return fmt.Errorf("%w: %w: the cosign signature is of %s, the manifest fetched is %s", ErrSignature, ErrDigest, ss.Critical.Image.DockerManifestDigest, fetchedManifests(s.Manifests))
+		}
+		artifact = verify.WithArtifact(bytes.NewReader(s.Payload))
+	} else if env, err := b.Envelope(); err == nil {
 		// cosign v3: the statement's subject is a manifest digest, not the module's.
 		st, err := env.Statement()
 		if err != nil {
@@ -101,11 +118,7 @@ func Verify(p Policy, s Signed) error {
 			if len(s.Manifests) == 0 {
 				return fmt.Errorf("%w: a cosign image signature (of %s) signs an OCI manifest, and this module was not fetched from one", ErrSignature, strings.Join(subjects, ", "))
 			}
-			fetched := s.Manifests[0]
-			if len(s.Manifests) > 1 {
-				fetched += " (of index " + s.Manifests[1] + ")"
-			}
-			return fmt.Errorf("%w: %w: the cosign signature is of %s, the manifest fetched is %s", ErrSignature, ErrDigest, strings.Join(subjects, ", "), fetched)
+			return fmt.Errorf("%w: %w: the cosign signature is of %s, the manifest fetched is %s", ErrSignature, ErrDigest, strings.Join(subjects, ", "), fetchedManifests(s.Manifests))
 		}
 		h, err := hex.DecodeString(strings.TrimPrefix(s.Manifests[i], "sha256:"))
 		if err != nil {
@@ -157,4 +170,15 @@ func Verify(p Policy, s Signed) error {
 		return fmt.Errorf("%w: %w", ErrSignature, err)
 	}
 	return nil
+}
+
+// fetchedManifests names the manifests a module was read from, for a digest mismatch.
+func fetchedManifests(ms []string) string {
+	if len(ms) == 0 {
+		return "none (not an OCI source)"
+	}
+	if len(ms) > 1 {
+		return ms[0] + " (of index " + ms[1] + ")"
+	}
+	return ms[0]
 }
