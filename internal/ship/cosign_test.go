@@ -6,7 +6,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"strings"
@@ -215,5 +217,143 @@ func TestVerifyCosignBundleNeedsManifest(t *testing.T) {
 	err := ship.Verify(kp, ship.Signed{Module: wat.Echo, Bundle: b})
 	if !errors.Is(err, ship.ErrSignature) || !strings.Contains(err.Error(), "signs an OCI manifest, and this module was not fetched from one") {
 		t.Fatalf("Verify = %v", err)
+	}
+}
+
+// simpleSigningPayload is the payload cosign's legacy layout signs for IMAGE@DIGEST.
+func simpleSigningPayload(name, manifestDigest, typ string) []byte {
+	return []byte(fmt.Sprintf(`{"critical":{"identity":{"docker-reference":%q},"image":{"docker-manifest-digest":%q},"type":%q},"optional":null}`,
+		name, manifestDigest, typ))
+}
+
+// legacyLayer is one cosign signature layer: the payload shown (pushed as the layer) and the
+// annotations of a signature by key over signed (the same payload unless tampered), with the
+// certificate if keyless.
+type legacyLayer struct {
+	key           *ecdsa.PrivateKey
+	cert          *x509.Certificate
+	signed, shown []byte
+}
+
+// pushLegacySignature pushes cosign's legacy signature manifest of subject: tagged
+// sha256-<hex>.sig, one simple-signing layer per signature.
+func pushLegacySignature(t *testing.T, repo *remote.Repository, subject ocispec.Descriptor, layers ...legacyLayer) {
+	t.Helper()
+	var ls []ocispec.Descriptor
+	for _, l := range layers {
+		d := sha256.Sum256(l.signed)
+		sig, err := ecdsa.SignASN1(rand.Reader, l.key, d[:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := l.shown
+		if shown == nil {
+			shown = l.signed
+		}
+		desc := pushBytes(t, repo, ship.MediaTypeSimpleSigning, shown)
+		desc.Annotations = map[string]string{ship.AnnotationCosignSignature: base64.StdEncoding.EncodeToString(sig)}
+		if l.cert != nil {
+			desc.Annotations[ship.AnnotationCosignCertificate] = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: l.cert.Raw}))
+		}
+		ls = append(ls, desc)
+	}
+	cfg := pushBytes(t, repo, ocispec.MediaTypeImageConfig, []byte(`{"architecture":"","os":"","rootfs":{"type":"layers","diff_ids":[]},"config":{}}`))
+	pushManifest(t, repo, ship.CosignSigTag(subject.Digest.String()), ocispec.MediaTypeImageManifest,
+		map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest, "config": cfg, "layers": ls})
+}
+
+// TestFetchCosignLegacySignatures: cosign's sha256-<digest>.sig tag signatures of a hyper-mcp
+// plugin (both layouts) verify under the key or keyless policy; a payload naming another
+// digest, a tampered payload, another signer and a payload of another type are refused, and
+// with several signatures one by the policy's signer is enough.
+func TestFetchCosignLegacySignatures(t *testing.T) {
+	ctx := context.Background()
+	reg := newRegistry(t, "", "")
+	repo := rawRepo(t, reg, "hyper-mcp-rs/echo-plugin")
+	key, kp := keyPolicy(t)
+	other, _ := keyPolicy(t)
+	lkey, cert, lp := keylessPolicy(t)
+	name := reg.host + "/hyper-mcp-rs/echo-plugin"
+	plugin := func(tag string) ocispec.Descriptor {
+		layer := pushBytes(t, repo, "application/wasm", wat.Echo)
+		d, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, ship.ArtifactTypeHyperMCP,
+			oras.PackManifestOptions{Layers: []ocispec.Descriptor{layer}, ManifestAnnotations: map[string]string{"tag": tag}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := repo.Tag(ctx, d, tag); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	payload := func(d ocispec.Descriptor) []byte {
+		return simpleSigningPayload(name, d.Digest.String(), "cosign container image signature")
+	}
+
+	keySigned := plugin("key")
+	pushLegacySignature(t, repo, keySigned, legacyLayer{key: key, signed: payload(keySigned)})
+	keylessSigned := plugin("keyless")
+	pushLegacySignature(t, repo, keylessSigned, legacyLayer{key: lkey, cert: cert, signed: payload(keylessSigned)})
+	twoSigners := plugin("two-signers")
+	pushLegacySignature(t, repo, twoSigners, legacyLayer{key: other, signed: payload(twoSigners)}, legacyLayer{key: key, signed: payload(twoSigners)})
+	otherDigest := plugin("other-digest")
+	pushLegacySignature(t, repo, otherDigest, legacyLayer{key: key, signed: payload(keySigned)})
+	tampered := plugin("tampered")
+	pushLegacySignature(t, repo, tampered, legacyLayer{key: key, signed: payload(keySigned), shown: payload(tampered)})
+	otherKey := plugin("other-key")
+	pushLegacySignature(t, repo, otherKey, legacyLayer{key: other, signed: payload(otherKey)})
+	otherType := plugin("other-type")
+	pushLegacySignature(t, repo, otherType, legacyLayer{key: key, signed: simpleSigningPayload(name, otherType.Digest.String(), "something else")})
+	unsigned := plugin("unsigned")
+	docker := pushImage(t, repo, "docker", true, tarLayer(t, "plugin.wasm", string(wat.Echo)))
+	pushLegacySignature(t, repo, docker, legacyLayer{key: key, signed: payload(docker)})
+
+	for _, tc := range []struct {
+		tag     string
+		p       ship.Policy
+		want    ocispec.Descriptor
+		wantIs  []error
+		wantMsg string
+	}{
+		{tag: "key", p: kp, want: keySigned},
+		{tag: "keyless", p: lp, want: keylessSigned},
+		{tag: "two-signers", p: kp, want: twoSigners},
+		{tag: "docker", p: kp, want: docker},
+		{tag: "keyless", p: kp, wantIs: []error{ship.ErrSignature}},
+		{tag: "key", p: lp, wantIs: []error{ship.ErrSignature}},
+		{tag: "other-key", p: kp, wantIs: []error{ship.ErrSignature}},
+		{tag: "other-digest", p: kp, wantIs: []error{ship.ErrSignature, ship.ErrDigest},
+			wantMsg: "the cosign signature is of " + keySigned.Digest.String() + ", the manifest fetched is " + otherDigest.Digest.String()},
+		{tag: "tampered", p: kp, wantIs: []error{ship.ErrSignature}},
+		{tag: "other-type", p: kp, wantIs: []error{ship.ErrSignature}, wantMsg: `critical.type is "something else"`},
+		{tag: "unsigned", p: kp, wantIs: []error{ship.ErrUnsigned},
+			wantMsg: "and cosign signature tags " + ship.CosignSigTag(unsigned.Digest.String())},
+	} {
+		t.Run(tc.tag, func(t *testing.T) {
+			store, dir := newStore(t)
+			c := ship.NewClient(store, &ship.Options{TLS: reg.tls, DockerConfig: emptyDockerConfig(t)})
+			p := tc.p
+			f, err := c.Fetch(ctx, mustSource(t, "oci://"+name+":"+tc.tag), "", func(s ship.Signed) error { return ship.Verify(p, s) })
+			if tc.wantIs == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.SHA256 != hexOf(wat.Echo) || f.Resolved != tc.want.Digest.String() {
+					t.Errorf("fetched %s from %s; want the echo module from %s", f.SHA256, f.Resolved, tc.want.Digest)
+				}
+				return
+			}
+			for _, is := range tc.wantIs {
+				if !errors.Is(err, is) {
+					t.Errorf("Fetch = %v, want %v", err, is)
+				}
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Errorf("Fetch = %v, want it to say %q", err, tc.wantMsg)
+			}
+			if got := storeFiles(t, dir); len(got) != 0 {
+				t.Errorf("store holds %v after a refused signature", got)
+			}
+		})
 	}
 }
