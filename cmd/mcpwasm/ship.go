@@ -162,7 +162,12 @@ func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock, c
 		if err != nil {
 			return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
 		}
-		if verify == nil || verify(ship.Signed{Module: b, Bundle: s.store.Bundle(want)}) == nil {
+		sig := ship.Signed{Module: b, Bundle: s.store.Bundle(want)}
+		if locked != nil && src.Kind == ship.KindOCI {
+			// A kept cosign image signature names the locked manifest, not the module.
+			sig.Manifests = []string{locked.Resolved}
+		}
+		if verify == nil || verify(sig) == nil {
 			return b, locked, nil
 		}
 	}

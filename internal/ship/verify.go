@@ -28,8 +28,9 @@ type Policy struct {
 	Identity, Issuer, TrustedRoot string
 }
 
-// ErrUnsigned is returned by VerifyBundle when a policy applies but no bundle was published.
-var ErrUnsigned = errors.New("unsigned: no Sigstore bundle was published with the module")
+// ErrUnsigned is returned by Verify when a policy applies but no signature was published (no
+// Sigstore bundle, and for an OCI source no cosign signature tag either).
+var ErrUnsigned = errors.New("unsigned: no signature was published with the module")
 
 // ErrSignature is wrapped by every verification failure.
 var ErrSignature = errors.New("signature verification failed")
