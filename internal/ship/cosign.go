@@ -71,9 +71,11 @@ type rekorBundle struct {
 
 // legacySignatures returns cosign's tag signatures of the manifests (each a candidate for
 // Verify: Bundle, a Sigstore bundle v0.1 rebuilt from the layer's annotations, and Payload,
-// the simple-signing payload it signs). None found is nil, nil.
+// the simple-signing payload it signs). None found is nil, nil; only malformed layers (bad
+// annotations) is an ErrSignature naming the first.
 func (c *Client) legacySignatures(ctx context.Context, repo *remote.Repository, manifests []string) ([]Signed, error) {
 	var out []Signed
+	var bad error
 	for _, d := range manifests {
 		tag := CosignSigTag(d)
 		desc, rc, err := repo.FetchReference(ctx, tag)
@@ -104,10 +106,17 @@ func (c *Client) legacySignatures(ctx context.Context, repo *remote.Repository, 
 			}
 			b, err := legacyBundle(l, payload)
 			if err != nil {
-				return nil, fmt.Errorf("cosign signature tag %s: layer %s: %w", tag, l.Digest, err)
+				// A malformed signature is a failed one; another layer may still verify.
+				if bad == nil {
+					bad = fmt.Errorf("%w: cosign signature tag %s: layer %s: %w", ErrSignature, tag, l.Digest, err)
+				}
+				continue
 			}
 			out = append(out, Signed{Bundle: b, Payload: payload})
 		}
+	}
+	if len(out) == 0 && bad != nil {
+		return nil, bad
 	}
 	return out, nil
 }

@@ -7,10 +7,13 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,6 +22,9 @@ import (
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/testing/ca"
+	"github.com/sigstore/sigstore-go/pkg/tlog"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/registry/remote"
 
@@ -355,5 +361,101 @@ func TestFetchCosignLegacySignatures(t *testing.T) {
 				t.Errorf("store holds %v after a refused signature", got)
 			}
 		})
+	}
+}
+
+// TestFetchCosignLegacyKeylessRekor: a keyless legacy signature carrying Rekor's entry and
+// signed entry timestamp (the dev.sigstore.cosign/bundle annotation, as cosign v2 writes it)
+// verifies under a trusted root with a transparency log; without the annotation, or with its
+// timestamp altered, it is refused.
+func TestFetchCosignLegacyKeylessRekor(t *testing.T) {
+	ctx := context.Background()
+	reg := newRegistry(t, "", "")
+	repo := rawRepo(t, reg, "hyper-mcp-rs/echo-plugin")
+	vs, err := ca.NewVirtualSigstore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The virtual log's ID is its hex key ID as bytes; the trusted root file carries raw key
+	// IDs, so decode it (else the round trip through JSON names another log).
+	logs := vs.RekorLogs()
+	for id, l := range logs {
+		if l.ID, err = hex.DecodeString(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, vs.FulcioCertificateAuthorities(), vs.CTLogs(), vs.TimestampingAuthorities(), logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trJSON, err := tr.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ship.Policy{Identity: "dev@example.com", Issuer: "https://issuer.example", TrustedRoot: filepath.Join(t.TempDir(), "trusted_root.json")}
+	if err := os.WriteFile(p.TrustedRoot, trJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	name := reg.host + "/hyper-mcp-rs/echo-plugin"
+	layer := pushBytes(t, repo, "application/wasm", wat.Echo)
+	push := func(tag string, annotate func(map[string]string)) {
+		m, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, ship.ArtifactTypeHyperMCP,
+			oras.PackManifestOptions{Layers: []ocispec.Descriptor{layer}, ManifestAnnotations: map[string]string{"tag": tag}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := repo.Tag(ctx, m, tag); err != nil {
+			t.Fatal(err)
+		}
+		payload := simpleSigningPayload(name, m.Digest.String(), "cosign container image signature")
+		e, err := vs.Sign("dev@example.com", "https://issuer.example", payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vc, _ := e.VerificationContent()
+		sc, _ := e.SignatureContent()
+		entries, _ := e.TlogEntries()
+		tle := entries[0].TransparencyLogEntry()
+		// Rekor's signed entry timestamp over the entry, as the log returns it to cosign.
+		set, err := vs.RekorSignPayload(tlog.RekorPayload{Body: base64.StdEncoding.EncodeToString(tle.GetCanonicalizedBody()),
+			IntegratedTime: tle.GetIntegratedTime(), LogIndex: tle.GetLogIndex(), LogID: hex.EncodeToString(tle.GetLogId().GetKeyId())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rekor, _ := json.Marshal(map[string]any{
+			"SignedEntryTimestamp": set,
+			"Payload": map[string]any{"body": base64.StdEncoding.EncodeToString(tle.GetCanonicalizedBody()),
+				"integratedTime": tle.GetIntegratedTime(), "logIndex": tle.GetLogIndex(), "logID": hex.EncodeToString(tle.GetLogId().GetKeyId())},
+		})
+		desc := pushBytes(t, repo, ship.MediaTypeSimpleSigning, payload)
+		desc.Annotations = map[string]string{
+			ship.AnnotationCosignSignature:   base64.StdEncoding.EncodeToString(sc.Signature()),
+			ship.AnnotationCosignCertificate: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: vc.Certificate().Raw})),
+			ship.AnnotationCosignBundle:      string(rekor),
+		}
+		annotate(desc.Annotations)
+		cfg := pushBytes(t, repo, ocispec.MediaTypeImageConfig, []byte(`{}`))
+		pushManifest(t, repo, ship.CosignSigTag(m.Digest.String()), ocispec.MediaTypeImageManifest,
+			map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest, "config": cfg, "layers": []ocispec.Descriptor{desc}})
+	}
+	push("rekor", func(map[string]string) {})
+	push("no-rekor", func(a map[string]string) { delete(a, ship.AnnotationCosignBundle) })
+	push("bad-set", func(a map[string]string) {
+		var rb map[string]any
+		json.Unmarshal([]byte(a[ship.AnnotationCosignBundle]), &rb)
+		rb["Payload"].(map[string]any)["logIndex"] = 12345
+		b, _ := json.Marshal(rb)
+		a[ship.AnnotationCosignBundle] = string(b)
+	})
+	for _, tc := range []struct {
+		tag    string
+		wantIs error
+	}{{"rekor", nil}, {"no-rekor", ship.ErrSignature}, {"bad-set", ship.ErrSignature}} {
+		store, _ := newStore(t)
+		c := ship.NewClient(store, &ship.Options{TLS: reg.tls, DockerConfig: emptyDockerConfig(t)})
+		_, err := c.Fetch(ctx, mustSource(t, "oci://"+name+":"+tc.tag), "", func(s ship.Signed) error { return ship.Verify(p, s) })
+		if tc.wantIs == nil && err != nil || tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+			t.Errorf("%s: Fetch = %v, want %v", tc.tag, err, tc.wantIs)
+		}
 	}
 }
