@@ -188,8 +188,8 @@ func legacyBundle(l ocispec.Descriptor, payload []byte) ([]byte, error) {
 }
 
 // ociSignatures returns the signature candidates of an OCI module read from desc (named by
-// index, if not ""): the Sigstore bundle referrer (ociBundle) if there is one, else cosign's
-// legacy tag signatures. looked names every place searched, for the unsigned message.
+// index, if not ""): the Sigstore bundle referrers (ociBundles) if there are any, else
+// cosign's legacy tag signatures. looked names every place searched, for the unsigned message.
 func (c *Client) ociSignatures(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, index string) (cands []Signed, looked string, err error) {
 	ms := manifests(desc, index)
 	tags := make([]string, len(ms))
@@ -197,12 +197,15 @@ func (c *Client) ociSignatures(ctx context.Context, repo *remote.Repository, des
 		tags[i] = CosignSigTag(m)
 	}
 	looked = referrersLooked(desc, index) + ", and cosign signature tags " + strings.Join(tags, " and ")
-	b, err := c.ociBundle(ctx, repo, desc, index)
+	bs, err := c.ociBundles(ctx, repo, desc, index)
 	if err != nil {
 		return nil, looked, err
 	}
-	if b != nil {
-		return []Signed{{Bundle: b}}, looked, nil
+	if len(bs) > 0 {
+		for _, b := range bs {
+			cands = append(cands, Signed{Bundle: b})
+		}
+		return cands, looked, nil
 	}
 	cands, err = c.legacySignatures(ctx, repo, ms)
 	return cands, looked, err

@@ -145,6 +145,10 @@ func TestFetchCosignV3Signatures(t *testing.T) {
 	sbomOnly := plugin("sbom-only")
 	attachCosignBundle(t, repo, sbomOnly, "https://cyclonedx.org/bom",
 		dsseBundle(t, key, nil, cosignStatement(t, name, sbomOnly.Digest.String(), "https://cyclonedx.org/bom"), nil))
+	// Two signers; the policy's is the second.
+	twoSigners := plugin("two-signers")
+	attachCosignBundle(t, repo, twoSigners, ship.PredicateCosignSign, dsseBundle(t, other, nil, stmt(twoSigners), nil))
+	attachCosignBundle(t, repo, twoSigners, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(twoSigners), nil))
 	// A valid signature of another manifest, attached to this one.
 	otherDigest := plugin("other-digest")
 	attachCosignBundle(t, repo, otherDigest, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(keySigned), nil))
@@ -178,8 +182,8 @@ func TestFetchCosignV3Signatures(t *testing.T) {
 		{tag: "keyless", p: kp, wantIs: []error{ship.ErrSignature}},
 		{tag: "key", p: lp, wantIs: []error{ship.ErrSignature}},
 		{tag: "other-key", p: kp, wantIs: []error{ship.ErrSignature}},
-		{tag: "sbom-only", p: kp, wantIs: []error{ship.ErrSignature},
-			wantMsg: `the bundle is an attestation of predicate type "https://cyclonedx.org/bom", not a cosign signature`},
+		{tag: "sbom-only", p: kp, wantIs: []error{ship.ErrUnsigned}},
+		{tag: "two-signers", p: kp, want: twoSigners},
 		{tag: "other-digest", p: kp, wantIs: []error{ship.ErrSignature, ship.ErrDigest},
 			wantMsg: "the cosign signature is of " + keySigned.Digest.String() + ", the manifest fetched is " + otherDigest.Digest.String()},
 		{tag: "tampered", p: kp, wantIs: []error{ship.ErrSignature}},
@@ -216,13 +220,23 @@ func TestFetchCosignV3Signatures(t *testing.T) {
 	}
 }
 
-// A cosign image signature signs a manifest: it does not vouch for a module fetched by URL.
+// A cosign image signature signs a manifest: it does not vouch for a module fetched by URL;
+// and a signed attestation of the manifest (an SBOM) is not a signature of it.
 func TestVerifyCosignBundleNeedsManifest(t *testing.T) {
 	key, kp := keyPolicy(t)
-	b := dsseBundle(t, key, nil, cosignStatement(t, "x", "sha256:"+hexOf(wat.Echo), ship.PredicateCosignSign), nil)
+	d := "sha256:" + hexOf(wat.Echo)
+	b := dsseBundle(t, key, nil, cosignStatement(t, "x", d, ship.PredicateCosignSign), nil)
 	err := ship.Verify(kp, ship.Signed{Module: wat.Echo, Bundle: b})
 	if !errors.Is(err, ship.ErrSignature) || !strings.Contains(err.Error(), "signs an OCI manifest, and this module was not fetched from one") {
 		t.Fatalf("Verify = %v", err)
+	}
+	if err := ship.Verify(kp, ship.Signed{Module: wat.Echo, Bundle: b, Manifests: []string{d}}); err != nil {
+		t.Fatalf("Verify of the manifest = %v", err)
+	}
+	sbom := dsseBundle(t, key, nil, cosignStatement(t, "x", d, "https://cyclonedx.org/bom"), nil)
+	err = ship.Verify(kp, ship.Signed{Module: wat.Echo, Bundle: sbom, Manifests: []string{d}})
+	if !errors.Is(err, ship.ErrSignature) || !strings.Contains(err.Error(), `the bundle is an attestation of predicate type "https://cyclonedx.org/bom", not a cosign signature`) {
+		t.Fatalf("Verify of an SBOM = %v", err)
 	}
 }
 

@@ -387,7 +387,7 @@ func manifests(desc ocispec.Descriptor, index string) []string {
 	return []string{desc.Digest.String(), index}
 }
 
-// referrersLooked names where ociBundle looked, for the unsigned message.
+// referrersLooked names where ociBundles looked, for the unsigned message.
 func referrersLooked(desc ocispec.Descriptor, index string) string {
 	return "OCI referrers of type " + MediaTypeBundle + " of " + strings.Join(manifests(desc, index), " and ")
 }
