@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -299,4 +300,75 @@ func TestJavaScriptGuestsShareTheEngine(t *testing.T) {
 		}
 		h.Close(context.Background())
 	}
+}
+
+// A JavaScript guest under isolation session starts one instance; every other session's
+// instance is a copy of it taken after Start (the script is not evaluated again). A copy
+// answers like a started instance, never sees what another session's calls left (the
+// counter), and draws its own Math.random sequence: with the clock grant each copy is
+// reseeded from its clock, so two sessions draw different numbers; without it the clock is
+// the sandbox's fixed one and every copy draws the same.
+func TestJavaScriptSnapshot(t *testing.T) {
+	module := buildJS(t, "testdata/state.js")
+	for _, clock := range []bool{false, true} {
+		t.Run(fmt.Sprintf("clock=%v", clock), func(t *testing.T) {
+			logs := &lockedLog{}
+			h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: cacheDir,
+				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { h.Close(context.Background()) })
+			g := load(t, h, module, &runtime.GuestConfig{Isolation: "session", Limits: runtime.Limits{Instances: 1}, Grants: runtime.Grants{Clock: clock}})
+			type state struct {
+				Calls           int
+				AtStart, Random float64
+			}
+			in := func(session string) state {
+				t.Helper()
+				out, err := g.Call(runtime.WithCallHooks(context.Background(), &runtime.CallHooks{Session: session}), "state", nil)
+				if err != nil {
+					t.Fatalf("session %s: %v", session, err)
+				}
+				var r struct{ Content []struct{ Text string } }
+				var s state
+				if err := json.Unmarshal(out, &r); err != nil || len(r.Content) != 1 || json.Unmarshal([]byte(r.Content[0].Text), &s) != nil {
+					t.Fatalf("session %s: %s", session, out)
+				}
+				return s
+			}
+			a1, a2 := in("A"), in("A")
+			b, c := in("B"), in("C")
+			if a1.Calls != 1 || a2.Calls != 2 || b.Calls != 1 || c.Calls != 1 {
+				t.Errorf("calls seen: A %d then %d, B %d, C %d; want 1, 2, 1, 1 (a session's instance is its own)", a1.Calls, a2.Calls, b.Calls, c.Calls)
+			}
+			if b.AtStart != a1.AtStart || c.AtStart != a1.AtStart {
+				t.Errorf("the number the script drew at start: A %v, B %v, C %v; want one value (the copies did not evaluate it again)", a1.AtStart, b.AtStart, c.AtStart)
+			}
+			if same := b.Random == c.Random; same == clock {
+				t.Errorf("first draws of sessions B and C: %v and %v; want them equal only without the clock grant", b.Random, c.Random)
+			}
+			if !strings.Contains(logs.String(), "instances start from a snapshot") || strings.Contains(logs.String(), "run the guest's start each time") {
+				t.Errorf("want the pool to snapshot; log:\n%s", logs)
+			}
+		})
+	}
+}
+
+// lockedLog is a log sink safe for the host's goroutines.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -70,7 +70,8 @@ type Kind interface {
 type Restorer interface {
 	// Snapshot returns what Restore needs of s, just started, besides its guest memory and
 	// globals: what Start learned from the guest (addresses in its memory: a JS engine's
-	// context and entry functions), as a value no later entry of s changes. nil is fine.
+	// context and entry functions), as a value no later entry of s changes. nil is fine. A
+	// Refusal says why this instance must not be copied: the pool then runs Start for each.
 	Snapshot(s Started) any
 	// Restore returns the Started of in, a fresh instance whose linear memory and globals
 	// are a copy of those of an instance of the same module taken just after its Start
@@ -78,6 +79,10 @@ type Restorer interface {
 	// the guest code Start ran; addresses in state are valid in in.
 	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 }
+
+// Refusal is what Restorer.Snapshot returns for an instance that must not be copied: the
+// reason, which the pool logs.
+type Refusal string
 
 // Namer is implemented by a kind whose guests have no name of their own (Extism plugins):
 // a guest the config does not name is named GuestName(source), source being
