@@ -372,3 +372,26 @@ func (l *lockedLog) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// The shim's paths through an entry: a handler answering without a promise, a zod shape with
+// an async refinement (parsed with safeParseAsync: its failure is invalid params naming the
+// field), a handler throwing before it returns (a tool error), and extra.signal, made when a
+// handler first reads it.
+func TestJavaScriptEntryPaths(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "testdata/state.js"), nil)
+	for _, c := range []struct{ tool, args, want string }{
+		{"sync", `{}`, fmt.Sprintf(textResult, `"sync"`)},
+		{"refined", `{"name":"ada"}`, fmt.Sprintf(textResult, `"hi ada"`)},
+		{"throws", `{}`, fmt.Sprintf(errorResult, `"thrown at once"`)},
+		{"signal", `{}`, fmt.Sprintf(textResult, `"false true function"`)},
+	} {
+		if got := call(t, g, c.tool, c.args); got != c.want {
+			t.Errorf("%s %s: %s, want %s", c.tool, c.args, got, c.want)
+		}
+	}
+	_, err := g.Call(context.Background(), "refined", []byte(`{"name":"nobody"}`))
+	if !errors.Is(err, runtime.ErrInvalidArguments) || !strings.Contains(err.Error(), "name: nobody is not a name") {
+		t.Errorf("refined nobody: %v, want invalid arguments naming the field", err)
+	}
+}
