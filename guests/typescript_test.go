@@ -395,3 +395,59 @@ func TestJavaScriptEntryPaths(t *testing.T) {
 		t.Errorf("refined nobody: %v, want invalid arguments naming the field", err)
 	}
 }
+
+// The snapshot of a JavaScript guest's first instance is kept in the compile cache, sealed
+// with the cache's key: a second host with the same cache directory starts its first
+// instance from it, without evaluating the script (with the clock grant the number the script
+// drew at start would differ: QuickJS seeds Math.random from the clock). A file changed
+// outside mcpwasm fails authentication: it is ignored with a warning, the start runs, and the
+// file is written again.
+func TestJavaScriptSnapshotInCache(t *testing.T) {
+	module := buildJS(t, "testdata/state.js")
+	dir := t.TempDir()
+	atStart := func() (float64, string) {
+		t.Helper()
+		logs := &lockedLog{}
+		h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: dir,
+			Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := load(t, h, module, &runtime.GuestConfig{Grants: runtime.Grants{Clock: true}})
+		out := call(t, g, "state", `{}`)
+		h.Close(context.Background()) // waits for the snapshot's write
+		var r struct{ Content []struct{ Text string } }
+		var s struct{ AtStart float64 }
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Content) != 1 || json.Unmarshal([]byte(r.Content[0].Text), &s) != nil {
+			t.Fatalf("state: %s", out)
+		}
+		return s.AtStart, logs.String()
+	}
+	first, _ := atStart()
+	files, _ := filepath.Glob(filepath.Join(dir, "snapshots", "*.snap"))
+	if len(files) != 2 {
+		t.Fatalf("snapshot files in the cache: %v; want two (describe's pool, without grants, and the tool's)", files)
+	}
+	second, logs := atStart()
+	if second != first || !strings.Contains(logs, "instances start from a snapshot in the cache") {
+		t.Errorf("second host drew %v at start (first %v); want the same, restored from the cache; log:\n%s", second, first, logs)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 1
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	third, logs := atStart()
+	if third == first || !strings.Contains(logs, "snapshot in the cache ignored") {
+		t.Errorf("with the file tampered: drew %v at start (first %v); want a fresh start and a warning; log:\n%s", third, first, logs)
+	}
+	fourth, logs := atStart()
+	if fourth != third || !strings.Contains(logs, "instances start from a snapshot in the cache") {
+		t.Errorf("after the rewrite: drew %v at start; want %v, restored from the rewritten file; log:\n%s", fourth, third, logs)
+	}
+}

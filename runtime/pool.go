@@ -31,6 +31,7 @@ type pool struct {
 	idleAt map[*instance]time.Duration // when each idle instance was released, on the watchdog clock (lazy.go: shrink)
 
 	snaps snapshots // the state new instances start from, per session or per call (snapshot.go)
+	disk  diskSnap  // … and its copy in the compile cache (snapshotdisk.go)
 }
 
 func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {

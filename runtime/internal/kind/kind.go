@@ -80,6 +80,18 @@ type Restorer interface {
 	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 }
 
+// StateCodec is implemented by a Restorer whose snapshot state may be kept on disk, in the
+// compile cache, so that a later process restores the first instance of a pool too
+// (runtime/snapshotdisk.go). EncodeState encodes what Snapshot returned; DecodeState is its
+// inverse and must refuse bytes it did not make (the file is authenticated, but may come from
+// another build). StateFormat names the encoding and what Start does (a version): it is part
+// of the file's key.
+type StateCodec interface {
+	EncodeState(state any) ([]byte, error)
+	DecodeState(b []byte) (any, error)
+	StateFormat() string
+}
+
 // Refusal is what Restorer.Snapshot returns for an instance that must not be copied: the
 // reason, which the pool logs.
 type Refusal string

@@ -18,8 +18,9 @@ import (
 type Kind struct{}
 
 var (
-	_ kind.Kind     = Kind{}
-	_ kind.Restorer = Kind{}
+	_ kind.Kind       = Kind{}
+	_ kind.Restorer   = Kind{}
+	_ kind.StateCodec = Kind{}
 )
 
 // Name implements kind.Kind.

@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -166,3 +167,40 @@ func (v *VM) evalString(ctx context.Context, src string) (string, error) {
 	b, err := v.toString(ctx, res)
 	return string(b), err
 }
+
+// stateFormat names State's encoding and what Start leaves in memory (findSeed's evals): a
+// snapshot file written by a build with another one is not used (kind.StateCodec).
+const stateFormat = "quickjs-state-1 engine " + EngineSHA256
+
+// stateWords is the number of uint32s an encoded State holds.
+const stateWords = 7
+
+// EncodeState implements kind.StateCodec: State as little-endian uint32s.
+func (Kind) EncodeState(state any) ([]byte, error) {
+	st, ok := state.(State)
+	if !ok {
+		return nil, fmt.Errorf("%w: not a JavaScript engine's snapshot (%T)", ErrEngine, state)
+	}
+	b := make([]byte, 0, 4*stateWords)
+	for _, w := range []uint32{st.scratch, st.global, st.mcp, st.dispatch, st.poll, st.seed, st.clock} {
+		b = binary.LittleEndian.AppendUint32(b, w)
+	}
+	return b, nil
+}
+
+// DecodeState implements kind.StateCodec: EncodeState's inverse; a State that is not
+// Restorable is refused.
+func (Kind) DecodeState(b []byte) (any, error) {
+	if len(b) != 4*stateWords {
+		return nil, fmt.Errorf("%w: a state of %d bytes, want %d", ErrEngine, len(b), 4*stateWords)
+	}
+	w := func(i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
+	st := State{scratch: w(0), global: w(1), mcp: w(2), dispatch: w(3), poll: w(4), seed: w(5), clock: w(6)}
+	if !st.Restorable() {
+		return nil, fmt.Errorf("%w: a state without Math.random's address", ErrEngine)
+	}
+	return st, nil
+}
+
+// StateFormat implements kind.StateCodec.
+func (Kind) StateFormat() string { return stateFormat }
