@@ -401,14 +401,15 @@ func TestJavaScriptEntryPaths(t *testing.T) {
 // instance from it, without evaluating the script (with the clock grant the number the script
 // drew at start would differ: QuickJS seeds Math.random from the clock). A file changed
 // outside mcpwasm fails authentication: it is ignored with a warning, the start runs, and the
-// file is written again.
+// file is written again. A lazily loaded guest reads it while its code compiles.
 func TestJavaScriptSnapshotInCache(t *testing.T) {
 	module := buildJS(t, "testdata/state.js")
 	dir := t.TempDir()
+	lazy := false
 	atStart := func() (float64, string) {
 		t.Helper()
 		logs := &lockedLog{}
-		h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: dir,
+		h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: dir, Lazy: lazy,
 			Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 		if err != nil {
 			t.Fatal(err)
@@ -432,6 +433,13 @@ func TestJavaScriptSnapshotInCache(t *testing.T) {
 	if second != first || !strings.Contains(logs, "instances start from a snapshot in the cache") {
 		t.Errorf("second host drew %v at start (first %v); want the same, restored from the cache; log:\n%s", second, first, logs)
 	}
+	// A lazy load (the manifest from the cache, the code compiled in the background) reads the
+	// file while its first call waits for the code.
+	lazy = true
+	if got, logs := atStart(); got != first || !strings.Contains(logs, "instances start from a snapshot in the cache") {
+		t.Errorf("lazily loaded host drew %v at start (first %v); want the same, restored from the cache; log:\n%s", got, first, logs)
+	}
+	lazy = false
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

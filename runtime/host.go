@@ -91,7 +91,7 @@ type Host struct {
 
 	noSnapshots bool // tests and benchmarks: every instance runs its start (snapshot.go)
 
-	snapWrites sync.WaitGroup // snapshots being written to the cache (snapshotdisk.go); Close waits
+	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error

@@ -134,6 +134,22 @@ func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 	return snap
 }
 
+// prefetchDiskSnapshot starts reading p's snapshot file while the guest's code is not ready
+// (a lazily loaded guest's first call waits for its background compile), so that the read,
+// its authentication and decoding overlap the compile instead of following it.
+func (p *pool) prefetchDiskSnapshot(ctx context.Context) {
+	if !p.g.code.notReady.Load() || p.g.host.auth == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	h := p.g.host
+	h.snapWrites.Add(1)
+	go func() {
+		defer h.snapWrites.Done()
+		p.loadDiskSnapshot(ctx)
+	}()
+}
+
 // saveDiskSnapshot writes p's snapshot to the cache in the background, unless it came from
 // there or is not to be kept on disk. Host.Close waits for the write.
 func (p *pool) saveDiskSnapshot() {
