@@ -57,8 +57,9 @@ func (p *pool) acquire(ctx context.Context, deadline time.Duration) (*instance, 
 		wait.deadline = p.g.host.watch.time(deadline)
 	}
 	defer wait.done()
-	p.prefetchDiskSnapshot(ctx) // read while the code compiles (snapshotdisk.go)
-	if err := p.g.useCode(&wait); err != nil { // a lazily loaded guest may still be compiling
+	// A lazily loaded guest may still be compiling: its snapshot file is read meanwhile.
+	p.prefetchDiskSnapshot(ctx)
+	if err := p.g.useCode(&wait); err != nil {
 		return nil, err
 	}
 	used := false
