@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
@@ -41,8 +42,9 @@ const maxSnapshotFile = 4 << 30
 
 // diskSnap is a pool's share of this file.
 type diskSnap struct {
-	once   sync.Once // the file is looked for once per pool
-	loaded bool      // the pool's snapshot came from the file: nothing to write
+	once   sync.Once   // the file is looked for once per pool
+	loaded bool        // the pool's snapshot came from the file: nothing to write (set in once)
+	saved  atomic.Bool // written (or being written) once: a snapshot taken again after an unload is the same
 }
 
 // diskSnapshotName is the file name of p's snapshot, or "" when p's snapshots are not kept
@@ -158,7 +160,7 @@ func (p *pool) saveDiskSnapshot() {
 	}
 	snap := p.snaps.get()
 	name := p.diskSnapshotName()
-	if snap == nil || name == "" {
+	if snap == nil || name == "" || p.disk.saved.Swap(true) {
 		return
 	}
 	codec := p.g.kind.(kind.StateCodec)
