@@ -123,7 +123,7 @@ func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error)
 	c.Entry, c.Limits = kind.EntryDescribe, inst.g.limits
 	defer c.Reset()
 	d, _ := ctx.Deadline()
-	inst.intr.arm(ctx, inst.g.host.watch.reading(d))
+	inst.intr.arm(ctx, inst.g.host.watch.reading(d), 0)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: panic during start: %v", ErrTrap, p)
@@ -202,6 +202,21 @@ func (inst *instance) Invoke(ctx context.Context, fn api.Function, stack []uint6
 // Interrupted implements kind.Instance.
 func (inst *instance) Interrupted() bool { return inst.intr.interrupted() != 0 }
 
+// Ending implements kind.Instance.
+func (inst *instance) Ending() error {
+	switch inst.intr.endingReason() {
+	case 0:
+		return nil
+	case sys.ExitCodeDeadlineExceeded:
+		return ErrTimeLimit
+	case sys.ExitCodeContextCanceled:
+		return ErrCancelled
+	case exitCodeStopped:
+		return ErrStopped
+	}
+	return ErrClosed
+}
+
 // Custom implements kind.Instance: the script sections the guest kept when its module was
 // compiled (kinds.go); other custom sections are not kept.
 func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
@@ -210,7 +225,7 @@ func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
 func (inst *instance) Memory() api.Memory { return inst.mem }
 
 // Module implements kind.Instance.
-func (inst *instance) Module() *kind.Module { return moduleOf(inst.g.compiled) }
+func (inst *instance) Module() *kind.Module { return moduleOf(inst.g.compiled, inst.g.customs) }
 
 // Region implements kind.Instance.
 func (inst *instance) Region(ptr, n uint32) ([]byte, error) {

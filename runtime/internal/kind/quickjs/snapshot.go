@@ -30,13 +30,13 @@ const seedOffset = 280
 // State is what Start learned of an instance besides its memory: addresses in it, valid in a
 // copy of that memory.
 type State struct {
-	scratch, global, mcp, dispatch, poll uint32
-	seed, clock                          uint32
+	scratch, global, mcp, dispatch, poll, abort uint32
+	seed, clock                                 uint32
 }
 
 // State returns what Restore needs to drive a copy of v's instance.
 func (v *VM) State() State {
-	return State{scratch: v.scratch, global: v.global, mcp: v.mcp, dispatch: v.dispatch, poll: v.poll, seed: v.seed, clock: v.clock}
+	return State{scratch: v.scratch, global: v.global, mcp: v.mcp, dispatch: v.dispatch, poll: v.poll, abort: v.abort, seed: v.seed, clock: v.clock}
 }
 
 // Restorable reports whether a copy of the instance can be given its own Math.random seed
@@ -54,7 +54,8 @@ func Restore(ctx context.Context, e Engine, st State) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.scratch, v.global, v.mcp, v.dispatch, v.poll, v.seed, v.clock = st.scratch, st.global, st.mcp, st.dispatch, st.poll, st.seed, st.clock
+	v.scratch, v.global, v.mcp, v.dispatch, v.poll, v.abort = st.scratch, st.global, st.mcp, st.dispatch, st.poll, st.abort
+	v.seed, v.clock = st.seed, st.clock
 	if err := v.reseed(ctx); err != nil {
 		return nil, err
 	}
@@ -170,10 +171,10 @@ func (v *VM) evalString(ctx context.Context, src string) (string, error) {
 
 // stateFormat names State's encoding and what Start leaves in memory (findSeed's evals): a
 // snapshot file written by a build with another one is not used (kind.StateCodec).
-const stateFormat = "quickjs-state-1 engine " + EngineSHA256
+const stateFormat = "quickjs-state-2 engine " + EngineSHA256
 
 // stateWords is the number of uint32s an encoded State holds.
-const stateWords = 7
+const stateWords = 8
 
 // EncodeState implements kind.StateCodec: State as little-endian uint32s.
 func (Kind) EncodeState(state any) ([]byte, error) {
@@ -182,7 +183,7 @@ func (Kind) EncodeState(state any) ([]byte, error) {
 		return nil, fmt.Errorf("%w: not a JavaScript engine's snapshot (%T)", ErrEngine, state)
 	}
 	b := make([]byte, 0, 4*stateWords)
-	for _, w := range []uint32{st.scratch, st.global, st.mcp, st.dispatch, st.poll, st.seed, st.clock} {
+	for _, w := range []uint32{st.scratch, st.global, st.mcp, st.dispatch, st.poll, st.abort, st.seed, st.clock} {
 		b = binary.LittleEndian.AppendUint32(b, w)
 	}
 	return b, nil
@@ -195,7 +196,7 @@ func (Kind) DecodeState(b []byte) (any, error) {
 		return nil, fmt.Errorf("%w: a state of %d bytes, want %d", ErrEngine, len(b), 4*stateWords)
 	}
 	w := func(i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
-	st := State{scratch: w(0), global: w(1), mcp: w(2), dispatch: w(3), poll: w(4), seed: w(5), clock: w(6)}
+	st := State{scratch: w(0), global: w(1), mcp: w(2), dispatch: w(3), poll: w(4), abort: w(5), seed: w(6), clock: w(7)}
 	if !st.Restorable() {
 		return nil, fmt.Errorf("%w: a state without Math.random's address", ErrEngine)
 	}
