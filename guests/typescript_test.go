@@ -648,3 +648,17 @@ func TestJavaScriptSnapshotInCache(t *testing.T) {
 		t.Errorf("after the rewrite: drew %v at start; want %v, restored from the rewritten file; log:\n%s", fourth, third, logs)
 	}
 }
+
+// An instance restored from the snapshot aborts extra.signal as a started one does: with
+// isolation call, the first call runs in the started instance and the second in a copy; both
+// see the signal abort as the time limit nears and answer with the handler's result.
+func TestJavaScriptRestoredInstanceAborts(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "testdata/abort.js"), &runtime.GuestConfig{Name: "abort", Isolation: "call",
+		Grants: runtime.Grants{Clock: true}, Limits: runtime.Limits{Timeout: 2 * time.Second}})
+	for i := range 2 {
+		if got, want := call(t, g, "wait_timer", `{}`), fmt.Sprintf(textResult, `"aborted: TimeoutError"`); got != want {
+			t.Errorf("call %d (%s instance): %s, want %s", i+1, []string{"started", "restored"}[i], got, want)
+		}
+	}
+}
