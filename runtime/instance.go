@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
@@ -43,6 +44,8 @@ type instance struct {
 	intr interrupter // ends a running call from outside (epoch.go)
 
 	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
+
+	linked map[string]api.Module // the kind's linked modules' instances (kind.Linker), by import name
 }
 
 var _ kind.Instance = (*instance)(nil)
@@ -63,6 +66,13 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		}
 		return uint64(inst.mem.Size())
 	})
+	if err := inst.link(ctx); err != nil {
+		return nil, err
+	}
+	if inst.linked != nil {
+		// The guest's imports of a linked module's name resolve to this instance's.
+		ctx = experimental.WithImportResolver(ctx, func(name string) api.Module { return inst.linked[name] })
+	}
 	alloc := varsAllocator(newMemoryAllocator(limit, func(m *limitedMemory) { inst.memory = m }), inst)
 	snap := p.snaps.get() // nil: run the start (snapshot.go)
 	if snap == nil {
@@ -78,6 +88,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
+		inst.unlink(ctx)
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
 	}
 	if m := mod.Memory(); m != nil {
@@ -96,6 +107,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	if err != nil {
 		kind.Unbind(mod)
 		_ = mod.Close(ctx)
+		inst.unlink(ctx)
 		err = inst.classify(ctx, err, g.limits.Timeout)
 		if why := startOutput(&inst.stderr); why != "" {
 			// A Go guest that panics in init (no generated schemas, a bad tool definition)
@@ -170,7 +182,43 @@ func (inst *instance) close(ctx context.Context) {
 	}
 	kind.Unbind(inst.mod)
 	_ = inst.mod.Close(ctx)
+	inst.unlink(ctx)
 }
+
+// link instantiates the modules the guest's kind links to each instance (kind.Linker), with
+// the caller's ctx: their memory is not the guest's linear memory, and the kind accounts it.
+func (inst *instance) link(ctx context.Context) error {
+	links, err := inst.g.host.linksOf(ctx, inst.g.kind)
+	if err != nil || len(links) == 0 {
+		return err
+	}
+	inst.linked = make(map[string]api.Module, len(links))
+	for _, l := range links {
+		mod, err := inst.g.host.rt.InstantiateModule(ctx, l.cm, linkedConfig)
+		if err != nil {
+			inst.unlink(ctx)
+			return fmt.Errorf("instantiating the %s module %s: %w", inst.g.kind.Name(), l.name, err)
+		}
+		inst.linked[l.name] = mod
+	}
+	return nil
+}
+
+// linkedConfig instantiates a linked module: anonymous, no start functions, and a random
+// source it cannot read (a linked module imports no WASI), so wazero does not seed a
+// math/rand source (5 KB) for each instance.
+var linkedConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(strings.NewReader(""))
+
+// unlink closes the instance's linked modules.
+func (inst *instance) unlink(ctx context.Context) {
+	for name, mod := range inst.linked {
+		_ = mod.Close(ctx)
+		delete(inst.linked, name)
+	}
+}
+
+// Linked implements kind.Instance.
+func (inst *instance) Linked(name string) api.Module { return inst.linked[name] }
 
 // Func implements kind.Instance.
 func (inst *instance) Func(name string) api.Function {

@@ -98,6 +98,26 @@ type StateCodec interface {
 // reason, which the pool logs.
 type Refusal string
 
+// Linker is implemented by a kind whose guests import, besides its HostModules, modules of
+// wasm code that the host instantiates once per guest instance (Extism's kernel: its memory
+// and the load and store functions a plugin calls for every 8 bytes it copies are wasm, so
+// those calls never leave wasm). The pool instantiates each Linked module just before the
+// guest, resolves the guest's imports of its Name to that instance only (wazero's
+// experimental ImportResolver), hands it to the kind as Instance.Linked(Name), and closes
+// it with the guest. A linked module's own imports resolve from the host's modules (WASI,
+// every kind's HostModules); its memory is not the guest's: the kind accounts it (Arena).
+type Linker interface {
+	Linked() []Linked
+}
+
+// Linked is one module a Linker's guests import: the import module name it serves and its
+// wasm, compiled once per Host (on its first instance of the kind, through the
+// authenticated compilation cache as guests are).
+type Linked struct {
+	Name string
+	Wasm []byte
+}
+
 // Graceful is implemented by a kind whose guests can end a call themselves when told it is
 // ending (JavaScript's AbortSignal): the pool tells them (Instance.Ending) at a cancellation
 // and grace before the call's deadline, and interrupts them grace after the cancellation or
@@ -173,6 +193,9 @@ type Instance interface {
 	Ending() error
 	// Memory is the guest's exported linear memory.
 	Memory() api.Memory
+	// Linked returns this instance's instance of the kind's linked module name (Linker), or
+	// nil when the kind links none of that name.
+	Linked(name string) api.Module
 	// Custom returns the body of the module's custom section name (the last of that name), or
 	// nil: how a kind that keeps its guest's code in the module (JavaScript's script, section
 	// "mcpwasm.js") reads it in Start. Only sections named "mcpwasm.js…" are kept.
