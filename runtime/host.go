@@ -94,6 +94,8 @@ type Host struct {
 	watch *watchdog // ends calls past their deadline or cancelled (epoch.go)
 
 	noSnapshots bool // tests and benchmarks: every instance runs its start (snapshot.go)
+
+	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error
@@ -229,6 +231,7 @@ func (h *Host) close(ctx context.Context) error {
 		errs = append(errs, g.Close(ctx))
 	}
 	h.watch.close()
+	h.snapWrites.Wait()
 	errs = append(errs, h.rt.Close(ctx), h.cache.Close(ctx))
 	return errors.Join(errs...)
 }

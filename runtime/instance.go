@@ -75,6 +75,9 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	alloc := varsAllocator(newMemoryAllocator(limit, func(m *limitedMemory) { inst.memory = m }), inst)
 	snap := p.snaps.get() // nil: run the start (snapshot.go)
+	if snap == nil {
+		snap = p.loadDiskSnapshot(ctx) // a previous process's (snapshotdisk.go)
+	}
 	if snap != nil {
 		alloc = reserveAllocator(alloc, uint64(len(snap.mem)))
 	}
@@ -120,6 +123,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	if snap == nil && p.wantsSnapshot() {
 		p.takeSnapshot(ctx, inst)
+		p.saveDiskSnapshot()
 	}
 	return inst, nil
 }

@@ -182,6 +182,9 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 		return nil, "the module changes a table or drops a segment (table.set, table.grow, data.drop, …)"
 	}
 	s := &snapshot{kind: r.Snapshot(inst.started)}
+	if why, ok := s.kind.(kind.Refusal); ok {
+		return nil, string(why)
+	}
 	for k := 0; ; k++ {
 		name := exportGlobalPrefix + strconv.Itoa(k)
 		g := mod.ExportedGlobal(name)
