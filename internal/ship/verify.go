@@ -68,11 +68,14 @@ func VerifyBundle(p Policy, wasm, bundleJSON []byte) error {
 // (mcpwasm sign, cosign sign-blob), or — for an OCI source — cosign v3's image signature: a
 // DSSE envelope holding an in-toto statement of predicate type PredicateCosignSign whose
 // subject is the digest of one of s.Manifests (the module is bound to that manifest by its
-// layer digest, checked when the layer is stored). A nil bundle is ErrUnsigned; a statement
-// naming another digest is ErrDigest (and ErrSignature).
+// layer digest, checked when the layer is stored); or, with s.Payload set, a message
+// signature over cosign's legacy simple-signing payload, which must name one of s.Manifests.
+// A nil bundle is ErrUnsigned; a signature naming another digest is ErrDigest (and
+// ErrSignature).
 //
 // Keyless: with transparency logs in the trusted root, the bundle must carry a log entry
-// (inclusion proof) and the certificate must have been valid when it was logged; with none,
+// (an inclusion proof, or for a legacy signature Rekor's signed entry timestamp) and the
+// certificate must have been valid when it was logged; with none,
 // the certificate must be valid now (a private CA without Rekor).
 func Verify(p Policy, s Signed) error {
 	if s.Bundle == nil {
