@@ -175,12 +175,12 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	g.gc = c
 	for name := range c.ToolLimits {
 		if _, ok := l.tools[name]; !ok {
-			return g, fmt.Errorf("guest %q: limits given for unknown tool %q", g.name, name)
+			return g, fmt.Errorf("guest %q: limits given for unknown tool %q%s", g.name, name, prefixHint(l, c.ToolPrefix, name))
 		}
 	}
 	for name := range c.ToolGrants {
 		if _, ok := l.tools[name]; !ok {
-			return g, fmt.Errorf("guest %q: grants given for unknown tool %q", g.name, name)
+			return g, fmt.Errorf("guest %q: grants given for unknown tool %q%s", g.name, name, prefixHint(l, c.ToolPrefix, name))
 		}
 	}
 	if err := h.register(g); err != nil {
@@ -470,6 +470,19 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	}
 	g.code.raw = raw // for the manifest cache (lazy.go: afterLoad); Describe returned a copy
 	return m, nil
+}
+
+// prefixHint is the hint for a per-tool limit or grant naming a tool without the guest's
+// tool prefix: ` (with the tool prefix "b-" it is "b-echo")` when prefix+name is one of the
+// guest's tools, else "".
+func prefixHint(l *lists, prefix, name string) string {
+	if prefix == "" {
+		return ""
+	}
+	if _, ok := l.tools[prefix+name]; !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (with the tool prefix %q it is %q)", prefix, prefix+name)
 }
 
 // prefixTools returns m with prefix put before each tool's name (GuestConfig.ToolPrefix).
