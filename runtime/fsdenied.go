@@ -13,8 +13,9 @@ import (
 // result is a tool error (isError) whose text names a path under an fs directory the guest
 // requested but was not granted, the result gets a second text item,
 // `fs: /notes is not granted to guest "notes"`, and the host logs it as a warning. The guest
-// itself only sees EACCES from the refusing mount there (sandbox.DeniedFS). Any other result
-// is returned as it is.
+// itself only sees EACCES from the refusing mount there (sandbox.DeniedFS). A result whose
+// text already says so (a JavaScript guest's node:fs error names the grant) gets no second
+// item. Any other result is returned as it is.
 func (g *Guest) noteDeniedFS(ctx context.Context, t *tool, out []byte) []byte {
 	if !bytes.Contains(out, []byte(`"isError"`)) {
 		return out
@@ -27,14 +28,22 @@ func (g *Guest) noteDeniedFS(ctx context.Context, t *tool, out []byte) []byte {
 	if json.Unmarshal(res["content"], &content) != nil {
 		return out
 	}
+	var texts []string
+	for _, c := range content {
+		var item struct{ Text string }
+		if json.Unmarshal(c, &item) == nil {
+			texts = append(texts, item.Text)
+		}
+	}
 	var notes []string
 	for _, d := range t.deniedFS {
-		for _, c := range content {
-			var item struct{ Text string }
-			if json.Unmarshal(c, &item) == nil && namesPathUnder(item.Text, d.Path) {
-				notes = append(notes, d.Msg)
-				break
-			}
+		named, said := false, false
+		for _, text := range texts {
+			named = named || namesPathUnder(text, d.Path)
+			said = said || strings.Contains(text, d.Msg)
+		}
+		if named && !said {
+			notes = append(notes, d.Msg)
 		}
 	}
 	if notes == nil {
