@@ -313,10 +313,39 @@ func TestJavaScriptFiles(t *testing.T) {
 	if got, want := call(t, ro, "save", `{"name":"b.txt","text":"x"}`), fmt.Sprintf(errorResult, `"EROFS open /data/notes/b.txt: EROFS: read-only file system, open '/data/notes/b.txt' (fs: /data is granted read-only to guest \"ro\")"`); got != want {
 		t.Errorf("read-only save:\n got %s\nwant %s", got, want)
 	}
-	bare := load(t, h, module, &runtime.GuestConfig{Name: "bare"})
+	// Without a grant: the operator's log still gets the warning a Go guest's refusal gets.
+	var logged lockedBuffer
+	hl, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: cacheDir,
+		Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hl.Close(context.Background()) })
+	bare := load(t, hl, module, &runtime.GuestConfig{Name: "bare"})
 	if got, want := call(t, bare, "load", `{"path":"/data/notes/a.txt"}`), `{"content":[{"type":"text","text":"EACCES open /data/notes/a.txt: EACCES: permission denied, open '/data/notes/a.txt' (fs: /data is not granted to guest \"bare\")"}],"isError":true}`; got != want {
 		t.Errorf("load without a grant:\n got %s\nwant %s", got, want)
 	}
+	if want := `level=WARN msg="fs: /data is not granted to guest \"bare\"" guest=bare tool=load`; !strings.Contains(logged.String(), want) {
+		t.Errorf("log without a grant:\n%s\nwant a line containing %s", logged.String(), want)
+	}
+}
+
+// lockedBuffer is a log destination safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // logLines collects a call's log lines; wait returns when one equals line.

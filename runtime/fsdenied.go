@@ -15,7 +15,7 @@ import (
 // `fs: /notes is not granted to guest "notes"`, and the host logs it as a warning. The guest
 // itself only sees EACCES from the refusing mount there (sandbox.DeniedFS). A result whose
 // text already says so (a JavaScript guest's node:fs error names the grant) gets no second
-// item. Any other result is returned as it is.
+// item (the warning is logged all the same). Any other result is returned as it is.
 func (g *Guest) noteDeniedFS(ctx context.Context, t *tool, out []byte) []byte {
 	if !bytes.Contains(out, []byte(`"isError"`)) {
 		return out
@@ -42,6 +42,9 @@ func (g *Guest) noteDeniedFS(ctx context.Context, t *tool, out []byte) []byte {
 			named = named || namesPathUnder(text, d.Path)
 			said = said || strings.Contains(text, d.Msg)
 		}
+		if named {
+			g.host.logger.LogAttrs(ctx, slog.LevelWarn, d.Msg, slog.String("guest", g.name), slog.String("tool", t.def.Name))
+		}
 		if named && !said {
 			notes = append(notes, d.Msg)
 		}
@@ -50,7 +53,6 @@ func (g *Guest) noteDeniedFS(ctx context.Context, t *tool, out []byte) []byte {
 		return out
 	}
 	for _, n := range notes {
-		g.host.logger.LogAttrs(ctx, slog.LevelWarn, n, slog.String("guest", g.name), slog.String("tool", t.def.Name))
 		b, err := json.Marshal(struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
