@@ -23,6 +23,8 @@ func TestParseErrors(t *testing.T) {
 		{"hyper-mcp config with auths", "{\"auths\": {},\n \"plugins\": []}", `this is a hyper-mcp configuration, not an mcpwasm one`},
 		{"stray plugins in an mcpwasm config", `{"guests": [], "plugins": {}}`, `line 1 column 16: unknown key "plugins" at the top level`},
 		{"unknown grant kind", `{"guests": [{"path": "a.wasm", "grants": {"nett": ["x"]}}]}`, `line 1 column 43: unknown key "nett" in guests[0].grants (did you mean "net"?)`},
+		{"limit without its unit", `{"guests": [{"path": "a.wasm", "limits": {"timeout": 100}}]}`, `line 1 column 43: unknown key "timeout" in guests[0].limits (did you mean "timeout_ms"?)`},
+		{"tool is not tool_prefix", `{"guests": [{"path": "a.wasm", "tool": {}}]}`, `line 1 column 32: unknown key "tool" in guests[0] (did you mean "tools"?)`},
 		{"missing path", `{"guests": [{"name": "a"}]}`, `line 1 column 13: guests[0]: missing "path"`},
 		{"bad name", `{"guests": [{"name": "no spaces", "path": "a.wasm"}]}`, `line 1 column 22: guests[0].name: "no spaces" does not match the pattern "^[a-zA-Z0-9_-]{1,64}$"`},
 		{"relative exec path", `{"guests": [{"path": "a.wasm", "grants": {"exec": [{"path": "git"}]}}]}`, `line 1 column 61: guests[0].grants.exec[0].path: "git" does not match the pattern "^/"`},

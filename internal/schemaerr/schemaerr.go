@@ -257,7 +257,9 @@ func explain(schema []byte, d *Doc, v any, err error) error {
 			where = "in " + uk.parent
 		}
 		msg := fmt.Sprintf("unknown key %q %s", uk.key, where)
-		if near := suggest.Nearest(uk.key, uk.known, 2); near != "" {
+		if near := withUnit(uk.key, uk.known); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
+		} else if near := suggest.Nearest(uk.key, uk.known, 2); near != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
 		return placed(d.key, path, msg)
@@ -267,6 +269,20 @@ func explain(schema []byte, d *Doc, v any, err error) error {
 		name = "the top level"
 	}
 	return placed(d.value, path, name+": "+reason(why))
+}
+
+// withUnit is the known key that is key with a unit suffix — _ms, _mb or _bytes: "timeout"
+// → "timeout_ms", "memory" → "memory_mb" — too far from key for suggest.Nearest; "" when
+// none is.
+func withUnit(key string, known []string) string {
+	for _, k := range known {
+		for _, unit := range []string{"_ms", "_mb", "_bytes"} {
+			if k == key+unit {
+				return k
+			}
+		}
+	}
+	return ""
 }
 
 // placed prefixes msg with the position of path, when known.
