@@ -101,7 +101,7 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 	out, err := inst.enter(ctx, e, name, args, limits, sb)
 	g.logStdio(ctx, inst, name)
 	g.logDropped(ctx, inst, name)
-	healthy := err == nil && g.isolation != isolationCall // isolationCall: nothing survives a call
+	healthy := err == nil // isolation call: the next call resets it first (pool.acquire)
 	if n := inst.stackBytes(); healthy && n > retainStackBytes {
 		// The call's recursion grew the native stack; wazero never shrinks it (stackmem.go).
 		g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance discarded: its call stack grew",

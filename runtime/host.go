@@ -90,6 +90,10 @@ type Host struct {
 	watch *watchdog // ends calls past their deadline or cancelled (epoch.go)
 
 	noSnapshots bool // tests and benchmarks: every instance runs its start (snapshot.go)
+	// Tests and benchmarks: noReset closes every instance a session or call is done with
+	// instead of resetting it in place (reset.go); noMappedMemory keeps snapshots in Go memory
+	// only, so restores and resets copy (memimage_linux.go).
+	noReset, noMappedMemory bool
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error

@@ -43,6 +43,12 @@ type instance struct {
 	intr interrupter // ends a running call from outside (epoch.go)
 
 	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
+
+	snap     *snapshot           // what it was restored from or taken as; nil: it cannot be reset (reset.go)
+	restored bool                // it was restored from snap (not taken as it)
+	fakes    fakeSources         // its clocks and random source when not granted (reset.go)
+	globals  []api.MutableGlobal // snap.globals' handles, looked up at the first reset
+	fuel     api.MutableGlobal   // the host's $fuel (exportSnapshot)
 }
 
 var _ kind.Instance = (*instance)(nil)
@@ -63,15 +69,25 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		}
 		return uint64(inst.mem.Size())
 	})
-	alloc := varsAllocator(newMemoryAllocator(limit, func(m *limitedMemory) { inst.memory = m }), inst)
+	track := func(m *limitedMemory) { inst.memory = m }
 	snap := p.snaps.get() // nil: run the start (snapshot.go)
-	if snap != nil {
-		alloc = reserveAllocator(alloc, uint64(len(snap.mem)))
+	var alloc experimental.MemoryAllocator
+	switch {
+	case snap != nil && snap.image != nil:
+		alloc = varsAllocator(mappedAllocator(limit, snap.image, track), inst)
+	case snap != nil:
+		alloc = reserveAllocator(varsAllocator(newMemoryAllocator(limit, track), inst), uint64(len(snap.mem)))
+	default:
+		alloc = varsAllocator(newMemoryAllocator(limit, track), inst)
 	}
+	inst.snap, inst.restored = snap, snap != nil
 	ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	if p.profile.Clock() {
 		cfg = cfg.WithNanosleep(inst.intr.sleep) // poll_oneoff's waits end with the call (sleep.go)
+	}
+	if p.g.isolation != isolationShared {
+		cfg = inst.fakes.config(cfg, p.profile) // a reset in place rewinds them (reset.go)
 	}
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {

@@ -61,7 +61,8 @@ func (rw *rewriter) snapshotExports(exp []byte, n int) ([]byte, int) {
 	for k := range rw.mi.Globals {
 		exp = appendExport(exp, exportGlobalPrefix+strconv.Itoa(int(k)), wasm.KindGlobal, rw.mi.ImportGlobals+k)
 	}
-	exp = appendExport(exp, exportSnapshot, wasm.KindGlobal, rw.size)
+	// The marker is $fuel: a reset in place refills it as a fresh instance's is (reset.go).
+	exp = appendExport(exp, exportSnapshot, wasm.KindGlobal, rw.fuel)
 	return exp, n + int(rw.mi.Globals) + 1
 }
 
@@ -72,6 +73,9 @@ type snapshot struct {
 	spans   []span // the parts of mem a restore copies: the fresh memory, then non-zero pages
 	globals []savedGlobal
 	kind    any // the kind's part (kind.Restorer.Snapshot)
+	// image is mem in a memfd that restored instances map copy-on-write (memimage_linux.go);
+	// nil where that is not possible: they copy mem.
+	image *memImage
 }
 
 // span is [from, to) of linear memory.
@@ -129,6 +133,12 @@ func (p *pool) takeSnapshot(ctx context.Context, inst *instance) {
 	if p.snaps.tried {
 		p.snaps.mu.Unlock()
 		return
+	}
+	if snap != nil && !p.g.host.noMappedMemory {
+		snap.image, _ = newMemImage(snap.mem) // nil on failure: restores copy
+	}
+	if snap != nil {
+		inst.snap = snap // the instance it was taken from resets to it too (reset.go)
 	}
 	p.snaps.tried, p.snaps.snap, p.snaps.refused = true, snap, why
 	// The instance that describes a guest starts before its name is known (the manifest
@@ -250,8 +260,16 @@ func (inst *instance) restore(mod api.Module, snap *snapshot) error {
 		if !ok {
 			return fmt.Errorf("%w: memory smaller than the snapshot", ErrTrap)
 		}
-		for _, sp := range snap.spans {
-			copy(buf[sp.from:sp.to], snap.mem[sp.from:sp.to])
+		if m := inst.memory; m != nil && m.mapped && m.image == len(snap.mem) {
+			// The image is mapped under buf: dropping what instantiation wrote (the data
+			// segments) leaves the snapshot.
+			if err := dropPages(buf); err != nil {
+				return fmt.Errorf("%w: restoring the snapshot's memory: %w", ErrTrap, err)
+			}
+		} else {
+			for _, sp := range snap.spans {
+				copy(buf[sp.from:sp.to], snap.mem[sp.from:sp.to])
+			}
 		}
 	}
 	for _, sg := range snap.globals {
