@@ -281,10 +281,13 @@ func entryLoops(b []byte) ([]byte, error) {
 	return r.Bytes()
 }
 
-// BenchmarkSnapshot: a 100-byte echo through Guest.Call with a fresh instance per call
-// (isolation call: instantiate, start, call, close), each instance restored from a snapshot
-// of a started one or running its own start, beside the warm instance of isolation shared.
-// snapshot-B is the linear memory a snapshot keeps.
+// BenchmarkSnapshot: a 100-byte echo through Guest.Call with a pristine instance per call
+// (isolation call), beside the warm instance of isolation shared. call-reset resets the one
+// instance in place to the snapshot (reset.go): its memory under the snapshot's image, the
+// pages written dropped (Linux), or, call-reset-copy, on the Go heap with the snapshot copied
+// over it. call-fresh instantiates, restores, calls and closes an instance per call (with the
+// image mapped; call-fresh-copy copies, as wave 6 did); call-start runs the guest's start in
+// every fresh instance (no snapshot). snapshot-B is the linear memory a snapshot keeps.
 func BenchmarkSnapshot(b *testing.B) {
 	ctx := context.Background()
 	h, err := NewHost(ctx, &Options{NoDiskCache: true})
@@ -300,11 +303,18 @@ func BenchmarkSnapshot(b *testing.B) {
 		{"go", benchGoEchoTool, benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho")},
 	} {
 		for _, m := range []struct {
-			name string
-			iso  string
-			snap bool
-		}{{"shared", "shared", true}, {"call-snapshot", "call", true}, {"call-start", "call", false}} {
-			h.noSnapshots = !m.snap
+			name                     string
+			iso                      string
+			snap, reset, mappedImage bool
+		}{
+			{"shared", "shared", true, true, true},
+			{"call-reset", "call", true, true, true},
+			{"call-reset-copy", "call", true, true, false},
+			{"call-fresh", "call", true, false, true},
+			{"call-fresh-copy", "call", true, false, false},
+			{"call-start", "call", false, false, false},
+		} {
+			h.noSnapshots, h.noReset, h.noMappedMemory = !m.snap, !m.reset, !m.mappedImage
 			g, err := h.Load(ctx, gc.wasm, &GuestConfig{Name: gc.name + "-" + m.name, Isolation: m.iso})
 			if err != nil {
 				b.Fatal(err)

@@ -94,6 +94,7 @@ type Host struct {
 	// instead of resetting it in place (reset.go); noMappedMemory keeps snapshots in Go memory
 	// only, so restores and resets copy (memimage_linux.go).
 	noReset, noMappedMemory bool
+	mapSmall                bool // tests: map a snapshot's image however small it is (mapImageBytes)
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -49,6 +50,7 @@ type instance struct {
 	fakes    fakeSources         // its clocks and random source when not granted (reset.go)
 	globals  []api.MutableGlobal // snap.globals' handles, looked up at the first reset
 	fuel     api.MutableGlobal   // the host's $fuel (exportSnapshot)
+	fdLookup reflect.Value       // wazero's descriptor lookup, resolved at the first reset (reset.go)
 }
 
 var _ kind.Instance = (*instance)(nil)

@@ -55,7 +55,7 @@ func (p *pool) reset(ctx context.Context, inst *instance) bool {
 		// session or call wrote instead of a copy of the whole memory.
 		return false
 	}
-	if !stdioIntact(inst.mod) {
+	if !inst.stdioIntact() {
 		p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance not reset: the guest changed its WASI descriptors",
 			slog.String("guest", p.g.name))
 		return false
@@ -156,39 +156,51 @@ func (f *fakeSources) Read(b []byte) (int, error) {
 
 func (f *fakeSources) reset() { f.wall, f.mono, f.rng = 0, 0, nil }
 
-// stdioIntact reports whether mod's WASI descriptors are those of a fresh instance: 0, 1 and
+// stdioIntact reports whether inst's WASI descriptors are those of a fresh instance: 0, 1 and
 // 2 open (a guest may close them with fd_close; fd_renumber refuses them) and 3 not (an
 // instance with a snapshot has no fs mount, so it cannot open a file; checked anyway).
-// wazero has no API for a module's descriptor table: it is read by reflection (the module
-// instance's Sys context, its FS, LookupFile). If a wazero upgrade changes those, the answer
-// is false — instances are then never reset, only replaced — and TestResetStdioReadable
-// fails.
-func stdioIntact(mod api.Module) bool {
-	v := reflect.ValueOf(mod)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return false
-	}
-	sysCtx := v.Elem().FieldByName("Sys")
-	if !sysCtx.IsValid() || sysCtx.Kind() != reflect.Pointer || sysCtx.IsNil() {
-		return false
-	}
-	fsFn := sysCtx.MethodByName("FS")
-	if !fsFn.IsValid() || fsFn.Type().NumIn() != 0 || fsFn.Type().NumOut() != 1 {
-		return false
-	}
-	fs := fsFn.Call(nil)[0]
-	if fs.Kind() != reflect.Pointer || fs.IsNil() {
-		return false
-	}
-	lookup := fs.MethodByName("LookupFile")
-	if t := lookup; !t.IsValid() || t.Type().NumIn() != 1 || t.Type().In(0) != reflect.TypeFor[int32]() ||
-		t.Type().NumOut() != 2 || t.Type().Out(1).Kind() != reflect.Bool {
-		return false
+// wazero has no API for a module's descriptor table: it is read by reflection (fdLookup),
+// resolved once per instance. If a wazero upgrade changes what it reads, the answer is false
+// — instances are then never reset, only replaced — and TestResetStdioReadable fails.
+func (inst *instance) stdioIntact() bool {
+	if !inst.fdLookup.IsValid() {
+		if inst.fdLookup = fdLookup(inst.mod); !inst.fdLookup.IsValid() {
+			return false
+		}
 	}
 	for fd := int32(0); fd <= 3; fd++ {
-		if open := lookup.Call([]reflect.Value{reflect.ValueOf(fd)})[1].Bool(); open != (fd < 3) {
+		if open := inst.fdLookup.Call([]reflect.Value{reflect.ValueOf(fd)})[1].Bool(); open != (fd < 3) {
 			return false
 		}
 	}
 	return true
+}
+
+// fdLookup returns wazero's LookupFile(fd int32) (*FileEntry, bool) of mod's descriptor table
+// (the module instance's Sys context's FS), or the zero Value if mod does not have it.
+func fdLookup(mod api.Module) reflect.Value {
+	v := reflect.ValueOf(mod)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
+	}
+	sysCtx := v.Elem().FieldByName("Sys")
+	if !sysCtx.IsValid() || sysCtx.Kind() != reflect.Pointer || sysCtx.IsNil() {
+		return reflect.Value{}
+	}
+	fsFn := sysCtx.MethodByName("FS")
+	if !fsFn.IsValid() || fsFn.Type().NumIn() != 0 || fsFn.Type().NumOut() != 1 {
+		return reflect.Value{}
+	}
+	fs := fsFn.Call(nil)[0]
+	if fs.Kind() != reflect.Pointer || fs.IsNil() {
+		return reflect.Value{}
+	}
+	lookup := fs.MethodByName("LookupFile")
+	if !lookup.IsValid() {
+		return reflect.Value{}
+	}
+	if t := lookup.Type(); t.NumIn() != 1 || t.In(0) != reflect.TypeFor[int32]() || t.NumOut() != 2 || t.Out(1).Kind() != reflect.Bool {
+		return reflect.Value{}
+	}
+	return lookup
 }

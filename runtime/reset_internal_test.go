@@ -25,7 +25,8 @@ func idleInstance(t *testing.T, p *pool) *instance {
 
 // An instance a call (isolation call) or another session (isolation session) is done with is
 // reset to the snapshot in place and reused, its memory either under the snapshot's image
-// (Linux: the pages a call wrote are dropped) or on the Go heap (the snapshot is copied):
+// (Linux: the pages a call wrote are dropped; a snapshot under mapImageBytes is mapped only
+// because the test asks) or on the Go heap (the snapshot is copied):
 // every call of the probe sees the state _initialize left, the pool made one instance for
 // all of them, and the resets are counted.
 func TestResetInPlace(t *testing.T) {
@@ -33,7 +34,7 @@ func TestResetInPlace(t *testing.T) {
 		name := map[bool]string{true: "mapped", false: "copy"}[mapped]
 		t.Run("call/"+name, func(t *testing.T) {
 			h, _ := snapHost(t, true)
-			h.noMappedMemory = !mapped
+			h.noMappedMemory, h.mapSmall = !mapped, true // the probe's snapshot is 3 pages
 			g, err := h.Load(context.Background(), wat.Snapshot, &GuestConfig{Isolation: "call", Limits: Limits{Instances: 1}})
 			if err != nil {
 				t.Fatal(err)
@@ -60,7 +61,7 @@ func TestResetInPlace(t *testing.T) {
 		})
 		t.Run("session/"+name, func(t *testing.T) {
 			h, _ := snapHost(t, true)
-			h.noMappedMemory = !mapped
+			h.noMappedMemory, h.mapSmall = !mapped, true // the probe's snapshot is 3 pages
 			g, err := h.Load(context.Background(), wat.Snapshot, &GuestConfig{Isolation: "session", Limits: Limits{Instances: 1}})
 			if err != nil {
 				t.Fatal(err)
@@ -190,17 +191,17 @@ func TestResetStdioReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !stdioIntact(inst.mod) {
+	if !inst.stdioIntact() {
 		t.Error("stdioIntact of a fresh instance: false")
 	}
 	if _, err := inst.enter(context.Background(), kind.EntryTool, "close", []byte(`{}`), g.limits, nil); err != nil {
 		t.Fatal(err)
 	}
-	if stdioIntact(inst.mod) {
+	if inst.stdioIntact() {
 		t.Error("stdioIntact after fd_close(1): true")
 	}
 	p.release(inst, true, h.watch.now())
-	if stdioIntact(nil) {
-		t.Error("stdioIntact(nil): true")
+	if fdLookup(nil).IsValid() {
+		t.Error("fdLookup(nil) is valid")
 	}
 }
