@@ -283,11 +283,13 @@ func entryLoops(b []byte) ([]byte, error) {
 
 // BenchmarkSnapshot: a 100-byte echo through Guest.Call with a pristine instance per call
 // (isolation call), beside the warm instance of isolation shared. call-reset resets the one
-// instance in place to the snapshot (reset.go): its memory under the snapshot's image, the
-// pages written dropped (Linux), or, call-reset-copy, on the Go heap with the snapshot copied
-// over it. call-fresh instantiates, restores, calls and closes an instance per call (with the
-// image mapped; call-fresh-copy copies, as wave 6 did); call-start runs the guest's start in
-// every fresh instance (no snapshot). snapshot-B is the linear memory a snapshot keeps.
+// instance in place to the snapshot (reset.go), as the host does: a snapshot of 1 MiB or more
+// (the Go echo's) is mapped under the instance's memory and the pages a call wrote are
+// copied back or dropped, a smaller one (the WAT echo's) is copied over it;
+// call-reset-mapped maps every snapshot, call-reset-copy none. call-fresh instantiates,
+// restores, calls and closes an instance per call (call-fresh-copy copying the snapshot, as
+// wave 6 did); call-start runs the guest's start in every fresh instance (no snapshot).
+// snapshot-B is the linear memory a snapshot keeps.
 func BenchmarkSnapshot(b *testing.B) {
 	ctx := context.Background()
 	h, err := NewHost(ctx, &Options{NoDiskCache: true})
@@ -303,18 +305,19 @@ func BenchmarkSnapshot(b *testing.B) {
 		{"go", benchGoEchoTool, benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho")},
 	} {
 		for _, m := range []struct {
-			name                     string
-			iso                      string
-			snap, reset, mappedImage bool
+			name                             string
+			iso                              string
+			noSnap, noReset, noMap, mapSmall bool
 		}{
-			{"shared", "shared", true, true, true},
-			{"call-reset", "call", true, true, true},
-			{"call-reset-copy", "call", true, true, false},
-			{"call-fresh", "call", true, false, true},
-			{"call-fresh-copy", "call", true, false, false},
-			{"call-start", "call", false, false, false},
+			{name: "shared", iso: "shared"},
+			{name: "call-reset", iso: "call"},
+			{name: "call-reset-mapped", iso: "call", mapSmall: true},
+			{name: "call-reset-copy", iso: "call", noMap: true},
+			{name: "call-fresh", iso: "call", noReset: true},
+			{name: "call-fresh-copy", iso: "call", noReset: true, noMap: true},
+			{name: "call-start", iso: "call", noSnap: true, noReset: true},
 		} {
-			h.noSnapshots, h.noReset, h.noMappedMemory = !m.snap, !m.reset, !m.mappedImage
+			h.noSnapshots, h.noReset, h.noMappedMemory, h.mapSmall = m.noSnap, m.noReset, m.noMap, m.mapSmall
 			g, err := h.Load(ctx, gc.wasm, &GuestConfig{Name: gc.name + "-" + m.name, Isolation: m.iso})
 			if err != nil {
 				b.Fatal(err)

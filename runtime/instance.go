@@ -51,6 +51,7 @@ type instance struct {
 	globals  []api.MutableGlobal // snap.globals' handles, looked up at the first reset
 	fuel     api.MutableGlobal   // the host's $fuel (exportSnapshot)
 	fdLookup reflect.Value       // wazero's descriptor lookup, resolved at the first reset (reset.go)
+	pagemap  []byte              // resetMapped's buffer (memimage_linux.go)
 }
 
 var _ kind.Instance = (*instance)(nil)

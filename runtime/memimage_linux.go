@@ -3,8 +3,11 @@
 package runtime
 
 import (
+	"encoding/binary"
 	"fmt"
+	"os"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -86,4 +89,68 @@ func dropPages(b []byte) error {
 		return nil
 	}
 	return unix.Madvise(b, unix.MADV_DONTNEED)
+}
+
+// pagemap is /proc/self/pagemap, opened once: per page of the process's address space, 8
+// bytes of flags (Documentation/admin-guide/mm/pagemap.rst). An unprivileged process reads
+// the flags (its frame numbers read as 0).
+var pagemap struct {
+	once sync.Once
+	f    *os.File // nil: unreadable (no /proc, a sandbox that refuses it)
+}
+
+const (
+	pmPresent = 1 << 63
+	pmSwapped = 1 << 62
+	pmFile    = 1 << 61 // a file page (here: the image's) or shared anonymous
+)
+
+var osPage = os.Getpagesize()
+
+// resetMapped makes buf, the start of a mapping mapMemory returned with the image of snap
+// (len(buf) == len(snap)), read snap again. The pages the instance wrote since it was
+// mapped are private copies, which pagemap tells from the image's pages: while they are few
+// (a quarter of buf at most), snap is copied back into them, and they stay mapped, so the
+// next call that writes them again takes no page fault; else, or without pagemap, they are
+// dropped (dropPages: dropped is true) and the next writes fault them back in. scratch is
+// the caller's buffer for the flags, kept between resets.
+func resetMapped(buf, snap []byte, scratch *[]byte) (dropped bool, err error) {
+	n := len(buf) / osPage
+	if n == 0 || len(buf)%osPage != 0 || len(snap) != len(buf) {
+		return true, dropPages(buf)
+	}
+	pagemap.once.Do(func() { pagemap.f, _ = os.Open("/proc/self/pagemap") })
+	if pagemap.f == nil {
+		return true, dropPages(buf)
+	}
+	if cap(*scratch) < n*8 {
+		*scratch = make([]byte, n*8)
+	}
+	pm := (*scratch)[:n*8]
+	off := int64(uintptr(unsafe.Pointer(unsafe.SliceData(buf))) / uintptr(osPage) * 8)
+	if _, err := pagemap.f.ReadAt(pm, off); err != nil {
+		return true, dropPages(buf)
+	}
+	written := 0
+	for i := range n {
+		if privatePage(binary.LittleEndian.Uint64(pm[i*8:])) {
+			written++
+		}
+	}
+	if written > n/4 {
+		return true, dropPages(buf)
+	}
+	for i := range n {
+		if privatePage(binary.LittleEndian.Uint64(pm[i*8:])) {
+			copy(buf[i*osPage:(i+1)*osPage], snap[i*osPage:])
+		}
+	}
+	return false, nil
+}
+
+// privatePage reports whether a page of a private file mapping, by its pagemap entry, is the
+// instance's own copy (written since it was mapped: present and not the file's, or swapped
+// out, which only such a copy can be).
+func privatePage(e uint64) bool {
+	return e&pmSwapped != 0 || e&(pmPresent|pmFile) == pmPresent
 }

@@ -17,3 +17,5 @@ func (*memImage) mapMemory(int) ([]byte, error) { return nil, errors.New("not su
 func unmapMemory([]byte) {}
 
 func dropPages([]byte) error { return errors.New("not supported") }
+
+func resetMapped(buf, _ []byte, _ *[]byte) (bool, error) { return true, dropPages(buf) }

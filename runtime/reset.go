@@ -62,7 +62,7 @@ func (p *pool) reset(ctx context.Context, inst *instance) bool {
 	}
 	buf, _ := inst.mem.Read(0, uint32(len(snap.mem)))
 	if m := inst.memory; m != nil && m.mapped && m.image == len(snap.mem) {
-		if err := dropPages(buf); err != nil {
+		if _, err := resetMapped(buf, snap.mem, &inst.pagemap); err != nil {
 			p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance not reset", slog.String("guest", p.g.name),
 				slog.String("error", err.Error()))
 			return false
