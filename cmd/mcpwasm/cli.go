@@ -191,7 +191,7 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 					err = &pathError{err}
 				}
 			} else {
-				b, locked, err = sh.module(ctx, g, lock)
+				b, locked, err = sh.module(ctx, g, lock, configPath)
 				if err == nil {
 					warnUnpinned(stderr, configPath, g, p, lock) // unpinned.go
 				}

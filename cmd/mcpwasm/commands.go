@@ -93,11 +93,14 @@ mcpwasm call calc '{"expression":"1+2"}' --url http://127.0.0.1:8080/mcp`,
 		{Name: "pull", Args: "[--config FILE] [flags]", Short: "fetch the config's URL and OCI guests into the store and lock them (mcpwasm.lock)",
 			Long: `Fetches every guest of the config whose path is an https:// URL or an oci:// reference into
 the content-addressed store (the user cache dir's mcpwasm/store), verifying signatures where
-the config asks, and records in mcpwasm.lock, beside the config, what each source resolved
-to, the module's SHA-256 and a digest of each tool's definition. A guest already locked must
+the config asks, and records in mcpwasm.lock, beside the config, for every guest (local
+files too) what its source resolved to, the module's SHA-256 and a digest of each tool's
+definition. A guest already locked must
 still resolve to what is locked: a moved tag or changed bytes is an error naming the guest
 (review and accept with 'mcpwasm lock --update'). serve then uses exactly the locked bytes,
-from the store, without the network. Registry credentials come from the Docker config file.`,
+from the store, without the network. The lock is the directory's: every config in it is held
+to the same mcpwasm.lock, and pull with each adds its guests. Registry credentials come from
+the Docker config file.`,
 			Examples: `mcpwasm pull --config mcpwasm.json
 mcpwasm pull --config mcpwasm.json --plain-http 127.0.0.1:5000   # a local test registry`,
 			Run: pull},

@@ -118,7 +118,7 @@ func TestServeBadConfig(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != ExitLoad {
 		t.Errorf("exit code %d (%v), want %d", code, err, ExitLoad)
 	}
-	if want := fmt.Sprintf("mcpwasm serve: %s: line 1: unknown key \"nett\" in \"grants\"\n", cfg); stderr.String() != want {
+	if want := fmt.Sprintf("mcpwasm serve: %s: line 1 column 43: unknown key \"nett\" in guests[0].grants (did you mean \"net\"?)\n", cfg); stderr.String() != want {
 		t.Errorf("stderr %q\nwant %q", stderr.String(), want)
 	}
 }

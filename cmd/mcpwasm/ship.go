@@ -106,29 +106,46 @@ func guestLabel(g config.Guest) string {
 	return g.Path
 }
 
-// module returns the bytes of config guest g for serve: with a lock entry exactly the
-// locked bytes (from the store, fetched by digest if missing), else fetched (remote) or read
-// (a path). Errors name the guest.
-func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock) ([]byte, *ship.LockedGuest, error) {
+// notLocked is the error of config guest g, read from configPath, that the lock beside it
+// does not list: which lock (it serves every config in its directory, so a second config
+// there meets it) and the command that adds the guest.
+func notLocked(g config.Guest, configPath string) error {
+	lp := lockPath(configPath)
+	which := g.Path
+	if g.Name != "" {
+		which = fmt.Sprintf("%q (%s)", g.Name, g.Path)
+	}
+	return fmt.Errorf("guest %s is not in %s, the lock of every config in %s: run mcpwasm pull --config %s to lock it",
+		which, lp, filepath.Dir(lp), configPath)
+}
+
+// module returns the bytes of config guest g (of the config at configPath) for serve: with
+// a lock entry exactly the locked bytes (from the store, fetched by digest if missing), else
+// fetched (remote) or read (a path). A local file is read before the lock is asked, so a
+// missing one is reported as missing. Errors name the guest.
+func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock, configPath string) ([]byte, *ship.LockedGuest, error) {
 	p := s.cfg.ModulePath(g)
 	src, err := ship.ParseSource(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
 	}
 	locked := lock.Guest(g.Path)
-	if lock != nil && locked == nil {
-		return nil, nil, fmt.Errorf("guest %q (%s) is not in %s: run mcpwasm pull to fetch and lock it", guestLabel(g), g.Path, ship.LockName)
-	}
 	if src.Kind == ship.KindPath {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return nil, nil, &pathError{err}
+		}
+		if lock != nil && locked == nil {
+			return nil, nil, notLocked(g, configPath)
 		}
 		if locked != nil && digest.Hex(b) != locked.SHA256 {
 			return nil, nil, fmt.Errorf("guest %q: %s changed since it was locked (sha256 %s, locked %s): run mcpwasm lock --update to accept it",
 				guestLabel(g), p, digest.Hex(b), locked.SHA256)
 		}
 		return b, locked, nil
+	}
+	if lock != nil && locked == nil {
+		return nil, nil, notLocked(g, configPath)
 	}
 	want := g.SHA256
 	if locked != nil {

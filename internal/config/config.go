@@ -1,7 +1,8 @@
 // Package config reads mcpwasm's configuration file: strict JSON, validated against the JSON
 // Schema in schema.json (draft 2020-12, checked with github.com/google/jsonschema-go), then
-// decoded with unknown fields rejected. Errors name the line and column, or the JSON pointer
-// of the offending value.
+// decoded with unknown fields rejected. Errors name the line, column and path of the
+// offending value ("line 3 column 28: guests[0].limits.instances: want integer, got string";
+// internal/schemaerr); a hyper-mcp configuration is refused as one (ErrHyperMCP).
 //
 // The shape (see schema.json for every field):
 //
@@ -19,14 +20,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
@@ -140,17 +143,8 @@ type UpstreamOAuth struct {
 	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
 }
 
-var resolvedSchema = sync.OnceValue(func() *jsonschema.Resolved { // on first use: a server without a config skips it
-	var s jsonschema.Schema
-	if err := json.Unmarshal(Schema, &s); err != nil {
-		panic("config: schema.json: " + err.Error())
-	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		panic("config: schema.json: " + err.Error())
-	}
-	return r
-})
+// schema checks a file against Schema, on first use: a server without a config skips it.
+var schema = schemaerr.New("config: schema.json", Schema)
 
 // Load reads and validates the configuration file at path.
 func Load(path string) (*Config, error) {
@@ -160,10 +154,17 @@ func Load(path string) (*Config, error) {
 	}
 	c, err := parse(data, filepath.Dir(path))
 	if err != nil {
+		if errors.Is(err, ErrHyperMCP) {
+			return nil, fmt.Errorf("%s: %w: convert it with: mcpwasm import hyper-mcp %s", path, err, path)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }
+
+// ErrHyperMCP is the error of a file that is a hyper-mcp configuration (top-level "plugins",
+// JSON or YAML) rather than mcpwasm's: `mcpwasm import hyper-mcp` converts it.
+var ErrHyperMCP = errors.New("this is a hyper-mcp configuration, not an mcpwasm one")
 
 // Parse validates and decodes a configuration. Relative paths in it are relative to the
 // current directory (Load makes them relative to the file).
@@ -171,6 +172,41 @@ func Parse(data []byte) (*Config, error) { return parse(data, "") }
 
 // parse is Parse with relative paths relative to dir ("" the current directory).
 func parse(data []byte, dir string) (*Config, error) {
+	c, err := parseJSON(data, dir)
+	if err != nil && isHyperMCP(data) {
+		return nil, ErrHyperMCP
+	}
+	var se *json.SyntaxError
+	if t := bytes.TrimSpace(data); errors.As(err, &se) && len(t) > 0 && t[0] != '{' && t[0] != '[' && isYAMLObject(data) {
+		return nil, fmt.Errorf("%w (YAML? mcpwasm's config is JSON)", err)
+	}
+	return c, err
+}
+
+// isYAMLObject reports whether data is a YAML mapping.
+func isYAMLObject(data []byte) bool {
+	j, err := yaml.YAMLToJSON(data)
+	return err == nil && bytes.HasPrefix(bytes.TrimSpace(j), []byte("{"))
+}
+
+// isHyperMCP reports whether data is a hyper-mcp configuration: a JSON or YAML object whose
+// "plugins" is a map or a list (mcpwasm's has no "plugins"; hyper-mcp's always has) and
+// that has no "guests" (an mcpwasm config with a stray "plugins" is told about that key).
+func isHyperMCP(data []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		j, err := yaml.YAMLToJSON(data)
+		if err != nil || json.Unmarshal(j, &top) != nil {
+			return false
+		}
+	}
+	_, guests := top["guests"]
+	p := bytes.TrimSpace(top["plugins"])
+	return !guests && len(p) > 0 && (p[0] == '{' || p[0] == '[')
+}
+
+// parseJSON is parse of mcpwasm's own format.
+func parseJSON(data []byte, dir string) (*Config, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, syntaxError(data, err)
@@ -178,8 +214,8 @@ func parse(data []byte, dir string) (*Config, error) {
 	if err := duplicateKeys(data); err != nil {
 		return nil, err
 	}
-	if err := resolvedSchema().Validate(v); err != nil {
-		return nil, schemaError(data, err)
+	if err := schema.Validate(v, func() *schemaerr.Doc { return schemaerr.JSON(data) }); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -187,21 +223,26 @@ func parse(data []byte, dir string) (*Config, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, syntaxError(data, err)
 	}
-	for name, u := range c.Upstreams {
+	// Checks across fields: each error names the value's line, column and path.
+	at := func(path, format string, args ...any) error {
+		return schemaerr.JSON(data).Errorf(path, format, args...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Upstreams)) {
+		u, path := c.Upstreams[name], schemaerr.Child("upstreams", name)
 		if (len(u.Command) > 0) == (u.URL != "") {
-			return nil, fmt.Errorf("upstream %q: give exactly one of \"command\" or \"url\"", name)
+			return nil, at(path, `give exactly one of "command" or "url"`)
 		}
 		if u.OAuth != nil && u.URL == "" {
-			return nil, fmt.Errorf("upstream %q: \"oauth\" applies to a \"url\", not a spawned \"command\"", name)
+			return nil, at(path+".oauth", `applies to a "url", not a spawned "command"`)
 		}
 		if o := u.OAuth; o != nil && o.ClientCredentials && (o.ClientID == "" || o.ClientSecretEnv == "") {
-			return nil, fmt.Errorf("upstream %q: \"oauth\": \"client_credentials\" needs \"client_id\" and \"client_secret_env\"", name)
+			return nil, at(path+".oauth", `"client_credentials" needs "client_id" and "client_secret_env"`)
 		}
 		if len(u.Env) > 0 && u.URL != "" {
-			return nil, fmt.Errorf("upstream %q: \"env\" applies to a spawned \"command\", not a \"url\"", name)
+			return nil, at(path+".env", `applies to a spawned "command", not a "url"`)
 		}
 	}
-	if err := c.checkShip(); err != nil { // ship.go
+	if err := c.checkShip(at); err != nil { // ship.go
 		return nil, err
 	}
 	names := map[string]int{}
@@ -210,27 +251,29 @@ func parse(data []byte, dir string) (*Config, error) {
 			continue
 		}
 		if j, dup := names[g.Name]; dup {
-			return nil, fmt.Errorf("guests[%d] and guests[%d] are both named %q", j, i, g.Name)
+			return nil, at(fmt.Sprintf("guests[%d].name", i), "guests[%d] is named %q too", j, g.Name)
 		}
 		names[g.Name] = i
 	}
 	for i, g := range c.Guests {
+		guest := fmt.Sprintf("guests[%d]", i)
 		// The runtime's own checks of a guest's limits, isolation and grants, made now so a bad
 		// file fails before any guest loads.
 		if err := c.GuestConfig(g, "").Validate(); err != nil {
-			return nil, fmt.Errorf("guests[%d]: %w", i, err)
+			return nil, at(guest, "%w", err)
 		}
-		for tool, t := range g.Tools {
+		for _, tool := range slices.Sorted(maps.Keys(g.Tools)) {
+			t := g.Tools[tool]
 			if t.Grants == nil {
 				continue
 			}
 			if err := c.grants(*t.Grants).Within(c.grants(g.Grants)); err != nil {
-				return nil, fmt.Errorf("guests[%d] tool %q: %w", i, tool, err)
+				return nil, at(schemaerr.Child(guest+".tools", tool)+".grants", "%w", err)
 			}
 		}
-		for _, m := range g.Grants.MCP {
+		for k, m := range g.Grants.MCP {
 			if _, ok := c.Upstreams[m]; !ok {
-				return nil, fmt.Errorf("guests[%d]: mcp grant %q names no upstream", i, m)
+				return nil, at(fmt.Sprintf("%s.grants.mcp[%d]", guest, k), "%q names no upstream", m)
 			}
 		}
 	}
@@ -249,8 +292,8 @@ func duplicateKeys(data []byte) error {
 	}
 	var stack []*frame
 	for {
+		start := schemaerr.NextToken(data, dec.InputOffset())
 		tok, err := dec.Token()
-		off := dec.InputOffset() // just past tok
 		if err == io.EOF {
 			return nil
 		}
@@ -279,8 +322,7 @@ func duplicateKeys(data []byte) error {
 		if top.wantKey {
 			key := tok.(string)
 			if top.keys[key] {
-				line := 1 + bytes.Count(data[:off], []byte("\n"))
-				return fmt.Errorf("line %d: duplicate key %q", line, key)
+				return fmt.Errorf("%s: duplicate key %q", schemaerr.Offset(data, start), key)
 			}
 			top.keys[key] = true
 			top.wantKey = false
@@ -292,62 +334,10 @@ func duplicateKeys(data []byte) error {
 
 // syntaxError names the line and column of a JSON decoding error.
 func syntaxError(data []byte, err error) error {
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
+	if e := schemaerr.Syntax(data, err); e != nil {
+		return e
 	}
-	if off < 0 {
-		return fmt.Errorf("invalid JSON: %w", err)
-	}
-	line := 1 + bytes.Count(data[:min(off, int64(len(data)))], []byte("\n"))
-	col := off - int64(bytes.LastIndexByte(data[:min(off, int64(len(data)))], '\n'))
-	return fmt.Errorf("line %d column %d: %w", line, col-1, err)
-}
-
-var (
-	schemaPathRE = regexp.MustCompile(`/(?:properties|\$defs)/([^/]+)(?:/items|/additionalProperties)?$`)
-	unknownRE    = regexp.MustCompile(`unexpected additional properties \[([^\]]*)\]`)
-)
-
-// schemaError shortens a jsonschema-go error, which walks the schema's $refs, to the field
-// that failed and why, with the line of an unknown key.
-func schemaError(data []byte, err error) error {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, "validating "); i >= 0 {
-		msg = msg[i+len("validating "):]
-	}
-	where, why, ok := strings.Cut(msg, ": ")
-	if !ok {
-		return fmt.Errorf("config schema: %s", msg)
-	}
-	field := "top level"
-	if m := schemaPathRE.FindStringSubmatch(where); m != nil {
-		field = fmt.Sprintf("%q", m[1])
-	}
-	if m := unknownRE.FindStringSubmatch(why); m != nil {
-		// The validator lists the unknown keys in map order: name the one the file has first.
-		key, off := "", -1
-		for _, q := range regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(m[1], -1) {
-			if o := bytes.Index(data, []byte(`"`+q[1]+`"`)); o >= 0 && (off < 0 || o < off) {
-				key, off = q[1], o
-			}
-		}
-		m[1] = key
-		if off >= 0 {
-			hint := ""
-			if field == "top level" && strings.Contains(why, `"plugins"`) {
-				// hyper-mcp's configuration has "plugins" at the top; mcpwasm's never does.
-				hint = " (a hyper-mcp configuration? convert it with: mcpwasm import hyper-mcp FILE)"
-			}
-			return fmt.Errorf("line %d: unknown key %q in %s%s", 1+bytes.Count(data[:off], []byte("\n")), m[1], field, hint)
-		}
-	}
-	return fmt.Errorf("%s: %s", field, why)
+	return fmt.Errorf("invalid JSON: %w", err)
 }
 
 // ModulePath returns g.Path resolved against the config file's directory.

@@ -16,25 +16,36 @@ import (
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"not JSON", "{\n  \"guests\": [\n    {\"path\": \"a.wasm\",}\n  ]\n}", `line 3 column 23: invalid character '}' looking for beginning of object key string`},
-		{"unknown top-level key", `{"guestz": []}`, `line 1: unknown key "guestz" in top level`},
-		{"hyper-mcp config", `{"plugins": {"time": {"url": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"}}}`, `line 1: unknown key "plugins" in top level (a hyper-mcp configuration? convert it with: mcpwasm import hyper-mcp FILE)`},
-		{"hyper-mcp config with auths", "{\"auths\": {},\n \"plugins\": []}", `line 1: unknown key "auths" in top level (a hyper-mcp configuration? convert it with: mcpwasm import hyper-mcp FILE)`},
-		{"unknown grant kind", `{"guests": [{"path": "a.wasm", "grants": {"nett": ["x"]}}]}`, `line 1: unknown key "nett" in "grants"`},
-		{"missing path", `{"guests": [{"name": "a"}]}`, `"guest": required: missing properties: ["path"]`},
-		{"bad name", `{"guests": [{"name": "no spaces", "path": "a.wasm"}]}`, `"name": pattern: "no spaces" does not match regular expression "^[a-zA-Z0-9_-]{1,64}$"`},
-		{"relative exec path", `{"guests": [{"path": "a.wasm", "grants": {"exec": [{"path": "git"}]}}]}`, `"path": pattern: "git" does not match regular expression "^/"`},
-		{"duplicate guest", `{"guests": [{"name": "a", "path": "a.wasm"}, {"name": "a", "path": "b.wasm"}]}`, `guests[0] and guests[1] are both named "a"`},
-		{"tool widens", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`, `guests[0] tool "t": net "b.test" is not granted to the guest`},
-		{"tool rw over read-only", `{"guests": [{"path": "a.wasm", "grants": {"fs": [{"guest": "/d", "host": "/srv"}]}, "tools": {"t": {"grants": {"fs": [{"guest": "/d", "host": "/srv", "rw": true}]}}}}]}`, `guests[0] tool "t": fs "/d" is read-only for the guest; a tool cannot make it rw`},
-		{"bad isolation", `{"guests": [{"path": "a.wasm", "isolation": "tenant"}]}`, `"isolation": enum: tenant does not equal any of: [shared session call]`},
-		{"bad tasks", `{"guests": [{"path": "a.wasm", "tasks": "sometimes"}]}`, `"tasks": enum: sometimes does not equal any of: [forbidden optional required]`},
-		{"bad tool tasks", `{"guests": [{"path": "a.wasm", "tools": {"t": {"tasks": "yes"}}}]}`, `"tasks": enum: yes does not equal any of: [forbidden optional required]`},
-		{"duplicate key", "{\"guests\": [{\"path\": \"a.wasm\"}],\n \"guests\": []}", `line 2: duplicate key "guests"`},
-		{"duplicate nested key", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a"]}, "grants": {}}]}`, `line 1: duplicate key "grants"`},
-		{"mcp without upstream", `{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}]}`, `guests[0]: mcp grant "docs" names no upstream`},
-		{"upstream without command or url", `{"upstreams": {"docs": {}}}`, `upstream "docs": give exactly one of "command" or "url"`},
-		{"env on a url upstream", `{"upstreams": {"docs": {"url": "http://x", "env": ["A"]}}}`, `upstream "docs": "env" applies to a spawned "command", not a "url"`},
-		{"bad env entry", `{"upstreams": {"docs": {"command": ["d"], "env": ["=x"]}}}`, `"env": pattern: "=x" does not match regular expression "^[A-Za-z_][A-Za-z0-9_]*(=.*)?$"`},
+		{"YAML", "guests:\n  - path: a.wasm\n", `line 1 column 1: invalid character 'g' looking for beginning of value (YAML? mcpwasm's config is JSON)`},
+		{"not YAML either", "guests = []\n", `line 1 column 1: invalid character 'g' looking for beginning of value`},
+		{"unknown top-level key", `{"guestz": []}`, `line 1 column 2: unknown key "guestz" at the top level (did you mean "guests"?)`},
+		{"hyper-mcp config", `{"plugins": {"time": {"url": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"}}}`, `this is a hyper-mcp configuration, not an mcpwasm one`},
+		{"hyper-mcp config with auths", "{\"auths\": {},\n \"plugins\": []}", `this is a hyper-mcp configuration, not an mcpwasm one`},
+		{"stray plugins in an mcpwasm config", `{"guests": [], "plugins": {}}`, `line 1 column 16: unknown key "plugins" at the top level`},
+		{"unknown grant kind", `{"guests": [{"path": "a.wasm", "grants": {"nett": ["x"]}}]}`, `line 1 column 43: unknown key "nett" in guests[0].grants (did you mean "net"?)`},
+		{"missing path", `{"guests": [{"name": "a"}]}`, `line 1 column 13: guests[0]: missing "path"`},
+		{"bad name", `{"guests": [{"name": "no spaces", "path": "a.wasm"}]}`, `line 1 column 22: guests[0].name: "no spaces" does not match the pattern "^[a-zA-Z0-9_-]{1,64}$"`},
+		{"relative exec path", `{"guests": [{"path": "a.wasm", "grants": {"exec": [{"path": "git"}]}}]}`, `line 1 column 61: guests[0].grants.exec[0].path: "git" does not match the pattern "^/"`},
+		{"duplicate guest", `{"guests": [{"name": "a", "path": "a.wasm"}, {"name": "a", "path": "b.wasm"}]}`, `line 1 column 55: guests[1].name: guests[0] is named "a" too`},
+		{"tool widens", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`, `line 1 column 89: guests[0].tools.t.grants: net "b.test" is not granted to the guest`},
+		{"tool rw over read-only", `{"guests": [{"path": "a.wasm", "grants": {"fs": [{"guest": "/d", "host": "/srv"}]}, "tools": {"t": {"grants": {"fs": [{"guest": "/d", "host": "/srv", "rw": true}]}}}}]}`, `line 1 column 111: guests[0].tools.t.grants: fs "/d" is read-only for the guest; a tool cannot make it rw`},
+		{"bad isolation", `{"guests": [{"path": "a.wasm", "isolation": "tenant"}]}`, `line 1 column 45: guests[0].isolation: want one of shared, session, call, got "tenant"`},
+		{"bad tasks", `{"guests": [{"path": "a.wasm", "tasks": "sometimes"}]}`, `line 1 column 41: guests[0].tasks: want one of forbidden, optional, required, got "sometimes"`},
+		{"bad tool tasks", `{"guests": [{"path": "a.wasm", "tools": {"t": {"tasks": "yes"}}}]}`, `line 1 column 57: guests[0].tools.t.tasks: want one of forbidden, optional, required, got "yes"`},
+		{"duplicate key", "{\"guests\": [{\"path\": \"a.wasm\"}],\n \"guests\": []}", `line 2 column 2: duplicate key "guests"`},
+		{"duplicate nested key", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a"]}, "grants": {}}]}`, `line 1 column 58: duplicate key "grants"`},
+		{"mcp without upstream", `{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}]}`, `line 1 column 51: guests[0].grants.mcp[0]: "docs" names no upstream`},
+		// Type errors name the value's line, column and path, in the second guest too.
+		{"instances a string", "{\"guests\": [\n  {\"name\": \"echo\", \"path\": \"echo.wasm\",\n   \"limits\": {\"instances\": \"4\"}}\n]}", `line 3 column 28: guests[0].limits.instances: want integer, got string`},
+		{"net a string", "{\"guests\": [\n  {\"path\": \"a.wasm\"},\n  {\"path\": \"b.wasm\", \"grants\": {\"net\": \"example.com\"}}\n]}", `line 3 column 40: guests[1].grants.net: want array, got string`},
+		{"net item a number", `{"guests": [{"path": "a.wasm", "grants": {"net": ["a.test", 443]}}]}`, `line 1 column 61: guests[0].grants.net[1]: want string, got integer`},
+		{"guests a map", `{"guests": {"echo": {"path": "echo.wasm"}}}`, `line 1 column 12: guests: want array, got object`},
+		{"tool limit below minimum", `{"guests": [{"path": "a.wasm", "tools": {"my.tool": {"limits": {"timeout_ms": 0}}}}]}`, `line 1 column 79: guests[0].tools["my.tool"].limits.timeout_ms: want at least 1, got 0`},
+		{"upstream command a string", `{"upstreams": {"docs": {"command": "docs-server --stdio"}}}`, `line 1 column 36: upstreams.docs.command: want array, got string`},
+		{"not an object", `[]`, `line 1 column 1: the top level: want object, got array`},
+		{"upstream without command or url", `{"upstreams": {"docs": {}}}`, `line 1 column 24: upstreams.docs: give exactly one of "command" or "url"`},
+		{"env on a url upstream", `{"upstreams": {"docs": {"url": "http://x", "env": ["A"]}}}`, `line 1 column 51: upstreams.docs.env: applies to a spawned "command", not a "url"`},
+		{"bad env entry", `{"upstreams": {"docs": {"command": ["d"], "env": ["=x"]}}}`, `line 1 column 51: upstreams.docs.env[0]: "=x" does not match the pattern "^[A-Za-z_][A-Za-z0-9_]*(=.*)?$"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.in))
@@ -205,11 +216,11 @@ func TestShipKeys(t *testing.T) {
 		t.Errorf("ModulePath = %q", got)
 	}
 	for _, tt := range []struct{ cfg, want string }{
-		{`{"guests": [{"path": "x", "signature": {"identity": "a"}}]}`, `guests[0]: signature: keyless needs "identity", "issuer" and "trusted_root"`},
-		{`{"guests": [{"path": "x", "signature": {"key": "k", "issuer": "i"}}]}`, `guests[0]: signature: give "key" or`},
-		{`{"signatures": {"h": {}}}`, `signatures["h"]: signature: keyless needs`},
+		{`{"guests": [{"path": "x", "signature": {"identity": "a"}}]}`, `line 1 column 40: guests[0].signature: keyless needs "identity", "issuer" and "trusted_root"`},
+		{`{"guests": [{"path": "x", "signature": {"key": "k", "issuer": "i"}}]}`, `line 1 column 40: guests[0].signature: give "key" or`},
+		{`{"signatures": {"h": {}}}`, `line 1 column 22: signatures.h: keyless needs`},
 		{`{"guests": [{"path": "x", "signature": {"keys": "k"}}]}`, `unknown key "keys"`},
-		{`{"plain_http": ["http://h"]}`, `"plain_http"`},
+		{`{"plain_http": ["http://h"]}`, `plain_http[0]: "http://h" does not match`},
 	} {
 		if _, err := Parse([]byte(tt.cfg)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(%s) = %v, want %q", tt.cfg, err, tt.want)
@@ -222,9 +233,9 @@ func TestShipKeys(t *testing.T) {
 func TestRuntimeChecksAtParse(t *testing.T) {
 	for _, tc := range []struct{ file, want string }{
 		{`{"guests": [{"path": "a.wasm", "grants": {"exec": [{"path": "/bin/../bin/ls"}]}}]}`,
-			`guests[0]: grants: exec "/bin/../bin/ls": path must be absolute and clean`},
+			`line 1 column 13: guests[0]: grants: exec "/bin/../bin/ls": path must be absolute and clean`},
 		{`{"guests": [{"path": "a.wasm"}, {"path": "b.wasm", "grants": {"fs": [{"guest": "/d", "host": "x"}, {"guest": "/d", "host": "y"}]}}]}`,
-			`guests[1]: grants: fs "/d": mounted twice`},
+			`line 1 column 33: guests[1]: grants: fs "/d": mounted twice`},
 	} {
 		if _, err := Parse([]byte(tc.file)); fmt.Sprint(err) != tc.want {
 			t.Errorf("Parse(%s) = %v; want %s", tc.file, err, tc.want)

@@ -38,6 +38,6 @@ func ExampleParse_errors() {
 		fmt.Println(err)
 	}
 	// Output:
-	// line 3: unknown key "guestz" in top level
-	// guests[0] tool "t": net "evil.org" is not granted to the guest
+	// line 3 column 3: unknown key "guestz" at the top level (did you mean "guests"?)
+	// line 1 column 96: guests[0].tools.t.grants: net "evil.org" is not granted to the guest
 }

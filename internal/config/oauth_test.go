@@ -20,8 +20,8 @@ func TestUpstreamOAuth(t *testing.T) {
 		t.Errorf("oauth (-want +got):\n%s", diff)
 	}
 	for cfg, want := range map[string]string{
-		`{"upstreams":{"d":{"command":["x"],"oauth":{}}}}`:                                         `upstream "d": "oauth" applies to a "url", not a spawned "command"`,
-		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"client_credentials":true}}}}`:           `upstream "d": "oauth": "client_credentials" needs "client_id" and "client_secret_env"`,
+		`{"upstreams":{"d":{"command":["x"],"oauth":{}}}}`:                                         `line 1 column 44: upstreams.d.oauth: applies to a "url", not a spawned "command"`,
+		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"client_credentials":true}}}}`:           `line 1 column 49: upstreams.d.oauth: "client_credentials" needs "client_id" and "client_secret_env"`,
 		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"client_id":"a","client_secret":"x"}}}}`: `unknown key`,
 		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"client_secret_env":"A B"}}}}`:           `client_secret_env`,
 	} {

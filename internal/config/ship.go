@@ -3,6 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 )
 
 // Ship holds the configuration of fetching guests from URLs and registries (internal/ship).
@@ -27,9 +31,9 @@ func (s *Signature) Check() error {
 	keyless := s.Identity != "" || s.Issuer != "" || s.TrustedRoot != ""
 	switch {
 	case s.Key != "" && keyless:
-		return errors.New("signature: give \"key\" or \"identity\"+\"issuer\"+\"trusted_root\", not both")
+		return errors.New("give \"key\" or \"identity\"+\"issuer\"+\"trusted_root\", not both")
 	case s.Key == "" && (s.Identity == "" || s.Issuer == "" || s.TrustedRoot == ""):
-		return errors.New("signature: keyless needs \"identity\", \"issuer\" and \"trusted_root\"")
+		return errors.New("keyless needs \"identity\", \"issuer\" and \"trusted_root\"")
 	}
 	return nil
 }
@@ -54,17 +58,17 @@ func (c *Config) SignaturePolicy(g Guest, host string) *Signature {
 	return &r
 }
 
-// checkShip validates the shipping keys after decoding.
-func (c *Config) checkShip() error {
-	for host, s := range c.Signatures {
-		if err := s.Check(); err != nil {
-			return fmt.Errorf("signatures[%q]: %w", host, err)
+// checkShip validates the shipping keys after decoding; at names the value at a path.
+func (c *Config) checkShip(at func(path, format string, args ...any) error) error {
+	for _, host := range slices.Sorted(maps.Keys(c.Signatures)) {
+		if err := c.Signatures[host].Check(); err != nil {
+			return at(schemaerr.Child("signatures", host), "%w", err)
 		}
 	}
 	for i, g := range c.Guests {
 		if g.Signature != nil {
 			if err := g.Signature.Check(); err != nil {
-				return fmt.Errorf("guests[%d]: %w", i, err)
+				return at(fmt.Sprintf("guests[%d].signature", i), "%w", err)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ package hypermcp
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 	"github.com/mcpwasm/mcpwasm/internal/suggest"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
@@ -137,13 +139,7 @@ func (rc *RuntimeConfig) UnmarshalJSON(b []byte) error {
 // of (at most two edits away), if any.
 func unknownKeyNote(plugin, key string) string {
 	n := fmt.Sprintf("plugins.%s.runtime_config: unknown key %q ignored", plugin, key)
-	best, bestD := "", 3
-	for _, k := range runtimeConfigKeys {
-		if d := suggest.Distance(key, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	if best != "" {
+	if best := suggest.Nearest(key, runtimeConfigKeys, 2); best != "" {
 		n += fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return n
@@ -172,11 +168,15 @@ var pluginName = regexp.MustCompile(`^[A-Za-z0-9]+(_[A-Za-z0-9]+)*$`)
 // Convert converts a hyper-mcp configuration: JSON, or YAML when yamlFormat (TOML is not
 // read; convert it to JSON first). Errors name the plugin and field.
 func Convert(data []byte, yamlFormat bool) (*Result, error) {
+	src := data
 	if yamlFormat {
 		var err error
 		if data, err = yaml.YAMLToJSON(data); err != nil {
 			return nil, fmt.Errorf("reading YAML: %w", err)
 		}
+	}
+	if err := checkTypes(src, data, yamlFormat); err != nil {
+		return nil, err
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
@@ -217,6 +217,32 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 			"so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)")
 	}
 	return r, nil
+}
+
+// Schema is the JSON Schema of the fields of a hyper-mcp configuration that Convert reads:
+// their types, so a wrong one is named with its line, column and path.
+//
+//go:embed schema.json
+var Schema []byte
+
+var schema = schemaerr.New("hypermcp: schema.json", Schema)
+
+// checkTypes checks the syntax and the types of the fields Convert reads; data is the file as
+// JSON, src as written (YAML when yamlFormat, whose syntax YAMLToJSON checked).
+func checkTypes(src, data []byte, yamlFormat bool) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return schemaerr.Syntax(data, err) // nil: left to the decoding after it
+	}
+	return schema.Validate(v, func() *schemaerr.Doc {
+		if !yamlFormat {
+			return schemaerr.JSON(src)
+		}
+		if doc, err := schemaerr.YAML(src); err == nil {
+			return doc
+		}
+		return new(schemaerr.Doc) // YAML that sigs.k8s.io/yaml reads and yaml.v3 does not: no positions
+	})
 }
 
 // signatureNote carries hyper-mcp's signature settings over where they name a signer, and

@@ -260,3 +260,30 @@ func TestConvertToolNamePrefix(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A field of the wrong type is named with its line, column and path, in JSON and in YAML, in
+// the map form and the list form (it read "not a hyper-mcp configuration: plugins: json:
+// cannot unmarshal string into Go struct field Plugin.runtime_config.allowed_hosts").
+func TestConvertTypeErrorsNameLine(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		yaml bool
+		want string
+	}{
+		{"{\"plugins\": {\n  \"time\": {\"url\": \"oci://ghcr.io/x/time:latest\",\n    \"runtime_config\": {\"allowed_hosts\": \"example.com\"}}}}", false,
+			`line 3 column 41: plugins.time.runtime_config.allowed_hosts: want array, got string`},
+		{"plugins:\n  time:\n    url: oci://ghcr.io/x/time:latest\n    runtime_config:\n      allowed_hosts: example.com\n", true,
+			`line 5 column 22: plugins.time.runtime_config.allowed_hosts: want array, got string`},
+		{"plugins:\n  - name: time\n    url: oci://ghcr.io/x/time:latest\n    runtime_config:\n      memory_limit: 4\n", true,
+			`line 5 column 21: plugins[0].runtime_config.memory_limit: want string, got integer`},
+		{"plugins:\n  - name: time\n    url: oci://ghcr.io/x/time:latest\n    runtime_config:\n      env_vars: {PORT: 8080}\n", true,
+			`line 5 column 24: plugins[0].runtime_config.env_vars.PORT: want string, got integer`},
+		{`{"dynamic_loading": "yes", "plugins": {}}`, false, `line 1 column 21: dynamic_loading: want boolean, got string`},
+		{"{\"plugins\": {\n  \"time\": {\"url\": \"x\",}}}", false, `line 2 column 23: invalid character '}' looking for beginning of object key string`},
+	} {
+		_, err := Convert([]byte(tc.in), tc.yaml)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v\nwant %q", tc.in, err, tc.want)
+		}
+	}
+}

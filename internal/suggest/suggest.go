@@ -23,3 +23,15 @@ func Distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Nearest is the name in names closest to s by Distance, at most maxDist edits away, or ""
+// when none is that close. Of equally close names the first wins.
+func Nearest(s string, names []string, maxDist int) string {
+	best, bestD := "", maxDist+1
+	for _, n := range names {
+		if d := Distance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}

@@ -15,3 +15,18 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestNearest(t *testing.T) {
+	names := []string{"net", "exec", "fs", "env"}
+	for _, c := range []struct {
+		s    string
+		max  int
+		want string
+	}{
+		{"nett", 2, "net"}, {"envv", 2, "env"}, {"sampling", 2, ""}, {"ne", 1, "net"}, {"xx", 0, ""},
+	} {
+		if got := Nearest(c.s, names, c.max); got != c.want {
+			t.Errorf("Nearest(%q, %d) = %q, want %q", c.s, c.max, got, c.want)
+		}
+	}
+}
