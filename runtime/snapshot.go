@@ -249,7 +249,8 @@ func copySpans(mem []byte, initial int) []span {
 var zeroPage [pageSize]byte
 
 // restore gives inst, instantiated without start functions, the state of snap: memory grown
-// to the snapshot's size and overwritten (its spans), globals set.
+// to the snapshot's size and overwritten (its spans; or, under snap's image mapped by
+// mappedAllocator, what instantiation wrote dropped), globals set.
 func (inst *instance) restore(mod api.Module, snap *snapshot) error {
 	mem := mod.Memory()
 	if mem == nil {
