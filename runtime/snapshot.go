@@ -79,12 +79,12 @@ type snapshot struct {
 }
 
 // mapImageBytes is the smallest snapshot whose instances map it copy-on-write rather than copy
-// it (memimage_linux.go). A copy costs the snapshot's size; a mapping costs a syscall per
-// restore or reset and a page fault per page an instance writes, and keeps only those pages
-// in the instance's memory. For the WAT echo (64 KiB) a reset that copies is 13–26 µs, one
-// that drops pages 32–47 µs; for the Go echo (3.4 MiB) they cost about the same, and the
-// mapping keeps an idle instance to the pages its calls wrote (BENCHMARKS "Snapshots, reset
-// in place (wave 7)").
+// it (memimage_linux.go). A copy costs the snapshot's size at every restore and reset, and
+// keeps the whole of it in every instance's memory; a mapping costs a mmap per instance and,
+// per reset, a read of pagemap and a copy of the pages written, and keeps only those. For the
+// Go echo (3.4 MiB) a reset and call take 80–120 µs mapped against 430–660 µs copied; for
+// the WAT echo (64 KiB) both take 6–12 µs (BENCHMARKS "Snapshots, reset in place (wave 7)"):
+// below a megabyte the copy is kept, which needs no mapping, no memfd and no /proc.
 const mapImageBytes = 1 << 20
 
 // span is [from, to) of linear memory.
