@@ -227,6 +227,24 @@ type Requests struct {
 	Roots       bool `json:"roots,omitempty"`
 }
 
+// With is a tool's requests when r is its guest's and tool its own: both, as the host grants
+// against them (a tool asks for what its guest asks for, and more).
+func (r Requests) With(tool Requests) Requests {
+	return Requests{
+		Net:    append(append([]string(nil), r.Net...), tool.Net...),
+		Exec:   append(append([]string(nil), r.Exec...), tool.Exec...),
+		FS:     append(append([]FSRequest(nil), r.FS...), tool.FS...),
+		Env:    append(append([]string(nil), r.Env...), tool.Env...),
+		Clock:  r.Clock || tool.Clock,
+		Random: r.Random || tool.Random,
+		MCP:    append(append([]string(nil), r.MCP...), tool.MCP...),
+
+		Sampling:    r.Sampling || tool.Sampling,
+		Elicitation: r.Elicitation || tool.Elicitation,
+		Roots:       r.Roots || tool.Roots,
+	}
+}
+
 // FSRequest asks for a directory at Path in the guest's file system, writable if RW.
 type FSRequest struct {
 	Path string `json:"path"`

@@ -46,7 +46,11 @@ func (r *registry) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 	if err != nil {
 		return nil, err
 	}
-	out, err := g.Complete(runtime.WithCallHooks(ctx, &runtime.CallHooks{Session: req.Session}), body)
+	hooks := withRequest(ctx, &runtime.CallHooks{Session: req.Session}, req.Params.Meta)
+	if s := r.server; s != nil {
+		hooks.ListsChanged = func() { refreshGuest(s, g) } // refresh.go
+	}
+	out, err := g.Complete(runtime.WithCallHooks(ctx, hooks), body)
 	if err != nil {
 		if errors.Is(err, runtime.ErrInvalidArguments) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}

@@ -75,7 +75,9 @@ func sdkValues(guest string, m *abi.Manifest) (*manifestValues, error) {
 // withheld unless o allows them (hygiene.go).
 func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOptions) {
 	read := func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		out, err := g.ReadResource(runtime.WithCallHooks(ctx, &runtime.CallHooks{Session: req.Session}), req.Params.URI)
+		hooks := withRequest(ctx, &runtime.CallHooks{Session: req.Session}, req.Params.Meta)
+		hooks.ListsChanged = func() { refreshGuest(s, g) } // refresh.go
+		out, err := g.ReadResource(runtime.WithCallHooks(ctx, hooks), req.Params.URI)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
@@ -101,11 +103,11 @@ func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOp
 		if withheldFeature(g, checkHiddenFields("prompt", p.Name, promptFields(p)), o) {
 			continue
 		}
-		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, g.Limits("").OutputBytes, o.Logger, promptHandler(g, p))) // clientreq.go
+		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, g.Limits("").OutputBytes, o.Logger, promptHandler(s, g, p))) // clientreq.go
 	}
 }
 
-func promptHandler(g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
+func promptHandler(s *mcp.Server, g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		for _, a := range p.Arguments {
 			if _, ok := req.Params.Arguments[a.Name]; a.Required && !ok {
@@ -117,7 +119,8 @@ func promptHandler(g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
 		if err != nil {
 			return nil, err
 		}
-		hooks := &runtime.CallHooks{Client: clientOf(ctx), Session: req.Session} // clientreq.go
+		hooks := withRequest(ctx, &runtime.CallHooks{Client: clientOf(ctx), Session: req.Session}, req.Params.Meta) // clientreq.go
+		hooks.ListsChanged = func() { refreshGuest(s, g) }                                                          // refresh.go
 		out, err := g.GetPrompt(runtime.WithCallHooks(ctx, hooks), p.Name, args)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

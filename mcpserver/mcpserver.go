@@ -96,6 +96,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	reg := newRegistry()
 	reg.configure(&sopts, guests) // completions and subscriptions (registry.go)
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
+	reg.server = s // completions refresh a guest that re-listed (refresh.go)
 	registries.Store(s, reg)
 	SetTaskOptions(s, o.Tasks)                   // tasks.go
 	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
@@ -135,7 +136,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		_ = namesOf(&o).swap(toolNames(g), guestOwner(g), nil, owner{}, "")
 		return err
 	}
-	registryOf(s).add(g)
+	registryOf(s).add(g, &o)
 	return nil
 }
 
@@ -201,6 +202,8 @@ func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Trac
 		hooks := callHooks(ctx, req)
 		hooks.ResourceUpdated = resourceUpdatedHook(ctx, s) // subscriptions.go
 		hooks.Session = req.Session                         // isolation by session
+		withRequest(ctx, hooks, req.Params.Meta)            // hyper-mcp v2's context
+		hooks.ListsChanged = func() { refreshGuest(s, g) }  // refresh.go
 		out, err := g.Call(runtime.WithCallHooks(ctx, hooks), tool, args)
 		if err != nil {
 			recordCallError(ctx, err) // a task reports it as failed (tasks.go)

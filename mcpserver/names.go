@@ -86,7 +86,15 @@ func (n *NameSet) swap(oldNames []string, oldOwner owner, newNames []string, new
 					holder = h.label + " (" + g.Source() + ")"
 				}
 			}
-			return fmt.Errorf("tool %q of %s is already provided by %s", name, label, holder)
+			err := fmt.Errorf("tool %q of %s is already provided by %s", name, label, holder)
+			if _, ok := h.id.(*runtime.Guest); ok {
+				if _, ok := newOwner.id.(*runtime.Guest); ok {
+					// hyper-mcp served every plugin's tools as plugin::tool; here a guest
+					// is prefixed only when the operator says so.
+					err = fmt.Errorf("%w; to serve both, give one a tool prefix (config: \"tool_prefix\" of the guest; runtime.GuestConfig.ToolPrefix)", err)
+				}
+			}
+			return err
 		}
 	}
 	for name, ok := range freed {
@@ -100,14 +108,7 @@ func (n *NameSet) swap(oldNames []string, oldOwner owner, newNames []string, new
 	return nil
 }
 
-func toolNames(g *runtime.Guest) []string {
-	m := g.Manifest()
-	names := make([]string, len(m.Tools))
-	for i, t := range m.Tools {
-		names[i] = t.Name
-	}
-	return names
-}
+func toolNames(g *runtime.Guest) []string { return manifestToolNames(g.Manifest()) }
 
 // ReplaceGuest serves next in place of old (a reload, which may rename the guest): old's names
 // are released and next's claimed in one step (see AddGuest), next's tools are added, and

@@ -36,7 +36,7 @@ func TestDuplicateToolAcrossGuests(t *testing.T) {
 	h := newHost(t)
 	first, second := loadGuest(t, h, wat.Echo, "first"), loadGuest(t, h, wat.Fixture, "second")
 	_, err := mcpserver.NewServer([]*runtime.Guest{first, second}, nil)
-	want := `tool "echo" of guest "second" is already provided by guest "first"`
+	want := `tool "echo" of guest "second" is already provided by guest "first"` + prefixHint
 	if err == nil || err.Error() != want {
 		t.Fatalf("NewServer error = %v; want %q", err, want)
 	}
@@ -73,7 +73,7 @@ func TestReplaceGuest(t *testing.T) {
 	}
 	other := loadGuest(t, h, wat.Echo, "other")
 	err = mcpserver.AddGuest(s, other, &mcpserver.GuestOptions{Names: names})
-	if want := `tool "echo" of guest "other" is already provided by guest "fixture"`; err == nil || err.Error() != want {
+	if want := `tool "echo" of guest "other" is already provided by guest "fixture"` + prefixHint; err == nil || err.Error() != want {
 		t.Errorf("names after reload: %v; want %s", err, want)
 	}
 
@@ -114,8 +114,11 @@ func TestSameNamedGuestsConflict(t *testing.T) {
 	}
 	a, b := load("a.wasm"), load("b.wasm")
 	_, err := mcpserver.NewServer([]*runtime.Guest{a, b}, nil)
-	want := `tool "echo" of guest "echo" (b.wasm) is already provided by guest "echo" (a.wasm)`
+	want := `tool "echo" of guest "echo" (b.wasm) is already provided by guest "echo" (a.wasm)` + prefixHint
 	if err == nil || err.Error() != want {
 		t.Fatalf("NewServer error = %v; want %q", err, want)
 	}
 }
+
+// prefixHint ends the error of two guests claiming one tool name: the config key that fixes it.
+const prefixHint = `; to serve both, give one a tool prefix (config: "tool_prefix" of the guest; runtime.GuestConfig.ToolPrefix)`

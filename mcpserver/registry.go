@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,6 +17,17 @@ type registry struct {
 	prompts   map[string]*runtime.Guest // by prompt name
 	resources map[string]*runtime.Guest // by resource URI and by URI template, as declared
 	guests    []*runtime.Guest          // in registration order
+	// served is, per guest, the options it was added with and the manifest s serves for it
+	// (refreshGuest compares it with the guest's lists after a relist).
+	served    map[*runtime.Guest]registration
+	refreshMu sync.Mutex  // one refreshGuest at a time
+	server    *mcp.Server // the server of this registry, set once by NewServer
+}
+
+// registration is how a guest was added to a server: its options and the manifest served.
+type registration struct {
+	opts     GuestOptions
+	manifest *abi.Manifest
 }
 
 // registries maps a *mcp.Server made by NewServer to its *registry.
@@ -28,17 +40,25 @@ func registryOf(s *mcp.Server) *registry {
 }
 
 func newRegistry() *registry {
-	return &registry{prompts: map[string]*runtime.Guest{}, resources: map[string]*runtime.Guest{}}
+	return &registry{prompts: map[string]*runtime.Guest{}, resources: map[string]*runtime.Guest{}, served: map[*runtime.Guest]registration{}}
 }
 
-// add records what g serves; a later guest claiming a name or URI takes it over (a reload).
-func (r *registry) add(g *runtime.Guest) {
+// add records what g serves, added with o; a later guest claiming a name or URI takes it over
+// (a reload).
+func (r *registry) add(g *runtime.Guest, o *GuestOptions) {
 	if r == nil {
 		return
 	}
 	m := g.Manifest()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.served[g] = registration{opts: *o, manifest: m}
+	r.record(g, m)
+	r.guests = append(r.guests, g)
+}
+
+// record routes m's prompts, resources and templates to g.
+func (r *registry) record(g *runtime.Guest, m *abi.Manifest) {
 	for _, p := range m.Prompts {
 		r.prompts[p.Name] = g
 	}
@@ -48,16 +68,10 @@ func (r *registry) add(g *runtime.Guest) {
 	for _, t := range m.ResourceTemplates {
 		r.resources[t.URITemplate] = g
 	}
-	r.guests = append(r.guests, g)
 }
 
-// remove forgets g: what it alone still held (names a replacement took over stay).
-func (r *registry) remove(g *runtime.Guest) {
-	if r == nil {
-		return
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// forget drops the routes to g (of its prompts, resources and templates).
+func (r *registry) forget(g *runtime.Guest) {
 	for k, v := range r.prompts {
 		if v == g {
 			delete(r.prompts, k)
@@ -68,6 +82,17 @@ func (r *registry) remove(g *runtime.Guest) {
 			delete(r.resources, k)
 		}
 	}
+}
+
+// remove forgets g: what it alone still held (names a replacement took over stay).
+func (r *registry) remove(g *runtime.Guest) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.forget(g)
+	delete(r.served, g)
 	for i, v := range r.guests {
 		if v == g {
 			r.guests = append(r.guests[:i:i], r.guests[i+1:]...)

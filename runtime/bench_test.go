@@ -69,7 +69,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t := g.tools[gc.tool]
+		t := g.lists().tools[gc.tool]
 		b.Run(gc.name+"/instance.call", func(b *testing.B) {
 			cctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
@@ -329,7 +329,7 @@ func BenchmarkSnapshot(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				if s := g.tools[gc.tool].pool.snaps.get(); s != nil {
+				if s := g.lists().tools[gc.tool].pool.snaps.get(); s != nil {
 					b.ReportMetric(float64(len(s.mem)), "snapshot-B")
 				}
 			})

@@ -47,7 +47,7 @@ func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte
 	if len(args) == 0 {
 		args = emptyObject
 	}
-	return g.run(ctx, g.pools[0], kind.EntryPrompt, name, args, g.limits, g.prompts)
+	return g.run(ctx, g.pools[0], kind.EntryPrompt, name, args, g.limits, g.lists().prompts)
 }
 
 // Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and
@@ -59,7 +59,7 @@ func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte
 // wrapping ErrTrap, ErrTimeLimit, ErrMemoryLimit, ErrOutputLimit or ErrABI. If ctx is
 // cancelled the guest is stopped and the error wraps ErrCancelled and ctx.Err().
 func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte, error) {
-	t, ok := g.tools[toolName]
+	t, ok := g.lists().tools[toolName]
 	if !ok {
 		return nil, &CallError{Guest: g.name, Name: toolName, Err: fmt.Errorf("%w %q", ErrUnknownTool, toolName)}
 	}
@@ -72,7 +72,7 @@ func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte,
 	if err := t.validate(args); err != nil {
 		return nil, &CallError{g.name, "tool", toolName, fmt.Errorf("%w: %s", ErrInvalidArguments, err)}
 	}
-	out, err := g.run(ctx, t.pool, kind.EntryTool, toolName, args, t.limits, t.sandbox)
+	out, err := g.run(ctx, t.pool, kind.EntryTool, t.own, args, t.limits, t.sandbox)
 	if err == nil && t.deniedFS != nil {
 		out = g.noteDeniedFS(ctx, t, out) // fsdenied.go
 	}
@@ -99,9 +99,13 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 		return nil, &CallError{g.name, op, name, err}
 	}
 	out, err := inst.enter(ctx, e, name, args, limits, sb)
+	relisted, relistOK := false, true
+	if err == nil && e != kind.EntryDescribe && inst.call.ListsChanged != 0 {
+		relisted, relistOK = g.relistAfter(ctx, inst) // relist.go
+	}
 	g.logStdio(ctx, inst, name)
 	g.logDropped(ctx, inst, name)
-	healthy := err == nil // isolation call: the next call resets it first (pool.acquire)
+	healthy := err == nil && relistOK // isolation call: the next call resets it first (pool.acquire)
 	if n := inst.stackBytes(); healthy && n > retainStackBytes {
 		// The call's recursion grew the native stack; wazero never shrinks it (stackmem.go).
 		g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance discarded: its call stack grew",
@@ -112,6 +116,11 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 	p.release(inst, healthy, start)
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
+	}
+	if relisted {
+		if hk := hooksFrom(ctx); hk != nil && hk.ListsChanged != nil {
+			hk.ListsChanged()
+		}
 	}
 	return out, nil
 }

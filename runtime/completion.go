@@ -15,14 +15,14 @@ const maxCompleteRequestBytes = 64 << 10
 
 // Completes reports whether the guest completes prompt and resource-template arguments
 // (manifest "completions", export mcpwasm_complete; ABI.md §2.5).
-func (g *Guest) Completes() bool { return g.manifest.Completions }
+func (g *Guest) Completes() bool { return g.lists().manifest.Completions }
 
 // Complete asks the guest's mcpwasm_complete for completions of one argument. req is an
 // abi.CompleteRequest as JSON (at most 64 KiB, else ErrInvalidArguments);
 // the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs without
 // capability grants, under the guest's limits. Errors are *CallError.
 func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
-	if !g.manifest.Completions {
+	if !g.lists().manifest.Completions {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: the guest declares no completions", ErrABI)}
 	}
 	if len(req) > maxCompleteRequestBytes {
@@ -33,7 +33,7 @@ func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 
 // ServesResource reports whether uri is one of the guest's resources or matches one of its
 // resource templates (RFC 6570).
-func (g *Guest) ServesResource(uri string) bool { return g.served.Serves(uri) }
+func (g *Guest) ServesResource(uri string) bool { return g.lists().served.Serves(uri) }
 
 // resourceUpdated serves request kind resource.updated (ABI.md §6.8): the sandbox checks
 // that the guest serves the URI, then the call's ResourceUpdated hook announces it. Each
@@ -41,7 +41,7 @@ func (g *Guest) ServesResource(uri string) bool { return g.served.Serves(uri) }
 // same per-call budget (kind.Budget, ABI.md §6.6): one notification per subscribed session
 // is what it costs the host.
 func (g *Guest) resourceUpdated(ctx context.Context, c *kind.Call, body []byte) (abi.Status, []byte) {
-	uri, st, resp := g.served.Updated(body)
+	uri, st, resp := g.lists().served.Updated(body)
 	if st != abi.StatusOK {
 		return st, resp
 	}

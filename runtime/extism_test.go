@@ -214,3 +214,69 @@ func TestExtismPluginSSRF(t *testing.T) {
 		h.Close(context.Background())
 	}
 }
+
+// A plugin importing a kernel function with another signature is refused at load, naming
+// the import, its signature and the hosted one (it was wazero's "signature mismatch:
+// i32_i32 != i64_i64" at instantiation).
+func TestExtismWrongImportSignature(t *testing.T) {
+	h, _ := newHost(t)
+	_, err := h.Load(context.Background(), extismPlugin(t, "badsig"), &runtime.GuestConfig{Source: "badsig.wasm"})
+	want := "badsig.wasm: ABI violation: imports extism:host/env.alloc as (i32) -> (i32), but this host (as the Extism kernel) defines it as (i64) -> (i64)"
+	if err == nil || err.Error() != want || !errors.Is(err, runtime.ErrABI) {
+		t.Fatalf("Load = %v\nwant %s", err, want)
+	}
+}
+
+// A plugin that reports its lists changed is re-listed after the call, in the instance that
+// changed them, once however many reports the call made; the guest then serves the new
+// lists, and the call's ListsChanged hook runs. A report that changes nothing changes nothing.
+func TestExtismListsChanged(t *testing.T) {
+	h, _ := newHost(t)
+	g := load(t, h, extismPlugin(t, "dyn"), &runtime.GuestConfig{Name: "dyn"})
+	var hooked int
+	ctx := runtime.WithCallHooks(context.Background(), &runtime.CallHooks{ListsChanged: func() { hooked++ }})
+	text := func(tool string) string {
+		t.Helper()
+		out, err := g.Call(ctx, tool, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		s, _ := toolText(t, out)
+		return s
+	}
+	names := func() string {
+		var n []string
+		for _, tl := range g.Manifest().Tools {
+			n = append(n, tl.Name)
+		}
+		for _, p := range g.Manifest().Prompts {
+			n = append(n, "prompt:"+p.Name)
+		}
+		return strings.Join(n, " ")
+	}
+	if got := names(); got != "grow lists touch quiet" {
+		t.Fatalf("at load: %s", got)
+	}
+	if _, err := g.Call(ctx, "extra1", nil); !errors.Is(err, runtime.ErrUnknownTool) {
+		t.Fatalf("extra1 before grow: %v", err)
+	}
+	if got := text("grow"); got != "extra=1" || hooked != 1 {
+		t.Fatalf("grow: %q, hook ran %d times", got, hooked)
+	}
+	if got := names(); got != "grow lists touch quiet extra1 prompt:more" {
+		t.Errorf("after grow: %s", got)
+	}
+	if got := text("extra1"); got != "extra tool of 1" {
+		t.Errorf("extra1: %q", got)
+	}
+	// 101 reports in grow, one relist: list_tools ran once in this instance.
+	if got := text("lists"); got != "listed=1" {
+		t.Errorf("lists: %q", got)
+	}
+	if got := text("quiet"); got != "quiet 1" || hooked != 1 {
+		t.Errorf("quiet: %q, hook ran %d times", got, hooked)
+	}
+	if got := text("grow"); got != "extra=2" || hooked != 2 || !strings.HasSuffix(names(), "extra1 extra2 prompt:more") {
+		t.Errorf("grow again: %q, hook ran %d times, lists %s", got, hooked, names())
+	}
+}

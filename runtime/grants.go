@@ -14,7 +14,7 @@ type Grants = policy.Grants
 // ToolGrants returns what the operator granted tool (after per-tool narrowing) and what it
 // effectively has (granted ∩ requested), as copies. ok is false for an unknown tool.
 func (g *Guest) ToolGrants(tool string) (granted, effective Grants, ok bool) {
-	t, found := g.tools[tool]
+	t, found := g.lists().tools[tool]
 	if !found {
 		return Grants{}, Grants{}, false
 	}
@@ -27,8 +27,9 @@ func (g *Guest) ToolGrants(tool string) (granted, effective Grants, ok bool) {
 func (g *Guest) Ungranted() []string {
 	var order []string
 	tools := map[string][]string{}
-	for _, td := range g.manifest.Tools {
-		for _, item := range g.tools[td.Name].sandbox.Ungranted() {
+	l := g.lists()
+	for _, td := range l.manifest.Tools {
+		for _, item := range l.tools[td.Name].sandbox.Ungranted() {
 			if _, seen := tools[item]; !seen {
 				order = append(order, item)
 			}

@@ -19,20 +19,22 @@ import (
 // Guest is one loaded guest module: its manifest, compiled code, and instance pool.
 // Its methods are safe for concurrent use.
 type Guest struct {
-	host      *Host
-	name      string
-	source    string
-	config    map[string]string // GuestConfig.Config, read by Extism plugins (config_get)
-	manifest  abi.Manifest
-	served    *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
-	tools     map[string]*tool
-	prompts   *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
-	compiled  wazero.CompiledModule
-	customs   map[string][]byte // the module's script sections (kinds.go), set with compiled
-	kind      kind.Kind         // the guest's ABI, detected from the module (kinds.go)
-	limits    Limits
-	isolation isolationMode // which calls may share an instance (isolation.go)
-	pools     []*pool       // pools[0] has no grants and the guest's memory limit: describe runs there
+	host   *Host
+	name   string
+	source string
+	config map[string]string // GuestConfig.Config, read by Extism plugins (config_get)
+	// cur is what it serves; a guest that reports a list changed replaces it whole (relist).
+	cur      atomic.Pointer[lists]
+	gc       GuestConfig // as loaded: grants and limits of the tools a relist adds
+	relistMu sync.Mutex  // one relist at a time
+	compiled wazero.CompiledModule
+	customs  map[string][]byte // the module's script sections (kinds.go), set with compiled
+	kind     kind.Kind         // the guest's ABI, detected from the module (kinds.go)
+	// kindVersion is the kind's protocol version the module speaks (kind.Versioner), or "".
+	kindVersion string
+	limits      Limits
+	isolation   isolationMode // which calls may share an instance (isolation.go)
+	pools       []*pool       // pools[0] has no grants and the guest's memory limit: describe runs there
 
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 
@@ -42,8 +44,21 @@ type Guest struct {
 	stats     guestCounters // tool calls reported (observe.go)
 }
 
+// lists is what a guest serves: its manifest and what load derived from it. They change only
+// as a whole (relist.go), so a reader loads them once (Guest.lists) and keeps that view.
+type lists struct {
+	manifest abi.Manifest
+	served   *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
+	tools    map[string]*tool
+	prompts  *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
+}
+
+// lists returns what g serves now.
+func (g *Guest) lists() *lists { return g.cur.Load() }
+
 type tool struct {
-	def     abi.Tool
+	def     abi.Tool // as served: its name has GuestConfig.ToolPrefix
+	own     string   // its name as the guest declares it, which the guest is called with
 	input   *jsonschema.Resolved
 	output  *jsonschema.Resolved // nil when the tool declares no output schema
 	limits  Limits
@@ -61,15 +76,19 @@ func (g *Guest) Name() string { return g.name }
 // imports and exports at load: "mcpwasm" (abi/ABI.md).
 func (g *Guest) Kind() string { return g.kind.Name() }
 
+// KindVersion returns the protocol version of the guest's kind it speaks, for a kind that has
+// several: "v1" or "v2" for an Extism plugin (hyper-mcp's plugin protocols); "" otherwise.
+func (g *Guest) KindVersion() string { return g.kindVersion }
+
 // Source returns where the module came from, as given in GuestConfig.Source.
 func (g *Guest) Source() string { return g.source }
 
 // Manifest returns the manifest the guest described at load. The caller must not modify it.
-func (g *Guest) Manifest() *abi.Manifest { return &g.manifest }
+func (g *Guest) Manifest() *abi.Manifest { return &g.lists().manifest }
 
 // Tool returns the declaration of the named tool, and whether it exists.
 func (g *Guest) Tool(name string) (abi.Tool, bool) {
-	t, ok := g.tools[name]
+	t, ok := g.lists().tools[name]
 	if !ok {
 		return abi.Tool{}, false
 	}
@@ -81,7 +100,7 @@ func (g *Guest) Tool(name string) (abi.Tool, bool) {
 // guest's code, a free instance, its start), so after this long no call that was running is.
 func (g *Guest) LongestCall() time.Duration {
 	d := g.limits.Timeout
-	for _, t := range g.tools {
+	for _, t := range g.lists().tools {
 		d = max(d, t.limits.Timeout)
 	}
 	return d
@@ -90,7 +109,7 @@ func (g *Guest) LongestCall() time.Duration {
 // Limits returns the limits a call of tool runs under (the guest's, with the tool's own
 // over them); for a name that is no tool (a prompt, a resource read), the guest's.
 func (g *Guest) Limits(tool string) Limits {
-	if t, ok := g.tools[tool]; ok {
+	if t, ok := g.lists().tools[tool]; ok {
 		return t.limits
 	}
 	return g.limits
@@ -101,7 +120,7 @@ func (g *Guest) Limits(tool string) Limits {
 // schema accepts anything. MCP 2025-06-18 "Tools › Output Schema": servers must return
 // structured results that conform to it.
 func (g *Guest) ValidateOutput(tool string, structured any) error {
-	t, ok := g.tools[tool]
+	t, ok := g.lists().tools[tool]
 	if !ok {
 		return fmt.Errorf("guest %q: %w %q", g.name, ErrUnknownTool, tool)
 	}
@@ -117,7 +136,7 @@ func (g *Guest) ValidateOutput(tool string, structured any) error {
 
 // HasOutputSchema reports whether tool declares an outputSchema.
 func (g *Guest) HasOutputSchema(tool string) bool {
-	t, ok := g.tools[tool]
+	t, ok := g.lists().tools[tool]
 	return ok && t.output != nil
 }
 

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
@@ -29,6 +30,14 @@ type CallHooks struct {
 	// *mcp.ServerSession), nil for none. A guest with GuestConfig.Isolation "session" never
 	// hands an instance one session used to another; calls without a session count as one.
 	Session any
+	// RequestID and Meta are the MCP request's JSON-RPC id and its params' _meta, as JSON,
+	// for kinds whose entry points receive them (hyper-mcp v2 plugins' "context"); nil: none.
+	RequestID, Meta json.RawMessage
+	// ListsChanged is called after the call when the guest reported its lists changed (an
+	// Extism plugin's notify_tool_list_changed and the like) and reading them again found
+	// them different: Guest.Manifest already returns the new lists. It runs once per call,
+	// however many reports the call made.
+	ListsChanged func()
 }
 
 type hooksKey struct{}

@@ -241,9 +241,13 @@ func (inst *instance) Region(ptr, n uint32) ([]byte, error) {
 func (inst *instance) enter(ctx context.Context, e kind.Entry, name string, args []byte, limits Limits, sb *sandbox.Tool) (out []byte, err error) {
 	c := &inst.call
 	c.Guest, c.Entry, c.Limits, c.Sandbox = inst.g.name, e, limits, sb
+	c.ListsChanged = 0
 	c.Output.Reset(limits.OutputBytes)
 	if e == kind.EntryTool {
 		c.Tool = name // only tool calls may use capabilities…
+	}
+	if hk := hooksFrom(ctx); hk != nil {
+		c.RequestID, c.Meta = hk.RequestID, hk.Meta
 	}
 	defer func() {
 		if p := recover(); p != nil {

@@ -22,7 +22,7 @@ func TestStopDuringAllocIsTheCallsStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl := g.tools["spin"]
+	tl := g.lists().tools["spin"]
 	inst, err := tl.pool.acquire(ctx, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func moduleOf(cm wazero.CompiledModule) *kind.Module {
 	m := &kind.Module{}
 	for _, f := range cm.ImportedFunctions() {
 		mod, name, _ := f.Import()
-		m.Imports = append(m.Imports, kind.Import{Module: mod, Name: name})
+		m.Imports = append(m.Imports, kind.Import{Module: mod, Name: name, Sig: kind.SignatureOf(f.ParamTypes(), f.ResultTypes())})
 	}
 	for name := range cm.ExportedFunctions() {
 		if name != exportInterrupt && name != exportStart { // the instrumentation's

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 )
 
 // GuestConfig configures one guest at load. The zero value (or nil) is valid.
@@ -63,6 +64,12 @@ type GuestConfig struct {
 	// Config is the operator's key-value strings for the guest: what an Extism plugin reads
 	// with config_get (hyper-mcp's env_vars). A client never sets them. Copied at Load.
 	Config map[string]string
+	// ToolPrefix is put before the name of each of the guest's tools: the guest's tool
+	// "echo" is served (and called, and named in ToolLimits and ToolGrants) as
+	// ToolPrefix+"echo", and the guest still sees "echo". It lets two guests that name a tool
+	// alike be served side by side (hyper-mcp serves every plugin's tools as "plugin::tool").
+	// A prefixed name must still match abi.NamePattern.
+	ToolPrefix string
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -135,6 +142,9 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		g.customs = scriptSections(wasm)
 	}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
+	if v, ok := k.(kind.Versioner); ok {
+		g.kindVersion = v.Version(slices.Collect(maps.Keys(g.code.exports(compiled))))
+	}
 	if file != nil {
 		g.code.path = file.path
 	}
@@ -158,39 +168,19 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	base.logUnnamedRefusal(ctx)
-	g.manifest = *m
-	g.tools = make(map[string]*tool, len(m.Tools))
-	for _, td := range m.Tools {
-		t, err := newTool(td, limits, c.ToolLimits[td.Name])
-		if err != nil {
-			return g, fmt.Errorf("guest %q: %w", g.name, err)
-		}
-		if _, dup := g.tools[td.Name]; dup {
-			return g, fmt.Errorf("guest %q: tool %q is declared twice", g.name, td.Name)
-		}
-		if err := g.grantTool(t, &c); err != nil {
-			return g, fmt.Errorf("guest %q tool %q: %w", g.name, td.Name, err)
-		}
-		g.tools[td.Name] = t
+	l, err := g.buildLists(prefixTools(m, c.ToolPrefix), &c, g.code.exports(compiled), true)
+	if err != nil {
+		return g, err
 	}
-	if err := g.checkResourcesAndPrompts(compiled); err != nil {
-		return g, fmt.Errorf("guest %q: %w", g.name, err)
-	}
-	if len(g.manifest.Prompts) > 0 {
-		sb, err := sandbox.NewTool(g.name, "", sandbox.PromptGrants(c.Grants), false, g.requested(g.manifest.Requests, sandbox.PromptGrants(c.Grants)),
-			sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
-		if err != nil {
-			return g, fmt.Errorf("guest %q prompts: %w", g.name, err)
-		}
-		g.prompts = sb
-	}
+	g.cur.Store(l)
+	g.gc = c
 	for name := range c.ToolLimits {
-		if _, ok := g.tools[name]; !ok {
+		if _, ok := l.tools[name]; !ok {
 			return g, fmt.Errorf("guest %q: limits given for unknown tool %q", g.name, name)
 		}
 	}
 	for name := range c.ToolGrants {
-		if _, ok := g.tools[name]; !ok {
+		if _, ok := l.tools[name]; !ok {
 			return g, fmt.Errorf("guest %q: grants given for unknown tool %q", g.name, name)
 		}
 	}
@@ -198,7 +188,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return g, err
 	}
 	h.afterLoad(g, compiled)
-	h.logger.Debug("guest loaded", "guest", g.name, "source", src, "tools", len(g.tools))
+	h.logger.Debug("guest loaded", "guest", g.name, "source", src, "tools", len(l.tools))
 	return g, nil
 }
 
@@ -242,11 +232,45 @@ func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.
 	return cm, nil
 }
 
+// buildLists derives what g serves from manifest m under config c: its tools (limits,
+// schemas, grants and the pool of each), the resources it serves and its prompts' sandbox.
+// newPools false (a relist, while calls run) refuses a tool whose grants no pool of g has.
+func (g *Guest) buildLists(m *abi.Manifest, c *GuestConfig, exports map[string]api.FunctionDefinition, newPools bool) (*lists, error) {
+	l := &lists{manifest: *m, tools: make(map[string]*tool, len(m.Tools))}
+	for _, td := range m.Tools {
+		t, err := newTool(td, g.limits, c.ToolLimits[td.Name])
+		if err != nil {
+			return nil, fmt.Errorf("guest %q: %w", g.name, err)
+		}
+		t.own = strings.TrimPrefix(td.Name, c.ToolPrefix)
+		if _, dup := l.tools[td.Name]; dup {
+			return nil, fmt.Errorf("guest %q: tool %q is declared twice", g.name, td.Name)
+		}
+		if err := g.grantTool(t, c, &l.manifest, newPools); err != nil {
+			return nil, fmt.Errorf("guest %q tool %q: %w", g.name, td.Name, err)
+		}
+		l.tools[td.Name] = t
+	}
+	if err := g.checkResourcesAndPrompts(l, exports); err != nil {
+		return nil, fmt.Errorf("guest %q: %w", g.name, err)
+	}
+	if len(l.manifest.Prompts) > 0 {
+		sb, err := sandbox.NewTool(g.name, "", sandbox.PromptGrants(c.Grants), false, g.requested(l.manifest.Requests, sandbox.PromptGrants(c.Grants)),
+			sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
+		if err != nil {
+			return nil, fmt.Errorf("guest %q prompts: %w", g.name, err)
+		}
+		l.prompts = sb
+	}
+	return l, nil
+}
+
 // checkResourcesAndPrompts validates the manifest's resources, templates and prompts, and
-// that the module's kind can serve them (Kind.CheckManifest; for mcpwasm, ABI.md §2.4).
-func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
-	m := &g.manifest
-	if err := g.kind.CheckManifest(m, g.code.exports(cm)); err != nil {
+// that the module's kind can serve them (Kind.CheckManifest; for mcpwasm, ABI.md §2.4), and
+// sets l.served.
+func (g *Guest) checkResourcesAndPrompts(l *lists, exports map[string]api.FunctionDefinition) error {
+	m := &l.manifest
+	if err := g.kind.CheckManifest(m, exports); err != nil {
 		return err
 	}
 	uris := map[string]bool{}
@@ -272,7 +296,7 @@ func (g *Guest) checkResourcesAndPrompts(cm wazero.CompiledModule) error {
 	if err != nil {
 		return err
 	}
-	g.served = served
+	l.served = served
 	names := map[string]bool{}
 	for _, p := range m.Prompts {
 		if !abi.ValidName(p.Name) {
@@ -295,9 +319,10 @@ func (g *Guest) requested(r abi.Requests, granted policy.Grants) abi.Requests {
 	return r
 }
 
-// grantTool computes what tool t may use and gives it a pool of instances built for that.
-// Per-tool grants follow the one narrowing rule (Grants.Within): anything wider is an error.
-func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
+// grantTool computes what tool t of manifest m may use and gives it a pool of instances built
+// for that. Per-tool grants follow the one narrowing rule (Grants.Within): anything wider is
+// an error. With newPools false, a tool whose grants no pool of g has is refused.
+func (g *Guest) grantTool(t *tool, c *GuestConfig, m *abi.Manifest, newPools bool) error {
 	granted := c.Grants.Clone()
 	if c.ToolGrants != nil {
 		var err error
@@ -305,7 +330,7 @@ func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
 			return fmt.Errorf("grants: %w", err)
 		}
 	}
-	requested := g.requested(sandbox.MergeRequests(g.manifest.Requests, t.def.Requests), granted)
+	requested := g.requested(sandbox.MergeRequests(m.Requests, t.def.Requests), granted)
 	sb, err := sandbox.NewTool(g.name, t.def.Name, granted, c.ToolGrants != nil, requested,
 		sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
 	if err != nil {
@@ -325,6 +350,9 @@ func (g *Guest) grantTool(t *tool, c *GuestConfig) error {
 			t.pool = p
 			return nil
 		}
+	}
+	if !newPools {
+		return errors.New("its grants differ from those of every tool the guest had at load, which a relist cannot add (reload the guest)")
 	}
 	p, err := newPool(g, prof, g.limits.Instances)
 	if err != nil {
@@ -437,6 +465,29 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	m, err := g.decodeManifest(raw)
+	if err != nil {
+		return nil, err
+	}
+	g.code.raw = raw // for the manifest cache (lazy.go: afterLoad); Describe returned a copy
+	return m, nil
+}
+
+// prefixTools returns m with prefix put before each tool's name (GuestConfig.ToolPrefix).
+func prefixTools(m *abi.Manifest, prefix string) *abi.Manifest {
+	if prefix == "" {
+		return m
+	}
+	out := *m
+	out.Tools = slices.Clone(m.Tools)
+	for i := range out.Tools {
+		out.Tools[i].Name = prefix + out.Tools[i].Name
+	}
+	return &out
+}
+
+// decodeManifest decodes a describe entry's result and checks it against the manifest caps.
+func (g *Guest) decodeManifest(raw []byte) (*abi.Manifest, error) {
 	var m abi.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%w: manifest is not valid JSON: %v", ErrABI, err)
@@ -447,7 +498,6 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	if err := checkManifestCaps(len(m.Tools), len(m.Resources), len(m.ResourceTemplates), len(m.Prompts), g.limits); err != nil {
 		return nil, err
 	}
-	g.code.raw = raw // for the manifest cache (lazy.go: afterLoad); Describe returned a copy
 	return &m, nil
 }
 

@@ -72,7 +72,7 @@ func (g *Guest) ReportCall(tool string, err error, isError bool, d time.Duration
 	if err == nil && isError {
 		outcome = fault.ToolError
 	}
-	if _, ok := g.tools[tool]; !ok {
+	if _, ok := g.lists().tools[tool]; !ok {
 		tool = "other"
 	}
 	g.stats.calls.Add(1)
@@ -132,9 +132,10 @@ func (h *Host) Stats() []GuestStats {
 	h.mu.Unlock()
 	out := make([]GuestStats, 0, len(guests))
 	for _, g := range guests {
-		s := GuestStats{Name: g.name, Kind: g.kind.Name(), Version: g.manifest.Version, Source: g.source, SHA256: g.SHA256(),
+		l := g.lists()
+		s := GuestStats{Name: g.name, Kind: g.kind.Name(), Version: l.manifest.Version, Source: g.source, SHA256: g.SHA256(),
 			Calls: g.stats.calls.Load(), Errors: g.stats.errors.Load(), Resets: g.stats.resets.Load()}
-		for name := range g.tools {
+		for name := range l.tools {
 			s.Tools = append(s.Tools, name)
 		}
 		slices.Sort(s.Tools)

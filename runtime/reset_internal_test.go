@@ -39,7 +39,7 @@ func TestResetInPlace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := g.tools["probe"].pool
+			p := g.lists().tools["probe"].pool
 			var first *instance
 			for i := range 5 {
 				if got := snapCall(t, g, "A", "probe", `{}`); got != probeFresh {
@@ -186,7 +186,7 @@ func TestResetStdioReadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := g.tools["close"].pool
+	p := g.lists().tools["close"].pool
 	inst, err := p.acquire(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,7 @@ func TestSnapshotRestoresStartState(t *testing.T) {
 					t.Errorf("call %d: %s; want %s", i, got, want)
 				}
 			}
-			snap := g.tools["probe"].pool.snaps.get()
+			snap := g.lists().tools["probe"].pool.snaps.get()
 			if got, want := snap != nil, tc.snapshots && tc.iso != "shared"; got != want {
 				t.Fatalf("pool has a snapshot: %v; want %v", got, want)
 			}
@@ -104,7 +104,7 @@ func TestSnapshotSession(t *testing.T) {
 			t.Errorf("step %d (session %s): %s; want %s", i, s.session, got, s.want)
 		}
 	}
-	if g.tools["probe"].pool.snaps.get() == nil {
+	if g.lists().tools["probe"].pool.snaps.get() == nil {
 		t.Fatal("no snapshot")
 	}
 }
@@ -138,7 +138,7 @@ func TestSnapshotRefused(t *testing.T) {
 					t.Errorf("call %d: %s; want %s", i, got, probeFresh)
 				}
 			}
-			p := g.tools["probe"].pool
+			p := g.lists().tools["probe"].pool
 			if p.snaps.get() != nil {
 				t.Fatal("the pool has a snapshot")
 			}
@@ -208,7 +208,7 @@ func TestSnapshotLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.tools["probe"].pool.snaps.get() == nil {
+	if g.lists().tools["probe"].pool.snaps.get() == nil {
 		t.Fatal("no snapshot")
 	}
 	_, err = g.Call(context.Background(), "grow", []byte(`{}`))
@@ -288,7 +288,7 @@ func TestSnapshotGoGuest(t *testing.T) {
 					t.Errorf("call %d: %s; want %s", i, got, first)
 				}
 			}
-			snap := g.tools["remember"].pool.snaps.get()
+			snap := g.lists().tools["remember"].pool.snaps.get()
 			if snap == nil {
 				t.Fatal("no snapshot")
 			}
@@ -322,7 +322,7 @@ func TestSnapshotDroppedWithCode(t *testing.T) {
 	if got := mustCall(t, g, "probe", `{}`); got != probeFresh {
 		t.Fatalf("probe: %s; want %s", got, probeFresh)
 	}
-	p := g.tools["probe"].pool
+	p := g.lists().tools["probe"].pool
 	if p.snaps.get() == nil {
 		t.Fatal("no snapshot after the first call")
 	}

@@ -25,8 +25,8 @@ func TestNativeStackReadable(t *testing.T) {
 	if _, err := g.Call(context.Background(), "ok", nil); err != nil {
 		t.Fatal(err)
 	}
-	inst := <-g.tools["ok"].pool.idle
-	defer func() { g.tools["ok"].pool.idle <- inst }()
+	inst := <-g.lists().tools["ok"].pool.idle
+	defer func() { g.lists().tools["ok"].pool.idle <- inst }()
 	if p := nativeStack(inst.fns[abi.ExportCall]); p == nil || len(*p) == 0 {
 		t.Fatal("nativeStack found no stack: wazero's callEngine no longer has a stack []byte field; update stackmem.go")
 	}
@@ -51,7 +51,7 @@ func TestDeepCallStackNotPooled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := g.tools["deep"].pool
+	p := g.lists().tools["deep"].pool
 	if _, err := g.Call(context.Background(), "deep", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func jsonKind(v any) string {
 // exact numbers (decodeExact) so that a valid result is never refused for a number float64
 // cannot hold. Invalid JSON is an error wrapping ErrABI.
 func (g *Guest) ValidateOutputJSON(tool string, structured json.RawMessage) error {
-	if t, ok := g.tools[tool]; ok && t.output == nil {
+	if t, ok := g.lists().tools[tool]; ok && t.output == nil {
 		return nil
 	}
 	v, err := decodeExact(structured)

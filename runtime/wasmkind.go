@@ -19,10 +19,18 @@ func kindModule(m *wasm.Module) (*kind.Module, error) {
 	if err != nil {
 		return nil, err
 	}
+	types, err := m.Types()
+	if err != nil {
+		return nil, err
+	}
 	km := &kind.Module{}
 	for _, im := range imports {
 		if im.Kind == wasm.KindFunc {
-			km.Imports = append(km.Imports, kind.Import{Module: im.Module, Name: im.Name})
+			ki := kind.Import{Module: im.Module, Name: im.Name}
+			if int(im.Type) < len(types) {
+				ki.Sig = kind.Signature(typeNames(types[im.Type].Params), typeNames(types[im.Type].Results))
+			}
+			km.Imports = append(km.Imports, ki)
 		}
 	}
 	for _, e := range exports {
@@ -31,4 +39,12 @@ func kindModule(m *wasm.Module) (*kind.Module, error) {
 		}
 	}
 	return km, nil
+}
+
+func typeNames(ts []wasm.ValueType) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.String()
+	}
+	return out
 }

@@ -116,6 +116,6 @@ const readme = "# NAME\n\n" +
 	"The build (mcpwasm/build.mjs) points the SDK's server imports at mcpwasm/sdk.js and fails on\n" +
 	"an import the sandbox cannot serve (node:fs, node:net, …). fetch, process.env,\n" +
 	"crypto.getRandomValues, timers and console work through the operator's grants. What the guest\n" +
-	"asks for is read off ENTRY (fetch → net \"*:*\" (any host and port granted), process.env.NAME → env NAME, …; the build\n" +
+	"asks for is read off ENTRY (fetch → net \"*:*\" (any host and port granted), process.env.API_KEY → env API_KEY, …; the build\n" +
 	"prints it); to list it yourself, add \"mcpwasm\": {\"requests\": {\"net\": [\"api.example.com\"]}}\n" +
 	"to package.json.\n"

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,6 +68,25 @@ func TestLockfile(t *testing.T) {
 		}
 		if got := lock.Packages[""].DevDependencies[k]; got != v {
 			t.Errorf("root devDependencies[%q] = %q, want %q", k, got, v)
+		}
+	}
+}
+
+// The project README's example of a request read off the script names an environment
+// variable, not the project: "NAME" in the template is the project's name, so the example
+// once read "process.env.weather → env weather" for a project named weather.
+func TestProjectReadmeEnvExample(t *testing.T) {
+	for _, lang := range []string{"ts", "js"} {
+		files, err := Project(lang, "weather")
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme := string(files["README.md"])
+		if want := "process.env.API_KEY → env API_KEY"; !strings.Contains(readme, want) {
+			t.Errorf("%s README lacks %q:\n%s", lang, want, readme)
+		}
+		if bad := "process.env.weather"; strings.Contains(readme, bad) {
+			t.Errorf("%s README says %q", lang, bad)
 		}
 	}
 }

@@ -278,10 +278,13 @@ func loadAll(ctx context.Context, h *runtime.Host, specs []guestSpec, logger *sl
 
 // inspectOutput is the --json shape of inspect.
 type inspectOutput struct {
-	Kind   string `json:"kind"` // runtime.Guest.Kind: the ABI the module speaks
-	Source string `json:"source"`
-	SHA256 string `json:"sha256"`
-	Bytes  int    `json:"bytes"`
+	Kind string `json:"kind"` // runtime.Guest.Kind: the ABI the module speaks
+	// KindVersion is the kind's protocol version the module speaks (runtime.Guest.KindVersion:
+	// "v1" or "v2" for an Extism plugin), omitted for a kind with one.
+	KindVersion string `json:"kind_version,omitempty"`
+	Source      string `json:"source"`
+	SHA256      string `json:"sha256"`
+	Bytes       int    `json:"bytes"`
 	abi.Manifest
 	// With --config: per tool, what is granted and what is effective (granted ∩ requested),
 	// and the requested capabilities that are not granted.
@@ -294,6 +297,9 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	fs.SetOutput(stderr)
 	var hf hostFlags
 	hf.register(fs)
+	// inspect describes guests and serves nothing: the info lines of loading (how instances
+	// will start, a serving concern) are noise here, so its default level is warn.
+	hf.logLevel, fs.Lookup("log-level").DefValue = "warn", "warn"
 	asJSON := fs.Bool("json", false, "print JSON")
 	var sf shipFlags // --config alone: where OCI and URL guests come from, as for serve
 	sf.register(fs)
@@ -374,12 +380,16 @@ func sameFile(a, b string) bool {
 }
 
 func writeInspect(w io.Writer, o *inspectOutput) {
-	fmt.Fprintf(w, "guest %s %s\n", o.Name, o.Version)
+	fmt.Fprintln(w, strings.TrimSpace("guest "+o.Name+" "+o.Version)) // no trailing space without a version (Extism plugins have none)
 	if o.Description != "" {
 		fmt.Fprintf(w, "  %s\n", o.Description)
 	}
 	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", o.Source, o.Bytes, o.SHA256)
-	fmt.Fprintf(w, "kind: %s\n", o.Kind)
+	if o.KindVersion != "" {
+		fmt.Fprintf(w, "kind: %s %s\n", o.Kind, o.KindVersion)
+	} else {
+		fmt.Fprintf(w, "kind: %s\n", o.Kind)
+	}
 	// What serve's metrics and its opt-in status (--status) tell about this guest.
 	fmt.Fprintf(w, "observed as: guest %q — /metrics and --status show its version, sha256, tool names, call and error counts, instances and memory; never its path\n", o.Name)
 	fmt.Fprintf(w, "requests: %s\n", describeRequests(o.Requests))
@@ -406,7 +416,9 @@ func writeInspect(w io.Writer, o *inspectOutput) {
 		if err := mcpserver.CheckGuestTool(t); err != nil {
 			fmt.Fprintf(w, "    WITHHELD by serve unless the config sets allow_hidden_text: %v\n", err)
 		}
-		fmt.Fprintf(w, "    requests:  %s\n", describeRequests(t.Requests))
+		// What the tool is granted against: its guest's requests and its own (a plugin or a
+		// JavaScript guest asks for everything guest-wide).
+		fmt.Fprintf(w, "    requests:  %s\n", describeRequests(o.Requests.With(t.Requests)))
 		if tg, ok := o.Grants[t.Name]; ok {
 			fmt.Fprintf(w, "    granted:   %s\n", tg.Granted)
 			fmt.Fprintf(w, "    effective: %s\n", tg.Effective)

@@ -199,3 +199,166 @@ func TestExtismCompletionProgressLogging(t *testing.T) {
 		t.Errorf("log notifications: %q", logs)
 	}
 }
+
+// inspect names the plugin protocol (extism v1, extism v2), and each tool's requests line
+// shows what the tool is granted against — its plugin's requests, inferred from the imports —
+// not "none" under a header that lists them.
+func TestInspectExtismKindAndToolRequests(t *testing.T) {
+	for name, kind := range map[string]string{"v1": "extism v1", "v2": "extism v2"} {
+		stdout, stderr, code := runCLI("inspect", "--cache-dir", t.TempDir(), filepath.Join(extismTestdata, name+".wasm"))
+		if code != 0 {
+			t.Fatalf("inspect %s: exit %d\n%s", name, code, stderr)
+		}
+		if !strings.Contains(stdout, "\nkind: "+kind+"\n") {
+			t.Errorf("inspect %s lacks kind: %s:\n%s", name, kind, stdout)
+		}
+		var header string
+		var tools int
+		for _, line := range strings.Split(stdout, "\n") {
+			if v, ok := strings.CutPrefix(line, "requests: "); ok {
+				header = v
+			}
+			if v, ok := strings.CutPrefix(line, "    requests:  "); ok {
+				tools++
+				if v != header {
+					t.Errorf("inspect %s: a tool requests %q under the plugin's %q", name, v, header)
+				}
+			}
+		}
+		if name == "v1" && header != `net *:*; sampling; elicitation; roots` {
+			t.Errorf("inspect v1: requests %q", header)
+		}
+		if tools == 0 {
+			t.Errorf("inspect %s: no tool requests lines:\n%s", name, stdout)
+		}
+	}
+	stdout, _, _ := runCLI("inspect", "--json", "--cache-dir", t.TempDir(), filepath.Join(extismTestdata, "v2.wasm"))
+	var o struct {
+		Kind        string `json:"kind"`
+		KindVersion string `json:"kind_version"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil || o.Kind != "extism" || o.KindVersion != "v2" {
+		t.Errorf("inspect --json: %+v %v", o, err)
+	}
+}
+
+// A hyper-mcp v2 plugin's "context" carries the MCP request's JSON-RPC id and _meta
+// (progressToken included), as hyper-mcp passes them; it was {"id":0,"_meta":{}}.
+func TestExtismV2ContextCarriesRequest(t *testing.T) {
+	s := startServer(t, filepath.Join(extismTestdata, "v2.wasm"))
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":"ctx-9","method":"tools/call","params":{"name":"echo","arguments":{"x":1},"_meta":{"progressToken":"p1","trace":{"span":7}}}}`)
+	var text string
+	for {
+		l := s.recv()
+		if strings.Contains(l, `"method":"notifications/progress"`) {
+			continue
+		}
+		_, text = toolResult(t, l)
+		break
+	}
+	if want := `{"context":{"id":"ctx-9","_meta":{"progressToken":"p1","trace":{"span":7}}},"request":{"name":"echo","arguments":{"x":1}}}`; text != want {
+		t.Errorf("the plugin got %s\nwant %s", text, want)
+	}
+	s.send(`{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	if _, text := toolResult(t, s.recv()); !strings.HasPrefix(text, `{"context":{"id":41,"_meta":{}},`) {
+		t.Errorf("without _meta the plugin got %s", text)
+	}
+}
+
+// A plugin whose call changes its tool and prompt lists (and reports it many times): the
+// client receives notifications/tools/list_changed and notifications/prompts/list_changed,
+// then tools/list and prompts/list show the new lists and the new tool can be called.
+func TestExtismListChangedOverMCP(t *testing.T) {
+	s := startServer(t, filepath.Join(extismTestdata, "dyn.wasm"))
+	s.initialize()
+	tools := func(id int) string {
+		t.Helper()
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id))
+		var r struct {
+			Result struct{ Tools []struct{ Name string } }
+		}
+		for {
+			l := s.recv()
+			if strings.Contains(l, `"method":"notifications/`) {
+				continue
+			}
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range r.Result.Tools {
+				names = append(names, tl.Name)
+			}
+			return strings.Join(names, " ")
+		}
+	}
+	if got := tools(2); got != "grow lists quiet touch" {
+		t.Fatalf("tools at start: %s", got)
+	}
+	s.send(callLine(3, "grow", `{}`))
+	seen := map[string]bool{}
+	for !(seen["result"] && seen["tools"] && seen["prompts"]) {
+		l := s.recv()
+		switch {
+		case strings.Contains(l, `"method":"notifications/tools/list_changed"`):
+			seen["tools"] = true
+		case strings.Contains(l, `"method":"notifications/prompts/list_changed"`):
+			seen["prompts"] = true
+		case strings.Contains(l, `"id":3,`):
+			if _, text := toolResult(t, l); text != "extra=1" {
+				t.Fatalf("grow: %s", l)
+			}
+			seen["result"] = true
+		}
+	}
+	if got := tools(4); got != "extra1 grow lists quiet touch" {
+		t.Errorf("tools after grow: %s", got)
+	}
+	s.send(callLine(5, "extra1", `{}`))
+	if _, text := toolResult(t, s.recv()); text != "extra tool of 1" {
+		t.Errorf("extra1: %q", text)
+	}
+	s.send(`{"jsonrpc":"2.0","id":6,"method":"prompts/list"}`)
+	if l := s.recv(); !strings.Contains(l, `"name":"more"`) {
+		t.Errorf("prompts/list: %s", l)
+	}
+	// notify_resource_updated reaches a session subscribed to the resource.
+	s.send(`{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{"uri":"dyn://state"}}`)
+	if l := s.recv(); !strings.Contains(l, `"id":7,"result"`) {
+		t.Fatalf("subscribe: %s", l)
+	}
+	s.send(callLine(8, "touch", `{}`))
+	for updated, result := false, false; !updated || !result; {
+		l := s.recv()
+		updated = updated || strings.Contains(l, `"method":"notifications/resources/updated"`) && strings.Contains(l, `"uri":"dyn://state"`)
+		result = result || strings.Contains(l, `"id":8,`)
+	}
+}
+
+// Two plugins naming a tool alike: serve refuses to start, naming both guests and the config
+// key that resolves it; with "tool_prefix" on one, both are served and the prefixed tool
+// reaches its plugin under its own name.
+func TestExtismSameToolNameTwoPlugins(t *testing.T) {
+	plugin, err := filepath.Abs(filepath.Join(extismTestdata, "v1.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := writeConfig(t, fmt.Sprintf(`{"guests": [{"name": "a", "path": %q}, {"name": "b", "path": %q}]}`, plugin, plugin))
+	_, stderr, code := runCLI("serve", "--cache-dir", t.TempDir(), "--config", conf)
+	if want := `tool "echo" of guest "b" is already provided by guest "a"; to serve both, give one a tool prefix (config: "tool_prefix" of the guest`; code == 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("serve: exit %d, stderr %s\nwant it to contain %s", code, stderr, want)
+	}
+	conf = writeConfig(t, fmt.Sprintf(`{"guests": [{"name": "a", "path": %q}, {"name": "b", "path": %q, "tool_prefix": "b_",
+		"tools": {"b_config": {"limits": {"timeout_ms": 5000}}}, "config": {"greeting": "from b"}}]}`, plugin, plugin))
+	s := startServer(t, "--config", conf)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if l := s.recv(); !strings.Contains(l, `"name":"echo"`) || !strings.Contains(l, `"name":"b_echo"`) || !strings.Contains(l, `"name":"b_config"`) {
+		t.Fatalf("tools/list: %s", l)
+	}
+	s.send(callLine(3, "b_config", `{}`))
+	if _, text := toolResult(t, s.recv()); text != "greeting=from b; missing unset" {
+		t.Errorf("b_config: %q", text)
+	}
+}

@@ -58,7 +58,7 @@ func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON boo
 // inspectResult is what inspect shows of a loaded guest; withGrants adds the grants.
 func inspectResult(g *runtime.Guest, source string, wasm []byte, withGrants bool) inspectOutput {
 	sum := sha256.Sum256(wasm)
-	out := inspectOutput{Kind: g.Kind(), Source: source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm), Manifest: *g.Manifest()}
+	out := inspectOutput{Kind: g.Kind(), KindVersion: g.KindVersion(), Source: source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm), Manifest: *g.Manifest()}
 	out.Name = g.Name() // the config may rename the guest
 	if withGrants {
 		out.Grants = map[string]toolGrants{}

@@ -66,3 +66,20 @@ func TestDescribeCapabilities(t *testing.T) {
 		t.Errorf("describeGrants of nothing = %q, want none", got)
 	}
 }
+
+// inspect serves nothing, so a load's log lines stay off its stderr unless --log-level asks
+// for them (an Extism plugin's "not from a snapshot" info line printed on every inspect).
+func TestInspectQuietAtInfo(t *testing.T) {
+	plugin, err := filepath.Abs("../../runtime/internal/kind/extism/testdata/v2.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("inspect", "--cache-dir", cacheDir, plugin)
+	if code != ExitOK || !strings.HasPrefix(out, "guest v2\n") || !strings.Contains(out, "kind: extism v2\n") || errOut != "" {
+		t.Errorf("inspect v2.wasm: exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+	_, errOut, code = runCLI("inspect", "--cache-dir", cacheDir, "--log-level", "debug", plugin)
+	if want := `msg="guest loaded" guest=v2`; code != ExitOK || !strings.Contains(errOut, want) {
+		t.Errorf("inspect --log-level debug: exit %d, stderr lacks %q:\n%s", code, want, errOut)
+	}
+}

@@ -73,6 +73,9 @@ type Guest struct {
 	// Config is the key-value strings an Extism plugin reads with config_get (hyper-mcp's
 	// runtime_config.env_vars); the operator's only, never the client's.
 	Config map[string]string `json:"config,omitempty"`
+	// ToolPrefix is put before each of the guest's tool names as served (and as "tools"
+	// names them): runtime.GuestConfig.ToolPrefix. Two guests naming a tool alike need it.
+	ToolPrefix string `json:"tool_prefix,omitempty"`
 	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
 	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
 	// withheld.
@@ -359,12 +362,13 @@ func (c *Config) resolve(p string) string {
 // GuestConfig turns g into the runtime's form; source names the module for messages.
 func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 	rc := &runtime.GuestConfig{
-		Name:   g.Name,
-		Source: source,
-		SHA256: g.SHA256,
-		Config: g.Config,
-		Limits: g.Limits.runtime(),
-		Grants: c.grants(g.Grants),
+		Name:       g.Name,
+		Source:     source,
+		SHA256:     g.SHA256,
+		Config:     g.Config,
+		Limits:     g.Limits.runtime(),
+		ToolPrefix: g.ToolPrefix,
+		Grants:     c.grants(g.Grants),
 	}
 	rc.Isolation = g.Isolation // the schema allows only valid names
 	for name, t := range g.Tools {

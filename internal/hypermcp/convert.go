@@ -106,6 +106,9 @@ type RuntimeConfig struct {
 	AllowedSecrets        []json.RawMessage `json:"allowed_secrets"`
 	EnvVars               map[string]string `json:"env_vars"`
 	MemoryLimit           string            `json:"memory_limit"`
+	// AllowedHost is the one host of hyper-mcp's first releases (the list form of "plugins"
+	// with name and path); it is read only in the list form, where those releases read it.
+	AllowedHost json.RawMessage `json:"allowed_host"`
 	// Unknown are the keys hyper-mcp does not read (a misspelling, most often), sorted; they
 	// are reported as notes and otherwise ignored, as hyper-mcp ignores them.
 	Unknown []string `json:"-"`
@@ -162,8 +165,13 @@ type Guest struct {
 }
 
 // pluginName is hyper-mcp's rule for plugin names (letters, digits, single underscores
-// inside), which mcpwasm's guest names accept as they are.
-var pluginName = regexp.MustCompile(`^[A-Za-z0-9]+(_[A-Za-z0-9]+)*$`)
+// inside), which mcpwasm's guest names accept as they are. It holds for the map form of
+// "plugins"; the list form's releases took any name ("qr-code" in their README), so there a
+// name needs only be an mcpwasm guest name (listName, the config schema's pattern).
+var (
+	pluginName = regexp.MustCompile(`^[A-Za-z0-9]+(_[A-Za-z0-9]+)*$`)
+	listName   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+)
 
 // Convert converts a hyper-mcp configuration: JSON, or YAML when yamlFormat (TOML is not
 // read; convert it to JSON first). Errors name the plugin and field.
@@ -199,7 +207,7 @@ func Convert(data []byte, yamlFormat bool) (*Result, error) {
 	}
 	hasOCI := false
 	for _, name := range names {
-		g, rep, err := convertPlugin(name, entries[name], &r.Config)
+		g, rep, err := convertPlugin(name, entries[name], mapForm, &r.Config)
 		if err != nil {
 			return nil, fmt.Errorf("plugins.%s: %w", name, err)
 		}
@@ -278,11 +286,14 @@ func ociHost(p string) (string, bool) {
 	return host, host != ""
 }
 
-func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest, error) {
+func convertPlugin(name string, p Plugin, mapForm bool, c *config.Config) (config.Guest, Guest, error) {
 	var g config.Guest
 	rep := Guest{Name: name}
-	if !pluginName.MatchString(name) || len(name) > 64 {
+	switch {
+	case mapForm && (!pluginName.MatchString(name) || len(name) > 64):
 		return g, rep, fmt.Errorf("the name %q is not a hyper-mcp plugin name (letters, digits, single underscores inside)", name)
+	case !mapForm && !listName.MatchString(name):
+		return g, rep, fmt.Errorf("the name %q is not an mcpwasm guest name (1 to 64 letters, digits, _ and -): rename the plugin", name)
 	}
 	g.Name = name
 	src := p.URL
@@ -326,10 +337,19 @@ func convertPlugin(name string, p Plugin, c *config.Config) (config.Guest, Guest
 		rep.Notes = append(rep.Notes, fmt.Sprintf("tool_name_prefix %q not carried over: mcpwasm serves a guest's tools under their own names; "+
 			"two guests offering the same tool name are refused when serve loads them", p.ToolNamePrefix))
 	}
+	hosts := rc.AllowedHosts
 	for _, k := range rc.Unknown {
+		// The first releases' allowed_host was one string; another value is a misspelt
+		// allowed_hosts, noted like any unknown key.
+		var h string
+		if k == "allowed_host" && !mapForm && json.Unmarshal(rc.AllowedHost, &h) == nil {
+			hosts = append(slices.Clip(hosts), h)
+			rep.Notes = append(rep.Notes, fmt.Sprintf("allowed_host %q (hyper-mcp's first releases) read as allowed_hosts", h))
+			continue
+		}
 		rep.Notes = append(rep.Notes, unknownKeyNote(name, k))
 	}
-	for _, h := range rc.AllowedHosts {
+	for _, h := range hosts {
 		pat, note, err := hostPattern(h)
 		if err != nil {
 			return g, rep, fmt.Errorf("runtime_config.allowed_hosts: %w", err)

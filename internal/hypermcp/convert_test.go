@@ -261,6 +261,56 @@ func TestConvertToolNamePrefix(t *testing.T) {
 	}
 }
 
+// hyper-mcp's first releases read a list of {name, path, runtime_config: {allowed_host}}:
+// any name ("qr-code" in their README) and one allowed host. Both carry over in the list
+// form; in the map form a hyphen is refused and allowed_host ignored, as hyper-mcp does now.
+func TestConvertFirstReleaseList(t *testing.T) {
+	r, err := Convert([]byte(`{"plugins":[
+		{"name":"qr-code","path":"oci://ghcr.io/tuananh/qrcode-plugin:latest"},
+		{"name":"myip","path":"oci://ghcr.io/tuananh/myip-plugin:latest","runtime_config":{"allowed_host":"1.1.1.1"}}]}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Config.Guests[0].Name; got != "qr-code" {
+		t.Errorf("first guest named %q, want qr-code", got)
+	}
+	if got := strings.Join(r.Config.Guests[1].Grants.Net, ","); got != "1.1.1.1" {
+		t.Errorf("myip net grant %q, want 1.1.1.1", got)
+	}
+	sum := r.Summary()
+	for _, want := range []string{
+		"guest myip (oci://ghcr.io/tuananh/myip-plugin:latest)\n  grants net \"1.1.1.1\"\n",
+		`  note: allowed_host "1.1.1.1" (hyper-mcp's first releases) read as allowed_hosts`,
+	} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+	if strings.Contains(sum, "did you mean") {
+		t.Errorf("summary calls allowed_host unknown:\n%s", sum)
+	}
+
+	for _, tc := range []struct{ in, want string }{
+		{`{"plugins":[{"name":"a b","path":"/p.wasm"}]}`, `plugins.a b: the name "a b" is not an mcpwasm guest name (1 to 64 letters, digits, _ and -): rename the plugin`},
+	} {
+		_, err := Convert([]byte(tc.in), false)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	// The map form: allowed_host is not hyper-mcp's key there, so it grants nothing.
+	r, err = Convert([]byte(`{"plugins":{"myip":{"url":"oci://ghcr.io/x/myip:1","runtime_config":{"allowed_host":"1.1.1.1"}}}}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := r.Config.Guests[0].Grants.Net; len(n) != 0 {
+		t.Errorf("map form: allowed_host granted %v", n)
+	}
+	if want := `unknown key "allowed_host" ignored (did you mean "allowed_hosts"?)`; !strings.Contains(r.Summary(), want) {
+		t.Errorf("map form summary lacks %q:\n%s", want, r.Summary())
+	}
+}
+
 // A field of the wrong type is named with its line, column and path, in JSON and in YAML, in
 // the map form and the list form (it read "not a hyper-mcp configuration: plugins: json:
 // cannot unmarshal string into Go struct field Plugin.runtime_config.allowed_hosts").

@@ -15,6 +15,7 @@ package kind
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -91,6 +92,13 @@ type Namer interface {
 	GuestName(source string) string
 }
 
+// Versioner is implemented by a kind whose guests speak one of several protocol versions
+// (Extism plugins: hyper-mcp's v1 or v2), told apart by their exported function names:
+// Version returns it ("v1"), or "" when exports name none. Inspect prints it beside the name.
+type Versioner interface {
+	Version(exports []string) string
+}
+
 // Requester is implemented by a kind whose guests cannot name the files, variables or hosts
 // they use (Extism plugins): load asks it what a guest granted granted requests, given the
 // requests of its manifest (what Describe returned), instead of taking those as they are.
@@ -149,6 +157,16 @@ type Instance interface {
 	Module() *Module
 }
 
+// Lists is a set of a guest's lists, as list_changed notifications name them.
+type Lists uint8
+
+// The lists.
+const (
+	ListTools Lists = 1 << iota
+	ListPrompts
+	ListResources
+)
+
 // Entry names the entry point a Call runs.
 type Entry uint8
 
@@ -191,6 +209,10 @@ type Call struct {
 	// Sandbox is the entry's only capability: a tool call's tool, a prompt's client request
 	// kinds (sandbox.PromptGrants); nil for describe, resource reads and completions.
 	Sandbox *sandbox.Tool
+	// RequestID and Meta are the JSON-RPC id and the params' _meta (JSON) of the MCP request
+	// the entry serves, for kinds whose entry points receive them (hyper-mcp v2's
+	// "context"); nil when there is none (describe, a caller that gave none). Read only.
+	RequestID, Meta json.RawMessage
 	// Input is the request body for kinds that pull their input (Extism input_*); nil unless
 	// the kind sets it in its entry point.
 	Input []byte
@@ -207,6 +229,11 @@ type Call struct {
 	// Instance and Started are the instance running the entry and the kind's state of it.
 	Instance Instance
 	Started  Started
+	// ListsChanged is what the guest reported changed during the entry (an Extism plugin's
+	// notify_*_list_changed): the pool clears it when the entry starts and, after a tool call,
+	// prompt, read or completion, reads the guest's lists again in the same instance — once,
+	// however many reports the entry made.
+	ListsChanged Lists
 	// StartRequest is the kind of the first capability request the guest made before its
 	// instance had started (its start functions, Start), which host functions refuse with
 	// UNAVAILABLE and record here: a start that asks for a capability is not snapshotted.
@@ -222,6 +249,7 @@ func (c *Call) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 // Instance, Started, Vars, Report's guest-wide rate).
 func (c *Call) Reset() {
 	c.Tool, c.Entry, c.Limits, c.Sandbox, c.Input = "", 0, policy.Limits{}, nil, nil
+	c.RequestID, c.Meta = nil, nil
 	c.Output.Reset(0)
 }
 
@@ -278,8 +306,28 @@ type Module struct {
 	Exports []string // exported function names
 }
 
-// Import is one imported function.
-type Import struct{ Module, Name string }
+// Import is one imported function: its module, name and signature, as Signature writes it
+// ("(i64, i64) -> (i64)"; "" when the reader does not know it). A string keeps Import
+// comparable.
+type Import struct{ Module, Name, Sig string }
+
+// Signature is the one spelling of a function type in Import.Sig and in messages:
+// "(i64, i32) -> ()", each type named as the text format names it (api.ValueTypeName).
+func Signature(params, results []string) string {
+	return "(" + strings.Join(params, ", ") + ") -> (" + strings.Join(results, ", ") + ")"
+}
+
+// SignatureOf is Signature of wazero value types.
+func SignatureOf(params, results []api.ValueType) string {
+	names := func(ts []api.ValueType) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = api.ValueTypeName(t)
+		}
+		return out
+	}
+	return Signature(names(params), names(results))
+}
 
 // ImportsModule reports whether m imports any function of module name.
 func (m *Module) ImportsModule(name string) bool {

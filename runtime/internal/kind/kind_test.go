@@ -38,14 +38,14 @@ func TestDetect(t *testing.T) {
 		m    kind.Module
 		want string // the kind, or the error
 	}{
-		{"import", kind.Module{Imports: []kind.Import{{"b_v1", "f"}}, Exports: []string{"a_describe"}}, "b"},
+		{"import", kind.Module{Imports: []kind.Import{{Module: "b_v1", Name: "f"}}, Exports: []string{"a_describe"}}, "b"},
 		{"export", kind.Module{Exports: []string{"b_describe"}}, "b"},
-		{"import beats shared export", kind.Module{Imports: []kind.Import{{"c_v1", "f"}}, Exports: []string{"a_describe"}}, "c"},
-		{"two imports", kind.Module{Imports: []kind.Import{{"a_v1", "f"}, {"b_v1", "g"}}},
+		{"import beats shared export", kind.Module{Imports: []kind.Import{{Module: "c_v1", Name: "f"}}, Exports: []string{"a_describe"}}, "c"},
+		{"two imports", kind.Module{Imports: []kind.Import{{Module: "a_v1", Name: "f"}, {Module: "b_v1", Name: "g"}}},
 			"ABI violation: module is both a a and a b guest (it imports the host modules of both)"},
 		{"shared export", kind.Module{Exports: []string{"a_describe"}},
 			"ABI violation: module could be a a or a c guest (its exports match both, it imports neither's host module)"},
-		{"none", kind.Module{Imports: []kind.Import{{"env", "f"}, {"env", "g"}, {"wasi_snapshot_preview1", "fd_write"}}, Exports: []string{"run", "main"}},
+		{"none", kind.Module{Imports: []kind.Import{{Module: "env", Name: "f"}, {Module: "env", Name: "g"}, {Module: "wasi_snapshot_preview1", Name: "fd_write"}}, Exports: []string{"run", "main"}},
 			"ABI violation: not a guest module: imports env (2), wasi_snapshot_preview1 (1), exports main, run (see abi/ABI.md)"},
 		{"many exports", kind.Module{Exports: []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}},
 			"ABI violation: not a guest module: imports nothing, exports a, b, c, d, e, f, g, h, … (2 more) (see abi/ABI.md)"},

@@ -53,19 +53,5 @@ func effective(granted policy.Grants, requested abi.Requests) policy.Grants {
 	return eff.Clone()
 }
 
-// MergeRequests is a tool's requests: the guest-wide ones plus its own.
-func MergeRequests(guest, tool abi.Requests) abi.Requests {
-	return abi.Requests{
-		Net:    append(slices.Clone(guest.Net), tool.Net...),
-		Exec:   append(slices.Clone(guest.Exec), tool.Exec...),
-		FS:     append(slices.Clone(guest.FS), tool.FS...),
-		Env:    append(slices.Clone(guest.Env), tool.Env...),
-		Clock:  guest.Clock || tool.Clock,
-		Random: guest.Random || tool.Random,
-		MCP:    append(slices.Clone(guest.MCP), tool.MCP...),
-
-		Sampling:    guest.Sampling || tool.Sampling,
-		Elicitation: guest.Elicitation || tool.Elicitation,
-		Roots:       guest.Roots || tool.Roots,
-	}
-}
+// MergeRequests is a tool's requests: the guest-wide ones plus its own (abi.Requests.With).
+func MergeRequests(guest, tool abi.Requests) abi.Requests { return guest.With(tool) }

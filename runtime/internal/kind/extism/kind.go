@@ -24,18 +24,42 @@ var (
 	_ kind.Kind      = Kind{}
 	_ kind.Requester = Kind{}
 	_ kind.Namer     = Kind{}
+	_ kind.Versioner = Kind{}
+	_ kind.Restorer  = Kind{}
 )
+
+// Snapshot implements kind.Restorer: nothing. Start learns nothing from the plugin's code (it
+// runs none), and what a plugin keeps on the host side — kernel blocks, vars, the last HTTP
+// response — is empty until an entry runs, so a copy taken after Start carries none of it.
+func (Kind) Snapshot(kind.Started) any { return nil }
+
+// Restore implements kind.Restorer: a restored instance gets a new, empty kernel and vars (its
+// Call's arena is the new instance's), exactly what Start gives a fresh one.
+func (k Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, _ any) (kind.Started, error) {
+	return k.Start(ctx, in, c)
+}
+
+// Version implements kind.Versioner: "v1" for a plugin exporting describe and call
+// (hyper-mcp's rule), "v2" for one exporting a v2 list or call entry point, else "".
+func (Kind) Version(exports []string) string {
+	info, _, _ := Detect(nil, exports)
+	if info.Version == 0 {
+		return ""
+	}
+	return fmt.Sprintf("v%d", int(info.Version))
+}
 
 // Name implements kind.Kind.
 func (Kind) Name() string { return "extism" }
 
-// importsOf converts the seam's imports. It has no signatures; the hosted ones are taken,
-// and wazero's link check refuses a module whose signature differs when it is instantiated.
+// importsOf converts the seam's imports, with their signatures (Detect refuses one that is
+// not the hosted one, naming both). An import whose signature the reader did not give is
+// taken to have the hosted one.
 func importsOf(m *kind.Module) []Import {
 	out := make([]Import, 0, len(m.Imports))
 	for _, im := range m.Imports {
-		i := Import{Module: im.Module, Name: im.Name}
-		if f, ok := funcSig(im.Module, im.Name); ok {
+		i := Import{Module: im.Module, Name: im.Name, Sig: im.Sig}
+		if f, ok := funcSig(im.Module, im.Name); ok && im.Sig == "" {
 			i.Params, i.Results = f.Params, f.Results
 		}
 		out = append(out, i)
@@ -148,6 +172,7 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 	}
 	return &Call{
 		Guest: c.Guest, Tool: c.Tool, Config: c.Config, OutputBytes: c.Limits.OutputBytes, LogLevel: defaultLogLevel,
+		RequestID: c.RequestID, Meta: c.Meta,
 		Request: c.Request,
 		Log:     report,
 		Progress: func(progress, total float64, msg string) {
@@ -164,7 +189,14 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 			}
 		},
 		ListChanged: func(list string) {
-			report(abi.LevelDebug, "notify_"+strings.TrimSuffix(list, "s")+"_list_changed is not forwarded: mcpwasm reads a plugin's lists when it loads (reload the guest)")
+			switch list {
+			case "tools":
+				c.ListsChanged |= kind.ListTools
+			case "prompts":
+				c.ListsChanged |= kind.ListPrompts
+			case "resources":
+				c.ListsChanged |= kind.ListResources
+			}
 		},
 		Note: func(msg string) { report(abi.LevelWarning, msg) },
 	}

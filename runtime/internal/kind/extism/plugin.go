@@ -14,6 +14,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -59,10 +60,20 @@ const (
 	Confident
 )
 
-// Import is one function a module imports, with its signature.
+// Import is one function a module imports, with its signature: Sig as kind.Signature spells
+// it, or when Sig is "", Params and Results.
 type Import struct {
 	Module, Name    string
+	Sig             string
 	Params, Results []api.ValueType
+}
+
+// sig is im's signature as kind.Signature spells it.
+func (im Import) sig() string {
+	if im.Sig != "" {
+		return im.Sig
+	}
+	return kind.SignatureOf(im.Params, im.Results)
 }
 
 // Info is what a module's imports and exports say about it as a plugin.
@@ -101,9 +112,9 @@ func Detect(imports []Import, exports []string) (Info, Match, error) {
 				return info, Confident, fmt.Errorf("%w: imports %s.%s, which this host does not define (hosted: %s)",
 					ErrABI, im.Module, im.Name, strings.Join(hostedNames(im.Module), ", "))
 			}
-			if !slices.Equal(f.Params, im.Params) || !slices.Equal(f.Results, im.Results) {
-				return info, Confident, fmt.Errorf("%w: imports %s.%s as %s, want %s", ErrABI, im.Module, im.Name,
-					sigString(im.Params, im.Results), sigString(f.Params, f.Results))
+			if got, want := im.sig(), kind.SignatureOf(f.Params, f.Results); got != want {
+				return info, Confident, fmt.Errorf("%w: imports %s.%s as %s, but this host (as the Extism kernel) defines it as %s",
+					ErrABI, im.Module, im.Name, got, want)
 			}
 			info.Imports = append(info.Imports, im)
 			if im.Module == EnvModule && im.Name == "http_request" {
@@ -144,16 +155,7 @@ func Detect(imports []Import, exports []string) (Info, Match, error) {
 	return info, Possible, nil
 }
 
-func sigString(params, results []api.ValueType) string {
-	name := func(ts []api.ValueType) string {
-		var s []string
-		for _, t := range ts {
-			s = append(s, api.ValueTypeName(t))
-		}
-		return "(" + strings.Join(s, ", ") + ")"
-	}
-	return name(params) + " -> " + name(results)
-}
+func sigString(params, results []api.ValueType) string { return kind.SignatureOf(params, results) }
 
 // DetectCompiled runs Detect on a compiled module's imports and exports.
 func DetectCompiled(cm wazero.CompiledModule) (Info, Match, error) {

@@ -42,6 +42,33 @@ var v2Wasm []byte
 //go:embed testdata/reactor.wasm
 var reactorWasm []byte
 
+// watPlugins are the test plugins written in WAT (testdata/NAME.wat, built with wat2wasm).
+var watPlugins = []string{"badsig"}
+
+// TestWATPluginsCurrent rebuilds the WAT test plugins and compares them with the committed
+// .wasm files.
+func TestWATPluginsCurrent(t *testing.T) {
+	wat2wasm, err := exec.LookPath("wat2wasm")
+	if err != nil {
+		testenv.Skip(t, "wat2wasm not installed (Debian package wabt)")
+	}
+	for _, name := range watPlugins {
+		out := filepath.Join(t.TempDir(), name+".wasm")
+		cmd := exec.Command(wat2wasm, name+".wat", "-o", out)
+		cmd.Dir = "testdata"
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("wat2wasm %s.wat: %v\n%s", name, err, b)
+		}
+		want, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(filepath.Join("testdata", name+".wasm")); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("testdata/%s.wasm is stale: rebuild it with the command at the top of testdata/%s.wat (%v)", name, name, err)
+		}
+	}
+}
+
 // TestPluginsCurrent rebuilds testdata/v1.c and v2.c and compares them with the committed
 // .wasm files.
 func TestPluginsCurrent(t *testing.T) {
@@ -49,7 +76,7 @@ func TestPluginsCurrent(t *testing.T) {
 	if err != nil {
 		testenv.Skip(t, "clang-16 not installed (Debian packages clang-16, lld-16)")
 	}
-	for _, name := range []string{"v1", "v2", "reactor"} {
+	for _, name := range []string{"v1", "v2", "reactor", "dyn"} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), name+".wasm")
 			args := []string{"--target=wasm32-unknown-unknown", "-O2", "-fno-builtin", "-nostdlib", "-Wl,--no-entry", "-Wl,--strip-all", "-o", out, name + ".c"}
@@ -243,7 +270,7 @@ func TestDetectRefuses(t *testing.T) {
 		{"unknown callback", []Import{{Module: UserModule, Name: "my_db_query"}}, []string{"call", "describe"},
 			"imports extism:host/user.my_db_query, a host function neither hyper-mcp nor mcpwasm defines"},
 		{"signature", []Import{{Module: EnvModule, Name: "alloc", Params: []api.ValueType{i32}, Results: []api.ValueType{i32}}}, []string{"call", "describe"},
-			"imports extism:host/env.alloc as (i32) -> (i32), want (i64) -> (i64)"},
+			"imports extism:host/env.alloc as (i32) -> (i32), but this host (as the Extism kernel) defines it as (i64) -> (i64)"},
 		{"both ABIs", []Import{alloc, {Module: "mcpwasm_v1", Name: "log"}}, []string{"call", "describe"},
 			"imports both mcpwasm_v1 and extism:host/env"},
 		{"no entry point", []Import{alloc}, []string{"run"},
