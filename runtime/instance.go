@@ -94,6 +94,9 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
+		if m := inst.memory; m != nil && m.mapped {
+			m.Free() // wazero frees a memory only with its module; no GC unmaps it (Free is idempotent)
+		}
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
 	}
 	if m := mod.Memory(); m != nil {
