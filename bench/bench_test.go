@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,6 +105,25 @@ func BenchmarkWarm(b *testing.B) {
 func BenchmarkCPU(b *testing.B) {
 	for _, c := range getEnv(b).CPUCases() {
 		b.Run(benchName(c), c.F)
+	}
+}
+
+// BenchmarkLoad: Host.Load with a warm compilation cache, and Close, of an mcpwasm guest and
+// of an Extism plugin of the same byte size.
+func BenchmarkLoad(b *testing.B) {
+	for _, c := range getEnv(b).LoadCases() {
+		b.Run(benchName(c), c.F)
+	}
+}
+
+func TestPadTo(t *testing.T) {
+	for _, n := range []int{len(wat.Echo) + 6, len(wat.Echo) + 200, len(wat.Echo) + 300} {
+		if got := PadTo(wat.Echo, n); len(got) != n || !bytes.Equal(got[:len(wat.Echo)], wat.Echo) {
+			t.Errorf("PadTo(%d bytes, %d) is %d bytes", len(wat.Echo), n, len(got))
+		}
+	}
+	if got := PadTo(wat.Echo, len(wat.Echo)+5); len(got) != len(wat.Echo) { // no section is 5 bytes
+		t.Errorf("PadTo(+5) is %d bytes", len(got))
 	}
 }
 

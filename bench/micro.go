@@ -3,10 +3,12 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -40,6 +42,7 @@ type Env struct {
 	extismCP              *extism.CompiledPlugin
 	extismP               *extism.Plugin
 	freshHost             *runtime.Host
+	loadGuest             []byte // wat.Echo padded to the size of ExtismV1Wat (LoadCases)
 	closers               []func()
 }
 
@@ -80,7 +83,8 @@ func NewEnv(ctx context.Context, dir string) (_ *Env, err error) {
 		return nil, err
 	}
 	e.closers = append(e.closers, func() { e.freshHost.Close(ctx) })
-	for _, w := range [][]byte{wat.Echo, e.Go.Echo} {
+	e.loadGuest = PadTo(wat.Echo, len(ExtismV1Wat))
+	for _, w := range [][]byte{wat.Echo, e.Go.Echo, e.loadGuest, ExtismV1Wat} {
 		g, err := e.freshHost.Load(ctx, w, nil)
 		if err != nil {
 			return nil, err
@@ -387,6 +391,49 @@ func (e *Env) FreshCases() []Case {
 		{"go", "floor: instantiate + call + close", 100, floor(e.bareGoCM)},
 		{"go", "mcpwasm Host.Load (warm cache) + Call + Close", 100, load(e.Go.Echo, GoEchoID)},
 	}
+}
+
+// LoadCases load a guest whose compiled code is in the host's (disk) cache and close it: an
+// mcpwasm-ABI guest (wat.Echo, padded with a custom section to the plugin's byte size) and
+// the hyper-mcp v1 echo plugin (ExtismV1Wat), through the same Host.Load. Issue 25 asks the
+// plugin to load in at most 2× the guest's time.
+func (e *Env) LoadCases() []Case {
+	load := func(wasm []byte, source string) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				g, err := e.freshHost.Load(e.ctx, wasm, &runtime.GuestConfig{Source: source})
+				if err != nil {
+					Fail(b, "%v", err)
+				}
+				g.Close(e.ctx)
+			}
+		}
+	}
+	return []Case{
+		{"load", fmt.Sprintf("mcpwasm guest, %d B: Host.Load (warm cache) + Close", len(e.loadGuest)), 0, load(e.loadGuest, "echo.wasm")},
+		{"load", fmt.Sprintf("hyper-mcp v1 plugin, %d B: Host.Load (warm cache) + Close", len(ExtismV1Wat)), 0, load(ExtismV1Wat, "extism_v1_echo.wasm")},
+	}
+}
+
+// PadTo returns wasm with a custom section "pad" appended so that it is n bytes long (or
+// wasm itself if it is already that long or longer, or too close to n for a section).
+func PadTo(wasm []byte, n int) []byte {
+	const name = "pad"
+	// A section: id 0, its size (LEB128), the name's length and bytes, then the padding.
+	for sizeLen := 1; sizeLen <= 5; sizeLen++ {
+		body := n - len(wasm) - 1 - sizeLen
+		pad := body - 1 - len(name)
+		if pad < 0 || len(binary.AppendUvarint(nil, uint64(body))) != sizeLen {
+			continue
+		}
+		out := append(slices.Clip(wasm), 0)
+		out = binary.AppendUvarint(out, uint64(body))
+		out = append(append(out, byte(len(name))), name...)
+		return append(out, make([]byte, pad)...)
+	}
+	return wasm
 }
 
 // Result is one benchmark's outcome.

@@ -12,14 +12,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
 // This file runs JavaScript guests (the javascript kind: quickjs-wasi with the script in a
@@ -261,6 +264,192 @@ func TestJavaScriptLoadErrors(t *testing.T) {
 		if !errors.Is(err, runtime.ErrABI) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: load error %v, want ErrABI containing %q", c.src, err, c.want)
 		}
+	}
+}
+
+// node:fs/promises reaches files only through the fs grant, which the build requested off
+// the file's "/data" literal (writable: it writes): readFile as text and as a Buffer,
+// writeFile of a string and of bytes, readdir with and without types, stat, mkdir
+// {recursive}; a read-only grant refuses writes naming the grant, a path outside the grant and
+// a guest without one are refused naming it (the latter's tool error also gets the line a Go
+// guest's does: the requested directory is not granted), a symlink out of the grant is
+// refused.
+func TestJavaScriptFiles(t *testing.T) {
+	module := buildJS(t, "testdata/files.js")
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t)
+	rw := load(t, h, module, &runtime.GuestConfig{Name: "rw", Grants: runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: dir, RW: true}}}})
+	for _, c := range []struct{ tool, args, want string }{
+		{"save", `{"name":"a.txt","text":"héllo"}`, fmt.Sprintf(textResult, `"saved (made /data/notes)"`)},
+		{"load", `{"path":"/data/notes/a.txt"}`, fmt.Sprintf(textResult, `"héllo|Buffer:6:true:68c3a96c"`)},
+		{"load", `{"path":"/data/notes/a.txt.bin"}`, fmt.Sprintf(textResult, `"\u0000�\u0001|Buffer:3:true:00ff01"`)},
+		{"list", `{"path":"/data/notes"}`, fmt.Sprintf(textResult, `"{\"names\":[\"a.txt\",\"a.txt.bin\",\"sub\"],\"dirs\":[\"sub\"],\"first\":{\"file\":true,\"dir\":false,\"size\":6,\"mtime\":true}}"`)},
+		{"load", `{"path":"/data/none"}`, fmt.Sprintf(errorResult, `"ENOENT open /data/none: ENOENT: no such file or directory, open '/data/none'"`)},
+		{"load", `{"path":"/data/link"}`, fmt.Sprintf(errorResult, `"EPERM open /data/link: EPERM: operation not permitted, open '/data/link' (fs: the path leaves /data, granted to guest \"rw\")"`)},
+		{"load", `{"path":"/data/../etc/passwd"}`, fmt.Sprintf(errorResult, `"EACCES open /data/../etc/passwd: EACCES: permission denied, open '/etc/passwd' (fs: /etc/passwd is not granted to guest \"rw\")"`)},
+	} {
+		if got := call(t, rw, c.tool, c.args); got != c.want {
+			t.Errorf("%s %s:\n got %s\nwant %s", c.tool, c.args, got, c.want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "notes", "a.txt")); err != nil || string(b) != "héllo" {
+		t.Errorf("notes/a.txt on the host: %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "notes", "a.txt.bin")); err != nil || string(b) != "\x00\xff\x01" {
+		t.Errorf("notes/a.txt.bin on the host: %q, %v", b, err)
+	}
+
+	ro := load(t, h, module, &runtime.GuestConfig{Name: "ro", Grants: runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: dir}}}})
+	if got, want := call(t, ro, "load", `{"path":"/data/notes/a.txt"}`), fmt.Sprintf(textResult, `"héllo|Buffer:6:true:68c3a96c"`); got != want {
+		t.Errorf("read-only load: %s, want %s", got, want)
+	}
+	if got, want := call(t, ro, "save", `{"name":"b.txt","text":"x"}`), fmt.Sprintf(errorResult, `"EROFS open /data/notes/b.txt: EROFS: read-only file system, open '/data/notes/b.txt' (fs: /data is granted read-only to guest \"ro\")"`); got != want {
+		t.Errorf("read-only save:\n got %s\nwant %s", got, want)
+	}
+	bare := load(t, h, module, &runtime.GuestConfig{Name: "bare"})
+	if got, want := call(t, bare, "load", `{"path":"/data/notes/a.txt"}`), `{"content":[{"type":"text","text":"EACCES open /data/notes/a.txt: EACCES: permission denied, open '/data/notes/a.txt' (fs: /data is not granted to guest \"bare\")"},{"type":"text","text":"fs: /data is not granted to guest \"bare\""}],"isError":true}`; got != want {
+		t.Errorf("load without a grant:\n got %s\nwant %s", got, want)
+	}
+}
+
+// logLines collects a call's log lines; wait returns when one equals line.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+	seen  chan string
+}
+
+func newLogLines() *logLines { return &logLines{seen: make(chan string, 64)} }
+
+func (l *logLines) hooks() *runtime.CallHooks {
+	return &runtime.CallHooks{Log: func(_ abi.Level, msg string) {
+		l.mu.Lock()
+		l.lines = append(l.lines, msg)
+		l.mu.Unlock()
+		l.seen <- msg
+	}}
+}
+
+func (l *logLines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
+}
+
+// cancelOn runs tool in g with a context cancelled when the guest logs line, and returns the
+// call's result and error.
+func cancelOn(t *testing.T, g *runtime.Guest, tool, args, line string, logs *logLines) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(runtime.WithCallHooks(context.Background(), logs.hooks()))
+	defer cancel()
+	go func() {
+		for msg := range logs.seen {
+			if msg == line {
+				cancel()
+				return
+			}
+		}
+	}()
+	return g.Call(ctx, tool, []byte(args))
+}
+
+// extra.signal aborts when the client cancels the call and when its time limit nears (a
+// grace period, a tenth of the limit, before the interrupt): a handler awaiting a timer or a
+// fetch, or spinning on signal.aborted, ends cleanly. A cancelled call that ended within its
+// grace keeps its instance (it is still ErrCancelled to the caller); one that ignores the
+// signal is stopped by the interrupt, as before.
+func TestJavaScriptAbortSignal(t *testing.T) {
+	module := buildJS(t, "testdata/abort.js")
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-r.Context().Done() // answers only when the guest's request is ended
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	h := newHost(t)
+	// Cancellations never wait for the limit: a long one gives the longest grace (1 s), so a
+	// busy machine does not make a clean end late.
+	grants := runtime.Grants{Clock: true, Net: []string{u.Host}}
+	g := load(t, h, module, &runtime.GuestConfig{Name: "abort", Grants: grants, Limits: runtime.Limits{Timeout: time.Minute}})
+	short := load(t, h, module, &runtime.GuestConfig{Name: "short", Grants: grants, Limits: runtime.Limits{Timeout: 2 * time.Second}})
+
+	// Cancelled while a one-minute timer is pending.
+	logs := newLogLines()
+	_, err := cancelOn(t, g, "wait_timer", `{}`, "waiting", logs)
+	if !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("wait_timer cancelled: %v, want ErrCancelled", err)
+	}
+	if want := []string{"waiting", "ended cleanly (aborted: AbortError)"}; !slices.Equal(logs.all(), want) {
+		t.Errorf("wait_timer cancelled logged %q, want %q", logs.all(), want)
+	}
+	if st := guestStats(t, h, "abort"); st.Idle != 1 {
+		t.Errorf("after a clean end within the grace: %d idle instances, want 1 (kept)", st.Idle)
+	}
+
+	// Cancelled while a fetch given the signal waits for its answer.
+	logs = newLogLines()
+	go func() {
+		<-arrived
+		logs.seen <- "the server has the request"
+	}()
+	_, err = cancelOn(t, g, "wait_fetch", `{"url":"`+srv.URL+`/slow"}`, "the server has the request", logs)
+	if !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("wait_fetch cancelled: %v, want ErrCancelled", err)
+	}
+	if want := []string{"fetching", "ended cleanly (fetch rejected: AbortError, aborted true)"}; !slices.Equal(logs.all(), want) {
+		t.Errorf("wait_fetch cancelled logged %q, want %q", logs.all(), want)
+	}
+
+	// The time limit nears: the signal aborts with a TimeoutError and the handler's answer is
+	// the call's result.
+	for tool, want := range map[string]string{"wait_timer": "aborted: TimeoutError", "spin_checking": "stopped: TimeoutError"} {
+		if got := call(t, short, tool, `{}`); got != fmt.Sprintf(textResult, `"`+want+`"`) {
+			t.Errorf("%s at the deadline: %s, want the text %q", tool, got, want)
+		}
+	}
+
+	// A handler that ignores the signal is interrupted a grace after the cancellation.
+	logs = newLogLines()
+	if _, err := cancelOn(t, g, "ignore", `{}`, "waiting", logs); !errors.Is(err, runtime.ErrCancelled) {
+		t.Fatalf("ignore cancelled: %v, want ErrCancelled", err)
+	}
+	if got, want := call(t, g, "wait_fetch", `{"url":"http://127.0.0.1:1/"}`), fmt.Sprintf(textResult, `"fetch rejected: TypeError"`); got != want {
+		t.Errorf("the next call: %s, want %s", got, want)
+	}
+}
+
+// guestStats returns the stats of the guest called name.
+func guestStats(t *testing.T, h *runtime.Host, name string) runtime.GuestStats {
+	t.Helper()
+	for _, st := range h.Stats() {
+		if st.Name == name {
+			return st
+		}
+	}
+	t.Fatalf("no guest %q in Host.Stats", name)
+	return runtime.GuestStats{}
+}
+
+// The engine alone (quickjs-wasi's quickjs.wasm, no script sections) is refused at load,
+// saying what it is and how to build a guest; it was detected as a JavaScript guest and
+// refused only when its first instance started.
+func TestJavaScriptBareEngineRefusedAtLoad(t *testing.T) {
+	engine, err := os.ReadFile(filepath.Join("typescript", "node_modules", "quickjs-wasi", "quickjs.wasm"))
+	if err != nil {
+		testenv.Skip(t, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
+	}
+	h := newHost(t)
+	_, err = h.Load(context.Background(), engine, &runtime.GuestConfig{Name: "bare"})
+	want := `a bare JavaScript engine: the module is quickjs-wasi with no script (custom section "mcpwasm.js" or "mcpwasm.jsbc"); build the guest with mcpwasm/build.mjs (npm run build)`
+	if !errors.Is(err, runtime.ErrABI) || !strings.HasSuffix(err.Error(), want) || strings.Contains(err.Error(), "instantiating") {
+		t.Fatalf("load of the bare engine: %v, want ErrABI ending %q (at detection, not at start)", err, want)
 	}
 }
 

@@ -28,6 +28,11 @@ const codeResourceNotFoundLegacy = -32002
 //     stores any string, including "" for a missing or null level).
 //   - resources/read of an unknown resource answers the code of the negotiated revision:
 //     -32002 up to 2025-11-25, -32602 from 2026-07-28 (the SDK always answers -32602).
+//   - resources/read of a URI that no resource serves as it is spelled is tried once more
+//     normalized as Node's TS SDK server reads it through WHATWG URL (normalizeURI): an IRI
+//     mapped to its URI (RFC 3987 §3.1), the scheme and a web URL's host in lower case; so
+//     "note://café" reaches the template note://{id}, and "HTTPS://Example.com/x" the
+//     resource https://example.com/x.
 //   - a plain Go error gets a JSON-RPC code (withCode), on HTTP as on stdio.
 func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -39,6 +44,16 @@ func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case "resources/read", "resources/subscribe":
 			res, err := next(ctx, method, req)
+			if p, ok := req.GetParams().(*mcp.ReadResourceParams); ok && isNotFound(err) {
+				if u := normalizeURI(p.URI); u != p.URI {
+					orig := p.URI
+					p.URI = u
+					if res, err = next(ctx, method, req); isNotFound(err) {
+						p.URI = orig // the error names what the client asked for
+						res, err = next(ctx, method, req)
+					}
+				}
+			}
 			return res, withCode(resourceNotFoundCode(req, err))
 		}
 		res, err := next(ctx, method, req)
@@ -86,4 +101,62 @@ func negotiatedVersion(req mcp.Request) string {
 		return ip.ProtocolVersion
 	}
 	return ""
+}
+
+// isNotFound reports whether err is the SDK's resource-not-found error.
+func isNotFound(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == mcp.CodeResourceNotFound
+}
+
+// specialSchemes are WHATWG URL's special schemes, whose host is case-insensitive.
+var specialSchemes = map[string]bool{"http": true, "https": true, "ws": true, "wss": true, "ftp": true, "file": true}
+
+// normalizeURI is s as a URI (iriToURI) with its scheme in lower case and, for a special
+// scheme, its host too (RFC 3986 §6.2.2.1; WHATWG URL lowercases exactly these). Anything
+// it cannot read as scheme ":" … is returned mapped only.
+func normalizeURI(s string) string {
+	s = iriToURI(s)
+	scheme, rest, ok := strings.Cut(s, ":")
+	if !ok || scheme == "" {
+		return s
+	}
+	scheme = strings.ToLower(scheme)
+	if !specialSchemes[scheme] || !strings.HasPrefix(rest, "//") {
+		return scheme + ":" + rest
+	}
+	auth, path := rest[2:], ""
+	if i := strings.IndexAny(auth, "/?#"); i >= 0 {
+		auth, path = auth[:i], auth[i:]
+	}
+	user, host := "", auth
+	if i := strings.LastIndex(auth, "@"); i >= 0 {
+		user, host = auth[:i+1], auth[i+1:]
+	}
+	return scheme + "://" + user + strings.ToLower(host) + path
+}
+
+// iriToURI maps an IRI to a URI as RFC 3987 §3.1 does: each character a URI may not hold —
+// non-ASCII, controls, space and "<>\"{}|\\^`" — becomes the percent-encoded bytes of its
+// UTF-8 (uppercase hex); "%" and the rest are kept. A URI is returned as it is.
+func iriToURI(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c > 0x20 && c < 0x7f && !strings.ContainsRune("<>\"{}|\\^`", rune(c)) {
+			if b != nil {
+				b = append(b, c)
+			}
+			continue
+		}
+		if b == nil {
+			b = append(make([]byte, 0, len(s)+16), s[:i]...)
+		}
+		b = append(b, '%', hex[c>>4], hex[c&15])
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
 }

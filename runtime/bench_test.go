@@ -73,7 +73,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 		b.Run(gc.name+"/instance.call", func(b *testing.B) {
 			cctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			inst, err := t.pool.acquire(cctx, h.watch.now()+time.Minute)
+			inst, err := t.pool.acquire(cctx, h.watch.now()+time.Minute, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -122,7 +122,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 		b.Run("part/pool.acquire+release", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				inst, err := t.pool.acquire(ctx, h.watch.now()+t.limits.Timeout)
+				inst, err := t.pool.acquire(ctx, h.watch.now()+t.limits.Timeout, 0)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
@@ -94,7 +95,11 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 	// No context.WithTimeout: the deadline goes to the interrupter and to whatever waits
 	// (epoch.go); a warm call derives no context at all.
 	start := g.host.watch.now()
-	inst, err := p.acquire(ctx, start+limits.Timeout)
+	var grace time.Duration
+	if k, ok := g.kind.(kind.Graceful); ok {
+		grace = k.Grace(limits.Timeout)
+	}
+	inst, err := p.acquire(ctx, start+limits.Timeout, grace)
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
 	}
@@ -106,6 +111,11 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 	g.logStdio(ctx, inst, name)
 	g.logDropped(ctx, inst, name)
 	healthy := err == nil && relistOK // isolation call: the next call resets it first (pool.acquire)
+	if err == nil && ctx.Err() != nil {
+		// A graceful guest ended cleanly within its grace after the cancellation: its
+		// instance is healthy, the call is still cancelled.
+		err = fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
+	}
 	if n := inst.stackBytes(); healthy && n > retainStackBytes {
 		// The call's recursion grew the native stack; wazero never shrinks it (stackmem.go).
 		g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance discarded: its call stack grew",

@@ -38,6 +38,12 @@ type interrupter struct {
 	cancelReq  context.CancelFunc
 	prev, next *interrupter // links in w's list of armed calls
 	linked     bool
+
+	// A graceful call (kind.Graceful) is told it is ending grace before it is interrupted:
+	// at a cancellation (interrupted at hardAt, grace later), and grace before the earlier of
+	// its deadline and ctx's (softAt). ending is why it was told (an exit code), 0 if not.
+	grace, softAt, hardAt time.Duration
+	ending                atomic.Uint32
 }
 
 func (in *interrupter) init(mod api.Module, w *watchdog) {
@@ -54,21 +60,51 @@ func (in *interrupter) check(now time.Duration) {
 	switch err := in.ctx.Err(); {
 	case errors.Is(err, context.DeadlineExceeded):
 		in.set(sys.ExitCodeDeadlineExceeded)
-	case err != nil:
+	case err != nil && in.grace == 0:
+		in.set(sys.ExitCodeContextCanceled)
+	case err != nil && in.ending.Load() != sys.ExitCodeContextCanceled:
+		// Cancelled, graceful: told now, interrupted a grace later (or at the deadline).
+		if now == 0 {
+			now = in.w.now()
+		}
+		in.hardAt = now + in.grace
+		in.tell(sys.ExitCodeContextCanceled)
+	case err != nil && now != 0 && now >= in.hardAt:
 		in.set(sys.ExitCodeContextCanceled)
 	case in.deadline != 0 && now != 0 && now >= in.deadline:
 		in.set(sys.ExitCodeDeadlineExceeded)
+	case in.softAt != 0 && now != 0 && now >= in.softAt && in.ending.Load() == 0:
+		in.tell(sys.ExitCodeDeadlineExceeded)
+	}
+}
+
+// tell records that the graceful call is ending (code: why) and ends the request in flight,
+// so a script waiting on one hears of it. Called with w.mu held.
+func (in *interrupter) tell(code uint32) {
+	in.ending.Store(code)
+	if in.cancelReq != nil {
+		in.cancelReq()
 	}
 }
 
 // arm starts watching the call about to run: ctx's cancellation and deadline (on the
-// watchdog's clock; 0: none).
-func (in *interrupter) arm(ctx context.Context, deadline time.Duration) {
+// watchdog's clock; 0: none). A grace above 0 makes the call graceful (see interrupter).
+func (in *interrupter) arm(ctx context.Context, deadline, grace time.Duration) {
 	w := in.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	in.ctx, in.deadline = ctx, deadline
+	in.ctx, in.deadline, in.grace, in.softAt, in.hardAt = ctx, deadline, grace, 0, 0
 	in.reason.Store(0)
+	in.ending.Store(0)
+	if grace > 0 {
+		end := deadline
+		if d, ok := ctx.Deadline(); ok && (end == 0 || w.reading(d) < end) {
+			end = w.reading(d)
+		}
+		if end != 0 {
+			in.softAt = max(end-grace, 1)
+		}
+	}
 	if deadline != 0 || ctx.Done() != nil { // else there is nothing to watch
 		w.link(in)
 	}
@@ -80,8 +116,27 @@ func (in *interrupter) disarm() uint32 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.unlink(in)
-	in.ctx, in.deadline = nil, 0
+	in.ctx, in.deadline, in.grace = nil, 0, 0
 	return in.reason.Load()
+}
+
+// endingReason returns why the armed call was told it is ending, or was interrupted (an exit
+// code), or 0 while it runs on. Like interrupted, a done context counts before the watchdog
+// looks. Only the goroutine running the call calls it.
+func (in *interrupter) endingReason() uint32 {
+	if r := in.reason.Load(); r != 0 {
+		return r
+	}
+	if r := in.ending.Load(); r != 0 {
+		return r
+	}
+	if in.ctx == nil || in.ctx.Err() == nil {
+		return 0
+	}
+	in.w.mu.Lock()
+	defer in.w.mu.Unlock()
+	in.check(in.w.now())
+	return max(in.reason.Load(), in.ending.Load())
 }
 
 // interrupted returns the reason the armed call was interrupted, or 0. A call whose context
@@ -98,7 +153,11 @@ func (in *interrupter) interrupted() uint32 {
 	}
 	in.w.mu.Lock()
 	defer in.w.mu.Unlock()
-	in.check(0)
+	if in.grace > 0 {
+		in.check(in.w.now()) // a cancellation is hard a grace after it is seen
+	} else {
+		in.check(0)
+	}
 	return in.reason.Load()
 }
 
@@ -285,7 +344,7 @@ func (inst *instance) start(ctx context.Context, mod api.Module) error {
 		if fn == nil {
 			continue
 		}
-		inst.intr.arm(ctx, deadline)
+		inst.intr.arm(ctx, deadline, 0)
 		_, err := fn.Call(ctx)
 		if inst.intr.disarm() != 0 {
 			return errInterrupted // classify reports why

@@ -81,6 +81,10 @@ type Host struct {
 	closed bool
 
 	kinds []kind.Kind // the guest kinds Load detects (kinds.go), in registration order
+	// links are the compiled modules each kind.Linker links to every instance of its guests,
+	// by kind name, compiled on first use (linksOf).
+	linkMu sync.Mutex
+	links  map[string][]linkedModule
 
 	stopped      atomic.Bool // Stop was called and Resume was not
 	shuttingDown atomic.Bool // Shutdown was called: calls it ends say so (fault.ErrShuttingDown)
@@ -275,4 +279,43 @@ func (h *Host) instantiateHostModules(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// linkCompileTimeout bounds compiling a kind's linked modules (Extism's: 1.4 KB of wasm).
+const linkCompileTimeout = time.Minute
+
+// linksOf returns the compiled modules kind k links to each instance of its guests
+// (kind.Linker), compiling them on the first use, through the authenticated compilation
+// cache as a guest's code is (compileModule).
+func (h *Host) linksOf(ctx context.Context, k kind.Kind) ([]linkedModule, error) {
+	l, ok := k.(kind.Linker)
+	if !ok {
+		return nil, nil
+	}
+	h.linkMu.Lock()
+	defer h.linkMu.Unlock()
+	if ls, ok := h.links[k.Name()]; ok {
+		return ls, nil
+	}
+	var ls []linkedModule
+	for _, m := range l.Linked() {
+		// Not cut short by the first call's deadline: the compile is the host's, done once.
+		cm, err := h.compileModule(context.WithoutCancel(ctx), m.Wasm, linkCompileTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("compiling the module %s that %s guests link: %w", m.Name, k.Name(), err)
+		}
+		ls = append(ls, linkedModule{name: m.Name, cm: cm})
+	}
+	if h.links == nil {
+		h.links = map[string][]linkedModule{}
+	}
+	h.links[k.Name()] = ls
+	return ls, nil
+}
+
+// linkedModule is one compiled module a kind links to each instance of its guests
+// (kind.Linker).
+type linkedModule struct {
+	name string
+	cm   wazero.CompiledModule
 }

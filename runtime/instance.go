@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
@@ -45,13 +46,14 @@ type instance struct {
 
 	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
 
-	snap     *snapshot           // what it was restored from or taken as; nil: it cannot be reset (reset.go)
-	restored bool                // it was restored from snap (not taken as it)
-	fakes    fakeSources         // its clocks and random source when not granted (reset.go)
-	globals  []api.MutableGlobal // snap.globals' handles, looked up at the first reset
-	fuel     api.MutableGlobal   // the host's $fuel (exportSnapshot)
-	fdLookup reflect.Value       // wazero's descriptor lookup, resolved at the first reset (reset.go)
-	pagemap  []byte              // resetMapped's buffer (memimage_linux.go)
+	linked   map[string]api.Module // the kind's linked modules' instances (kind.Linker), by import name
+	snap     *snapshot             // what it was restored from or taken as; nil: it cannot be reset (reset.go)
+	restored bool                  // it was restored from snap (not taken as it)
+	fakes    fakeSources           // its clocks and random source when not granted (reset.go)
+	globals  []api.MutableGlobal   // snap.globals' handles, looked up at the first reset
+	fuel     api.MutableGlobal     // the host's $fuel (exportSnapshot)
+	fdLookup reflect.Value         // wazero's descriptor lookup, resolved at the first reset (reset.go)
+	pagemap  []byte                // resetMapped's buffer (memimage_linux.go)
 }
 
 var _ kind.Instance = (*instance)(nil)
@@ -72,6 +74,13 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		}
 		return uint64(inst.mem.Size())
 	})
+	if err := inst.link(ctx); err != nil {
+		return nil, err
+	}
+	if inst.linked != nil {
+		// The guest's imports of a linked module's name resolve to this instance's.
+		ctx = experimental.WithImportResolver(ctx, func(name string) api.Module { return inst.linked[name] })
+	}
 	track := func(m *limitedMemory) { inst.memory = m }
 	snap := p.snaps.get() // nil: run the start (snapshot.go)
 	var alloc experimental.MemoryAllocator
@@ -94,6 +103,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
+		inst.unlink(ctx)
 		if m := inst.memory; m != nil && m.mapped {
 			m.Free() // wazero frees a memory only with its module; no GC unmaps it (Free is idempotent)
 		}
@@ -115,6 +125,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	if err != nil {
 		kind.Unbind(mod)
 		_ = mod.Close(ctx)
+		inst.unlink(ctx)
 		err = inst.classify(ctx, err, g.limits.Timeout)
 		if why := startOutput(&inst.stderr); why != "" {
 			// A Go guest that panics in init (no generated schemas, a bad tool definition)
@@ -141,7 +152,7 @@ func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error)
 	c.Entry, c.Limits = kind.EntryDescribe, inst.g.limits
 	defer c.Reset()
 	d, _ := ctx.Deadline()
-	inst.intr.arm(ctx, inst.g.host.watch.reading(d))
+	inst.intr.arm(ctx, inst.g.host.watch.reading(d), 0)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: panic during start: %v", ErrTrap, p)
@@ -188,7 +199,43 @@ func (inst *instance) close(ctx context.Context) {
 	}
 	kind.Unbind(inst.mod)
 	_ = inst.mod.Close(ctx)
+	inst.unlink(ctx)
 }
+
+// link instantiates the modules the guest's kind links to each instance (kind.Linker), with
+// the caller's ctx: their memory is not the guest's linear memory, and the kind accounts it.
+func (inst *instance) link(ctx context.Context) error {
+	links, err := inst.g.host.linksOf(ctx, inst.g.kind)
+	if err != nil || len(links) == 0 {
+		return err
+	}
+	inst.linked = make(map[string]api.Module, len(links))
+	for _, l := range links {
+		mod, err := inst.g.host.rt.InstantiateModule(ctx, l.cm, linkedConfig)
+		if err != nil {
+			inst.unlink(ctx)
+			return fmt.Errorf("instantiating the %s module %s: %w", inst.g.kind.Name(), l.name, err)
+		}
+		inst.linked[l.name] = mod
+	}
+	return nil
+}
+
+// linkedConfig instantiates a linked module: anonymous, no start functions, and a random
+// source it cannot read (a linked module imports no WASI), so wazero does not seed a
+// math/rand source (5 KB) for each instance.
+var linkedConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(strings.NewReader(""))
+
+// unlink closes the instance's linked modules.
+func (inst *instance) unlink(ctx context.Context) {
+	for name, mod := range inst.linked {
+		_ = mod.Close(ctx)
+		delete(inst.linked, name)
+	}
+}
+
+// Linked implements kind.Instance.
+func (inst *instance) Linked(name string) api.Module { return inst.linked[name] }
 
 // Func implements kind.Instance.
 func (inst *instance) Func(name string) api.Function {
@@ -220,6 +267,21 @@ func (inst *instance) Invoke(ctx context.Context, fn api.Function, stack []uint6
 // Interrupted implements kind.Instance.
 func (inst *instance) Interrupted() bool { return inst.intr.interrupted() != 0 }
 
+// Ending implements kind.Instance.
+func (inst *instance) Ending() error {
+	switch inst.intr.endingReason() {
+	case 0:
+		return nil
+	case sys.ExitCodeDeadlineExceeded:
+		return ErrTimeLimit
+	case sys.ExitCodeContextCanceled:
+		return ErrCancelled
+	case exitCodeStopped:
+		return ErrStopped
+	}
+	return ErrClosed
+}
+
 // Custom implements kind.Instance: the script sections the guest kept when its module was
 // compiled (kinds.go); other custom sections are not kept.
 func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
@@ -228,7 +290,7 @@ func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
 func (inst *instance) Memory() api.Memory { return inst.mem }
 
 // Module implements kind.Instance.
-func (inst *instance) Module() *kind.Module { return moduleOf(inst.g.compiled) }
+func (inst *instance) Module() *kind.Module { return moduleOf(inst.g.compiled, inst.g.customs) }
 
 // Region implements kind.Instance.
 func (inst *instance) Region(ptr, n uint32) ([]byte, error) {

@@ -23,7 +23,7 @@ func TestStopDuringAllocIsTheCallsStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl := g.lists().tools["spin"]
-	inst, err := tl.pool.acquire(ctx, 0)
+	inst, err := tl.pool.acquire(ctx, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
@@ -30,10 +32,11 @@ func (h *Host) kindByName(name string) kind.Kind {
 	return nil
 }
 
-// moduleOf is what kind.Detect looks at in cm: its function imports and exports. (It will
-// read the one wasm parser's module instead, with custom sections, when that lands.)
-func moduleOf(cm wazero.CompiledModule) *kind.Module {
-	m := &kind.Module{}
+// moduleOf is what kind.Detect looks at in cm: its function imports and exports, and the
+// names of customs, the script sections the guest kept (scriptSections: the compile drops
+// them from cm).
+func moduleOf(cm wazero.CompiledModule, customs map[string][]byte) *kind.Module {
+	m := &kind.Module{Customs: slices.Sorted(maps.Keys(customs))}
 	for _, f := range cm.ImportedFunctions() {
 		mod, name, _ := f.Import()
 		m.Imports = append(m.Imports, kind.Import{Module: mod, Name: name, Sig: kind.SignatureOf(f.ParamTypes(), f.ResultTypes())})

@@ -381,7 +381,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 			return err
 		}
 		customs = scriptSections(wasm)
-		if err = c.checkKind(cm, g.kind, g.limits); err == nil {
+		if err = c.checkKind(cm, customs, g.kind, g.limits); err == nil {
 			err = c.checkExports(cm)
 		}
 		if err != nil {
@@ -428,8 +428,8 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 
 // checkKind checks that the module compiled in the background is of the kind Load gave the
 // guest (its cache entry's) and passes checkModule.
-func (c *guestCode) checkKind(cm wazero.CompiledModule, k kind.Kind, limits Limits) error {
-	got, err := kind.Detect(moduleOf(cm), []kind.Kind{k})
+func (c *guestCode) checkKind(cm wazero.CompiledModule, customs map[string][]byte, k kind.Kind, limits Limits) error {
+	got, err := kind.Detect(moduleOf(cm, customs), []kind.Kind{k})
 	if err != nil || got != k {
 		return fmt.Errorf("%w: the module does not match its manifest cache entry (not a %s guest: %v)", ErrABI, k.Name(), err)
 	}

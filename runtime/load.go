@@ -132,15 +132,16 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	k, err := h.kindOf(compiled, entry, limits)
+	var customs map[string][]byte
+	if compiled != nil && wasm != nil {
+		customs = scriptSections(wasm)
+	}
+	k, err := h.kindOf(compiled, customs, entry, limits)
 	if err != nil {
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), compiled: compiled, kind: k, limits: limits, isolation: iso}
-	if compiled != nil && wasm != nil {
-		g.customs = scriptSections(wasm)
-	}
+	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), compiled: compiled, kind: k, limits: limits, isolation: iso, customs: customs}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	if v, ok := k.(kind.Versioner); ok {
 		g.kindVersion = v.Version(slices.Collect(maps.Keys(g.code.exports(compiled))))
@@ -383,14 +384,14 @@ func checkSHA256(wasm []byte, want string, file *fileSource) error {
 	return nil
 }
 
-// kindOf detects the kind of cm (kind.Detect over its imports and exports) and checks the
-// module against it (checkModule); for a lazy load (cm nil), the kind its cache entry names,
-// which cachedManifest found registered.
-func (h *Host) kindOf(cm wazero.CompiledModule, e *manifestEntry, limits Limits) (kind.Kind, error) {
+// kindOf detects the kind of cm (kind.Detect over its imports, exports and customs, the
+// module's script sections) and checks the module against it (checkModule); for a lazy load
+// (cm nil), the kind its cache entry names, which cachedManifest found registered.
+func (h *Host) kindOf(cm wazero.CompiledModule, customs map[string][]byte, e *manifestEntry, limits Limits) (kind.Kind, error) {
 	if e != nil {
 		return h.kindByName(e.Kind), nil
 	}
-	k, err := kind.Detect(moduleOf(cm), h.kinds)
+	k, err := kind.Detect(moduleOf(cm, customs), h.kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -450,7 +451,7 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
-	inst, err := g.pools[0].acquire(ctx, g.host.watch.reading(deadline))
+	inst, err := g.pools[0].acquire(ctx, g.host.watch.reading(deadline), 0)
 	if err != nil {
 		return nil, err
 	}

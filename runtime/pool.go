@@ -45,9 +45,9 @@ func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
 
 // acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
 // waits for one to be released, and arms it for a call that ends at deadline (on the host's
-// watchdog clock; 0: when ctx ends). Whatever it waits for (the guest's code, a free instance, a new instance's start
+// watchdog clock; 0: when ctx ends), told grace before (kind.Graceful; 0: not told). Whatever it waits for (the guest's code, a free instance, a new instance's start
 // functions) ends at deadline too.
-func (p *pool) acquire(ctx context.Context, deadline time.Duration) (*instance, error) {
+func (p *pool) acquire(ctx context.Context, deadline, grace time.Duration) (*instance, error) {
 	if p.isClosed() {
 		return nil, ErrClosed
 	}
@@ -111,7 +111,7 @@ func (p *pool) acquire(ctx context.Context, deadline time.Duration) (*instance, 
 	}
 	p.busy[inst] = uint64(inst.mem.Size())
 	delete(p.idleAt, inst)
-	inst.intr.arm(ctx, deadline)
+	inst.intr.arm(ctx, deadline, grace)
 	p.mu.Unlock()
 	used = true
 	if p.g.host.stopped.Load() { // Stop ran between the caller's check and arm

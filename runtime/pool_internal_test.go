@@ -38,7 +38,7 @@ func TestReleaseAfterCloseClosesInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := g.pools[0]
-	inst, err := p.acquire(ctx, 0)
+	inst, err := p.acquire(ctx, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

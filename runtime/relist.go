@@ -25,7 +25,7 @@ func (g *Guest) relistAfter(ctx context.Context, inst *instance) (changed, healt
 	if inst.intr.disarm() != 0 { // interrupted as the entry returned: the instance goes
 		return false, false
 	}
-	inst.intr.arm(ctx, g.host.watch.now()+g.limits.Timeout)
+	inst.intr.arm(ctx, g.host.watch.now()+g.limits.Timeout, 0)
 	changed, err := g.relist(ctx, inst)
 	if err != nil {
 		g.host.logger.LogAttrs(ctx, slog.LevelWarn, "guest reported its lists changed; reading them again failed, it keeps serving the old ones",

@@ -187,7 +187,7 @@ func TestResetStdioReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := g.lists().tools["close"].pool
-	inst, err := p.acquire(context.Background(), 0)
+	inst, err := p.acquire(context.Background(), 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

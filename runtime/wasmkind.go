@@ -1,6 +1,9 @@
 package runtime
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
@@ -8,7 +11,7 @@ import (
 // kindModule is what kind.Detect looks at, read from the module's bytes by the one wasm
 // reader instead of from a compiled module: its function imports and exported function names,
 // as moduleOf reports them from wazero's CompiledModule (the instrumentation's exports left
-// out). Load can detect the kind with it before compiling, from the Module it parsed for the
+// out), and its script sections' names (scriptSectionPrefix…). Load can detect the kind with it before compiling, from the Module it parsed for the
 // load caps; a kind that looks at custom sections reads them from the same Module.
 func kindModule(m *wasm.Module) (*kind.Module, error) {
 	imports, err := m.Imports()
@@ -38,6 +41,12 @@ func kindModule(m *wasm.Module) (*kind.Module, error) {
 			km.Exports = append(km.Exports, e.Name)
 		}
 	}
+	for _, c := range m.Customs() {
+		if strings.HasPrefix(c.Name, scriptSectionPrefix) && !slices.Contains(km.Customs, c.Name) {
+			km.Customs = append(km.Customs, c.Name)
+		}
+	}
+	slices.Sort(km.Customs)
 	return km, nil
 }
 

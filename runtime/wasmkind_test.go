@@ -27,7 +27,7 @@ func TestKindModuleMatchesCompiled(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, form, err)
 			}
-			want := moduleOf(cm)
+			want := moduleOf(cm, scriptSections(mod))
 			cm.Close(ctx)
 			m, err := wasm.Parse(mod)
 			if err != nil {

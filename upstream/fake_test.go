@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,6 +18,15 @@ import (
 // The tests spawn this test binary as an MCP server: TestMain runs fakeServer instead of the
 // tests when fakeEnv names a mode. Everything stays on pipes (hermetic).
 const fakeEnv = "MCPWASM_UPSTREAM_FAKE"
+
+// gateEnv, for the sdk mode, names a directory: the server appends its pid to DIR/starts and
+// writes gateTicks lines to stderr, gateTick apart, before it reads its input.
+const gateEnv = "MCPWASM_UPSTREAM_GATE"
+
+const (
+	gateTicks = 200
+	gateTick  = 10 * time.Millisecond
+)
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeEnv); mode != "" {
@@ -47,6 +58,21 @@ type echoIn struct {
 // sdkServer is a real go-sdk server (it answers server/discover) with tools echo and add and
 // the resource template docs://{id}.
 func sdkServer() {
+	if dir := os.Getenv(gateEnv); dir != "" {
+		// A server slow to start, as mcpwasm serve compiling its guests on a loaded machine:
+		// it notes each start, then logs on stderr for twice the test's discover deadline
+		// (gateTicks lines, gateTick apart) before it reads its input.
+		f, err := os.OpenFile(filepath.Join(dir, "starts"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			os.Exit(3)
+		}
+		fmt.Fprintln(f, os.Getpid())
+		f.Close()
+		for i := range gateTicks {
+			fmt.Fprintf(os.Stderr, "still starting (%d)\n", i)
+			time.Sleep(gateTick)
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "sdk-fake", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes"}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil

@@ -28,6 +28,7 @@ type commandTransport struct {
 	spec    Spec
 	opts    Options
 	cancels *cancelCount
+	probe   *probe // told of each write to the server's stderr; nil: none
 }
 
 func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -35,6 +36,9 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	cmd.Dir = t.spec.Dir
 	cmd.Env = ChildEnv(os.Environ(), t.spec.Env)
 	cmd.Stderr = t.opts.Stderr
+	if t.probe != nil {
+		cmd.Stderr = liveWriter{w: t.opts.Stderr, p: t.probe}
+	}
 	setProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -80,7 +80,9 @@ type Options struct {
 	// and initialize. Zero means 30 s.
 	ConnectTimeout time.Duration
 	// DiscoverTimeout bounds the server/discover probe (SEP-2575) that the SDK sends before
-	// initialize; a legacy server that never answers it then gets a plain initialize. Zero
+	// initialize; a legacy server that never answers it then gets a plain initialize. It
+	// counts silence: over HTTP from the server's HTTP answer, over stdio from the probe and
+	// again from each write to the server's stderr (the connect timeout bounds both). Zero
 	// means 5 s.
 	DiscoverTimeout time.Duration
 	// TerminateGrace is how long closing a stdio server waits after closing its stdin before
@@ -188,7 +190,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		tracker = &authTracker{OAuthHandler: spec.OAuth}
 		spec.OAuth = tracker
 	}
-	var pr *probe // over HTTP: the server's answers to server/discover (discover.go)
+	pr := newStdioProbe() // the server's signs of life while server/discover waits (discover.go)
 	if spec.URL != "" {
 		pr = newProbe()
 	}
@@ -246,7 +248,7 @@ var errDiscoverSilent = errors.New("no answer to server/discover")
 func newTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults, pr *probe) (mcp.Transport, error) {
 	switch {
 	case len(spec.Command) > 0 && spec.URL == "":
-		return &commandTransport{spec: spec, opts: o, cancels: cancels}, nil
+		return &commandTransport{spec: spec, opts: o, cancels: cancels, probe: pr}, nil
 	case spec.URL != "" && len(spec.Command) == 0:
 		return httpTransport(spec, o, cancels, raw, pr), nil
 	}
@@ -288,7 +290,9 @@ const legacyVersion = "2025-11-25"
 // answered the probe's POST at the HTTP level (response headers: a live server that has not
 // sent the JSON-RPC answer) and starts over at each such answer, so a server that takes long
 // to answer at all — a loaded machine, a slow OAuth metadata round — is waited for (the
-// connect timeout bounds that); over stdio it starts at once. It waits while tracker says an
+// connect timeout bounds that); over stdio it starts at once and starts over at each write
+// to the server's stderr (liveWriter: a server still starting, such as mcpwasm serve
+// compiling its guests, is not taken for one that ignores the probe). It waits while tracker says an
 // OAuth authorization is in progress. It also counts calls that end because their context
 // did: the SDK then sends a notifications/cancelled for each (MCP "Utilities › Cancellation").
 func sendMiddleware(c *cancelCount, discover time.Duration, tracker *authTracker, pr *probe) mcp.Middleware {
@@ -313,9 +317,10 @@ func sendMiddleware(c *cancelCount, discover time.Duration, tracker *authTracker
 						}
 					}
 					var answered <-chan struct{}
-					if pr == nil {
+					if pr == nil || pr.atOnce {
 						start()
-					} else {
+					}
+					if pr != nil {
 						answered = pr.answered
 					}
 					defer func() {

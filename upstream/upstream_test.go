@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -379,5 +380,34 @@ func TestSlowDiscoverIsWaitedFor(t *testing.T) {
 	t.Cleanup(func() { s.Close() })
 	if got, want := s.InitializeResult().ProtocolVersion, mcp.SupportedProtocolVersions()[0]; got != want {
 		t.Errorf("protocol version = %q, want %q (logs:\n%s)", got, want, logs)
+	}
+}
+
+// A stdio server slow to read its input but alive (it logs on stderr, as mcpwasm serve does
+// while it compiles its guests on a first start) is waited for: each stderr line starts the
+// server/discover deadline over. Before, the deadline ran from the probe alone, and the
+// client stopped the server and started a second, which did the whole start again: a first
+// `mcpwasm call -- mcpwasm serve X.wasm` on a loaded machine compiled twice and could pass
+// the connect timeout. The server logs for twice the deadline (gateTicks × gateTick).
+func TestSlowStdioServerIsStartedOnce(t *testing.T) {
+	dir := t.TempDir()
+	spec := fake(t, "sdk")
+	spec.Command = append([]string{spec.Command[0], gateEnv + "=" + dir}, spec.Command[1:]...)
+	logs := &syncBuffer{}
+	o := testOptions(logs)
+	o.DiscoverTimeout = gateTicks * gateTick / 2
+	s := dial(t, spec, o)
+	starts, err := os.ReadFile(filepath.Join(dir, "starts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(starts), "\n"); n != 1 {
+		t.Errorf("the server was started %d times, want 1", n)
+	}
+	if got, want := s.InitializeResult().ProtocolVersion, mcp.SupportedProtocolVersions()[0]; got != want {
+		t.Errorf("protocol version = %q, want %q: the server answers server/discover", got, want)
+	}
+	if got := callText(t, s, "echo", map[string]any{"text": "once"}); got != "once" {
+		t.Errorf("echo = %q", got)
 	}
 }

@@ -103,18 +103,23 @@ func TestNewScriptBuildRefusesNodeBuiltins(t *testing.T) {
 	if err := os.Symlink(mods, filepath.Join(dir, "node_modules")); err != nil {
 		t.Fatal(err)
 	}
-	src := "import { connect } from \"node:net\";\nimport { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";\nnew McpServer({ name: \"bad\", version: \"1\" });\nconnect(80);\n"
-	if err := os.WriteFile(filepath.Join(dir, "server.ts"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(testContext(t), "node", "mcpwasm/build.mjs", "server.ts", "bad.wasm")
-	cmd.Dir = dir
-	b, err := cmd.CombinedOutput()
-	want := `server.ts:1: unsupported import "node:net" in server.ts: a mcpwasm guest has no Node.js built-in modules`
-	if err == nil || !strings.Contains(string(b), want) {
-		t.Fatalf("build: %v\n%s\nwant it to fail with %q", err, b, want)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "bad.wasm")); err == nil {
-		t.Error("a failed build left bad.wasm")
+	for _, c := range []struct{ imp, want string }{
+		{`import { connect } from "node:net";`, `server.ts:1: unsupported import "node:net" in server.ts: a mcpwasm guest has no Node.js built-in modules`},
+		// node:fs/promises is there (over the fs grant); node:fs's synchronous functions are not.
+		{`import { readFileSync as connect } from "node:fs";`, `server.ts:1: unsupported import "readFileSync" from "node:fs": mcpwasm serves node:fs/promises (readFile, writeFile, appendFile, readdir, stat, access, mkdir) over the fs grant`},
+	} {
+		src := c.imp + "\nimport { McpServer } from \"@modelcontextprotocol/sdk/server/mcp.js\";\nnew McpServer({ name: \"bad\", version: \"1\" });\nconnect(80);\n"
+		if err := os.WriteFile(filepath.Join(dir, "server.ts"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.CommandContext(testContext(t), "node", "mcpwasm/build.mjs", "server.ts", "bad.wasm")
+		cmd.Dir = dir
+		b, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(b), c.want) {
+			t.Fatalf("build: %v\n%s\nwant it to fail with %q", err, b, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bad.wasm")); err == nil {
+			t.Error("a failed build left bad.wasm")
+		}
 	}
 }

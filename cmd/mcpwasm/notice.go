@@ -25,23 +25,53 @@ const compileNoticeMsg = "compiling a guest to machine code: the first start tak
 // load from the cache takes tens of milliseconds. Tests set it to 0 (logged before loading).
 var compileNoticeAfter = time.Second
 
+// compileStillMsg is logged every compileStillEvery while a load goes on after its notice.
+// A client that spawned this server and waits for its answer to server/discover takes a
+// write to the server's stderr as a sign that it is starting (package upstream), so a first
+// start compiling for longer than the client's discover deadline (5 s) on a loaded machine is
+// not stopped and started again, which compiled everything twice.
+const compileStillMsg = "still compiling"
+
+// compileStillEvery is how often compileStillMsg is logged: under upstream's default discover
+// deadline (5 s). Tests shorten it.
+var compileStillEvery = 3 * time.Second
+
 // loadNoticed runs load, logging compileNoticeMsg for source if it takes longer than
-// compileNoticeAfter.
+// compileNoticeAfter, then compileStillMsg every compileStillEvery until it ends.
 func loadNoticed(logger *slog.Logger, source string, load func() (*runtime.Guest, error)) (*runtime.Guest, error) {
 	notice := func() { logger.Info(compileNoticeMsg, "source", source) }
-	if compileNoticeAfter <= 0 {
+	after, noticed := compileNoticeAfter, compileNoticeAfter <= 0
+	if noticed {
 		notice()
-	} else {
-		logged := make(chan struct{})
-		t := time.AfterFunc(compileNoticeAfter, func() { defer close(logged); notice() })
-		// A notice that has begun is finished before loadNoticed returns: the caller may read
-		// or close what the logger writes to as soon as the load is done.
-		defer func() {
-			if !t.Stop() {
-				<-logged
-			}
-		}()
+		after = compileStillEvery
 	}
+	start := time.Now()
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTimer(after)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if !noticed {
+					notice()
+					noticed = true
+				} else {
+					logger.Info(compileStillMsg, "source", source, "seconds", int(time.Since(start).Seconds()))
+				}
+				t.Reset(compileStillEvery)
+			}
+		}
+	}()
+	// A line that has begun is finished before loadNoticed returns: the caller may read or
+	// close what the logger writes to as soon as the load is done.
+	defer func() {
+		close(done)
+		<-finished
+	}()
 	return load()
 }
 

@@ -188,3 +188,54 @@ func TestCompileNoticeFinishedBeforeReturn(t *testing.T) {
 		t.Errorf("notice = %q", w.buf.String())
 	}
 }
+
+// A load that goes on after its notice logs compileStillMsg every compileStillEvery, so a
+// client waiting for this server's answer to server/discover sees it alive on stderr (upstream
+// restarts its deadline at each write) instead of stopping it and starting a second server
+// that compiles everything again; nothing is logged after the load ends.
+func TestCompileStillLogged(t *testing.T) {
+	defer func(a, e time.Duration) { compileNoticeAfter, compileStillEvery = a, e }(compileNoticeAfter, compileStillEvery)
+	compileNoticeAfter, compileStillEvery = time.Nanosecond, time.Millisecond
+	w := &lineCounter{want: 3, reached: make(chan struct{})}
+	logger := slog.New(slog.NewTextHandler(w, nil))
+	loadNoticed(logger, "x.wasm", func() (*runtime.Guest, error) {
+		<-w.reached // the notice and two "still" lines
+		return nil, nil
+	})
+	w.mu.Lock()
+	got := w.buf.String()
+	w.mu.Unlock()
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) < 3 || !strings.Contains(lines[0], compileNoticeMsg) {
+		t.Fatalf("log:\n%s", got)
+	}
+	for _, l := range lines[1:] {
+		if !strings.Contains(l, `level=INFO msg="still compiling" source=x.wasm seconds=`) {
+			t.Errorf("line %q, want the still-compiling line", l)
+		}
+	}
+	time.Sleep(10 * compileStillEvery) // none may follow the return (the ticker has stopped)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.buf.String() != got {
+		t.Errorf("logged after the load returned:\n%s", strings.TrimPrefix(w.buf.String(), got))
+	}
+}
+
+// lineCounter is a log writer that closes reached once want lines are written.
+type lineCounter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	want    int
+	reached chan struct{}
+}
+
+func (w *lineCounter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.want--; w.want == 0 {
+		close(w.reached)
+	}
+	return len(p), nil
+}

@@ -253,7 +253,7 @@ func micro(ctx context.Context, c config, dir, root string) error {
 	fmt.Printf("\n### 1b. Fresh instance per call (100-byte echo)\n\n")
 	fmt.Println("| guest | path | ns/op | B/op | allocs/op |")
 	fmt.Println("|---|---|--:|--:|--:|")
-	for _, cs := range env.FreshCases() {
+	for _, cs := range append(env.FreshCases(), env.LoadCases()...) {
 		r, err := bench.Run(cs)
 		if err != nil {
 			return err

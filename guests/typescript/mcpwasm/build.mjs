@@ -17,8 +17,9 @@
 // (not its packages): fetch → net "*:*" (any host and port the operator grants),
 // process.env.NAME → env NAME, setTimeout, setInterval, Date.now(), new Date() or
 // performance.now() → clock, crypto.getRandomValues, randomUUID or Math.random → random,
-// createMessage → sampling, elicitInput → elicitation, listRoots → roots. A file written for
-// Node thus needs nothing added.
+// createMessage → sampling, elicitInput → elicitation, listRoots → roots, an import of
+// node:fs/promises → fs: the directories its absolute path literals name, writable if it calls
+// writeFile, appendFile or mkdir. A file written for Node thus needs nothing added.
 import { build } from "esbuild";
 import { CompileFlags, EvalFlags, QuickJS } from "quickjs-wasi";
 import { createHash } from "node:crypto";
@@ -44,9 +45,26 @@ const sdkStub = join(here, "sdk.js");
 const sdkModules = new Set(["server/mcp", "server/stdio", "server/completable", "types", "server/index", "server"]);
 const builtins = new Set(builtinModules.flatMap((m) => [m, "node:" + m]));
 
+// node:fs/promises (and fs/promises, node:fs's and fs's promises) resolve to the shim's
+// file API over the fs grant (request kind "fs"); the rest of node:fs is not there, so an
+// import of readFileSync fails the build with esbuild's "No matching export".
+const fsModules = new Set(["fs/promises", "node:fs/promises", "fs", "node:fs"]);
+const fsNames = ["readFile", "writeFile", "appendFile", "readdir", "stat", "access", "mkdir"];
+let importsFS = false;
+
 const guard = {
   name: "mcpwasm",
   setup(b) {
+    b.onResolve({ filter: /^(node:)?fs(\/promises)?$/ }, (a) => {
+      if (!a.importer.includes("node_modules")) importsFS = true; // the project's own files ask
+      return { path: a.path, namespace: "mcpwasm-fs" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "mcpwasm-fs" }, (a) => ({
+      contents: a.path.endsWith("promises")
+        ? `const fs = globalThis.__mcpwasm.fs;\nexport const { ${fsNames.join(", ")} } = fs;\nexport default fs;\n`
+        : `const fs = globalThis.__mcpwasm.fs;\nexport const promises = fs;\nexport default { promises: fs };\n`,
+      loader: "js",
+    }));
     b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
       const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
       if (sdkModules.has(sub)) return { path: sdkStub };
@@ -54,7 +72,7 @@ const guard = {
     });
     b.onResolve({ filter: /^[^./]/ }, (a) => {
       if (builtins.has(a.path) || a.path.startsWith("node:")) {
-        return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: a mcpwasm guest has no Node.js built-in modules; use fetch, process.env, console, crypto.getRandomValues (they go through the operator's grants)` }] };
+        return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: a mcpwasm guest has no Node.js built-in modules but node:fs/promises; use fetch, process.env, console, crypto.getRandomValues, node:fs/promises (they go through the operator's grants)` }] };
       }
       return undefined;
     });
@@ -80,7 +98,9 @@ const result = await build({
 }).catch((e) => {
   for (const m of e.errors || []) {
     const where = m.location ? `${m.location.file}:${m.location.line}: ` : "";
-    console.error(`${where}${m.text}`);
+    const fs = /^No matching export in "mcpwasm-fs:([^"]+)" for import "([^"]+)"/.exec(m.text);
+    const text = fs ? `unsupported import "${fs[2]}" from "${fs[1]}": mcpwasm serves node:fs/promises (${fsNames.join(", ")}) over the fs grant, and node:fs's promises` : m.text;
+    console.error(`${where}${text}`);
   }
   if (!e.errors) console.error(String(e));
   process.exit(1);
@@ -108,6 +128,8 @@ const requests = (pkg.mcpwasm && pkg.mcpwasm.requests) || inferRequests(result.m
 function inferRequests(meta) {
   const r = {};
   const env = new Set();
+  const dirs = new Set();
+  let writes = false;
   for (const file of Object.keys(meta.inputs)) {
     if (file.includes("node_modules/") || file.startsWith("mcpwasm/") || file.includes("/mcpwasm/sdk.js")) continue;
     let src;
@@ -127,7 +149,23 @@ function inferRequests(meta) {
     if (/\.createMessage\s*\(|sampling\/createMessage/.test(src)) r.sampling = true;
     if (/\.elicitInput\s*\(|elicitation\/create/.test(src)) r.elicitation = true;
     if (/\.listRoots\s*\(|roots\/list/.test(src)) r.roots = true;
+    if (importsFS) {
+      // The directories its absolute path literals name ("/data/notes.txt" → "/data/notes.txt"'s
+      // directory "/data"; "/data/" or "/data" → "/data"), writable if it writes.
+      for (const m of src.matchAll(/["'`](\/[^"'`\s$]*)["'`$]/g)) {
+        let p = m[1].replace(/\/+$/, "");
+        if (/\.[A-Za-z0-9]+$/.test(p)) p = p.slice(0, p.lastIndexOf("/"));
+        if (p !== "" && !p.includes("..")) dirs.add(p);
+      }
+      if (/\b(writeFile|appendFile|mkdir)\s*\(/.test(src)) writes = true;
+    }
   }
+  if (importsFS && dirs.size === 0) {
+    console.error(`${entry}: imports node:fs but names no absolute directory: add "mcpwasm": {"requests": {"fs": [{"path": "/data", "rw": true}]}} to package.json (the directories the operator may grant)`);
+  }
+  // Only the shallowest of nested directories: a grant is a whole directory.
+  const fs = [...dirs].sort().filter((d, i, all) => !all.some((o) => o !== d && d.startsWith(o + "/")));
+  if (fs.length) r.fs = fs.map((path) => (writes ? { path, rw: true } : { path }));
   if (env.size) r.env = [...env].sort();
   return Object.keys(r).length ? r : null;
 }

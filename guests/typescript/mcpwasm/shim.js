@@ -72,7 +72,9 @@
     }
     const t = timers[next];
     if (t.at > now) {
-      host("sleep", String(t.at - now)); // waits only when the clock is granted
+      // Waits only when the clock is granted; "ending": cut short because the call is ending
+      // (the host aborts the entry's signal before the next poll), so the timer has not come.
+      if (host("sleep", String(t.at - now)) === "ending") return true;
       now = t.at;
     }
     if (t.repeat) {
@@ -254,6 +256,97 @@
     }
     return out.join("/");
   };
+  // Percent-encode sets (WHATWG URL §1.3), as predicates on a code point.
+  const inC0Set = (c) => c < 0x20 || c > 0x7e;
+  const inFragmentSet = (c) => inC0Set(c) || c === 0x20 || c === 0x22 || c === 0x3c || c === 0x3e || c === 0x60;
+  const inQuerySet = (c) => inC0Set(c) || c === 0x20 || c === 0x22 || c === 0x23 || c === 0x3c || c === 0x3e;
+  const inSpecialQuerySet = (c) => inQuerySet(c) || c === 0x27;
+  const inPathSet = (c) => inQuerySet(c) || c === 0x3f || c === 0x60 || c === 0x7b || c === 0x7d;
+  const inUserinfoSet = (c) => inPathSet(c) || c === 0x2f || c === 0x3a || c === 0x3b || c === 0x3d || c === 0x40 || (c >= 0x5b && c <= 0x5e) || c === 0x7c;
+  const hex2 = (b) => "%" + (b < 16 ? "0" : "") + b.toString(16).toUpperCase();
+  // pctEncode encodes s's code points in set as %XX of their UTF-8 bytes (a lone surrogate as
+  // U+FFFD's); a string with nothing to encode is returned as it is.
+  const pctEncode = (s, set) => {
+    if (!s) return s;
+    let out = "";
+    for (const ch of s) {
+      let c = ch.codePointAt(0);
+      if (!set(c)) {
+        out += ch;
+        continue;
+      }
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+      if (c < 0x80) out += hex2(c);
+      else if (c < 0x800) out += hex2(0xc0 | (c >> 6)) + hex2(0x80 | (c & 63));
+      else if (c < 0x10000) out += hex2(0xe0 | (c >> 12)) + hex2(0x80 | ((c >> 6) & 63)) + hex2(0x80 | (c & 63));
+      else out += hex2(0xf0 | (c >> 18)) + hex2(0x80 | ((c >> 12) & 63)) + hex2(0x80 | ((c >> 6) & 63)) + hex2(0x80 | (c & 63));
+    }
+    return out;
+  };
+  // punycode is RFC 3492's encoding of one label (without "xn--").
+  const punycode = (label) => {
+    const cps = Array.from(label, (ch) => ch.codePointAt(0));
+    const digit = (d) => String.fromCharCode(d + (d < 26 ? 97 : 22));
+    const adapt = (delta, points, first) => {
+      delta = first ? Math.floor(delta / 700) : delta >> 1;
+      delta += Math.floor(delta / points);
+      let k = 0;
+      for (; delta > 455; k += 36) delta = Math.floor(delta / 35);
+      return k + Math.floor((36 * delta) / (delta + 38));
+    };
+    let out = cps.filter((c) => c < 0x80).map((c) => String.fromCharCode(c)).join("");
+    const basic = out.length;
+    if (basic > 0) out += "-";
+    let n = 0x80, delta = 0, bias = 72, handled = basic;
+    while (handled < cps.length) {
+      let m = Infinity;
+      for (const c of cps) if (c >= n && c < m) m = c;
+      delta += (m - n) * (handled + 1);
+      n = m;
+      for (const c of cps) {
+        if (c < n) delta++;
+        if (c !== n) continue;
+        let q = delta;
+        for (let k = 36; ; k += 36) {
+          const t = k <= bias ? 1 : k >= bias + 26 ? 26 : k - bias;
+          if (q < t) break;
+          out += digit(t + ((q - t) % (36 - t)));
+          q = Math.floor((q - t) / (36 - t));
+        }
+        out += digit(q);
+        bias = adapt(delta, handled + 1, handled === basic);
+        delta = 0;
+        handled++;
+      }
+      delta++;
+      n++;
+    }
+    return out;
+  };
+  // domainToASCII is a special URL's host: percent-decoded, lowercased, each label with
+  // non-ASCII in punycode ("exämple.com" → "xn--exmple-cua.com"), forbidden code points
+  // refused (WHATWG URL §3.5; UTS 46's mapping beyond case folding and NFC is not done).
+  const domainToASCII = (h) => {
+    try {
+      h = decodeURIComponent(h);
+    } catch (_) {
+      throw new TypeError("Invalid URL host: " + h);
+    }
+    if (typeof h.normalize === "function") h = h.normalize("NFC");
+    h = h.toLowerCase().replace(/[\u3002\uff0e\uff61]/g, ".");
+    h = h
+      .split(".")
+      .map((l) => (/[^\x00-\x7f]/.test(l) ? "xn--" + punycode(l) : l))
+      .join(".");
+    if (/[\x00-\x20#%\/:<>?@[\\\]^|\x7f]/.test(h)) throw new TypeError("Invalid URL host: " + h);
+    return h;
+  };
+  // opaqueHost is a non-special URL's host: forbidden code points refused, the rest
+  // percent-encoded with the C0 control set (non-ASCII as UTF-8).
+  const opaqueHost = (h) => {
+    if (/[\x00\t\n\r #\/:<>?@[\\\]^|]/.test(h)) throw new TypeError("Invalid URL host: " + h);
+    return pctEncode(h, inC0Set);
+  };
   class URL {
     constructor(input, base) {
       input = String(input).trim();
@@ -300,8 +393,7 @@
         hostname = pm[1];
         port = pm[2] || "";
         if (special && protocol !== "file:" && hostname === "") throw new TypeError("Invalid URL: " + protocol + "//" + rest);
-        if (/[\s<>^|%]/.test(hostname) && !hostname.startsWith("[")) throw new TypeError("Invalid URL host: " + hostname);
-        this._hostname = special ? hostname.toLowerCase() : hostname;
+        this._hostname = hostname.startsWith("[") ? hostname.toLowerCase() : special ? domainToASCII(hostname) : opaqueHost(hostname);
         this._port = port !== "" && defaultPorts[protocol] === String(Number(port)) ? "" : port === "" ? "" : String(Number(port));
         this._path = special ? removeDots(path === "" ? "/" : path) : path;
         this._opaque = false;
@@ -312,6 +404,18 @@
       }
       this._search = search === "?" ? "" : search;
       this._hash = hash === "#" ? "" : hash;
+      this._encode();
+    }
+    // _encode percent-encodes what WHATWG URL's parser encodes (UTF-8, uppercase hex; "%"
+    // itself never): non-ASCII and the code points of each component's set, as Node's URL
+    // does, so a handler sees the href and template variables a Node server sees.
+    _encode() {
+      const special = this._protocol in defaultPorts || this._protocol === "file:";
+      this._username = pctEncode(this._username, inUserinfoSet);
+      this._password = pctEncode(this._password, inUserinfoSet);
+      this._path = pctEncode(this._path, this._opaque ? inC0Set : inPathSet);
+      this._search = pctEncode(this._search, special ? inSpecialQuerySet : inQuerySet);
+      this._hash = pctEncode(this._hash, inFragmentSet);
     }
     _resolve(b, ref) {
       if (b._opaque) throw new TypeError("Invalid URL: " + ref + " against " + b.href);
@@ -333,6 +437,7 @@
       else this._path = removeDots(b._path.slice(0, b._path.lastIndexOf("/") + 1) + ref);
       this._search = search === null ? (ref === "" ? b._search : "") : search === "?" ? "" : search;
       this._hash = hash === "#" ? "" : hash;
+      this._encode();
     }
     get protocol() {
       return this._protocol;
@@ -366,14 +471,14 @@
     }
     set pathname(p) {
       p = String(p);
-      this._path = p.startsWith("/") ? p : "/" + p;
+      this._path = pctEncode(p.startsWith("/") ? p : "/" + p, inPathSet);
     }
     get search() {
       return this._search;
     }
     set search(s) {
       s = String(s);
-      this._search = s === "" || s === "?" ? "" : s.startsWith("?") ? s : "?" + s;
+      this._search = pctEncode(s === "" || s === "?" ? "" : s.startsWith("?") ? s : "?" + s, this._protocol in defaultPorts || this._protocol === "file:" ? inSpecialQuerySet : inQuerySet);
       if (this._params) this._params._parse(this._search);
     }
     get searchParams() {
@@ -388,7 +493,7 @@
     }
     set hash(h) {
       h = String(h);
-      this._hash = h === "" || h === "#" ? "" : h.startsWith("#") ? h : "#" + h;
+      this._hash = pctEncode(h === "" || h === "#" ? "" : h.startsWith("#") ? h : "#" + h, inFragmentSet);
     }
     get href() {
       let auth = "";
@@ -687,6 +792,8 @@
       try {
         r = request("http", body);
       } catch (e) {
+        // The call's end (cancellation, time limit) ended the request: the signal says so.
+        if (req.signal.aborted) return reject(req.signal.reason);
         return reject(new TypeError("fetch " + req.url + ": " + e.message));
       }
       const h = new Headers();
@@ -696,6 +803,189 @@
       res.redirected = !!r.url && r.url !== req.url;
       resolve(res);
     });
+
+  // ---- Buffer (the part of Node's a server file and node:fs use) ----
+  const encodeString = (s, enc) => {
+    switch (String(enc || "utf8").toLowerCase()) {
+      case "utf8":
+      case "utf-8":
+        return utf8.encode(s);
+      case "base64":
+        return fromBase64(s);
+      case "hex": {
+        const out = new Uint8Array(s.length >> 1);
+        for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(2 * i, 2), 16);
+        return out;
+      }
+      case "latin1":
+      case "binary":
+      case "ascii":
+        return Uint8Array.from(s, (c) => c.charCodeAt(0) & 255);
+    }
+    throw new TypeError("Unknown encoding: " + enc);
+  };
+  const decodeBytes = (b, enc) => {
+    switch (String(enc || "utf8").toLowerCase()) {
+      case "utf8":
+      case "utf-8":
+        return fromUTF8.decode(b);
+      case "base64":
+        return toBase64(b);
+      case "hex":
+        return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+      case "latin1":
+      case "binary":
+      case "ascii":
+        return Array.from(b, (x) => String.fromCharCode(x)).join("");
+    }
+    throw new TypeError("Unknown encoding: " + enc);
+  };
+  class Buffer extends Uint8Array {
+    static from(v, enc, length) {
+      if (typeof v === "string") return Buffer._of(encodeString(v, enc));
+      if (v instanceof ArrayBuffer) return new Buffer(v, enc || 0, length === undefined ? v.byteLength - (enc || 0) : length);
+      if (ArrayBuffer.isView(v) || Array.isArray(v)) return Buffer._of(v);
+      throw new TypeError("Buffer.from: want a string, ArrayBuffer, typed array or array");
+    }
+    static _of(bytes) {
+      const b = new Buffer(bytes.length);
+      b.set(bytes);
+      return b;
+    }
+    static alloc(n, fill) {
+      const b = new Buffer(n);
+      if (fill !== undefined) b.fill(typeof fill === "number" ? fill : encodeString(String(fill))[0]);
+      return b;
+    }
+    static isBuffer(b) {
+      return b instanceof Buffer;
+    }
+    static byteLength(v, enc) {
+      return typeof v === "string" ? encodeString(v, enc).length : v.byteLength;
+    }
+    static concat(list, total) {
+      const n = total === undefined ? list.reduce((a, b) => a + b.length, 0) : total;
+      const out = new Buffer(n);
+      let o = 0;
+      for (const b of list) {
+        if (o >= n) break;
+        out.set(b.subarray(0, n - o), o);
+        o += Math.min(b.length, n - o);
+      }
+      return out;
+    }
+    toString(enc, start = 0, end = this.length) {
+      return decodeBytes(this.subarray(start, end), enc);
+    }
+    toJSON() {
+      return { type: "Buffer", data: Array.from(this) };
+    }
+    equals(o) {
+      return this.length === o.length && this.every((x, i) => x === o[i]);
+    }
+  }
+  g.Buffer = Buffer;
+
+  // ---- node:fs/promises over the fs grant (request kind "fs"; ABI.md §6.9) ----
+  const errnos = { EPERM: -1, ENOENT: -2, EACCES: -13, EEXIST: -17, ENOTDIR: -20, EISDIR: -21, EINVAL: -22, EFBIG: -27, EROFS: -30, ELOOP: -40, ENAMETOOLONG: -36, ENOTEMPTY: -39 };
+  const fsPath = (p) => {
+    if (p instanceof URL) {
+      if (p.protocol !== "file:") throw new TypeError("The URL must be of scheme file");
+      return decodeURIComponent(p.pathname);
+    }
+    return ArrayBuffer.isView(p) ? fromUTF8.decode(p) : String(p);
+  };
+  // fsCall runs one file operation; a refusal throws an Error with Node's code, errno,
+  // syscall and path ("ENOENT: no such file or directory, open '/data/x'").
+  const fsCall = (op, path, extra) => {
+    const r = JSON.parse(host("request", { kind: "fs", body: Object.assign({ op, path }, extra) }));
+    if (r.status === 0) return r.body;
+    const e = new Error((r.body && r.body.error) || "fs: request failed with status " + r.status);
+    const m = /^(E[A-Z]+): [^,]*, (\w+) /.exec(e.message);
+    if (m) Object.assign(e, { errno: errnos[m[1]] || -5, code: m[1], syscall: m[2], path });
+    throw e;
+  };
+  // fsAsync runs fn as an async fs function: its throw is the promise's rejection, an aborted
+  // options.signal rejects first.
+  const fsAsync = (fn) => (path, ...rest) =>
+    new Promise((resolve) => {
+      const o = rest[rest.length - 1];
+      if (o && typeof o === "object" && o.signal && o.signal.aborted) throw o.signal.reason;
+      resolve(fn(fsPath(path), ...rest));
+    });
+  const encodingOf = (o) => (typeof o === "string" ? o : o && o.encoding) || null;
+  const fsWrite = (op) => (path, data, options) => {
+    const enc = encodingOf(options) || "utf8";
+    const bytes = typeof data === "string" ? null : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
+    if (typeof data !== "string" && !bytes) throw new TypeError('The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView');
+    const body = {};
+    if (typeof data === "string" && /^utf-?8$/i.test(enc)) body.data = data;
+    else {
+      const b = bytes || encodeString(data, enc);
+      const text = fromUTF8.decode(b);
+      if (utf8.encode(text).length === b.length && !text.includes("\ufffd")) body.data = text;
+      else body.data_base64 = toBase64(b);
+    }
+    fsCall(op === "write" && options && typeof options === "object" && /^a/.test(options.flag || "") ? "append" : op, path, body);
+  };
+  class Stats {
+    constructor(st) {
+      this.size = st.size;
+      this.mode = (st.type === "dir" ? 0o040000 : st.type === "symlink" ? 0o120000 : 0o100000) | st.mode;
+      this.mtimeMs = this.atimeMs = this.ctimeMs = this.birthtimeMs = st.mtime_ms;
+      this.mtime = this.atime = this.ctime = this.birthtime = new Date(st.mtime_ms);
+      this._type = st.type;
+    }
+    isFile() {
+      return this._type === "file";
+    }
+    isDirectory() {
+      return this._type === "dir";
+    }
+    isSymbolicLink() {
+      return this._type === "symlink";
+    }
+  }
+  class Dirent {
+    constructor(name, type, dir) {
+      this.name = name;
+      this.parentPath = this.path = dir;
+      this._type = type;
+    }
+    isFile() {
+      return this._type === "file";
+    }
+    isDirectory() {
+      return this._type === "dir";
+    }
+    isSymbolicLink() {
+      return this._type === "symlink";
+    }
+  }
+  const fsPromises = {
+    readFile: fsAsync((path, options) => {
+      const r = fsCall("read", path);
+      const enc = encodingOf(options);
+      if (r.data !== undefined && enc && /^utf-?8$/i.test(enc)) return r.data;
+      const bytes = r.data_base64 !== undefined ? fromBase64(r.data_base64) : utf8.encode(r.data || "");
+      return enc ? decodeBytes(bytes, enc) : Buffer._of(bytes);
+    }),
+    writeFile: fsAsync(fsWrite("write")),
+    appendFile: fsAsync(fsWrite("append")),
+    readdir: fsAsync((path, options) => {
+      const entries = fsCall("readdir", path).entries || [];
+      return options && options.withFileTypes ? entries.map((e) => new Dirent(e.name, e.type, path)) : entries.map((e) => e.name);
+    }),
+    stat: fsAsync((path) => new Stats(fsCall("stat", path).stat)),
+    access: fsAsync((path) => {
+      fsCall("stat", path);
+    }),
+    mkdir: fsAsync((path, options) => {
+      const recursive = !!(options && typeof options === "object" && options.recursive);
+      const r = fsCall("mkdir", path, { recursive });
+      return recursive ? r.first : undefined;
+    }),
+  };
 
   // ---- the MCP server API (what @modelcontextprotocol/sdk/server/mcp.js exports) ----
   const mcp = (g.__mcpwasm = g.__mcpwasm || {});
@@ -740,35 +1030,48 @@
   }
   const ErrorCode = { ConnectionClosed: -32000, RequestTimeout: -32001, ParseError: -32700, InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602, InternalError: -32603, UrlElicitationRequired: -32042 };
   class ResourceTemplate {
+    // The template matches as the TS SDK's UriTemplate does (1.32.2), so a handler gets the
+    // variables it gets on Node: against the URI as new URL(uri).href spells it, one group
+    // per expression (its first name; "?"/"&": each name, all required), values left
+    // percent-encoded ("note://café" → {id: "caf%C3%A9"}), an exploded value with commas
+    // split into an array.
     constructor(uriTemplate, callbacks = {}) {
       this._uriTemplate = String(uriTemplate);
       this._callbacks = callbacks;
       const names = [];
       let re = "^";
-      let last = 0;
       const src = this._uriTemplate;
-      const expr = /\{([+#./;?&]?)([^}]*)\}/g;
-      let m;
       const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-      while ((m = expr.exec(src))) {
-        re += esc(src.slice(last, m.index));
-        const op = m[1];
-        const vars = m[2].split(",").map((v) => v.replace(/\*$|:\d+$/, ""));
-        if (op === "?" || op === "&") {
-          re += "(?:[?&]";
-          re += vars.map((v) => (names.push(v), esc(v) + "=([^&#]*)")).join("&?");
-          re += ")?";
-        } else {
-          const pre = op === "/" || op === "." || op === "#" ? esc(op) : "";
-          for (const v of vars) {
-            names.push(v);
-            re += pre + (op === "+" || op === "#" ? "(.+?)" : "([^/?#]+?)");
-          }
+      for (let i = 0; i < src.length; ) {
+        const open = src.indexOf("{", i);
+        if (open < 0) {
+          re += esc(src.slice(i));
+          break;
         }
-        last = expr.lastIndex;
+        re += esc(src.slice(i, open));
+        const close = src.indexOf("}", open);
+        if (close < 0) throw new Error("Unclosed template expression");
+        const body = src.slice(open + 1, close);
+        const op = body !== "" && "+#./?&".includes(body[0]) ? body[0] : "";
+        const exploded = body.includes("*");
+        const vars = body
+          .slice(op.length)
+          .split(",")
+          .map((v) => v.replace("*", "").trim())
+          .filter((v) => v !== "");
+        const list = exploded ? "([^/,]+(?:,[^/,]+)*)" : "([^/,]+)";
+        if (op === "?" || op === "&") {
+          vars.forEach((v, j) => {
+            re += (j === 0 ? "\\" + op : "&") + esc(v) + "=([^&]+)";
+            names.push({ name: v, exploded });
+          });
+        } else {
+          re += op === "+" || op === "#" ? "(.+)" : op === "." ? "\\.([^/,]+)" : op === "/" ? "/" + list : list;
+          names.push({ name: vars[0], exploded });
+        }
+        i = close + 1;
       }
-      re += esc(src.slice(last)) + "$";
-      this._re = new RegExp(re);
+      this._re = new RegExp(re + "$");
       this._names = names;
     }
     get uriTemplate() {
@@ -781,11 +1084,12 @@
       return this._callbacks.complete && this._callbacks.complete[name];
     }
     match(uri) {
-      const m = this._re.exec(uri);
+      const m = this._re.exec(String(uri));
       if (!m) return null;
       const vars = {};
-      this._names.forEach((n, i) => {
-        if (m[i + 1] !== undefined) vars[n] = decodeURIComponent(m[i + 1]);
+      this._names.forEach(({ name, exploded }, i) => {
+        const v = m[i + 1];
+        vars[name] = exploded && v.includes(",") ? v.split(",") : v;
       });
       return vars;
     }
@@ -945,6 +1249,7 @@
     return schema;
   };
   mcp.sdk = { McpServer, ResourceTemplate, Server, StdioServerTransport, McpError, ErrorCode, completable };
+  mcp.fs = fsPromises; // what node:fs/promises resolves to (build.mjs)
   mcp.setZod = (z) => {
     zod = z;
   };
@@ -1049,17 +1354,19 @@
       }
     },
     async readResource(p) {
-      const uri = String(p.uri);
-      const fixed = server && server._resources.get(uri);
-      if (fixed && fixed.enabled) return fixed.handler(new URL(uri), extra());
+      // As the SDK: the URI is looked up and matched as new URL(uri).href spells it.
+      const url = new URL(String(p.uri));
+      const uri = url.href;
+      const fixed = server && (server._resources.get(uri) || server._resources.get(String(p.uri)));
+      if (fixed && fixed.enabled) return fixed.handler(url, extra());
       if (server) {
         for (const r of server._templates.values()) {
           if (!r.enabled) continue;
           const vars = r.template.match(uri);
-          if (vars) return r.handler(new URL(uri), vars, extra());
+          if (vars) return r.handler(url, vars, extra());
         }
       }
-      throw new McpError(-32002, "Resource " + uri + " not found");
+      throw new McpError(-32002, "Resource " + p.uri + " not found");
     },
     async getPrompt(p) {
       const pr = server && server._prompts.get(p.name);
@@ -1084,11 +1391,46 @@
       return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
     },
   };
+  // The entry's AbortController: its signal (extra.signal) aborts when the host says the call
+  // is ending (abort, below) — a cancellation, or its time limit near — a grace period before
+  // the interrupt stops the script. Reading signal.aborted asks the host too, so a loop that
+  // never awaits sees it.
+  const endingReason = (why) =>
+    why === "deadline"
+      ? new DOMException("The operation timed out: the call's time limit is near", "TimeoutError")
+      : new DOMException(why === "cancelled" ? "The operation was aborted: the client cancelled the request" : "The operation was aborted: the server is stopping the call", "AbortError");
+  const entryController = () => {
+    const c = new AbortController();
+    const s = c.signal;
+    let aborted = false, asking = false;
+    Object.defineProperty(s, "aborted", {
+      get() {
+        if (!aborted && !asking) {
+          asking = true;
+          try {
+            const why = host("ending");
+            if (why) c.abort(endingReason(why));
+          } finally {
+            asking = false;
+          }
+        }
+        return aborted;
+      },
+      set(v) {
+        aborted = v;
+      },
+    });
+    return c;
+  };
+  mcp.abort = (why) => {
+    if (current && !current.abort.signal.aborted) current.abort.abort(endingReason(why));
+    return "";
+  };
   let slot = null; // {done, out}
   mcp.dispatch = (op, json) => {
     const fn = entries[op];
     const s = (slot = { done: false, out: "" });
-    current = { abort: new AbortController(), id: 1, meta: undefined };
+    current = { abort: entryController(), id: 1, meta: undefined };
     const settle = (out) => {
       s.done = true;
       s.out = out;

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
@@ -84,6 +85,36 @@ type Restorer interface {
 	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 }
 
+// Linker is implemented by a kind whose guests import, besides its HostModules, modules of
+// wasm code that the host instantiates once per guest instance (Extism's kernel: its memory
+// and the load and store functions a plugin calls for every 8 bytes it copies are wasm, so
+// those calls never leave wasm). The pool instantiates each Linked module just before the
+// guest, resolves the guest's imports of its Name to that instance only (wazero's
+// experimental ImportResolver), hands it to the kind as Instance.Linked(Name), and closes
+// it with the guest. A linked module's own imports resolve from the host's modules (WASI,
+// every kind's HostModules); its memory is not the guest's: the kind accounts it (Arena).
+type Linker interface {
+	Linked() []Linked
+}
+
+// Linked is one module a Linker's guests import: the import module name it serves and its
+// wasm, compiled once per Host (on its first instance of the kind, through the
+// authenticated compilation cache as guests are).
+type Linked struct {
+	Name string
+	Wasm []byte
+}
+
+// Graceful is implemented by a kind whose guests can end a call themselves when told it is
+// ending (JavaScript's AbortSignal): the pool tells them (Instance.Ending) at a cancellation
+// and grace before the call's deadline, and interrupts them grace after the cancellation or
+// at the deadline. A cancelled call that returns within its grace keeps its instance; its
+// caller still gets ErrCancelled.
+type Graceful interface {
+	// Grace is the grace period of a call whose time limit is timeout.
+	Grace(timeout time.Duration) time.Duration
+}
+
 // Namer is implemented by a kind whose guests have no name of their own (Extism plugins):
 // a guest the config does not name is named GuestName(source), source being
 // GuestConfig.Source, instead of by its manifest (which is cached by module, so it cannot
@@ -142,8 +173,16 @@ type Instance interface {
 	// Interrupted reports whether the running call was interrupted (deadline, cancellation,
 	// Stop, Close) and the guest should return: a host function's "cancelled?" answer.
 	Interrupted() bool
+	// Ending reports why the running call is ending — fault.ErrCancelled, ErrTimeLimit,
+	// ErrStopped or ErrClosed — or nil while it runs on. For a Graceful kind it is told a
+	// grace before Interrupted (after a cancellation; before the deadline); otherwise the two
+	// come together.
+	Ending() error
 	// Memory is the guest's exported linear memory.
 	Memory() api.Memory
+	// Linked returns this instance's instance of the kind's linked module name (Linker), or
+	// nil when the kind links none of that name.
+	Linked(name string) api.Module
 	// Custom returns the body of the module's custom section name (the last of that name), or
 	// nil: how a kind that keeps its guest's code in the module (JavaScript's script, section
 	// "mcpwasm.js") reads it in Start. Only sections named "mcpwasm.js…" are kept.
@@ -299,11 +338,13 @@ const (
 )
 
 // Module is what Detect looks at: the module's function imports and exports, as wazero's
-// CompiledModule (ImportedFunctions, ExportedFunctions) reports them. It will be built from
-// the one wasm reader (runtime/internal/wasm) when that lands, with custom sections.
+// CompiledModule (ImportedFunctions, ExportedFunctions) reports them, and the names of the
+// custom sections a kind keeps its guest's code in (those named "mcpwasm.js…", read by the
+// one wasm reader, runtime/internal/wasm: JavaScript's script and bytecode).
 type Module struct {
 	Imports []Import
 	Exports []string // exported function names
+	Customs []string // custom section names "mcpwasm.js…", sorted
 }
 
 // Import is one imported function: its module, name and signature, as Signature writes it
@@ -333,6 +374,9 @@ func SignatureOf(params, results []api.ValueType) string {
 func (m *Module) ImportsModule(name string) bool {
 	return slices.ContainsFunc(m.Imports, func(i Import) bool { return i.Module == name })
 }
+
+// HasCustom reports whether m has a custom section called name (one of Customs).
+func (m *Module) HasCustom(name string) bool { return slices.Contains(m.Customs, name) }
 
 // ExportsAll reports whether m exports every function of names.
 func (m *Module) ExportsAll(names ...string) bool {

@@ -13,7 +13,8 @@
 //     option injection refused, a scrubbed environment, a confined working directory, a
 //     process group killed with the call, time and output caps (exec.go);
 //   - fs: granted host directories mounted at guest paths, read-only unless rw, rooted with
-//     os.Root so ".." and symlinks cannot leave them (fs.go);
+//     os.Root so ".." and symlinks cannot leave them (fs.go); the same mounts serve request
+//     kind "fs" (ABI.md §6.9) for engines that import no WASI file functions (fsrequest.go);
 //   - env, clock, random: named variables, real time, crypto entropy, fixed when an instance
 //     is created (profile.go); without them the environment is empty and the clock and the
 //     random source are deterministic;

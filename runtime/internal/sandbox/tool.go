@@ -76,7 +76,7 @@ func (c *Tool) subject() string {
 }
 
 // Request serves one request import call of the running tool (ABI.md §6.1): kind names the
-// request ("http", "exec", "mcp.list", "mcp.call", "sampling", "elicitation", "roots"), body is its JSON. The answer is a status
+// request ("http", "exec", "fs", "mcp.list", "mcp.call", "sampling", "elicitation", "roots"), body is its JSON. The answer is a status
 // and a JSON body (the response, or abi.ErrorBody); a denied capability is data, never a
 // trap. ctx carries the call's deadline and cancellation; every request ends with it.
 func (c *Tool) Request(ctx context.Context, kind string, body []byte) (abi.Status, []byte) {
@@ -89,6 +89,8 @@ func (c *Tool) Request(ctx context.Context, kind string, body []byte) (abi.Statu
 		return c.mcpRequest(ctx, kind, body)
 	case abi.KindSampling, abi.KindElicitation, abi.KindRoots:
 		return c.clientRequest(ctx, kind, body)
+	case KindFS:
+		return c.fsRequest(ctx, body)
 	}
 	return abi.StatusNotFound, ErrorBody(fmt.Sprintf("unknown request kind %q", clip(kind)))
 }

@@ -2,13 +2,18 @@ package extism
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
 )
 
 // Kernel is the memory an Extism plugin's kernel functions (module extism:host/env) manage:
-// one per instance, hosted in Go instead of the 3.4 KB kernel module the reference host links.
-// Offsets are handles into it (i64; 0 means none), never pointers into the plugin's linear
-// memory. The semantics follow the Extism kernel built with its default "bounds-checking"
+// one per instance. Allocation and the block table are Go; the memory is a Go slice or, once
+// linked, the memory of the instance's kernel module (KernelWasm: 1.4 KB of wasm, mostly
+// import and export names, where the reference host links its 3.4 KB kernel), whose wasm
+// functions serve the loads and stores. Offsets are handles into it (i64; 0 means none), never
+// pointers into the plugin's linear memory. The semantics follow the Extism kernel built with its default "bounds-checking"
 // feature (extism/extism kernel/src/lib.rs):
 //
 //   - alloc(0) and a failed allocation return 0; freed blocks of a large enough size are reused;
@@ -23,8 +28,14 @@ import (
 // each call, as the reference host does) drops every block and gives the bytes back. Vars
 // live beside it (Vars), bounded apart. A Kernel is used by one call at a time (the pool
 // serialises an instance's calls).
+//
+// A linked Kernel (Link) keeps its bytes in the memory of the plugin instance's kernel module
+// (KernelWasm), whose wasm functions serve the loads and stores; it then accounts the
+// memory's pages, which a Reset keeps for the next call (a wasm memory does not shrink),
+// instead of the bytes in use.
 type Kernel struct {
 	mem    []byte   // [0, len) is the used memory; offsets below base are never handed out
+	lin    *linked  // the kernel module's memory and globals, nil for a Go kernel
 	blocks []*block // in offset order
 	byOff  map[uint64]*block
 
@@ -55,25 +66,119 @@ const releaseAbove = 8 << 20
 // Reset drops every block, the input, output and error, as the reference host does before
 // each call. Vars are kept.
 func (k *Kernel) Reset() {
-	if k.Mem != nil {
-		k.Mem.Shrink(uint64(len(k.mem)))
-	}
-	if cap(k.mem) > releaseAbove {
-		k.mem = nil
+	if k.lin == nil {
+		if k.Mem != nil {
+			k.Mem.Shrink(uint64(len(k.mem)))
+		}
+		if cap(k.mem) > releaseAbove {
+			k.mem = nil
+		}
 	}
 	k.mem = k.mem[:0]
 	k.blocks = k.blocks[:0]
 	clear(k.byOff)
 	k.Failed = 0
 	k.input, k.inputLen, k.output, k.outLen, k.err = 0, 0, 0, 0, 0
+	k.publish()
+}
+
+// linked is the kernel module of a linked Kernel: its memory and the globals its wasm
+// functions check bounds against (KernelWasm).
+type linked struct {
+	mem                   api.Memory
+	used, input, inputLen api.MutableGlobal
+	accounted             uint64 // bytes of mem accounted with Kernel.Mem
+}
+
+// Link makes mod, an instance of KernelWasm that the plugin's extism:host/env imports
+// resolve to, hold the kernel's memory. It is called once, before the first Reset; a nil
+// mod leaves the kernel in Go (a plugin linked to the Go host module directly).
+func (k *Kernel) Link(mod api.Module) error {
+	if mod == nil {
+		return nil
+	}
+	l := &linked{mem: mod.ExportedMemory(KernelMemory)}
+	var ok [3]bool
+	l.used, ok[0] = mod.ExportedGlobal(KernelGlobalUsed).(api.MutableGlobal)
+	l.input, ok[1] = mod.ExportedGlobal(KernelGlobalInput).(api.MutableGlobal)
+	l.inputLen, ok[2] = mod.ExportedGlobal(KernelGlobalInputLen).(api.MutableGlobal)
+	if l.mem == nil || ok != [3]bool{true, true, true} {
+		return errors.New("extism: the kernel module lacks its memory or globals")
+	}
+	if l.mem.Size() != 0 {
+		if k.Mem != nil {
+			if err := k.Mem.Grow(uint64(l.mem.Size())); err != nil {
+				return err
+			}
+		}
+		l.accounted = uint64(l.mem.Size())
+	}
+	k.lin, k.mem = l, nil
+	k.Reset()
+	return nil
+}
+
+// Linked reports whether the kernel's memory is a kernel module's (Link).
+func (k *Kernel) Linked() bool { return k.lin != nil }
+
+// publish writes what the wasm kernel functions check against into the kernel module's
+// globals.
+func (k *Kernel) publish() {
+	if l := k.lin; l != nil {
+		l.used.Set(uint64(len(k.mem)))
+		l.input.Set(k.input)
+		l.inputLen.Set(k.inputLen)
+	}
+}
+
+// grow makes the memory hold end bytes (end > len), accounting what it adds with Mem; the
+// new bytes up to clearTo are zero (a linked memory's bytes past len may be left from an
+// earlier call; those from clearTo to end are the caller's to overwrite). It reports false, changing nothing, when the budget or the memory
+// refuses.
+func (k *Kernel) grow(end, clearTo uint64) bool {
+	old := uint64(len(k.mem))
+	if l := k.lin; l != nil {
+		if size := uint64(l.mem.Size()); end > size {
+			const page = 65536
+			pages := (end - size + page - 1) / page
+			if pages > 1<<16 || (k.Mem != nil && k.Mem.Grow(pages*page) != nil) {
+				return false
+			}
+			if _, ok := l.mem.Grow(uint32(pages)); !ok {
+				if k.Mem != nil {
+					k.Mem.Shrink(pages * page)
+				}
+				return false
+			}
+			l.accounted += pages * page
+		}
+		buf, _ := l.mem.Read(0, l.mem.Size())
+		k.mem = buf[:end]
+		clear(k.mem[old:clearTo])
+		l.used.Set(end)
+		return true
+	}
+	if k.Mem != nil && k.Mem.Grow(end-old) != nil {
+		return false
+	}
+	if uint64(cap(k.mem)) >= end {
+		k.mem = k.mem[:end]
+		clear(k.mem[old:])
+	} else {
+		k.mem = append(k.mem, make([]byte, int(end-old))...)
+	}
+	return true
 }
 
 // Len is how many bytes the memory holds now (its high-water mark since Reset).
 func (k *Kernel) Len() uint64 { return uint64(len(k.mem)) }
 
 // Alloc allocates n bytes and returns the block's offset, or 0 if n is 0 or the budget does
-// not allow it.
-func (k *Kernel) Alloc(n uint64) uint64 {
+// not allow it. The block reads zero unless it is a freed block reused.
+func (k *Kernel) Alloc(n uint64) uint64 { return k.alloc(n, true) }
+
+// alloc is Alloc; zero false leaves fresh bytes as they were (New overwrites them).
+func (k *Kernel) alloc(n uint64, zero bool) uint64 {
 	if n == 0 {
 		return 0
 	}
@@ -86,16 +191,13 @@ func (k *Kernel) Alloc(n uint64) uint64 {
 	off := max(uint64(len(k.mem)), base)
 	off = (off + 7) &^ 7
 	end := off + n
-	if end < off || end > maxKernelBytes || (k.Mem != nil && k.Mem.Grow(end-uint64(len(k.mem))) != nil) {
+	clearTo := end
+	if !zero {
+		clearTo = off // the alignment gap before the block is cleared all the same
+	}
+	if end < off || end > maxKernelBytes || !k.grow(end, clearTo) {
 		k.Failed = n
 		return 0
-	}
-	old := len(k.mem)
-	if uint64(cap(k.mem)) >= end {
-		k.mem = k.mem[:end]
-		clear(k.mem[old:])
-	} else {
-		k.mem = append(k.mem, make([]byte, int(end)-old)...)
 	}
 	b := &block{off: off, size: n, used: n}
 	k.blocks = append(k.blocks, b)
@@ -127,6 +229,7 @@ func (k *Kernel) Free(off uint64) {
 	b.free = true
 	if off == k.input {
 		k.inputLen = 0
+		k.publish()
 	}
 }
 
@@ -153,7 +256,7 @@ func (k *Kernel) New(data []byte) (off uint64, ok bool) {
 	if len(data) == 0 {
 		return 0, true
 	}
-	off = k.Alloc(uint64(len(data)))
+	off = k.alloc(uint64(len(data)), false)
 	if off == 0 {
 		return 0, false
 	}
@@ -203,6 +306,7 @@ func (k *Kernel) SetInput(data []byte) error {
 		return fmt.Errorf("%w: the input of %d bytes does not fit in the plugin's kernel memory", ErrMemoryLimit, len(data))
 	}
 	k.input, k.inputLen = off, uint64(len(data))
+	k.publish()
 	return nil
 }
 

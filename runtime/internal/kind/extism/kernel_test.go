@@ -1,9 +1,13 @@
 package extism
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/tetratelabs/wazero"
 )
 
 func TestKernel(t *testing.T) {
@@ -176,6 +180,149 @@ func FuzzKernel(f *testing.F) {
 				blocks = blocks[:0]
 			}
 			check()
+		}
+	})
+}
+
+// FuzzKernelWasm drives a Go kernel and a linked one (KernelWasm, its loads and stores
+// called as the plugin calls them: the module's exports) with the same operations: every
+// load, input load and length answers the same, at addresses in, around and far outside the
+// memory, through allocations, frees, stores, inputs and resets.
+func FuzzKernelWasm(f *testing.F) {
+	f.Add([]byte{0, 10, 2, 0, 3, 1, 4, 7, 5, 9, 2, 200, 3, 250, 6, 3, 7, 2, 1, 0, 8, 0, 4, 1})
+	f.Add([]byte{6, 40, 7, 0, 7, 39, 7, 33, 7, 32, 1, 0, 7, 0, 8, 0, 0, 255, 4, 255, 5, 254})
+	f.Add([]byte{0, 1, 0, 1, 0, 1, 2, 9, 3, 16, 4, 15, 5, 23, 8, 0, 0, 3, 4, 8})
+	// Stores 7 and 8 bytes before the end, 8 and 9 after 0, and loads there.
+	f.Add([]byte{0, 40, 2, 28, 2, 32, 2, 33, 2, 37, 3, 0, 3, 4, 4, 28, 4, 32, 8, 0, 0, 8, 2, 28, 5, 28})
+	// An 8-byte input with a block after it holding bytes: input loads past the input read 0.
+	f.Add([]byte{6, 8, 0, 8, 2, 32, 7, 12, 1, 0, 7, 12})
+	// Bytes stored, a reset, then an input after a 3-byte block: the gap before it reads 0.
+	f.Add([]byte{0, 40, 2, 37, 8, 0, 0, 3, 6, 5})
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	f.Cleanup(func() { rt.Close(ctx) })
+	if err := Instantiate(ctx, rt); err != nil {
+		f.Fatal(err)
+	}
+	cm, err := rt.CompileModule(ctx, KernelWasm())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		mod, err := rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mod.Close(ctx)
+		var g, w Kernel
+		if err := w.Link(mod); err != nil {
+			t.Fatal(err)
+		}
+		call := func(name string, args ...uint64) uint64 {
+			res, err := mod.ExportedFunction(name).Call(ctx, args...)
+			if err != nil {
+				t.Fatalf("%s%v: %v", name, args, err)
+			}
+			if len(res) == 0 {
+				return 0
+			}
+			return res[0]
+		}
+		// addr picks an address from arg: around the memory's end, around 0, or far out.
+		addr := func(arg byte) uint64 {
+			n := g.Len()
+			switch arg % 4 {
+			case 0:
+				return n - uint64(arg/4%16)
+			case 1:
+				return uint64(arg / 4)
+			case 2:
+				return n + uint64(arg/4%8)
+			}
+			return ^uint64(0) - uint64(arg/4%16)
+		}
+		var blocks []uint64
+		for i := 0; i+1 < len(ops); i += 2 {
+			arg := ops[i+1]
+			switch ops[i] % 9 {
+			case 0:
+				a, b := g.Alloc(uint64(arg)), w.Alloc(uint64(arg))
+				if a != b {
+					t.Fatalf("alloc(%d) = %d (go), %d (wasm)", arg, a, b)
+				}
+				blocks = append(blocks, a)
+			case 1:
+				if len(blocks) > 0 {
+					off := blocks[int(arg)%len(blocks)]
+					g.Free(off)
+					w.Free(off)
+				}
+			case 2:
+				p := addr(arg)
+				v := uint64(arg|0x80) * 0x0101010101010101
+				g.StoreU64(p, v)
+				call("store_u64", p, v)
+			case 3:
+				p := addr(arg)
+				g.StoreU8(p, arg^0x5a)
+				call("store_u8", p, uint64(arg^0x5a))
+			case 4:
+				p := addr(arg)
+				if a, b := g.LoadU64(p), call("load_u64", p); a != b {
+					t.Fatalf("load_u64(%d) = %#x (go), %#x (wasm); memory %d bytes", p, a, b, g.Len())
+				}
+			case 5:
+				p := addr(arg)
+				if a, b := uint64(g.LoadU8(p)), uint64(uint32(call("load_u8", p))); a != b { // an i32 result's upper bits are undefined
+					t.Fatalf("load_u8(%d) = %#x (go), %#x (wasm); memory %d bytes", p, a, b, g.Len())
+				}
+			case 6:
+				in := make([]byte, arg)
+				for j := range in {
+					in[j] = byte(j*7 + 1)
+				}
+				if err := g.SetInput(in); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.SetInput(in); err != nil {
+					t.Fatal(err)
+				}
+			case 7:
+				j := uint64(arg) - 4 + uint64(arg%2)<<60 // near the input's end, or far past it
+				if a, b := g.InputLoadU64(j), call("input_load_u64", j); a != b {
+					t.Fatalf("input_load_u64(%d) = %#x (go), %#x (wasm)", j, a, b)
+				}
+				if a, b := uint64(g.InputLoadU8(j)), uint64(uint32(call("input_load_u8", j))); a != b {
+					t.Fatalf("input_load_u8(%d) = %#x (go), %#x (wasm)", j, a, b)
+				}
+			case 8:
+				g.Reset()
+				w.Reset()
+				blocks = blocks[:0]
+			}
+			// Every load at the edges: 0..16, the memory's last 16 bytes and 8 past them, the top.
+			n := g.Len()
+			for _, p := range []uint64{0, 1, 7, 8, 9, 15, 16, n - 16, n - 9, n - 8, n - 7, n - 1, n, n + 1, n + 7, ^uint64(0), ^uint64(0) - 7, ^uint64(0) - 8} {
+				if a, b := g.LoadU64(p), call("load_u64", p); a != b {
+					t.Fatalf("after op %d: load_u64(%d) = %#x (go), %#x (wasm); memory %d bytes", i/2, p, a, b, n)
+				}
+				if a, b := uint64(g.LoadU8(p)), uint64(uint32(call("load_u8", p))); a != b {
+					t.Fatalf("after op %d: load_u8(%d) = %#x (go), %#x (wasm); memory %d bytes", i/2, p, a, b, n)
+				}
+			}
+			in := g.InputLength()
+			for _, j := range []uint64{0, 1, in - 9, in - 8, in - 7, in - 1, in, in + 1, ^uint64(0) - 7} {
+				if a, b := g.InputLoadU64(j), call("input_load_u64", j); a != b {
+					t.Fatalf("after op %d: input_load_u64(%d) = %#x (go), %#x (wasm); input %d bytes", i/2, j, a, b, in)
+				}
+				if a, b := uint64(g.InputLoadU8(j)), uint64(uint32(call("input_load_u8", j))); a != b {
+					t.Fatalf("after op %d: input_load_u8(%d) = %#x (go), %#x (wasm); input %d bytes", i/2, j, a, b, in)
+				}
+			}
+			if g.Len() != w.Len() || !bytes.Equal(g.mem, w.mem) || g.InputLength() != w.InputLength() {
+				t.Fatalf("after op %d: go memory %d bytes, wasm %d (equal %v), input %d, %d",
+					i/2, g.Len(), w.Len(), bytes.Equal(g.mem, w.mem), g.InputLength(), w.InputLength())
+			}
 		}
 	})
 }

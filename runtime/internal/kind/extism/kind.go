@@ -141,6 +141,9 @@ func (Kind) Start(_ context.Context, in kind.Instance, c *kind.Call) (kind.Start
 		return s.stack[:len(fn.Definition().ResultTypes())], nil
 	}
 	s.p = NewPlugin(in.Func, info, invoke, c.Vars, DefaultMaxVarBytes)
+	if err := s.p.Link(in.Linked(EnvModule)); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -250,6 +250,10 @@ func NewPlugin(lookup func(string) api.Function, info Info, invoke Invoker, mem 
 	return p
 }
 
+// Link makes kernel, the instance of KernelWasm the plugin's extism:host/env imports resolve
+// to, hold its kernel memory (Kernel.Link); nil leaves the kernel in Go.
+func (p *Plugin) Link(kernel api.Module) error { return p.inst.Kernel.Link(kernel) }
+
 // Instance is the plugin's host-side state (kernel memory, vars), for tests and stats.
 func (p *Plugin) Instance() *Instance { return &p.inst }
 
@@ -352,7 +356,7 @@ func (p *Plugin) runJSON(ctx context.Context, c *Call, name string, input []byte
 		return nil, err
 	}
 	out = bytes.TrimSpace(out)
-	if len(out) == 0 || out[0] != '{' || !json.Valid(out) {
+	if len(out) == 0 || out[0] != '{' || !validJSON(out) {
 		return nil, fmt.Errorf("%w: %s returned %d bytes that are not a JSON object", ErrABI, name, len(out))
 	}
 	return out, nil
@@ -442,21 +446,22 @@ func (p *Plugin) CallTool(ctx context.Context, c *Call, tool string, args []byte
 	}
 	// The input is written, not marshalled: args are JSON the caller validated, and a 1 MiB
 	// argument would otherwise be parsed once more to be copied.
+	// It is built in one buffer: {"params":P} (v1) or {"context":…,"request":P} (v2), P being
+	// {"name":…,"arguments":args}.
 	name, _ := json.Marshal(tool)
-	params := make([]byte, 0, len(args)+len(name)+64)
-	params = append(append(append(params, `{"name":`...), name...), `,"arguments":`...)
-	params = append(append(params, args...), '}')
 	var in []byte
-	var out []byte
-	var err error
+	entry := ExportCall
 	if p.Info.Version == V1 {
-		in = append(append(append(make([]byte, 0, len(params)+12), `{"params":`...), params...), '}')
-		out, err = p.runJSON(ctx, c, ExportCall, in)
+		in = append(make([]byte, 0, len(args)+len(name)+48), `{"params":`...)
 	} else {
-		in = append(append(append(append(append(make([]byte, 0, len(params)+64), `{"context":`...), requestContext(c)...),
-			`,"request":`...), params...), '}')
-		out, err = p.runJSON(ctx, c, ExportCallTool, in)
+		ctxJSON := requestContext(c)
+		in = append(make([]byte, 0, len(args)+len(name)+len(ctxJSON)+64), `{"context":`...)
+		in = append(append(in, ctxJSON...), `,"request":`...)
+		entry = ExportCallTool
 	}
+	in = append(append(append(in, `{"name":`...), name...), `,"arguments":`...)
+	in = append(append(in, args...), "}}"...)
+	out, err := p.runJSON(ctx, c, entry, in)
 	if errors.Is(err, ErrPlugin) {
 		return toolError(strings.TrimPrefix(err.Error(), ErrPlugin.Error()+": ")), nil
 	}

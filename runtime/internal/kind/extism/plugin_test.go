@@ -24,6 +24,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -113,7 +114,14 @@ type env struct {
 	module int
 	stdout io.Writer // the plugins' WASI stdout, if set
 	mods   []api.Module
+	// kernel is KernelWasm compiled; each plugin gets an instance of it, as the seam's pool
+	// links it. nil (goKernel): plugins import the Go host module's kernel functions.
+	kernel wazero.CompiledModule
 }
+
+// goKernel makes e's plugins use the Go kernel functions of the host module (no kernel
+// module), the fallback a plugin linked without the seam gets.
+func (e *env) goKernel() *env { e.kernel = nil; return e }
 
 func newEnv(t testing.TB, limit uint64) *env {
 	t.Helper()
@@ -124,7 +132,11 @@ func newEnv(t testing.TB, limit uint64) *env {
 	if err := Instantiate(ctx, rt); err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, rt: rt, limit: limit}
+	kernel, err := rt.CompileModule(ctx, KernelWasm())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, rt: rt, limit: limit, kernel: kernel}
 }
 
 // load compiles, detects, checks and instantiates a plugin, and starts it.
@@ -151,13 +163,29 @@ func (e *env) loadModule(wasm []byte, detect bool) *Plugin {
 	if e.stdout != nil {
 		cfg = cfg.WithStdout(e.stdout)
 	}
-	mod, err := e.rt.InstantiateModule(ctx, cm, cfg)
+	var kernel api.Module
+	ictx := ctx
+	if e.kernel != nil {
+		if kernel, err = e.rt.InstantiateModule(ctx, e.kernel, wazero.NewModuleConfig().WithName("")); err != nil {
+			e.t.Fatal(err)
+		}
+		ictx = experimental.WithImportResolver(ctx, func(name string) api.Module {
+			if name == EnvModule {
+				return kernel
+			}
+			return nil
+		})
+	}
+	mod, err := e.rt.InstantiateModule(ictx, cm, cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	invoke := func(ctx context.Context, fn api.Function) ([]uint64, error) { return fn.Call(ctx) }
 	e.mods = append(e.mods, mod)
 	p := NewPlugin(mod.ExportedFunction, info, invoke, &arena{limit: e.limit, memory: func() uint64 { return uint64(mod.Memory().Size()) }}, DefaultMaxVarBytes)
+	if err := p.Link(kernel); err != nil {
+		e.t.Fatal(err)
+	}
 	if err := p.Start(ctx, &Call{}); err != nil {
 		e.t.Fatal(err)
 	}
@@ -320,7 +348,17 @@ func TestV1Describe(t *testing.T) {
 }
 
 func TestV1KernelFunctions(t *testing.T) {
-	p := newEnv(t, 16<<20).load(v1Wasm)
+	t.Run("go", func(t *testing.T) { testV1KernelFunctions(t, newEnv(t, 16<<20).goKernel()) })
+	t.Run("wasm", func(t *testing.T) { testV1KernelFunctions(t, newEnv(t, 16<<20)) })
+}
+
+// testV1KernelFunctions runs the v1 plugin's "kernel" tool, which checks every kernel
+// function (testdata/v1.c tool_kernel), and an echo through them.
+func testV1KernelFunctions(t *testing.T, e *env) {
+	p := e.load(v1Wasm)
+	if e.kernel != nil && !p.Instance().Kernel.Linked() {
+		t.Fatal("the plugin's kernel is not the kernel module")
+	}
 	if got := callText(t, p, &Call{}, "kernel", `{}`); got != "kernel ok" {
 		t.Errorf("kernel = %q", got)
 	}

@@ -101,8 +101,11 @@ type Engine interface {
 // VM is one started engine instance. Its methods must not run concurrently.
 type VM struct {
 	// Interrupted, if set, reports that the running entry must end (the seam's
-	// Instance.Interrupted); Run stops polling a pending entry then.
+	// Instance.Interrupted); Run stops polling a pending entry then. Nil: the end of ctx.
 	Interrupted func() bool
+	// Ending, if set, reports that the running entry is ending (Call.Ending); Run then calls
+	// the shim's abort once, which aborts the entry's AbortSignal.
+	Ending func() string
 
 	e Engine
 	f struct {
@@ -113,6 +116,7 @@ type VM struct {
 	scratch        uint32 // 8 bytes of guest memory for out-parameters
 	global, mcp    uint32 // JSValue*: the global object, globalThis.__mcpwasm
 	dispatch, poll uint32 // JSValue*: its entry functions
+	abort          uint32 // JSValue*: its abort(why) (0: a shim without one)
 }
 
 // Start prepares a fresh instance of the engine — instantiated with this package's host
@@ -237,7 +241,7 @@ func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, e
 	for _, p := range []struct {
 		dst  *uint32
 		name string
-	}{{&v.dispatch, "dispatch"}, {&v.poll, "poll"}} {
+	}{{&v.dispatch, "dispatch"}, {&v.poll, "poll"}, {&v.abort, "abort"}} {
 		if *p.dst, err = v.prop(ctx, v.mcp, p.name); err != nil {
 			return nil, err
 		}
@@ -255,14 +259,25 @@ func (v *VM) Run(ctx context.Context, entry string, payload []byte) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
+	told := false
 	for len(out) == 0 {
 		if err := v.runJobs(ctx); err != nil {
 			return nil, err
 		}
+		if !told && v.Ending != nil && v.abort != 0 {
+			if why := v.Ending(); why != "" {
+				// The entry's signal aborts; its listeners' jobs run before the next poll.
+				told = true
+				if _, err := v.callJS(ctx, v.abort, []byte(why)); err != nil && !errors.Is(err, ErrScript) {
+					return nil, err // a script built with a shim before abort has none: ErrScript
+				}
+				continue
+			}
+		}
 		if out, err = v.callJS(ctx, v.poll); err != nil {
 			return nil, err
 		}
-		if len(out) == 0 && (ctx.Err() != nil || (v.Interrupted != nil && v.Interrupted())) {
+		if len(out) == 0 && ((v.Interrupted == nil && ctx.Err() != nil) || (v.Interrupted != nil && v.Interrupted())) {
 			return nil, v.fatal(ctx, "interrupted")
 		}
 	}

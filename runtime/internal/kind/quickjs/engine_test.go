@@ -79,11 +79,23 @@ func runtimeFor(t testing.TB) *testRuntime {
 	return rt
 }
 
-// plainEngine is an Engine over a module instance, without the seam's limits.
+// plainEngine is an Engine over a module instance, without the seam's limits; like the
+// seam's, it resolves each export once (wazero builds a call engine on every lookup).
 type plainEngine struct{ mod api.Module }
 
-func (e plainEngine) Func(name string) api.Function { return e.mod.ExportedFunction(name) }
-func (e plainEngine) Memory() api.Memory            { return e.mod.Memory() }
+// plainFuncs caches plainEngine's lookups: module → name → function.
+var plainFuncs sync.Map
+
+func (e plainEngine) Func(name string) api.Function {
+	m, _ := plainFuncs.LoadOrStore(e.mod, &sync.Map{})
+	if fn, ok := m.(*sync.Map).Load(name); ok {
+		return fn.(api.Function)
+	}
+	fn := e.mod.ExportedFunction(name)
+	m.(*sync.Map).Store(name, fn)
+	return fn
+}
+func (e plainEngine) Memory() api.Memory { return e.mod.Memory() }
 func (e plainEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
 	return fn.CallWithStack(ctx, stack)
 }
@@ -454,5 +466,36 @@ server.registerTool("spin", { inputSchema: { n: "number" } }, async () => ({ con
 `)}, 0)
 	if want := `Tool spin: inputSchema must be a zod shape ({name: z.string()}, or {} for no arguments), a zod object or a JSON Schema with "type": "object"`; !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("bad schema: %v, want %q", err, want)
+	}
+}
+
+// URL percent-encodes and puts hosts through punycode as WHATWG URL (Node's) does, and a
+// ResourceTemplate matches as the TS SDK's UriTemplate, leaving variables encoded: the
+// expected strings are Node 20's and SDK 1.32.2's (cmd/mcpwasm's TestResourceTemplatesMatchNode
+// compares with them live).
+func TestURLAndTemplatesAsNode(t *testing.T) {
+	script := `
+const { McpServer, ResourceTemplate } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "urls", version: "1" });
+const urls = ["https://Exämple.COM/a b/ü?q=ä ö'#frag ü` + "`" + `", "x://us er:pä@h/p%20q?a='ü'", "tag:ü x", "http://münchen.de./", "note://caf%C3%A9"];
+const matches = [["note://{id}", "note://caf%C3%A9"], ["doc://{path*}", "doc://a,b,%C3%A7"], ["search://q{?q,lang}", "search://q?q=gr%C3%BC%C3%9Fe&lang=de"], ["file:///{+path}", "file:///a%20b/%C3%BC"], ["users://{name}/profile", "users://zo%C3%AB"]];
+server.registerTool("urls", { description: "URLs" }, async () => ({
+  content: [{ type: "text", text: JSON.stringify({ hrefs: urls.map((u) => new URL(u).href), vars: matches.map(([t, u]) => new ResourceTemplate(t, {}).uriTemplate.match(u)) }) }],
+}));
+`
+	call := &Call{}
+	vm := start(t, script, call, 32<<20)
+	out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "urls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 {
+		t.Fatalf("%s: %v", out, err)
+	}
+	want := `{"hrefs":["https://xn--exmple-cua.com/a%20b/%C3%BC?q=%C3%A4%20%C3%B6%27#frag%20%C3%BC%60","x://us%20er:p%C3%A4@h/p%20q?a='%C3%BC'","tag:%C3%BC x","http://xn--mnchen-3ya.de./","note://caf%C3%A9"],` +
+		`"vars":[{"id":"caf%C3%A9"},{"path":["a","b","%C3%A7"]},{"q":"gr%C3%BC%C3%9Fe","lang":"de"},{"path":"a%20b/%C3%BC"},null]}`
+	if res.Content[0].Text != want {
+		t.Errorf("got  %s\nwant %s", res.Content[0].Text, want)
 	}
 }

@@ -39,8 +39,13 @@ type Call struct {
 	Log      func(level, msg string)                       // console.* and logging notifications
 	Progress func(progress, total float64, message string) // progress notifications
 	// Interrupted reports that the call must end (the seam's Instance.Interrupted: deadline,
-	// cancellation, stop); the end of the host function's context counts too.
+	// cancellation, stop). Nil: the end of the host function's context.
 	Interrupted func() bool
+	// Ending reports that the call is ending and will be interrupted after a grace period:
+	// "cancelled" (the client cancelled it), "deadline" (its time limit is near) or "stopped"
+	// (the operator's stop, the guest's close); "" while it runs on. The shim aborts the
+	// entry's AbortSignal (extra.signal) with it. Nil: never told.
+	Ending func() string
 
 	rng *mrand.ChaCha8 // the fixed sequence, without Random
 }
@@ -78,7 +83,7 @@ func HostFuncs(find CallFunc) []HostFunc {
 		}},
 		{"host_interrupt", nil, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, st []uint64) {
 			st[0] = 0
-			if c := find(ctx, mod); ctx.Err() != nil || (c != nil && c.Interrupted != nil && c.Interrupted()) {
+			if find(ctx, mod).interrupted(ctx) {
 				st[0] = 1
 			}
 		}},
@@ -164,8 +169,12 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 		return v.answer(ctx, out)
 	case "sleep":
 		ms, _ := strconv.ParseFloat(string(payload), 64)
-		if c.Clock && ms > 0 {
-			c.sleep(ctx, time.Duration(min(ms, float64(time.Hour/time.Millisecond))*float64(time.Millisecond)))
+		if c.Clock && ms > 0 && c.sleep(ctx, time.Duration(min(ms, float64(time.Hour/time.Millisecond))*float64(time.Millisecond))) {
+			return v.answer(ctx, []byte("ending")) // cut short: the shim aborts before it fires
+		}
+	case "ending":
+		if c.Ending != nil {
+			return v.answer(ctx, []byte(c.Ending()))
 		}
 	case "random":
 		n, _ := strconv.Atoi(string(payload))
@@ -193,20 +202,39 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 // deadline in the instance's interrupter, not in ctx).
 const sleepSlice = 10 * time.Millisecond
 
-// sleep waits d, or less if ctx ends or the call is interrupted.
-func (c *Call) sleep(ctx context.Context, d time.Duration) {
+// interrupted reports whether the running call must end now: c.Interrupted, or without it
+// (or without a call) the end of ctx.
+func (c *Call) interrupted(ctx context.Context) bool {
+	if c == nil || c.Interrupted == nil {
+		return ctx.Err() != nil
+	}
+	return c.Interrupted()
+}
+
+// sleep waits d, or less if the call is interrupted or, in a call that was running on when
+// it began, is told it is ending (then it reports true: cut short by the ending).
+func (c *Call) sleep(ctx context.Context, d time.Duration) (cut bool) {
+	ending := func() bool { return c.Ending != nil && c.Ending() != "" }
+	told := ending()
 	end := time.Now().Add(d)
 	for {
 		left := time.Until(end)
-		if left <= 0 || ctx.Err() != nil || (c.Interrupted != nil && c.Interrupted()) {
-			return
+		if left <= 0 || c.interrupted(ctx) {
+			return false
+		}
+		if !told && ending() {
+			return true
 		}
 		t := time.NewTimer(min(left, sleepSlice))
+		if c.Interrupted != nil { // the seam: ctx's end is the interrupter's to judge
+			<-t.C
+			continue
+		}
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return
+			return false
 		}
 	}
 }

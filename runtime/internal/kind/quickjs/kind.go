@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
@@ -28,7 +29,9 @@ var hostFuncNames = map[string]bool{"host_call": true, "host_interrupt": true, "
 
 // Detect implements kind.Kind: the import env.host_call together with the export qjs_init is
 // Confident (quickjs-wasi's engine); such a module importing another env function is an error
-// naming it. A module with neither is not this kind.
+// naming it, and so is one without a script (custom section SectionName or
+// BytecodeSectionName): a bare engine is refused at load, not at its first start. A module
+// with neither the import nor the export is not this kind.
 func (Kind) Detect(m *kind.Module) (kind.Match, error) {
 	if !m.ExportsAll("qjs_init") {
 		return kind.No, nil
@@ -45,8 +48,15 @@ func (Kind) Detect(m *kind.Module) (kind.Match, error) {
 			match = kind.Confident
 		}
 	}
+	if match == kind.Confident && !m.HasCustom(SectionName) && !m.HasCustom(BytecodeSectionName) {
+		return kind.No, errNoScript
+	}
 	return match, nil
 }
+
+// errNoScript refuses a bare engine: quickjs-wasi's quickjs.wasm without the sections
+// build.mjs appends.
+var errNoScript = fmt.Errorf("%w: a bare JavaScript engine: the module is quickjs-wasi with no script (custom section %q or %q); build the guest with mcpwasm/build.mjs (npm run build)", fault.ErrABI, SectionName, BytecodeSectionName)
 
 // HostModules implements kind.Kind: the engine's env module (host.go).
 func (Kind) HostModules() []kind.HostModule {
@@ -75,6 +85,29 @@ func (Kind) Check(exports map[string]api.FunctionDefinition) error {
 // CheckManifest implements kind.Kind: the shim serves every entry point.
 func (Kind) CheckManifest(*abi.Manifest, map[string]api.FunctionDefinition) error { return nil }
 
+// MaxGrace bounds the grace period of a call (Grace).
+const MaxGrace = time.Second
+
+// Grace implements kind.Graceful: a tenth of the time limit, at most MaxGrace. The shim
+// aborts extra.signal that long before the interrupt stops the script (RATIONALE.md,
+// "JavaScript guests: files, abort and detection").
+func (Kind) Grace(timeout time.Duration) time.Duration { return min(MaxGrace, timeout/10) }
+
+var _ kind.Graceful = Kind{}
+
+// endingOf names an Instance.Ending reason for the shim's abort ("" while the call runs on).
+func endingOf(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, fault.ErrCancelled):
+		return "cancelled"
+	case errors.Is(err, fault.ErrTimeLimit):
+		return "deadline"
+	}
+	return "stopped"
+}
+
 // started is one instance's state: the VM and the Call its host functions see.
 type started struct {
 	vm   *VM
@@ -101,19 +134,20 @@ const heapShare = 7.0 / 8
 // module's custom sections, evaluated once under the guest's limits.
 func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Started, error) {
 	code := Code{Source: in.Custom(SectionName), Bytecode: in.Custom(BytecodeSectionName)}
-	if code.Source == nil && code.Bytecode == nil {
-		return nil, fmt.Errorf("%w: the JavaScript engine carries no script (custom section %q; build with mcpwasm/build.mjs)", fault.ErrABI, SectionName)
+	if code.Source == nil && code.Bytecode == nil { // Detect refuses such a module first
+		return nil, errNoScript
 	}
 	s := &started{in: in, kc: c}
 	s.call.Engine = in
 	s.call.Interrupted = in.Interrupted
+	s.call.Ending = func() string { return endingOf(in.Ending()) }
 	s.enter(ctx, c)
 	c.Started = s // the script's top level may call host functions: they find s through c
 	vm, err := Start(ctx, in, code, uint64(float64(c.Limits.MemoryBytes)*heapShare))
 	if err != nil {
 		return nil, s.fault(err, c)
 	}
-	vm.Interrupted = in.Interrupted
+	vm.Interrupted, vm.Ending = in.Interrupted, s.call.Ending
 	s.vm = vm
 	return s, nil
 }

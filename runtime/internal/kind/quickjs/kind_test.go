@@ -16,10 +16,14 @@ func TestDetect(t *testing.T) {
 		want    kind.Match
 		wantErr string
 	}{
-		{"the engine", kind.Module{Imports: engine, Exports: []string{"qjs_init", "malloc"}}, kind.Confident, ""},
+		{"a guest", kind.Module{Imports: engine, Exports: []string{"qjs_init", "malloc"}, Customs: []string{SectionName, BytecodeSectionName}}, kind.Confident, ""},
+		{"a guest with bytecode only", kind.Module{Imports: engine, Exports: []string{"qjs_init", "malloc"}, Customs: []string{BytecodeSectionName}}, kind.Confident, ""},
+		{"a guest with source only", kind.Module{Imports: engine, Exports: []string{"qjs_init", "malloc"}, Customs: []string{SectionName}}, kind.Confident, ""},
+		{"a bare engine", kind.Module{Imports: engine, Exports: []string{"qjs_init", "malloc"}, Customs: []string{"mcpwasm.jsx"}}, kind.No,
+			`ABI violation: a bare JavaScript engine: the module is quickjs-wasi with no script (custom section "mcpwasm.js" or "mcpwasm.jsbc"); build the guest with mcpwasm/build.mjs (npm run build)`},
 		{"no qjs_init", kind.Module{Imports: engine, Exports: []string{"malloc"}}, kind.No, ""},
 		{"a C module importing env", kind.Module{Imports: []kind.Import{{Module: "env", Name: "puts"}}, Exports: []string{"mcpwasm_describe"}}, kind.No, ""},
-		{"an engine with another env import", kind.Module{Imports: append(engine, kind.Import{Module: "env", Name: "host_fs"}), Exports: []string{"qjs_init"}}, kind.No,
+		{"an engine with another env import", kind.Module{Imports: append(engine, kind.Import{Module: "env", Name: "host_fs"}), Exports: []string{"qjs_init"}, Customs: []string{SectionName}}, kind.No,
 			"ABI violation: JavaScript engine imports env.host_fs, which this host does not provide (want quickjs-wasi 3.7.0)"},
 	} {
 		got, err := Kind{}.Detect(&c.m)
