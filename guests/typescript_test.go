@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -487,5 +488,177 @@ func TestJavaScriptGuestsShareTheEngine(t *testing.T) {
 			t.Errorf("lazy %v: greet %s", lazy, got)
 		}
 		h.Close(context.Background())
+	}
+}
+
+// A JavaScript guest under isolation session starts one instance; every other session's
+// instance is a copy of it taken after Start (the script is not evaluated again). A copy
+// answers like a started instance, never sees what another session's calls left (the
+// counter), and draws its own Math.random sequence: with the clock grant each copy is
+// reseeded from its clock, so two sessions draw different numbers; without it the clock is
+// the sandbox's fixed one and every copy draws the same.
+func TestJavaScriptSnapshot(t *testing.T) {
+	module := buildJS(t, "testdata/state.js")
+	for _, clock := range []bool{false, true} {
+		t.Run(fmt.Sprintf("clock=%v", clock), func(t *testing.T) {
+			logs := &lockedLog{}
+			h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: cacheDir,
+				Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { h.Close(context.Background()) })
+			g := load(t, h, module, &runtime.GuestConfig{Isolation: "session", Limits: runtime.Limits{Instances: 1}, Grants: runtime.Grants{Clock: clock}})
+			type state struct {
+				Calls           int
+				AtStart, Random float64
+			}
+			in := func(session string) state {
+				t.Helper()
+				out, err := g.Call(runtime.WithCallHooks(context.Background(), &runtime.CallHooks{Session: session}), "state", nil)
+				if err != nil {
+					t.Fatalf("session %s: %v", session, err)
+				}
+				var r struct{ Content []struct{ Text string } }
+				var s state
+				if err := json.Unmarshal(out, &r); err != nil || len(r.Content) != 1 || json.Unmarshal([]byte(r.Content[0].Text), &s) != nil {
+					t.Fatalf("session %s: %s", session, out)
+				}
+				return s
+			}
+			a1, a2 := in("A"), in("A")
+			b, c := in("B"), in("C")
+			if a1.Calls != 1 || a2.Calls != 2 || b.Calls != 1 || c.Calls != 1 {
+				t.Errorf("calls seen: A %d then %d, B %d, C %d; want 1, 2, 1, 1 (a session's instance is its own)", a1.Calls, a2.Calls, b.Calls, c.Calls)
+			}
+			if b.AtStart != a1.AtStart || c.AtStart != a1.AtStart {
+				t.Errorf("the number the script drew at start: A %v, B %v, C %v; want one value (the copies did not evaluate it again)", a1.AtStart, b.AtStart, c.AtStart)
+			}
+			if same := b.Random == c.Random; same == clock {
+				t.Errorf("first draws of sessions B and C: %v and %v; want them equal only without the clock grant", b.Random, c.Random)
+			}
+			if !strings.Contains(logs.String(), "instances start from a snapshot") || strings.Contains(logs.String(), "run the guest's start each time") {
+				t.Errorf("want the pool to snapshot; log:\n%s", logs)
+			}
+		})
+	}
+}
+
+// lockedLog is a log sink safe for the host's goroutines.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The shim's paths through an entry: a handler answering without a promise, a zod shape with
+// an async refinement (parsed with safeParseAsync: its failure is invalid params naming the
+// field), a handler throwing before it returns (a tool error), and extra.signal, made when a
+// handler first reads it.
+func TestJavaScriptEntryPaths(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "testdata/state.js"), nil)
+	for _, c := range []struct{ tool, args, want string }{
+		{"sync", `{}`, fmt.Sprintf(textResult, `"sync"`)},
+		{"refined", `{"name":"ada"}`, fmt.Sprintf(textResult, `"hi ada"`)},
+		{"throws", `{}`, fmt.Sprintf(errorResult, `"thrown at once"`)},
+		{"signal", `{}`, fmt.Sprintf(textResult, `"false true function"`)},
+	} {
+		if got := call(t, g, c.tool, c.args); got != c.want {
+			t.Errorf("%s %s: %s, want %s", c.tool, c.args, got, c.want)
+		}
+	}
+	_, err := g.Call(context.Background(), "refined", []byte(`{"name":"nobody"}`))
+	if !errors.Is(err, runtime.ErrInvalidArguments) || !strings.Contains(err.Error(), "name: nobody is not a name") {
+		t.Errorf("refined nobody: %v, want invalid arguments naming the field", err)
+	}
+}
+
+// The snapshot of a JavaScript guest's first instance is kept in the compile cache, sealed
+// with the cache's key: a second host with the same cache directory starts its first
+// instance from it, without evaluating the script (with the clock grant the number the script
+// drew at start would differ: QuickJS seeds Math.random from the clock). A file changed
+// outside mcpwasm fails authentication: it is ignored with a warning, the start runs, and the
+// file is written again. A lazily loaded guest reads it while its code compiles.
+func TestJavaScriptSnapshotInCache(t *testing.T) {
+	module := buildJS(t, "testdata/state.js")
+	dir := t.TempDir()
+	lazy := false
+	atStart := func() (float64, string) {
+		t.Helper()
+		logs := &lockedLog{}
+		h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: dir, Lazy: lazy,
+			Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := load(t, h, module, &runtime.GuestConfig{Grants: runtime.Grants{Clock: true}})
+		out := call(t, g, "state", `{}`)
+		h.Close(context.Background()) // waits for the snapshot's write
+		var r struct{ Content []struct{ Text string } }
+		var s struct{ AtStart float64 }
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Content) != 1 || json.Unmarshal([]byte(r.Content[0].Text), &s) != nil {
+			t.Fatalf("state: %s", out)
+		}
+		return s.AtStart, logs.String()
+	}
+	first, _ := atStart()
+	files, _ := filepath.Glob(filepath.Join(dir, "snapshots", "*.snap"))
+	if len(files) != 2 {
+		t.Fatalf("snapshot files in the cache: %v; want two (describe's pool, without grants, and the tool's)", files)
+	}
+	second, logs := atStart()
+	if second != first || !strings.Contains(logs, "instances start from a snapshot in the cache") {
+		t.Errorf("second host drew %v at start (first %v); want the same, restored from the cache; log:\n%s", second, first, logs)
+	}
+	// A lazy load (the manifest from the cache, the code compiled in the background) reads the
+	// file while its first call waits for the code.
+	lazy = true
+	if got, logs := atStart(); got != first || !strings.Contains(logs, "instances start from a snapshot in the cache") {
+		t.Errorf("lazily loaded host drew %v at start (first %v); want the same, restored from the cache; log:\n%s", got, first, logs)
+	}
+	lazy = false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 1
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	third, logs := atStart()
+	if third == first || !strings.Contains(logs, "snapshot in the cache ignored") {
+		t.Errorf("with the file tampered: drew %v at start (first %v); want a fresh start and a warning; log:\n%s", third, first, logs)
+	}
+	fourth, logs := atStart()
+	if fourth != third || !strings.Contains(logs, "instances start from a snapshot in the cache") {
+		t.Errorf("after the rewrite: drew %v at start; want %v, restored from the rewritten file; log:\n%s", fourth, third, logs)
+	}
+}
+
+// An instance restored from the snapshot aborts extra.signal as a started one does: with
+// isolation call, the first call runs in the started instance and the second in a copy; both
+// see the signal abort as the time limit nears and answer with the handler's result.
+func TestJavaScriptRestoredInstanceAborts(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "testdata/abort.js"), &runtime.GuestConfig{Name: "abort", Isolation: "call",
+		Grants: runtime.Grants{Clock: true}, Limits: runtime.Limits{Timeout: 2 * time.Second}})
+	for i := range 2 {
+		if got, want := call(t, g, "wait_timer", `{}`), fmt.Sprintf(textResult, `"aborted: TimeoutError"`); got != want {
+			t.Errorf("call %d (%s instance): %s, want %s", i+1, []string{"started", "restored"}[i], got, want)
+		}
 	}
 }

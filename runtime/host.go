@@ -99,6 +99,8 @@ type Host struct {
 	// only, so restores and resets copy (memimage_linux.go).
 	noReset, noMappedMemory bool
 	mapSmall                bool // tests: map a snapshot's image however small it is (mapImageBytes)
+
+	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error
@@ -234,6 +236,7 @@ func (h *Host) close(ctx context.Context) error {
 		errs = append(errs, g.Close(ctx))
 	}
 	h.watch.close()
+	h.snapWrites.Wait()
 	errs = append(errs, h.rt.Close(ctx), h.cache.Close(ctx))
 	return errors.Join(errs...)
 }

@@ -83,6 +83,9 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	track := func(m *limitedMemory) { inst.memory = m }
 	snap := p.snaps.get() // nil: run the start (snapshot.go)
+	if snap == nil {
+		snap = p.loadDiskSnapshot(ctx) // a previous process's (snapshotdisk.go)
+	}
 	var alloc experimental.MemoryAllocator
 	switch {
 	case snap != nil && snap.image != nil:
@@ -141,6 +144,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	if snap == nil && p.wantsSnapshot() {
 		p.takeSnapshot(ctx, inst)
+		p.saveDiskSnapshot()
 	}
 	return inst, nil
 }

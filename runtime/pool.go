@@ -31,6 +31,7 @@ type pool struct {
 	idleAt map[*instance]time.Duration // when each idle instance was released, on the watchdog clock (lazy.go: shrink)
 
 	snaps snapshots // the state new instances start from, per session or per call (snapshot.go)
+	disk  diskSnap  // … and its copy in the compile cache (snapshotdisk.go)
 }
 
 func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
@@ -56,7 +57,9 @@ func (p *pool) acquire(ctx context.Context, deadline, grace time.Duration) (*ins
 		wait.deadline = p.g.host.watch.time(deadline)
 	}
 	defer wait.done()
-	if err := p.g.useCode(&wait); err != nil { // a lazily loaded guest may still be compiling
+	// A lazily loaded guest may still be compiling: its snapshot file is read meanwhile.
+	p.prefetchDiskSnapshot(ctx)
+	if err := p.g.useCode(&wait); err != nil {
 		return nil, err
 	}
 	used := false

@@ -78,6 +78,14 @@ type snapshot struct {
 	image *memImage
 }
 
+// attachImage gives snap, just taken or read from the cache, the image its instances map
+// (memimage_linux.go) when it is large enough and the system allows; else they copy it.
+func (p *pool) attachImage(snap *snapshot) {
+	if h := p.g.host; snap != nil && (len(snap.mem) >= mapImageBytes || h.mapSmall) && !h.noMappedMemory {
+		snap.image, _ = newMemImage(snap.mem) // nil on failure: restores copy
+	}
+}
+
 // mapImageBytes is the smallest snapshot whose instances map it copy-on-write rather than copy
 // it (memimage_linux.go). A copy costs the snapshot's size at every restore and reset, and
 // keeps the whole of it in every instance's memory; a mapping costs a mmap per instance and,
@@ -143,9 +151,7 @@ func (p *pool) takeSnapshot(ctx context.Context, inst *instance) {
 		p.snaps.mu.Unlock()
 		return
 	}
-	if h := p.g.host; snap != nil && (len(snap.mem) >= mapImageBytes || h.mapSmall) && !h.noMappedMemory {
-		snap.image, _ = newMemImage(snap.mem) // nil on failure: restores copy
-	}
+	p.attachImage(snap)
 	if snap != nil {
 		inst.snap = snap // the instance it was taken from resets to it too (reset.go)
 	}
@@ -201,6 +207,9 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 		return nil, "the module changes a table or drops a segment (table.set, table.grow, data.drop, …)"
 	}
 	s := &snapshot{kind: r.Snapshot(inst.started)}
+	if why, ok := s.kind.(kind.Refusal); ok {
+		return nil, string(why)
+	}
 	for k := 0; ; k++ {
 		name := exportGlobalPrefix + strconv.Itoa(k)
 		g := mod.ExportedGlobal(name)

@@ -124,7 +124,7 @@ func TestExtismWatchReloadAndStop(t *testing.T) {
 		t.Errorf("after reload: %s", l)
 	}
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	if l := s.recv(); !strings.Contains(l, `"name":"callbacks"`) {
+	if l := s.recvReply(); !strings.Contains(l, `"name":"callbacks"`) {
 		t.Errorf("tools after reload: %s", l)
 	}
 	if err := os.WriteFile(path, []byte("not wasm"), 0o644); err != nil {
@@ -132,7 +132,7 @@ func TestExtismWatchReloadAndStop(t *testing.T) {
 	}
 	waitLog(t, s.stderr, "reload failed; the old version keeps serving")
 	s.send(callLine(3, "echo", `{"text":"still here"}`))
-	if _, text := toolResult(t, s.recv()); text != "still here" {
+	if _, text := toolResult(t, s.recvReply()); text != "still here" {
 		t.Errorf("after a failed reload: %s", text)
 	}
 	s.send(callLine(4, "loop", `{}`))
@@ -140,7 +140,7 @@ func TestExtismWatchReloadAndStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		l := s.recv()
+		l := s.recvReply()
 		if strings.Contains(l, `"method":"notifications/message"`) {
 			continue // the plugin's "looping" log line
 		}
@@ -316,16 +316,16 @@ func TestExtismListChangedOverMCP(t *testing.T) {
 		t.Errorf("tools after grow: %s", got)
 	}
 	s.send(callLine(5, "extra1", `{}`))
-	if _, text := toolResult(t, s.recv()); text != "extra tool of 1" {
+	if _, text := toolResult(t, s.recvReply()); text != "extra tool of 1" {
 		t.Errorf("extra1: %q", text)
 	}
 	s.send(`{"jsonrpc":"2.0","id":6,"method":"prompts/list"}`)
-	if l := s.recv(); !strings.Contains(l, `"name":"more"`) {
+	if l := s.recvReply(); !strings.Contains(l, `"name":"more"`) {
 		t.Errorf("prompts/list: %s", l)
 	}
 	// notify_resource_updated reaches a session subscribed to the resource.
 	s.send(`{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{"uri":"dyn://state"}}`)
-	if l := s.recv(); !strings.Contains(l, `"id":7,"result"`) {
+	if l := s.recvReply(); !strings.Contains(l, `"id":7,"result"`) {
 		t.Fatalf("subscribe: %s", l)
 	}
 	s.send(callLine(8, "touch", `{}`))

@@ -161,6 +161,19 @@ func (s *server) recv() string {
 	return ""
 }
 
+// recvReply is recv skipping notifications/*/list_changed: the SDK sends a list change
+// after a short delay that coalesces changes, so a reload or a plugin's re-listed tools may
+// announce themselves again after the reply the test waits for (seen under load).
+func (s *server) recvReply() string {
+	s.t.Helper()
+	for {
+		l := s.recv()
+		if !(strings.Contains(l, `"method":"notifications/`) && strings.Contains(l, `/list_changed"`)) {
+			return l
+		}
+	}
+}
+
 // recvReplies reads n lines that answer concurrent requests, which may come in any order,
 // and returns them keyed by their JSON-RPC id; a line without a numeric id fails the test.
 func (s *server) recvReplies(n int) map[int]string {

@@ -7,7 +7,7 @@
 //
 // The host drives the script through globalThis.__mcpwasm:
 //   dispatch(op, json) starts one entry ("describe", "callTool", "readResource",
-//     "getPrompt", "complete") and returns "";
+//     "getPrompt", "complete") and returns "", or its answer (as poll's) if it settled at once;
 //   poll() returns "" while the entry's promise is pending (after firing the next timer, if
 //     any), or its answer: "R" + result JSON, or "E" + {"error","code"} JSON.
 // The host runs the engine's job queue between polls.
@@ -1000,15 +1000,19 @@
     return zod;
   };
   // objectSchema returns a zod object schema for a shape or zod schema, or null for JSON
-  // Schema. A shape's object is made once: zod compiles a parser per schema on first use.
+  // Schema. The answer is kept per schema object: a shape's object is made once (zod compiles
+  // a parser per schema on first use), and telling the three apart walks the object, which
+  // every call would pay (several µs in the engine).
   const objects = new WeakMap();
   const objectSchema = (s) => {
     if (s === undefined || s === null || typeof s !== "object") return null;
-    if (isZod(s)) return s;
-    if (!isShape(s)) return null;
-    if (!zod && isEmptyShape(s)) return null; // a script without zod: nothing to validate
     let z = objects.get(s);
-    if (!z) objects.set(s, (z = needZod().object(s)));
+    if (z !== undefined) return z;
+    if (isZod(s)) z = s;
+    else if (!isShape(s)) z = null;
+    else if (!zod && isEmptyShape(s)) z = null; // a script without zod: nothing to validate
+    else z = needZod().object(s);
+    objects.set(s, z);
     return z;
   };
   const jsonSchema = (s, io) => {
@@ -1307,22 +1311,44 @@
     return new McpError(ErrorCode.InvalidParams, where + ": " + msg);
   };
   // parse validates args with a zod schema (async refinements too); JSON Schema is the host's.
-  // Synchronous first (much cheaper); a schema with async refinements needs safeParseAsync.
-  const parse = async (schema, args, where) => {
+  // Synchronous first (much cheaper), and then it returns the value itself, not a promise:
+  // every await is a trip through the job queue. A schema with async refinements needs
+  // safeParseAsync: then it returns a promise.
+  const parse = (schema, args, where) => {
     const z = objectSchema(schema);
     if (!z) return args;
     let r;
     try {
       r = z.safeParse(args);
     } catch (e) {
-      r = await z.safeParseAsync(args);
+      return z.safeParseAsync(args).then((r) => {
+        if (!r.success) throw invalid(where, r.error);
+        return r.data;
+      });
     }
     if (!r.success) throw invalid(where, r.error);
     return r.data;
   };
-  let current = null; // the running entry: {signal controller, requestId}
+  const isThenable = (v) => v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function";
+  // The running entry. Its AbortController (extra.signal, entryController below) is made when
+  // first asked for — by a handler or by the host's abort: most handlers never do, and making
+  // one costs more than the rest of an entry's setup.
+  class Entry {
+    constructor() {
+      this.id = 1;
+      this.meta = undefined;
+      this._abort = undefined;
+    }
+    get abort() {
+      return this._abort || (this._abort = entryController());
+    }
+  }
+  let current = null; // the running Entry
   const extra = () => ({
-    signal: current.abort.signal,
+    get signal() {
+      return this._entry.abort.signal;
+    },
+    _entry: current,
     requestId: current.id,
     _meta: current.meta,
     sessionId: undefined,
@@ -1339,18 +1365,27 @@
   const isFatal = (e) => e instanceof InternalError && /out of memory|interrupted|stack overflow/.test(e.message);
   const entries = {
     describe,
-    async callTool(p) {
+    // callTool answers synchronously when it can (a schema parsed synchronously, a handler
+    // returning a value), else with a promise: the host runs the job queue only as long as
+    // an entry is pending, and each await would cost a trip through it.
+    callTool(p) {
       const t = server && server._tools.get(p.name);
       if (!t || !t.enabled) throw new McpError(ErrorCode.InvalidParams, "Tool " + p.name + " not found");
       if (p._meta && p._meta.progressToken !== undefined) current.meta = p._meta;
-      let args = p.arguments || {};
-      try {
-        args = await parse(t.config.inputSchema, args, "Input validation error: Invalid arguments for tool " + p.name);
-        // structuredContent is checked against the outputSchema by the host, as for any guest.
-        return t.config.inputSchema === undefined ? await t.handler(extra()) : await t.handler(args, extra());
-      } catch (e) {
+      const toolError = (e) => {
         if (isFatal(e) || (e instanceof McpError && e.code === ErrorCode.InvalidParams && /^Input validation error/.test(e.message))) throw e;
         return { content: [{ type: "text", text: errText(e) }], isError: true };
+      };
+      // structuredContent is checked against the outputSchema by the host, as for any guest.
+      const handle = (args) => {
+        const r = t.config.inputSchema === undefined ? t.handler(extra()) : t.handler(args, extra());
+        return isThenable(r) ? Promise.resolve(r).then(undefined, toolError) : r;
+      };
+      try {
+        const args = parse(t.config.inputSchema, p.arguments || {}, "Input validation error: Invalid arguments for tool " + p.name);
+        return isThenable(args) ? args.then(handle).then(undefined, toolError) : handle(args);
+      } catch (e) {
+        return toolError(e);
       }
     },
     async readResource(p) {
@@ -1430,7 +1465,7 @@
   mcp.dispatch = (op, json) => {
     const fn = entries[op];
     const s = (slot = { done: false, out: "" });
-    current = { abort: entryController(), id: 1, meta: undefined };
+    current = new Entry();
     const settle = (out) => {
       s.done = true;
       s.out = out;
@@ -1441,17 +1476,23 @@
     };
     try {
       if (!fn) throw new Error("unknown entry " + op);
-      Promise.resolve(fn(json ? JSON.parse(json) : {})).then((v) => {
+      const answer = (v) => {
         try {
           settle("R" + JSON.stringify(v === undefined ? null : v));
         } catch (e) {
           fail(e);
         }
-      }, fail);
+      };
+      const v = fn(json ? JSON.parse(json) : {});
+      if (isThenable(v)) Promise.resolve(v).then(answer, fail);
+      else answer(v);
     } catch (e) {
       fail(e);
     }
-    return "";
+    if (!s.done) return "";
+    slot = null; // settled at once: the answer now, no poll
+    current = null;
+    return s.out;
   };
   mcp.poll = () => {
     if (!slot) return "E" + JSON.stringify({ error: "no entry is running", code: ErrorCode.InternalError });

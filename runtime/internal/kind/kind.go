@@ -72,7 +72,8 @@ type Kind interface {
 type Restorer interface {
 	// Snapshot returns what Restore needs of s, just started, besides its guest memory and
 	// globals: what Start learned from the guest (addresses in its memory: a JS engine's
-	// context and entry functions), as a value no later entry of s changes. nil is fine.
+	// context and entry functions), as a value no later entry of s changes. nil is fine. A
+	// Refusal says why this instance must not be copied: the pool then runs Start for each.
 	Snapshot(s Started) any
 	// Restore returns the Started of in, a fresh instance whose linear memory and globals
 	// are a copy of those of an instance of the same module taken just after its Start
@@ -84,6 +85,22 @@ type Restorer interface {
 	// nothing a later session could see.
 	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 }
+
+// StateCodec is implemented by a Restorer whose snapshot state may be kept on disk, in the
+// compile cache, so that a later process restores the first instance of a pool too
+// (runtime/snapshotdisk.go). EncodeState encodes what Snapshot returned; DecodeState is its
+// inverse and must refuse bytes it did not make (the file is authenticated, but may come from
+// another build). StateFormat names the encoding and what Start does (a version): it is part
+// of the file's key.
+type StateCodec interface {
+	EncodeState(state any) ([]byte, error)
+	DecodeState(b []byte) (any, error)
+	StateFormat() string
+}
+
+// Refusal is what Restorer.Snapshot returns for an instance that must not be copied: the
+// reason, which the pool logs.
+type Refusal string
 
 // Linker is implemented by a kind whose guests import, besides its HostModules, modules of
 // wasm code that the host instantiates once per guest instance (Extism's kernel: its memory

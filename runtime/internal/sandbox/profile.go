@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -57,6 +58,27 @@ func (p Profile) NoSnapshot() string {
 		return "it has the random grant"
 	}
 	return ""
+}
+
+// Key is a string equal for profiles that are Equal and different otherwise: part of the key
+// of a snapshot kept on disk (runtime/snapshotdisk.go). Variable values and paths are in it
+// only as a digest.
+func (p Profile) Key() string {
+	h := sha256.New()
+	for _, s := range p.env {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	h.Write([]byte{1})
+	for _, f := range p.fs {
+		fmt.Fprintf(h, "%q %q %v\x00", f.Host, f.Guest, f.RW)
+	}
+	h.Write([]byte{1})
+	for _, d := range p.denied {
+		h.Write([]byte(d))
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("m%d c%v r%v %x", p.memory, p.clock, p.random, h.Sum(nil))
 }
 
 // Equal reports whether instances of p and q are interchangeable.

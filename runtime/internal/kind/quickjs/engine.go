@@ -116,6 +116,8 @@ type VM struct {
 	scratch        uint32 // 8 bytes of guest memory for out-parameters
 	global, mcp    uint32 // JSValue*: the global object, globalThis.__mcpwasm
 	dispatch, poll uint32 // JSValue*: its entry functions
+	seed           uint32 // address of Math.random's state in the context; 0: not found (snapshot.go)
+	clock          uint32 // JSValue*: a function reading the instance's clocks, for a new seed
 	abort          uint32 // JSValue*: its abort(why) (0: a shim without one)
 }
 
@@ -126,26 +128,11 @@ type VM struct {
 // engine heap; 0 keeps none), the interrupt handler, the host function, the script, and the
 // job queue until it is empty.
 func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, error) {
-	v := &VM{e: e}
-	fn := e.Func
-	f := &v.f
-	for _, p := range []struct {
-		dst  *api.Function
-		name string
-	}{
-		{&f.malloc, "malloc"}, {&f.free, "free"}, {&f.eval, "qjs_eval"}, {&f.call, "qjs_call"},
-		{&f.getProp, "qjs_get_prop_string"}, {&f.setProp, "qjs_set_prop_string"},
-		{&f.newString, "qjs_new_string"}, {&f.getString, "qjs_get_string_len"},
-		{&f.freeCString, "qjs_free_cstring"}, {&f.freeValue, "qjs_free_value"},
-		{&f.isException, "qjs_is_exception"}, {&f.getException, "qjs_get_exception"},
-		{&f.jobPending, "qjs_is_job_pending"}, {&f.execJob, "qjs_execute_pending_job"},
-		{&f.promiseState, "qjs_promise_state"}, {&f.promiseResult, "qjs_promise_result"},
-		{&f.uncatchable, "qjs_is_uncatchable_error"},
-	} {
-		if *p.dst = fn(p.name); *p.dst == nil {
-			return nil, fmt.Errorf("%w: export %q is missing", ErrEngine, p.name)
-		}
+	v, err := newVM(e)
+	if err != nil {
+		return nil, err
 	}
+	fn, f := e.Func, &v.f
 	if r, err := v.call0(ctx, fn("qjs_init")); err != nil {
 		return nil, fmt.Errorf("engine qjs_init: %w", err)
 	} else if r != 0 {
@@ -160,11 +147,14 @@ func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, e
 	if _, err := v.call0(ctx, fn("qjs_set_interrupt_handler"), 1); err != nil {
 		return nil, err
 	}
-	var err error
 	if v.scratch, err = v.malloc(ctx, 8); err != nil {
 		return nil, err
 	}
 	if v.global, err = v.call0(ctx, fn("qjs_get_global")); err != nil {
+		return nil, err
+	}
+	// Before the script runs: where the context keeps Math.random's state (snapshot.go).
+	if err := v.findSeed(ctx); err != nil {
 		return nil, err
 	}
 	// The host function: __mcpwasm_host(op, payload) -> string (host.go). The shim takes it
@@ -244,6 +234,30 @@ func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, e
 	}{{&v.dispatch, "dispatch"}, {&v.poll, "poll"}, {&v.abort, "abort"}} {
 		if *p.dst, err = v.prop(ctx, v.mcp, p.name); err != nil {
 			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// newVM resolves the engine's exports the VM calls.
+func newVM(e Engine) (*VM, error) {
+	v := &VM{e: e}
+	f := &v.f
+	for _, p := range []struct {
+		dst  *api.Function
+		name string
+	}{
+		{&f.malloc, "malloc"}, {&f.free, "free"}, {&f.eval, "qjs_eval"}, {&f.call, "qjs_call"},
+		{&f.getProp, "qjs_get_prop_string"}, {&f.setProp, "qjs_set_prop_string"},
+		{&f.newString, "qjs_new_string"}, {&f.getString, "qjs_get_string_len"},
+		{&f.freeCString, "qjs_free_cstring"}, {&f.freeValue, "qjs_free_value"},
+		{&f.isException, "qjs_is_exception"}, {&f.getException, "qjs_get_exception"},
+		{&f.jobPending, "qjs_is_job_pending"}, {&f.execJob, "qjs_execute_pending_job"},
+		{&f.promiseState, "qjs_promise_state"}, {&f.promiseResult, "qjs_promise_result"},
+		{&f.uncatchable, "qjs_is_uncatchable_error"},
+	} {
+		if *p.dst = e.Func(p.name); *p.dst == nil {
+			return nil, fmt.Errorf("%w: export %q is missing", ErrEngine, p.name)
 		}
 	}
 	return v, nil

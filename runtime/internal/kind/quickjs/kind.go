@@ -18,7 +18,11 @@ import (
 // state.
 type Kind struct{}
 
-var _ kind.Kind = Kind{}
+var (
+	_ kind.Kind       = Kind{}
+	_ kind.Restorer   = Kind{}
+	_ kind.StateCodec = Kind{}
+)
 
 // Name implements kind.Kind.
 func (Kind) Name() string { return "javascript" }
@@ -42,7 +46,7 @@ func (Kind) Detect(m *kind.Module) (kind.Match, error) {
 			continue
 		}
 		if !hostFuncNames[imp.Name] {
-			return kind.No, fmt.Errorf("%w: JavaScript engine imports %s.%s, which this host does not provide (want quickjs-wasi %s)", fault.ErrABI, imp.Module, imp.Name, "3.7.0")
+			return kind.No, fmt.Errorf("%w: JavaScript engine imports %s.%s, which this host does not provide (want quickjs-wasi %s)", fault.ErrABI, imp.Module, imp.Name, engineVersion)
 		}
 		if imp.Name == "host_call" {
 			match = kind.Confident
@@ -137,12 +141,8 @@ func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Sta
 	if code.Source == nil && code.Bytecode == nil { // Detect refuses such a module first
 		return nil, errNoScript
 	}
-	s := &started{in: in, kc: c}
-	s.call.Engine = in
-	s.call.Interrupted = in.Interrupted
-	s.call.Ending = func() string { return endingOf(in.Ending()) }
-	s.enter(ctx, c)
-	c.Started = s // the script's top level may call host functions: they find s through c
+	s := newStarted(ctx, in, c)
+	s.call.Sandbox = requester{c: c, start: true}
 	vm, err := Start(ctx, in, code, uint64(float64(c.Limits.MemoryBytes)*heapShare))
 	if err != nil {
 		return nil, s.fault(err, c)
@@ -152,13 +152,59 @@ func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Sta
 	return s, nil
 }
 
+// newStarted makes the state of instance in, entered for its start.
+func newStarted(ctx context.Context, in kind.Instance, c *kind.Call) *started {
+	s := &started{in: in, kc: c}
+	s.call.Engine = in
+	s.call.Interrupted = in.Interrupted
+	s.call.Ending = func() string { return endingOf(in.Ending()) }
+	s.enter(ctx, c)
+	c.Started = s // the script's top level may call host functions: they find s through c
+	return s
+}
+
+// Snapshot implements kind.Restorer: the VM's addresses (State), or a kind.Refusal when
+// Start could not find Math.random's state in the engine's context (another engine build):
+// every copy would draw the same sequence.
+func (Kind) Snapshot(st kind.Started) any {
+	s, ok := st.(*started)
+	if !ok || s.vm == nil {
+		return kind.Refusal("its JavaScript engine did not start")
+	}
+	state := s.vm.State()
+	if !state.Restorable() {
+		return kind.Refusal("Math.random's state is not where quickjs-wasi " + engineVersion + " keeps it (another engine build)")
+	}
+	return state
+}
+
+// Restore implements kind.Restorer: the VM of a copy of a started instance, with a new
+// Math.random seed from the instance's clocks (snapshot.go). The script is not evaluated.
+func (Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, state any) (kind.Started, error) {
+	st, ok := state.(State)
+	if !ok {
+		return nil, fmt.Errorf("%w: not a JavaScript engine's snapshot (%T)", fault.ErrABI, state)
+	}
+	s := newStarted(ctx, in, c)
+	vm, err := Restore(ctx, in, st)
+	if err != nil {
+		return nil, s.fault(err, c)
+	}
+	vm.Interrupted, vm.Ending = in.Interrupted, s.call.Ending
+	s.vm = vm
+	return s, nil
+}
+
+// engineVersion is the quickjs-wasi release whose engine EngineSHA256 pins.
+const engineVersion = "3.7.0"
+
 // enter installs the entry's capabilities in s.call: requests through the call (its sandbox:
 // the operator's grants), log and progress through the call's budget, and the sandbox
 // profile's environment, clock and random grant (none outside a tool call).
 func (s *started) enter(ctx context.Context, c *kind.Call) {
 	s.ctx, s.kc = ctx, c
 	cl := &s.call
-	cl.Sandbox = requester{c}
+	cl.Sandbox = requester{c: c}
 	cl.Env, cl.Clock, cl.Random = nil, false, false
 	if c.Sandbox != nil {
 		p := c.Sandbox.Profile(0)
@@ -198,10 +244,20 @@ func parseLevel(name string) abi.Level {
 }
 
 // requester serves the shim's requests through the call (kind.Call.Request: the sandbox,
-// resource.updated, UNAVAILABLE outside a tool call).
-type requester struct{ c *kind.Call }
+// resource.updated, UNAVAILABLE outside a tool call). During Start (start), the first
+// request's kind is recorded: such an instance is not snapshotted (kind.Call.StartRequest).
+type requester struct {
+	c     *kind.Call
+	start bool
+}
 
 func (r requester) Request(ctx context.Context, k string, body []byte) (abi.Status, []byte) {
+	if r.start && r.c.StartRequest == "" {
+		r.c.StartRequest = k[:min(len(k), kind.MaxRequestKind)]
+		if r.c.StartRequest == "" {
+			r.c.StartRequest = "(no kind)"
+		}
+	}
 	return r.c.Request(ctx, k, body)
 }
 

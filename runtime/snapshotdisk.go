@@ -1,0 +1,307 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+)
+
+// Snapshots on disk: the snapshot a pool takes of its first instance (snapshot.go) is also
+// written to the compile cache's directory, sealed like a manifest entry (cacheauth: an
+// HMAC under the cache's key and the file's name), for kinds whose Restore state can be
+// encoded (kind.StateCodec: JavaScript, whose Start evaluates a whole bundle). The next
+// process that makes the first instance of a pool with the same module, host build, kind,
+// limits and grants profile reads it instead of running the guest's start: a cached
+// JavaScript guest answers its first call without evaluating its script. A file that is
+// missing, fails authentication or does not decode is ignored (and a bad one logged): the
+// pool starts its first instance as before and writes the file again.
+
+// snapshotDiskFormat is the version of the file layout below; part of the file name.
+const snapshotDiskFormat = 1
+
+// snapshotMagic starts a file's content (after the seal).
+const snapshotMagic = "mcpwasm-snapshot\n"
+
+// maxSnapshotFile bounds what a read accepts (the memory limit caps what a pool writes).
+const maxSnapshotFile = 4 << 30
+
+// diskSnap is a pool's share of this file.
+type diskSnap struct {
+	once   sync.Once   // the file is looked for once per pool
+	loaded bool        // the pool's snapshot came from the file: nothing to write (set in once)
+	saved  atomic.Bool // written (or being written) once: a snapshot taken again after an unload is the same
+}
+
+// diskSnapshotName is the file name of p's snapshot, or "" when p's snapshots are not kept
+// on disk (no cache directory, a kind without kind.StateCodec, a module whose digest is not
+// known).
+func (p *pool) diskSnapshotName() string {
+	g := p.g
+	h := g.host
+	if h.auth == nil || g.code == nil {
+		return ""
+	}
+	codec, ok := g.kind.(kind.StateCodec)
+	if !ok {
+		return ""
+	}
+	sum := ""
+	switch {
+	case g.code.entry != nil:
+		sum = g.code.entry.SHA256
+	case g.code.sum != [32]byte{}:
+		sum = hex.EncodeToString(g.code.sum[:])
+	}
+	if sum == "" {
+		return ""
+	}
+	k := sha256.New()
+	for _, part := range []string{
+		hostVersion(), buildRevision(), strconv.Itoa(snapshotDiskFormat), g.kind.Name(), codec.StateFormat(), sum,
+		p.profile.Key(), strconv.FormatUint(g.limits.MemoryBytes, 10),
+	} {
+		k.Write([]byte(part))
+		k.Write([]byte{0})
+	}
+	return hex.EncodeToString(k.Sum(nil)[:20]) + ".snap"
+}
+
+// buildRevision is the VCS revision this binary was built from ("" if unknown), so that two
+// development builds ("mcpwasm devel") whose starts differ do not share a snapshot.
+var buildRevision = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev := ""
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision", "vcs.modified":
+			rev += s.Value + " "
+		}
+	}
+	return rev
+})
+
+// snapshotDir is where the files live, beside the compiled code and the manifests.
+func (p *pool) snapshotDir() string { return filepath.Join(p.g.host.auth.Path(), "snapshots") }
+
+// loadDiskSnapshot makes the snapshot on disk p's, if p wants one and has none yet and the
+// file is there and good; it returns the pool's snapshot then, else nil.
+func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
+	var snap *snapshot
+	p.disk.once.Do(func() {
+		if !p.wantsSnapshot() {
+			return
+		}
+		name := p.diskSnapshotName()
+		if name == "" {
+			return
+		}
+		s, err := p.readDiskSnapshot(name)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				p.g.host.logger.LogAttrs(ctx, slog.LevelWarn, "snapshot in the cache ignored; the guest's start runs and the file is written again",
+					slog.String("guest", p.g.name), slog.String("file", name), slog.Any("err", err))
+			}
+			return
+		}
+		p.attachImage(s) // mapped copy-on-write under its instances' memory (snapshot.go)
+		p.snaps.mu.Lock()
+		if !p.snaps.tried {
+			p.snaps.tried, p.snaps.snap = true, s
+			p.disk.loaded = true
+			snap = s
+		}
+		p.snaps.mu.Unlock()
+		if snap != nil {
+			p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instances start from a snapshot in the cache",
+				slog.String("guest", p.g.name), slog.String("file", name), slog.Int("memory", len(s.mem)))
+		}
+	})
+	return snap
+}
+
+// prefetchDiskSnapshot starts reading p's snapshot file while the guest's code is not ready
+// (a lazily loaded guest's first call waits for its background compile), so that the read,
+// its authentication and decoding overlap the compile instead of following it.
+func (p *pool) prefetchDiskSnapshot(ctx context.Context) {
+	if !p.g.code.notReady.Load() || p.g.host.auth == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	h := p.g.host
+	h.snapWrites.Add(1)
+	go func() {
+		defer h.snapWrites.Done()
+		p.loadDiskSnapshot(ctx)
+	}()
+}
+
+// saveDiskSnapshot writes p's snapshot to the cache in the background, unless it came from
+// there or is not to be kept on disk. Host.Close waits for the write.
+func (p *pool) saveDiskSnapshot() {
+	if p.disk.loaded {
+		return
+	}
+	snap := p.snaps.get()
+	name := p.diskSnapshotName()
+	if snap == nil || name == "" || p.disk.saved.Swap(true) {
+		return
+	}
+	codec := p.g.kind.(kind.StateCodec)
+	h := p.g.host
+	h.snapWrites.Add(1)
+	go func() {
+		defer h.snapWrites.Done()
+		err := func() error {
+			state, err := codec.EncodeState(snap.kind)
+			if err != nil {
+				return err
+			}
+			b := encodeSnapshot(snap, state)
+			if err := os.MkdirAll(p.snapshotDir(), 0o700); err != nil {
+				return err
+			}
+			return atomicfile.WriteFile(filepath.Join(p.snapshotDir(), name), h.auth.Seal(name, b), 0o600)
+		}()
+		if err != nil {
+			h.logger.Warn("snapshot not written to the cache", "guest", p.g.name, "file", name, "err", err)
+		}
+	}()
+}
+
+// readDiskSnapshot reads, authenticates and decodes the file name.
+func (p *pool) readDiskSnapshot(name string) (*snapshot, error) {
+	path := filepath.Join(p.snapshotDir(), name)
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if fi.Size() > maxSnapshotFile || uint64(fi.Size()) > p.profile.MemoryBytes()+1<<20 {
+		return nil, fmt.Errorf("%d bytes: over the memory limit", fi.Size())
+	}
+	sealed, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.g.host.auth.Unseal(name, sealed)
+	if err != nil {
+		return nil, err
+	}
+	snap, state, err := decodeSnapshot(b, p.profile.MemoryBytes())
+	if err != nil {
+		return nil, err
+	}
+	if snap.kind, err = p.g.kind.(kind.StateCodec).DecodeState(state); err != nil {
+		return nil, fmt.Errorf("the kind's state: %w", err)
+	}
+	return snap, nil
+}
+
+// encodeSnapshot lays s out as: the magic; the memory's size; the spans (count, then from,
+// to and the bytes of each); the globals (count, then name and value of each); the kind's
+// state (length, bytes). Numbers are uvarints.
+func encodeSnapshot(s *snapshot, state []byte) []byte {
+	n := len(snapshotMagic) + 64 + len(state)
+	for _, sp := range s.spans {
+		n += sp.to - sp.from + 20
+	}
+	b := make([]byte, 0, n)
+	b = append(b, snapshotMagic...)
+	b = binary.AppendUvarint(b, uint64(len(s.mem)))
+	b = binary.AppendUvarint(b, uint64(len(s.spans)))
+	for _, sp := range s.spans {
+		b = binary.AppendUvarint(b, uint64(sp.from))
+		b = binary.AppendUvarint(b, uint64(sp.to))
+		b = append(b, s.mem[sp.from:sp.to]...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.globals)))
+	for _, g := range s.globals {
+		b = binary.AppendUvarint(b, uint64(len(g.name)))
+		b = append(b, g.name...)
+		b = binary.AppendUvarint(b, g.val)
+	}
+	b = binary.AppendUvarint(b, uint64(len(state)))
+	return append(b, state...)
+}
+
+// errSnapshotFile is a file that does not decode.
+var errSnapshotFile = errors.New("malformed snapshot file")
+
+// decodeSnapshot is encodeSnapshot's inverse; memory over limit bytes, spans out of order or
+// outside memory, and trailing bytes are errors.
+func decodeSnapshot(b []byte, limit uint64) (*snapshot, []byte, error) {
+	rest, ok := bytes.CutPrefix(b, []byte(snapshotMagic))
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: no magic", errSnapshotFile)
+	}
+	var bad error
+	num := func(max uint64) uint64 {
+		v, n := binary.Uvarint(rest)
+		if n <= 0 || v > max {
+			if bad == nil {
+				bad = fmt.Errorf("%w at byte %d", errSnapshotFile, len(b)-len(rest))
+			}
+			rest = nil
+			return 0
+		}
+		rest = rest[n:]
+		return v
+	}
+	take := func(n uint64) []byte {
+		if uint64(len(rest)) < n {
+			if bad == nil {
+				bad = fmt.Errorf("%w: truncated", errSnapshotFile)
+			}
+			rest = nil
+			return nil
+		}
+		out := rest[:n]
+		rest = rest[n:]
+		return out
+	}
+	memLen := num(limit)
+	if memLen%pageSize != 0 {
+		return nil, nil, fmt.Errorf("%w: memory of %d bytes is not whole pages", errSnapshotFile, memLen)
+	}
+	s := &snapshot{mem: make([]byte, memLen)}
+	prev := uint64(0)
+	for range num(memLen/pageSize + 1) {
+		from, to := num(memLen), num(memLen)
+		if bad != nil {
+			break
+		}
+		if from < prev || to < from {
+			return nil, nil, fmt.Errorf("%w: span %d-%d out of order", errSnapshotFile, from, to)
+		}
+		copy(s.mem[from:to], take(to-from))
+		s.spans = append(s.spans, span{int(from), int(to)})
+		prev = to
+	}
+	for range num(1 << 16) {
+		name := string(take(num(256)))
+		s.globals = append(s.globals, savedGlobal{name, num(^uint64(0))})
+	}
+	state := take(num(1 << 20))
+	if bad != nil {
+		return nil, nil, bad
+	}
+	if len(rest) != 0 {
+		return nil, nil, fmt.Errorf("%w: %d bytes after the end", errSnapshotFile, len(rest))
+	}
+	return s, state, nil
+}
