@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // extismTestdata is where the Extism test plugins are (built from their C sources).
@@ -360,5 +365,76 @@ func TestExtismSameToolNameTwoPlugins(t *testing.T) {
 	s.send(callLine(3, "b_config", `{}`))
 	if _, text := toolResult(t, s.recv()); text != "greeting=from b; missing unset" {
 		t.Errorf("b_config: %q", text)
+	}
+}
+
+// A v1 and a v2 plugin driven by the TypeScript SDK's client, over stdio and over Streamable
+// HTTP (issue 25's must-show): tools/list, tools/call, logging at the level the client set,
+// progress for the client's token, and for v2 prompts, resource templates, resources/read and
+// completion. The client (testdata/interop/plugin-client.mjs) uses what the capabilities say;
+// progress it reports late (after the response, typescript-sdk#2580) counts as received.
+func TestExtismPluginsThroughTypeScriptClient(t *testing.T) {
+	sdkIndex := npmTool(t, "@modelcontextprotocol/sdk/dist/esm/client/index.js")
+	modules := strings.TrimSuffix(sdkIndex, filepath.FromSlash("/@modelcontextprotocol/sdk/dist/esm/client/index.js"))
+	type seen struct {
+		Tools     []string `json:"tools"`
+		Log       string   `json:"log"`
+		Echo      string   `json:"echo"`
+		Progress  []float64
+		Prompts   []string `json:"prompts"`
+		Prompt    string   `json:"prompt"`
+		Resources []string `json:"resources"`
+		Templates []string `json:"templates"`
+		Read      string   `json:"read"`
+		Complete  []string `json:"complete"`
+		Logs      []string `json:"logs"`
+	}
+	v1Tools := []string{"alloc", "badjson", "callbacks", "config", "echo", "fail", "grow", "http", "kernel", "log", "loop", "trap", "vars"}
+	want := map[string]seen{
+		"v1": {Tools: v1Tools, Log: "level=2", Echo: "héllo ✓", Progress: []float64{}, Logs: []string{"info:i", "warning:w", "error:e"}},
+		"v2": {Tools: []string{"echo", "fail"}, Progress: []float64{3}, Prompts: []string{"greet"}, Prompt: "hello ann",
+			Resources: []string{"mem://readme"}, Templates: []string{"mem://notes/{id}"}, Read: "content of mem://notes/7",
+			Complete: []string{"prompt", "b-one"}, Logs: []string{}},
+	}
+	for _, plugin := range []string{"v1", "v2"} {
+		path, err := filepath.Abs(filepath.Join(extismTestdata, plugin+".wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, transport := range []string{"stdio", "http"} {
+			t.Run(plugin+"/"+transport, func(t *testing.T) {
+				args := []string{"testdata/interop/plugin-client.mjs", "stdio", "--", binPath, "serve", "--cache-dir", cacheDir, path}
+				if transport == "http" {
+					base, _ := startHTTP(t, path)
+					args = []string{"testdata/interop/plugin-client.mjs", "http", base + "/mcp"}
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, "node", args...)
+				cmd.Env = append(os.Environ(), "MCPWASM_INTEROP_MODULES="+modules)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("node client: %v\n%s\n%s", err, out, stderr.String())
+				}
+				var got seen
+				if err := json.Unmarshal(out, &got); err != nil {
+					t.Fatalf("client output is not JSON: %v\n%s", err, out)
+				}
+				w := want[plugin]
+				if plugin == "v2" {
+					// v2's echo answers the whole call_tool input: the request, with the
+					// client's arguments, and the context.
+					if !strings.Contains(got.Echo, `"arguments":{"text":"héllo ✓"}`) || !strings.Contains(got.Echo, `"context":{"id":`) {
+						t.Errorf("v2 echo = %s", got.Echo)
+					}
+					w.Echo = got.Echo
+				}
+				if diff := cmp.Diff(w, got); diff != "" {
+					t.Errorf("the TypeScript client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+				}
+			})
+		}
 	}
 }

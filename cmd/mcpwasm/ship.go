@@ -90,7 +90,7 @@ func (s *shipper) verifier(g config.Guest, src ship.Source) ship.Verifier {
 	if p == nil {
 		return nil
 	}
-	return func(wasm, bundle []byte) error { return verifySignature(p, wasm, bundle) }
+	return func(sig ship.Signed) error { return verifySignature(p, sig) }
 }
 
 // lockPath is the lock file beside the config file.
@@ -162,7 +162,12 @@ func (s *shipper) module(ctx context.Context, g config.Guest, lock *ship.Lock, c
 		if err != nil {
 			return nil, nil, fmt.Errorf("guest %q: %w", guestLabel(g), err)
 		}
-		if verify == nil || verify(b, s.store.Bundle(want)) == nil {
+		sig := ship.Signed{Module: b, Bundle: s.store.Bundle(want)}
+		if locked != nil && src.Kind == ship.KindOCI {
+			// A kept cosign image signature names the locked manifest, not the module.
+			sig.Manifests = []string{locked.Resolved}
+		}
+		if verify == nil || verify(sig) == nil {
 			return b, locked, nil
 		}
 	}

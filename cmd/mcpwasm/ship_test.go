@@ -269,7 +269,7 @@ func TestShipServeRefusesChangedStore(t *testing.T) {
 // refused by pull, naming the guest and the reason; nothing is stored or locked.
 func TestShipPullRefusesUnsigned(t *testing.T) {
 	e := newShipEnv(t)
-	e.push(wat.Echo)
+	d := e.push(wat.Echo)
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +283,7 @@ func TestShipPullRefusesUnsigned(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := e.run("pull", "--config", e.config)
-	want := `mcpwasm pull: guest "echo": oci://` + e.host + `/tools/echo:v1: layer: unsigned: no Sigstore bundle was published with the module` + "\n"
+	want := `mcpwasm pull: guest "echo": oci://` + e.host + `/tools/echo:v1: layer: ` + unsignedAt(d)
 	if code != ExitLoad || errOut != want {
 		t.Errorf("pull: exit %d, stderr %q\nwant %q", code, errOut, want)
 	}
@@ -383,7 +383,7 @@ func TestShipUpstreamPinnedInLock(t *testing.T) {
 // under its own policy, not skipped because the first entry has none.
 func TestShipSignaturePolicyIgnoresStore(t *testing.T) {
 	e := newShipEnv(t)
-	e.push(wat.Echo)
+	d := e.push(wat.Echo)
 	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitOK {
 		t.Fatalf("pull without a policy: %s", errOut)
 	}
@@ -400,7 +400,7 @@ func TestShipSignaturePolicyIgnoresStore(t *testing.T) {
 	if err := os.WriteFile(e.config, []byte(signed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	unsigned := "unsigned: no Sigstore bundle was published with the module"
+	unsigned := strings.TrimSuffix(unsignedAt(d), "\n")
 	want := `mcpwasm pull: guest "echo": ` + src + `: ` + unsigned + "\n"
 	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitLoad || errOut != want {
 		t.Errorf("pull, locked and stored: exit %d, stderr %q\nwant %q", code, errOut, want)
@@ -424,4 +424,11 @@ func TestShipSignaturePolicyIgnoresStore(t *testing.T) {
 	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitLoad || errOut != want {
 		t.Errorf("pull, two guests of one source: exit %d, stderr %q\nwant %q", code, errOut, want)
 	}
+}
+
+// unsignedAt is the refusal of an unsigned OCI module read from manifest d ("sha256:…"),
+// naming the places looked at, and a newline.
+func unsignedAt(d string) string {
+	return "unsigned: no signature was published with the module (looked for OCI referrers of type " + ship.MediaTypeBundle +
+		" of " + d + ", and cosign signature tags " + ship.CosignSigTag(d) + ")\n"
 }

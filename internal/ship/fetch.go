@@ -50,10 +50,10 @@ type Options struct {
 	Progress io.Writer
 }
 
-// Verifier applies one guest's signature policy: it returns nil if bundle (the Sigstore
-// bundle published with the module; nil: none) is a valid signature of wasm under it. A nil
-// Verifier means the guest has no policy.
-type Verifier func(wasm, bundle []byte) error
+// Verifier applies one guest's signature policy: it returns nil if s (the module, the
+// Sigstore bundle published with it, and the manifests it was read from) verifies under it
+// (Verify). A nil Verifier means the guest has no policy.
+type Verifier func(s Signed) error
 
 // Client fetches and publishes modules. It is safe for concurrent use.
 type Client struct {
@@ -168,7 +168,7 @@ func (c *Client) fetchURL(ctx context.Context, src Source, want string, verify V
 		if sig, err = c.urlBundle(ctx, src); err != nil {
 			return err
 		}
-		return verify(b, sig)
+		return verify(Signed{Module: b, Bundle: sig, Looked: src.URL.Redacted() + ".sigstore.json"})
 	}
 	d, err := c.store.write(body, want, c.o.MaxBytes, check)
 	if err != nil {
@@ -276,7 +276,9 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
+	var index string // the index the tag named, if any: a signature of it covers its images
 	if desc.MediaType == ocispec.MediaTypeImageIndex || desc.MediaType == mediaTypeDockerList {
+		index = desc.Digest.String()
 		// An image built for one platform may still be pushed as an index (docker buildx):
 		// its linux/amd64 image, as hyper-mcp resolves it.
 		if desc, m, err = imageOfIndex(ctx, repo, desc, m); err != nil {
@@ -289,7 +291,7 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 	case (m.ArtifactType == ArtifactTypeHyperMCP || m.Config.MediaType == ArtifactTypeHyperMCP) && wasmLayer:
 		// hyper-mcp's ORAS layout: the one layer is the module, as in ours.
 	case isImage(m):
-		return c.fetchImage(ctx, src, repo, desc, m, want, verify)
+		return c.fetchImage(ctx, src, repo, desc, index, m, want, verify)
 	default:
 		return nil, fmt.Errorf("%s is not a Wasm OCI artifact (config %s, one layer %s), a hyper-mcp plugin (artifact type %s, one layer %s) or an image holding /plugin.wasm",
 			desc.Digest, MediaTypeConfig, MediaTypeLayer, ArtifactTypeHyperMCP, MediaTypeLayer)
@@ -307,9 +309,10 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 	}
 	if c.store.Has(d) {
 		if verify != nil {
-			if err := c.verifyStored(d, verify, func() ([]byte, error) { return c.ociBundle(ctx, repo, desc) }); err != nil {
+			if err := c.verifyStoredOCI(ctx, repo, d, verify, desc, index); err != nil {
 				return nil, err
 			}
+
 		}
 		return c.fetched(src, desc.Digest.String(), d), nil
 	}
@@ -324,10 +327,12 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 			return nil
 		}
 		var err error
-		if sig, err = c.ociBundle(ctx, repo, desc); err != nil {
+		cands, looked, err := c.ociSignatures(ctx, repo, desc, index)
+		if err != nil {
 			return err
 		}
-		return verify(b, sig)
+		sig, err = verifyOCI(verify, b, desc, index, cands, looked)
+		return err
 	}
 	if _, err := c.store.write(c.progress(&sizedReader{r: body, n: layer.Size}, src.Raw, layer.Size), d, c.o.MaxBytes, check); err != nil {
 		return nil, fmt.Errorf("layer: %w", err)
@@ -336,8 +341,27 @@ func (c *Client) fetchOCI(ctx context.Context, src Source, want string, verify V
 	return c.fetched(src, desc.Digest.String(), d), nil
 }
 
-// verifyStored checks the stored module d under verify with the bundle bundle() fetches, and
-// keeps the bundle if it verifies.
+// verifyStoredOCI checks the stored module d, read from desc (named by index), under verify
+// with the signatures published for it, and keeps a referrer bundle that verifies.
+func (c *Client) verifyStoredOCI(ctx context.Context, repo *remote.Repository, d string, verify Verifier, desc ocispec.Descriptor, index string) error {
+	b, err := c.store.Read(d, c.o.MaxBytes)
+	if err != nil {
+		return err
+	}
+	cands, looked, err := c.ociSignatures(ctx, repo, desc, index)
+	if err != nil {
+		return err
+	}
+	sig, err := verifyOCI(verify, b, desc, index, cands, looked)
+	if err != nil {
+		return err
+	}
+	c.keepBundle(d, sig)
+	return nil
+}
+
+// verifyStored checks the stored module d of a URL source under verify with the bundle
+// bundle() fetches, and keeps the bundle if it verifies.
 func (c *Client) verifyStored(d string, verify Verifier, bundle func() ([]byte, error)) error {
 	b, err := c.store.Read(d, c.o.MaxBytes)
 	if err != nil {
@@ -347,11 +371,25 @@ func (c *Client) verifyStored(d string, verify Verifier, bundle func() ([]byte, 
 	if err != nil {
 		return err
 	}
-	if err := verify(b, sig); err != nil {
+	if err := verify(Signed{Module: b, Bundle: sig, Looked: "the Sigstore bundle beside the URL (.sigstore.json)"}); err != nil {
 		return err
 	}
 	c.keepBundle(d, sig)
 	return nil
+}
+
+// manifests lists the digests a signature of an OCI module may name: the manifest holding it,
+// then the index that named that manifest (if any).
+func manifests(desc ocispec.Descriptor, index string) []string {
+	if index == "" {
+		return []string{desc.Digest.String()}
+	}
+	return []string{desc.Digest.String(), index}
+}
+
+// referrersLooked names where ociBundles looked, for the unsigned message.
+func referrersLooked(desc ocispec.Descriptor, index string) string {
+	return "OCI referrers of type " + MediaTypeBundle + " of " + strings.Join(manifests(desc, index), " and ")
 }
 
 // keepBundle stores a bundle that verified for module d, so serve can check it offline.

@@ -135,7 +135,7 @@ func TestFetchHyperMCPLayouts(t *testing.T) {
 	if _, err := pusher.PushBundle(ctx, src("docker"), signBundle(t, key, nil, wat.Echo)); err != nil {
 		t.Fatal(err)
 	}
-	verify := func(wasm, sig []byte) error { return ship.VerifyBundle(kp, wasm, sig) }
+	verify := func(s ship.Signed) error { return ship.Verify(kp, s) }
 
 	for _, tc := range []struct {
 		tag      string

@@ -80,7 +80,7 @@ func isTarLayer(mt string) bool {
 // layout): the topmost layer that has the file wins, as in the image's file system. Each
 // layer and the module are capped by Options.MaxBytes. The module's digest is its own, not a
 // layer's; the signature is checked against the module as for the other layouts.
-func (c *Client) fetchImage(ctx context.Context, src Source, repo *remote.Repository, desc ocispec.Descriptor, m wasmManifest, want string, verify Verifier) (*Fetched, error) {
+func (c *Client) fetchImage(ctx context.Context, src Source, repo *remote.Repository, desc ocispec.Descriptor, index string, m wasmManifest, want string, verify Verifier) (*Fetched, error) {
 	var wasm []byte
 	for i := len(m.Layers) - 1; i >= 0 && wasm == nil; i-- {
 		l := m.Layers[i]
@@ -112,10 +112,12 @@ func (c *Client) fetchImage(ctx context.Context, src Source, repo *remote.Reposi
 			return nil
 		}
 		var err error
-		if sig, err = c.ociBundle(ctx, repo, desc); err != nil {
+		cands, looked, err := c.ociSignatures(ctx, repo, desc, index)
+		if err != nil {
 			return err
 		}
-		return verify(b, sig)
+		sig, err = verifyOCI(verify, b, desc, index, cands, looked)
+		return err
 	}
 	if _, err := c.store.write(bytes.NewReader(wasm), d, c.o.MaxBytes, check); err != nil {
 		return nil, fmt.Errorf("image: %w", err)

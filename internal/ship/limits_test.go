@@ -75,7 +75,7 @@ func TestFetchRefusesMoreThanDescribed(t *testing.T) {
 	ctx := context.Background()
 	key, kp := keyPolicy(t)
 	bundle := signBundle(t, key, nil, wat.Echo)
-	verify := func(wasm, sig []byte) error { return ship.VerifyBundle(kp, wasm, sig) }
+	verify := func(s ship.Signed) error { return ship.Verify(kp, s) }
 	for _, tt := range []struct {
 		name string
 		pad  func(reg *paddingRegistry, referrer string) string

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
@@ -17,6 +18,10 @@ import (
 // MediaTypeBundle is the media type (and artifact type) of a Sigstore bundle attached to a
 // module's OCI manifest as a referrer (OCI distribution-spec v1.1 "Listing Referrers").
 const MediaTypeBundle = "application/vnd.dev.sigstore.bundle.v0.3+json"
+
+// annotationPredicateType is the annotation cosign v3 puts on a bundle referrer: the in-toto
+// predicate type of the statement inside (PredicateCosignSign for a signature).
+const annotationPredicateType = "dev.sigstore.bundle.predicateType"
 
 // wasmConfig is the config blob of the Wasm OCI artifact layout.
 type wasmConfig struct {
@@ -98,35 +103,65 @@ func (c *Client) PushBundle(ctx context.Context, src Source, bundle []byte) (str
 	return desc.Digest.String(), nil
 }
 
-// ociBundle returns the Sigstore bundle attached to manifest desc (the first referrer of
-// artifact type MediaTypeBundle), or nil if there is none.
-func (c *Client) ociBundle(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor) ([]byte, error) {
-	var found *ocispec.Descriptor
-	err := repo.Referrers(ctx, desc, MediaTypeBundle, func(rs []ocispec.Descriptor) error {
-		if len(rs) > 0 && found == nil {
-			found = &rs[0]
+// maxSignatureReferrers bounds how many cosign signature referrers of one manifest are tried.
+const maxSignatureReferrers = 8
+
+// ociBundles returns the Sigstore bundles attached to manifest desc, else to index (if not
+// ""): referrers of artifact type MediaTypeBundle or carrying cosign's predicate-type
+// annotation (a registry that reports a referrer's config media type as its artifact type
+// lists cosign v3's, whose config is empty, as application/vnd.oci.empty.v1+json). Those
+// annotated as a cosign signature (PredicateCosignSign) are returned, up to
+// maxSignatureReferrers, so any of several signers may verify; cosign v3 also attaches its
+// attestations as bundles, and they are not fetched. With none so annotated, the first bundle
+// referrer (mcpwasm push --sign, cosign attach). It returns nil if there is none.
+func (c *Client) ociBundles(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, index string) ([][]byte, error) {
+	subjects := []ocispec.Descriptor{desc}
+	if index != "" {
+		subjects = append(subjects, ocispec.Descriptor{Digest: digest.Digest(index), MediaType: ocispec.MediaTypeImageIndex})
+	}
+	var sigs []ocispec.Descriptor
+	var first *ocispec.Descriptor
+	for _, subject := range subjects {
+		err := repo.Referrers(ctx, subject, "", func(rs []ocispec.Descriptor) error {
+			for i := range rs {
+				switch {
+				case rs[i].Annotations[annotationPredicateType] == PredicateCosignSign:
+					if len(sigs) < maxSignatureReferrers {
+						sigs = append(sigs, rs[i])
+					}
+				case first == nil && rs[i].Annotations[annotationPredicateType] == "" && rs[i].ArtifactType == MediaTypeBundle:
+					first = &rs[i]
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("signature referrers of %s: %w", subject.Digest, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("signature referrers: %w", err)
+		if len(sigs) > 0 || first != nil {
+			break
+		}
 	}
-	if found == nil {
-		return nil, nil
+	if len(sigs) == 0 && first != nil {
+		sigs = append(sigs, *first)
 	}
-	raw, err := fetchDescribed(ctx, repo, *found, maxManifestBytes)
-	if err != nil {
-		return nil, fmt.Errorf("signature manifest: %w", err)
+	var out [][]byte
+	for _, found := range sigs {
+		raw, err := fetchDescribed(ctx, repo, found, maxManifestBytes)
+		if err != nil {
+			return nil, fmt.Errorf("signature manifest: %w", err)
+		}
+		var m wasmManifest
+		if err := json.Unmarshal(raw, &m); err != nil || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaTypeBundle {
+			return nil, fmt.Errorf("signature manifest %s: want one %s layer", found.Digest, MediaTypeBundle)
+		}
+		b, err := fetchDescribed(ctx, repo, m.Layers[0], maxBundleBytes)
+		if err != nil {
+			return nil, fmt.Errorf("signature bundle: %w", err)
+		}
+		out = append(out, b)
 	}
-	var m wasmManifest
-	if err := json.Unmarshal(raw, &m); err != nil || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaTypeBundle {
-		return nil, fmt.Errorf("signature manifest %s: want one %s layer", found.Digest, MediaTypeBundle)
-	}
-	b, err := fetchDescribed(ctx, repo, m.Layers[0], maxBundleBytes)
-	if err != nil {
-		return nil, fmt.Errorf("signature bundle: %w", err)
-	}
-	return b, nil
+	return out, nil
 }
 
 // fetchDescribed fetches what desc describes, at most max bytes (readDescribed).

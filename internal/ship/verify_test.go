@@ -115,7 +115,7 @@ func TestVerifyBundle(t *testing.T) {
 		wantErr string
 	}{
 		{"key: signed", kp, signBundle(t, key, nil, wat.Echo), ""},
-		{"key: unsigned", kp, nil, "unsigned: no Sigstore bundle was published with the module"},
+		{"key: unsigned", kp, nil, "unsigned: no signature was published with the module"},
 		{"key: other key", kp, signBundle(t, other, nil, wat.Echo), "signature verification failed"},
 		{"key: other bytes", kp, signBundle(t, key, nil, poisoned), "signature verification failed"},
 		{"keyless: signed", lp, signBundle(t, lkey, cert, wat.Echo), ""},
@@ -209,7 +209,7 @@ func TestFetchVerifiesSignatures(t *testing.T) {
 				pool.AddCert(reg.cert)
 				pool.AddCert(files.Certificate())
 				c := ship.NewClient(store, &ship.Options{TLS: &tls.Config{RootCAs: pool}, DockerConfig: emptyDockerConfig(t)})
-				verify := func(wasm, sig []byte) error { return ship.VerifyBundle(p, wasm, sig) }
+				verify := func(s ship.Signed) error { return ship.Verify(p, s) }
 				want := ""
 				if prestored {
 					f, err := c.Fetch(ctx, tt.src, "", nil)
