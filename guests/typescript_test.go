@@ -566,6 +566,13 @@ func TestJavaScriptSnapshot(t *testing.T) {
 			if same := b.Random == c.Random; same == clock {
 				t.Errorf("first draws of sessions B and C: %v and %v; want them equal only without the clock grant", b.Random, c.Random)
 			}
+			// C's instance was B's, reset in place to the snapshot; so was B's A's, unless A's
+			// was the instance the snapshot was taken from (when the manifest came from the
+			// cache, no describe instance went first), which is replaced once instead
+			// (runtime/reset.go).
+			if st := h.Stats(); len(st) != 1 || st[0].Resets < 1 || st[0].Resets > 2 {
+				t.Errorf("Stats: %+v; want Resets 1 or 2", st)
+			}
 			if !strings.Contains(logs.String(), "instances start from a snapshot") || strings.Contains(logs.String(), "run the guest's start each time") {
 				t.Errorf("want the pool to snapshot; log:\n%s", logs)
 			}

@@ -12,15 +12,20 @@ import (
 )
 
 // Under the default isolation ("", session), a second MCP session cannot read what the first
-// left in the guest's memory; under "shared", which the operator must choose, it can.
+// left in the guest's memory, nor the first what the second left; under "shared", which the
+// operator must choose, it can. With one instance, sessions take it from one another: under
+// session and call it is reset in place to its state after the start and reused
+// (GuestStats.Resets), not replaced.
 func TestSessionIsolation(t *testing.T) {
 	for _, tc := range []struct {
-		iso   string
-		wantB string
+		iso          string
+		wantB, wantA string
+		resets       uint64
 	}{
-		{"", `{}`},
-		{"session", `{}`},
-		{"shared", `{"secret":"from A"}`},
+		{"", `{}`, `{}`, 2},
+		{"session", `{}`, `{}`, 2},
+		{"call", `{}`, `{}`, 2},
+		{"shared", `{"secret":"from A"}`, `{"secret":"from B"}`, 0},
 	} {
 		t.Run("isolation="+tc.iso, func(t *testing.T) {
 			h := newHost(t)
@@ -56,8 +61,14 @@ func TestSessionIsolation(t *testing.T) {
 			}
 			a, b := connect(), connect()
 			remember(a, `{"secret":"from A"}`)
-			if got := remember(b, `{}`); got != tc.wantB {
+			if got := remember(b, `{"secret":"from B"}`); got != tc.wantB {
 				t.Errorf("session B read %s; want %s", got, tc.wantB)
+			}
+			if got := remember(a, `{}`); got != tc.wantA {
+				t.Errorf("session A then read %s; want %s", got, tc.wantA)
+			}
+			if st := h.Stats(); len(st) != 1 || st[0].Resets != tc.resets {
+				t.Errorf("Stats: %+v; want Resets %d", st, tc.resets)
 			}
 		})
 	}

@@ -281,9 +281,14 @@ func entryLoops(b []byte) ([]byte, error) {
 	return r.Bytes()
 }
 
-// BenchmarkSnapshot: a 100-byte echo through Guest.Call with a fresh instance per call
-// (isolation call: instantiate, start, call, close), each instance restored from a snapshot
-// of a started one or running its own start, beside the warm instance of isolation shared.
+// BenchmarkSnapshot: a 100-byte echo through Guest.Call with a pristine instance per call
+// (isolation call), beside the warm instance of isolation shared. call-reset resets the one
+// instance in place to the snapshot (reset.go), as the host does: a snapshot of 1 MiB or more
+// (the Go echo's) is mapped under the instance's memory and the pages a call wrote are
+// copied back or dropped, a smaller one (the WAT echo's) is copied over it;
+// call-reset-mapped maps every snapshot, call-reset-copy none. call-fresh instantiates,
+// restores, calls and closes an instance per call (call-fresh-copy copying the snapshot, as
+// wave 6 did); call-start runs the guest's start in every fresh instance (no snapshot).
 // snapshot-B is the linear memory a snapshot keeps.
 func BenchmarkSnapshot(b *testing.B) {
 	ctx := context.Background()
@@ -300,11 +305,19 @@ func BenchmarkSnapshot(b *testing.B) {
 		{"go", benchGoEchoTool, benchGoGuest(b, "MCPWASM_BENCH_GOECHO", "goecho")},
 	} {
 		for _, m := range []struct {
-			name string
-			iso  string
-			snap bool
-		}{{"shared", "shared", true}, {"call-snapshot", "call", true}, {"call-start", "call", false}} {
-			h.noSnapshots = !m.snap
+			name                             string
+			iso                              string
+			noSnap, noReset, noMap, mapSmall bool
+		}{
+			{name: "shared", iso: "shared"},
+			{name: "call-reset", iso: "call"},
+			{name: "call-reset-mapped", iso: "call", mapSmall: true},
+			{name: "call-reset-copy", iso: "call", noMap: true},
+			{name: "call-fresh", iso: "call", noReset: true},
+			{name: "call-fresh-copy", iso: "call", noReset: true, noMap: true},
+			{name: "call-start", iso: "call", noSnap: true, noReset: true},
+		} {
+			h.noSnapshots, h.noReset, h.noMappedMemory, h.mapSmall = m.noSnap, m.noReset, m.noMap, m.mapSmall
 			g, err := h.Load(ctx, gc.wasm, &GuestConfig{Name: gc.name + "-" + m.name, Isolation: m.iso})
 			if err != nil {
 				b.Fatal(err)

@@ -110,7 +110,7 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 	}
 	g.logStdio(ctx, inst, name)
 	g.logDropped(ctx, inst, name)
-	healthy := err == nil && relistOK && g.isolation != isolationCall // isolationCall: nothing survives a call
+	healthy := err == nil && relistOK // isolation call: the next call resets it first (pool.acquire)
 	if err == nil && ctx.Err() != nil {
 		// A graceful guest ended cleanly within its grace after the cancellation: its
 		// instance is healthy, the call is still cancelled.

@@ -38,4 +38,9 @@ func TestExtismSnapshotSessionVars(t *testing.T) {
 	if g.lists().tools["vars"].pool.snaps.get() == nil {
 		t.Fatalf("no snapshot; log:\n%s", logs)
 	}
+	// The one instance went from A to B and back, reset in place each time (reset.go): the
+	// kind's Restore gave it an empty kernel and vars again.
+	if got := g.stats.resets.Load(); got != 2 {
+		t.Errorf("%d resets; want 2", got)
+	}
 }

@@ -94,6 +94,11 @@ type Host struct {
 	watch *watchdog // ends calls past their deadline or cancelled (epoch.go)
 
 	noSnapshots bool // tests and benchmarks: every instance runs its start (snapshot.go)
+	// Tests and benchmarks: noReset closes every instance a session or call is done with
+	// instead of resetting it in place (reset.go); noMappedMemory keeps snapshots in Go memory
+	// only, so restores and resets copy (memimage_linux.go).
+	noReset, noMappedMemory bool
+	mapSmall                bool // tests: map a snapshot's image however small it is (mapImageBytes)
 
 	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -45,7 +46,14 @@ type instance struct {
 
 	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
 
-	linked map[string]api.Module // the kind's linked modules' instances (kind.Linker), by import name
+	linked   map[string]api.Module // the kind's linked modules' instances (kind.Linker), by import name
+	snap     *snapshot             // what it was restored from or taken as; nil: it cannot be reset (reset.go)
+	restored bool                  // it was restored from snap (not taken as it)
+	fakes    fakeSources           // its clocks and random source when not granted (reset.go)
+	globals  []api.MutableGlobal   // snap.globals' handles, looked up at the first reset
+	fuel     api.MutableGlobal     // the host's $fuel (exportSnapshot)
+	fdLookup reflect.Value         // wazero's descriptor lookup, resolved at the first reset (reset.go)
+	pagemap  []byte                // resetMapped's buffer (memimage_linux.go)
 }
 
 var _ kind.Instance = (*instance)(nil)
@@ -73,22 +81,35 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		// The guest's imports of a linked module's name resolve to this instance's.
 		ctx = experimental.WithImportResolver(ctx, func(name string) api.Module { return inst.linked[name] })
 	}
-	alloc := varsAllocator(newMemoryAllocator(limit, func(m *limitedMemory) { inst.memory = m }), inst)
+	track := func(m *limitedMemory) { inst.memory = m }
 	snap := p.snaps.get() // nil: run the start (snapshot.go)
 	if snap == nil {
 		snap = p.loadDiskSnapshot(ctx) // a previous process's (snapshotdisk.go)
 	}
-	if snap != nil {
-		alloc = reserveAllocator(alloc, uint64(len(snap.mem)))
+	var alloc experimental.MemoryAllocator
+	switch {
+	case snap != nil && snap.image != nil:
+		alloc = varsAllocator(mappedAllocator(limit, snap.image, track), inst)
+	case snap != nil:
+		alloc = reserveAllocator(varsAllocator(newMemoryAllocator(limit, track), inst), uint64(len(snap.mem)))
+	default:
+		alloc = varsAllocator(newMemoryAllocator(limit, track), inst)
 	}
+	inst.snap, inst.restored = snap, snap != nil
 	ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	if p.profile.Clock() {
 		cfg = cfg.WithNanosleep(inst.intr.sleep) // poll_oneoff's waits end with the call (sleep.go)
 	}
+	if p.g.isolation != isolationShared {
+		cfg = inst.fakes.config(cfg, p.profile) // a reset in place rewinds them (reset.go)
+	}
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
 		inst.unlink(ctx)
+		if m := inst.memory; m != nil && m.mapped {
+			m.Free() // wazero frees a memory only with its module; no GC unmaps it (Free is idempotent)
+		}
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
 	}
 	if m := mod.Memory(); m != nil {

@@ -10,7 +10,8 @@ import (
 // isolationMode says which calls may share a guest instance — and so see what earlier calls
 // left in its linear memory and globals (GuestConfig.Isolation names it). A fresh instance of
 // a session or call guest starts from a snapshot of its first instance taken right after its
-// start, unless its grants or its start forbid it (snapshot.go).
+// start, unless its grants or its start forbid it (snapshot.go), and an instance another
+// session or call is done with is reset in place to that snapshot (reset.go).
 type isolationMode int
 
 const (
@@ -19,7 +20,8 @@ const (
 	isolationSession isolationMode = iota
 	// isolationShared lets any call of the guest reuse an instance: "shared".
 	isolationShared
-	// isolationCall gives every call a fresh instance and discards it afterwards: "call".
+	// isolationCall gives every call a fresh instance — the last call's, reset in place to
+	// the snapshot (reset.go), or a new one: "call".
 	isolationCall
 )
 

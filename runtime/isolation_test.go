@@ -11,7 +11,9 @@ import (
 
 // What one call leaves in an instance's linear memory is visible to the next call that
 // instance serves. The isolation setting decides who that can be: with one instance per guest,
-// the state guest shows exactly which calls shared an instance.
+// the state guest shows exactly which calls shared an instance. Under session and call the
+// one instance is reused, reset in place to the state after its start (GuestStats.Resets
+// counts it): what is invisible is so in the very instance that held it.
 func TestIsolation(t *testing.T) {
 	type step struct {
 		session string
@@ -19,25 +21,26 @@ func TestIsolation(t *testing.T) {
 		want    string // structuredContent: the arguments the instance kept from its previous call
 	}
 	for _, tc := range []struct {
-		iso   string
-		steps []step
+		iso    string
+		steps  []step
+		resets uint64
 	}{
 		{"shared", []step{
 			{"A", `{"secret":"a"}`, `{}`},
 			{"B", `{"b":1}`, `{"secret":"a"}`}, // B reads what A left
 			{"A", `{"a":2}`, `{"b":1}`},
-		}},
+		}, 0},
 		{"session", []step{
 			{"A", `{"secret":"a"}`, `{}`},
 			{"A", `{"a":2}`, `{"secret":"a"}`}, // the same session keeps its warm instance
 			{"B", `{"b":1}`, `{}`},             // another session never sees it
 			{"A", `{"a":3}`, `{}`},             // and A's instance was not kept for B either
-		}},
+		}, 2},
 		{"call", []step{
 			{"A", `{"secret":"a"}`, `{}`},
 			{"A", `{"a":2}`, `{}`},
 			{"B", `{"b":1}`, `{}`},
-		}},
+		}, 2},
 	} {
 		t.Run(tc.iso, func(t *testing.T) {
 			h, _ := newHost(t)
@@ -48,6 +51,9 @@ func TestIsolation(t *testing.T) {
 				if want := `{"content":[],"structuredContent":` + s.want + `}`; err != nil || string(out) != want {
 					t.Errorf("step %d (session %s): %s, %v; want %s", i, s.session, out, err, want)
 				}
+			}
+			if st := h.Stats(); len(st) != 1 || st[0].Resets != tc.resets {
+				t.Errorf("Stats: %+v; want Resets %d", st, tc.resets)
 			}
 		})
 	}

@@ -21,6 +21,10 @@ type limitedMemory struct {
 	buf   []byte
 	limit uint64
 	hit   bool // a grow was refused: a following trap is reported as the memory limit
+	// mapped: buf is a reservation of limit bytes with a snapshot's image mapped over its
+	// start (memimage_linux.go), released by Free; image is that image's size.
+	mapped bool
+	image  int
 }
 
 func newMemoryAllocator(limit uint64, track func(*limitedMemory)) experimental.MemoryAllocator {
@@ -49,4 +53,28 @@ func (m *limitedMemory) Reallocate(size uint64) []byte {
 	return nb
 }
 
-func (m *limitedMemory) Free() { m.buf = nil }
+func (m *limitedMemory) Free() {
+	if m.mapped && m.buf != nil {
+		unmapMemory(m.buf)
+	}
+	m.buf = nil
+}
+
+// mappedAllocator is newMemoryAllocator for an instance restored from a snapshot with an
+// image: its memory is a reservation of the limit (address space only) with the image mapped
+// copy-on-write over its start, so growing never copies and a reset drops the pages written
+// (snapshot.go). If the mapping fails it allocates as newMemoryAllocator does.
+func mappedAllocator(limit uint64, img *memImage, track func(*limitedMemory)) experimental.MemoryAllocator {
+	limit -= limit % pageSize
+	heap := newMemoryAllocator(limit, track)
+	return experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+		lim := min(limit, max)
+		region, err := img.mapMemory(int(lim))
+		if err != nil {
+			return heap.Allocate(capacity, max)
+		}
+		m := &limitedMemory{limit: lim, buf: region[:0], mapped: true, image: img.size}
+		track(m)
+		return m
+	})
+}

@@ -48,12 +48,14 @@ type GuestConfig struct {
 	//   - "shared": any call of the guest may reuse an instance; the fastest, for guests that
 	//     cache on purpose. Calls of different sessions (and clients) may see each other's
 	//     leftovers.
-	//   - "call": every call gets a fresh instance, discarded afterwards; nothing survives a
-	//     call, at the price of an instantiation per call (1–2 ms for a Go guest,
-	//     tens of microseconds for a small C or WAT one; BENCHMARKS.md "Snapshots (wave 6)").
+	//   - "call": every call gets a fresh instance; nothing survives a call, at the price of
+	//     a reset per call (about 0.1 ms for a Go guest, ten microseconds for a small WAT
+	//     one; BENCHMARKS.md "Snapshots, reset in place (wave 7)").
 	//
 	// A fresh instance starts from a snapshot of the guest's first instance taken right after
-	// its start (README "Isolation: what a guest may rely on").
+	// its start, and is usually the instance the last session or call used, reset in place
+	// to that snapshot (GuestStats.Resets counts them; README "Isolation: what a guest may
+	// rely on").
 	//
 	// Validate (and Load) refuse any other value.
 	Isolation string

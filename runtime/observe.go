@@ -88,6 +88,7 @@ func (g *Guest) ReportCall(tool string, err error, isError bool, d time.Duration
 // guestCounters are a guest's call counts since it was loaded.
 type guestCounters struct {
 	calls, errors atomic.Uint64
+	resets        atomic.Uint64 // instances reset in place (reset.go)
 }
 
 // SHA256 returns the lowercase hex SHA-256 of the guest's module.
@@ -114,6 +115,10 @@ type GuestStats struct {
 	// Calls and Errors count its tool calls reported with ReportCall, and those whose outcome
 	// was not "ok".
 	Calls, Errors uint64
+	// Resets counts the instances reset in place to the state right after the guest's start
+	// and reused for another session (isolation session) or call (isolation call), instead
+	// of being discarded for a fresh one.
+	Resets uint64
 }
 
 // Stats returns a snapshot of every loaded guest, sorted by name (then source). It takes each
@@ -129,7 +134,7 @@ func (h *Host) Stats() []GuestStats {
 	for _, g := range guests {
 		l := g.lists()
 		s := GuestStats{Name: g.name, Kind: g.kind.Name(), Version: l.manifest.Version, Source: g.source, SHA256: g.SHA256(),
-			Calls: g.stats.calls.Load(), Errors: g.stats.errors.Load()}
+			Calls: g.stats.calls.Load(), Errors: g.stats.errors.Load(), Resets: g.stats.resets.Load()}
 		for name := range l.tools {
 			s.Tools = append(s.Tools, name)
 		}

@@ -85,19 +85,23 @@ func (p *pool) acquire(ctx context.Context, deadline, grace time.Duration) (*ins
 			return nil, fmt.Errorf("waiting for a free instance: %w: %w", ErrCancelled, wctx.Err())
 		}
 	}
-	if p.g.isolation == isolationSession {
+	if iso := p.g.isolation; iso != isolationShared {
 		s := sessionFrom(ctx)
-		if inst.served && inst.session != s { // it served another session: a fresh one takes its slot
+		// It served another session, or (isolation call) any call: it is reset to its
+		// snapshot in place, or a fresh one takes its slot (reset.go).
+		if inst.served && (iso == isolationCall || inst.session != s) {
 			p.mu.Lock()
 			delete(p.idleAt, inst)
 			p.mu.Unlock()
-			inst.close(ctx)
-			fresh, err := p.instantiate(wait.context())
-			if err != nil {
-				<-p.tokens
-				return nil, err
+			if !p.reset(wait.context(), inst) {
+				inst.close(ctx)
+				fresh, err := p.instantiate(wait.context())
+				if err != nil {
+					<-p.tokens
+					return nil, err
+				}
+				inst = fresh
 			}
-			inst = fresh
 		}
 		inst.served, inst.session = true, s
 	}

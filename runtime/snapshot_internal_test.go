@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -256,7 +257,8 @@ func goStateWasm(t testing.TB) []byte {
 }
 
 // The Go guest restored from a snapshot: what init filled (4 MiB of heap, past the module's
-// initial memory) is intact, and what one call kept is gone in the next.
+// initial memory) is intact, and what one call kept is gone in the next — in the one instance,
+// reset in place, its memory under the snapshot's image (Linux) or, "copy", on the Go heap.
 func TestSnapshotGoGuest(t *testing.T) {
 	wasm := goStateWasm(t)
 	// The checksum init's heap has, from an instance that ran its own start.
@@ -269,9 +271,14 @@ func TestSnapshotGoGuest(t *testing.T) {
 	if !strings.Contains(first, `"prev":null`) || !strings.Contains(first, `"calls":0`) {
 		t.Fatalf("first call: %s", first)
 	}
-	for _, iso := range []string{"call", "session"} {
-		t.Run(iso, func(t *testing.T) {
+	for _, tc := range []struct {
+		iso    string
+		mapped bool
+	}{{"call", true}, {"call", false}, {"session", true}} {
+		iso := tc.iso
+		t.Run(iso+map[bool]string{true: "", false: "/copy"}[tc.mapped], func(t *testing.T) {
 			h, _ := snapHost(t, true)
+			h.noMappedMemory = !tc.mapped
 			g, err := h.Load(context.Background(), wasm, &GuestConfig{Isolation: iso, Limits: Limits{Instances: 1}})
 			if err != nil {
 				t.Fatal(err)
@@ -287,6 +294,12 @@ func TestSnapshotGoGuest(t *testing.T) {
 			}
 			if len(snap.mem) < 4<<20 {
 				t.Errorf("snapshot of %d bytes of memory; init filled 4 MiB", len(snap.mem))
+			}
+			if got, want := snap.image != nil, tc.mapped && goruntime.GOOS == "linux"; got != want {
+				t.Errorf("snapshot image mapped: %v; want %v", got, want)
+			}
+			if got := g.stats.resets.Load(); got != 2 {
+				t.Errorf("%d resets; want 2 (3 calls in one instance)", got)
 			}
 		})
 	}
@@ -312,6 +325,11 @@ func TestSnapshotDroppedWithCode(t *testing.T) {
 	p := g.lists().tools["probe"].pool
 	if p.snaps.get() == nil {
 		t.Fatal("no snapshot after the first call")
+	}
+	// A call pool keeps its instance idle for the next call (reset in place, reset.go): the
+	// sweep closes it first, as the host's sweep does.
+	if n := p.shrink(h.watch.now()+2*time.Hour, time.Hour); n != 1 {
+		t.Fatalf("shrink closed %d instances; want the 1 idle", n)
 	}
 	if !g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
 		t.Fatal("code not unloaded")

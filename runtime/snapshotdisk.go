@@ -121,6 +121,7 @@ func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 			}
 			return
 		}
+		p.attachImage(s) // mapped copy-on-write under its instances' memory (snapshot.go)
 		p.snaps.mu.Lock()
 		if !p.snaps.tried {
 			p.snaps.tried, p.snaps.snap = true, s

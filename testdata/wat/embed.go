@@ -110,3 +110,12 @@ var Probe []byte
 //
 //go:embed snapshot.wasm
 var Snapshot []byte
+
+// Reset is reset.wasm: tools draw (random bytes and the monotonic clock, from the host's
+// deterministic sources) and close (closes stdout); for the tests of instances reset in
+// place to their snapshot.
+//
+// Rebuild: wat2wasm testdata/wat/reset.wat -o testdata/wat/reset.wasm
+//
+//go:embed reset.wasm
+var Reset []byte

@@ -43,6 +43,7 @@ type config struct {
 	firstList                   bool   // -firstlist: only section 8
 	soakOnly                    bool   // -soak: only section 7
 	jsOnly                      bool   // -js: only section 9
+	isolationOnly               bool   // -isolation: only the isolation table of section 2
 	old                         string // -old: an mcpwasm binary measured beside the new one in section 6
 }
 
@@ -55,7 +56,8 @@ func main() {
 	flag.BoolVar(&c.firstList, "firstlist", false, "run only section 8: first tools/list of the bundled server against a server of one WAT guest (warm cache, 7 starts each)")
 	flag.BoolVar(&c.jsOnly, "js", false, "run only section 9: a JavaScript guest against the same echo in Node with the TypeScript SDK (needs npm ci in guests/typescript and testdata/interop)")
 	flag.BoolVar(&c.soakOnly, "soak", false, "run only section 7: 8 HTTP sessions × 5,000 calc calls (50 with -quick), then idle; RSS and goroutines")
-	flag.StringVar(&c.old, "old", "", "with -startup: an older mcpwasm binary to measure beside the one built from this tree")
+	flag.BoolVar(&c.isolationOnly, "isolation", false, "run only the isolation table of section 2: the WAT and Go echo over stdio under --isolation shared, session and call")
+	flag.StringVar(&c.old, "old", "", "with -startup or -isolation: an older mcpwasm binary to measure beside the one built from this tree")
 	coldGo := flag.String("cold-go", "", "comma-separated Go guest counts for cold start (default 1,5; 1 with -quick); "+
 		"each count compiles that many Go guests once, about 3-4 s each on 2 cores")
 	flag.Parse()
@@ -155,6 +157,9 @@ func run(ctx context.Context, c config) error {
 	}
 	if c.jsOnly {
 		return javascript(ctx, c, p, root)
+	}
+	if c.isolationOnly {
+		return isolation(ctx, c, p)
 	}
 
 	if !c.skipMicro {
@@ -411,6 +416,10 @@ func endToEnd(ctx context.Context, c config, p paths) error {
 					dur(r.P50), dur(r.P99), dur(r.CPUPerCall), mb(r.RSS))
 			}
 		}
+	}
+
+	if err := isolation(ctx, c, p); err != nil {
+		return err
 	}
 
 	step("scaling")

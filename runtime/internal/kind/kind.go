@@ -78,7 +78,11 @@ type Restorer interface {
 	// Restore returns the Started of in, a fresh instance whose linear memory and globals
 	// are a copy of those of an instance of the same module taken just after its Start
 	// returned, state being what Snapshot returned for that instance. It must not run again
-	// the guest code Start ran; addresses in state are valid in in.
+	// the guest code Start ran; addresses in state are valid in in. in may also be an
+	// instance that served calls and was then reset in place to that copy (memory, globals,
+	// WASI clocks and random source; c.Vars is a fresh arena): the pool drops its previous
+	// Started without a call and uses the one Restore returns, so a Started must keep
+	// nothing a later session could see.
 	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 }
 

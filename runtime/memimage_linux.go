@@ -1,0 +1,156 @@
+//go:build linux
+
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// memImage is a snapshot's linear memory in a sealed memfd, mapped copy-on-write
+// (MAP_PRIVATE) under the memory of every instance restored from the snapshot: a page the
+// instance never wrote reads the image and costs no memory of its own, and a reset drops the
+// pages it wrote (madvise MADV_DONTNEED) so the mapping reads the image again. The file is
+// closed when the image is unreachable: instances keep their snapshot, and so it, while their
+// mappings live (the kernel keeps the file alive for a mapping anyway).
+type memImage struct {
+	fd   int
+	size int // bytes, whole wasm pages
+}
+
+// newMemImage puts mem in a memfd sealed against every change: the mappings are private, so
+// no instance can write the image, and the seals make sure nothing else does either.
+func newMemImage(mem []byte) (*memImage, error) {
+	fd, err := unix.MemfdCreate("mcpwasm-snapshot", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
+	if err != nil {
+		return nil, fmt.Errorf("memfd_create: %w", err)
+	}
+	fail := func(op string, err error) (*memImage, error) {
+		_ = unix.Close(fd)
+		return nil, fmt.Errorf("snapshot image: %s: %w", op, err)
+	}
+	if err := unix.Ftruncate(fd, int64(len(mem))); err != nil {
+		return fail("ftruncate", err)
+	}
+	for off := 0; off < len(mem); {
+		n, err := unix.Pwrite(fd, mem[off:], int64(off))
+		if err != nil {
+			return fail("pwrite", err)
+		}
+		off += n
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_ADD_SEALS,
+		unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE|unix.F_SEAL_SEAL); err != nil {
+		return fail("seal", err)
+	}
+	img := &memImage{fd: fd, size: len(mem)}
+	runtime.AddCleanup(img, func(fd int) { _ = unix.Close(fd) }, fd)
+	return img, nil
+}
+
+// mapMemory reserves reserve bytes of address space (no memory is committed: MAP_NORESERVE)
+// and maps the image copy-on-write over its start. The rest reads zeros, as grown wasm pages
+// must.
+func (img *memImage) mapMemory(reserve int) ([]byte, error) {
+	if reserve < img.size {
+		return nil, fmt.Errorf("snapshot image of %d bytes over a memory of at most %d", img.size, reserve)
+	}
+	region, err := unix.MmapPtr(-1, 0, nil, uintptr(reserve), unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		return nil, fmt.Errorf("mmap: %w", err)
+	}
+	if img.size > 0 {
+		if _, err := unix.MmapPtr(img.fd, 0, region, uintptr(img.size), unix.PROT_READ|unix.PROT_WRITE,
+			unix.MAP_PRIVATE|unix.MAP_FIXED); err != nil {
+			_ = unix.MunmapPtr(region, uintptr(reserve))
+			return nil, fmt.Errorf("mmap of the snapshot image: %w", err)
+		}
+	}
+	runtime.KeepAlive(img) // the fd stays open until the mapping is made
+	return unsafe.Slice((*byte)(region), reserve), nil
+}
+
+// unmapMemory releases what mapMemory returned.
+func unmapMemory(region []byte) {
+	_ = unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(region)), uintptr(cap(region)))
+}
+
+// dropPages makes b, part of a mapping mapMemory returned, read the image again: the pages
+// written since are dropped. Its cost is the pages written, not len(b).
+func dropPages(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return unix.Madvise(b, unix.MADV_DONTNEED)
+}
+
+// pagemap is /proc/self/pagemap, opened once: per page of the process's address space, 8
+// bytes of flags (Documentation/admin-guide/mm/pagemap.rst). An unprivileged process reads
+// the flags (its frame numbers read as 0).
+var pagemap struct {
+	once sync.Once
+	f    *os.File // nil: unreadable (no /proc, a sandbox that refuses it)
+}
+
+const (
+	pmPresent = 1 << 63
+	pmSwapped = 1 << 62
+	pmFile    = 1 << 61 // a file page (here: the image's) or shared anonymous
+)
+
+var osPage = os.Getpagesize()
+
+// resetMapped makes buf, the start of a mapping mapMemory returned with the image of snap
+// (len(buf) == len(snap)), read snap again. The pages the instance wrote since it was
+// mapped are private copies, which pagemap tells from the image's pages: while they are few
+// (a quarter of buf at most), snap is copied back into them, and they stay mapped, so the
+// next call that writes them again takes no page fault; else, or without pagemap, they are
+// dropped (dropPages: dropped is true) and the next writes fault them back in. scratch is
+// the caller's buffer for the flags, kept between resets.
+func resetMapped(buf, snap []byte, scratch *[]byte) (dropped bool, err error) {
+	n := len(buf) / osPage
+	if n == 0 || len(buf)%osPage != 0 || len(snap) != len(buf) {
+		return true, dropPages(buf)
+	}
+	pagemap.once.Do(func() { pagemap.f, _ = os.Open("/proc/self/pagemap") })
+	if pagemap.f == nil {
+		return true, dropPages(buf)
+	}
+	if cap(*scratch) < n*8 {
+		*scratch = make([]byte, n*8)
+	}
+	pm := (*scratch)[:n*8]
+	off := int64(uintptr(unsafe.Pointer(unsafe.SliceData(buf))) / uintptr(osPage) * 8)
+	if _, err := pagemap.f.ReadAt(pm, off); err != nil {
+		return true, dropPages(buf)
+	}
+	written := 0
+	for i := range n {
+		if privatePage(binary.LittleEndian.Uint64(pm[i*8:])) {
+			written++
+		}
+	}
+	if written > n/4 {
+		return true, dropPages(buf)
+	}
+	for i := range n {
+		if privatePage(binary.LittleEndian.Uint64(pm[i*8:])) {
+			copy(buf[i*osPage:(i+1)*osPage], snap[i*osPage:])
+		}
+	}
+	return false, nil
+}
+
+// privatePage reports whether a page of a private file mapping, by its pagemap entry, is the
+// instance's own copy (written since it was mapped: present and not the file's, or swapped
+// out, which only such a copy can be).
+func privatePage(e uint64) bool {
+	return e&pmSwapped != 0 || e&(pmPresent|pmFile) == pmPresent
+}
