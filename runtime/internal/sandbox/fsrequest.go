@@ -48,6 +48,11 @@ func (c *Tool) fsRequest(_ context.Context, body []byte) (abi.Status, []byte) {
 				msg = d.Msg
 			}
 		}
+		for _, f := range c.granted.FS {
+			if g := path.Clean("/" + f.Guest); within(p, g) {
+				msg = fmt.Sprintf("fs: %s is granted but not requested by guest %q; its manifest must list it", g, c.guest)
+			}
+		}
 		return abi.StatusDenied, ErrorBody(fmt.Sprintf("EACCES: permission denied, %s '%s' (%s)", syscall, clip(p), msg))
 	}
 	root, err := os.OpenRoot(mount.Host)

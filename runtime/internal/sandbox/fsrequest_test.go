@@ -82,6 +82,14 @@ func TestFSRequest(t *testing.T) {
 	if st, body := bare.Request(context.Background(), KindFS, []byte(`{"op":"read","path":"/data/x/y.txt"}`)); st != abi.StatusDenied || string(body) != `{"error":"EACCES: permission denied, open '/data/x/y.txt' (fs: /data is not granted to guest \"files\")"}` {
 		t.Errorf("read without a grant: %v %s", st, body)
 	}
+	// Granted by the operator but never requested: the refusal says the guest must ask for it.
+	unasked, err := NewTool("files", "t", policy.Grants{FS: []policy.FS{{Guest: "/srv", Host: data}}}, false, req, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, body := unasked.Request(context.Background(), KindFS, []byte(`{"op":"read","path":"/srv/x/y.txt"}`)); st != abi.StatusDenied || string(body) != `{"error":"EACCES: permission denied, open '/srv/x/y.txt' (fs: /srv is granted but not requested by guest \"files\"; its manifest must list it)"}` {
+		t.Errorf("read of a granted, unrequested directory: %v %s", st, body)
+	}
 }
 
 // formatMS is encoding/json's spelling of nanoseconds as float64 milliseconds.
