@@ -34,24 +34,33 @@ type interopResult struct {
 // over stdio, and returns the tool result it printed and its stderr.
 func runSamplingClient(t *testing.T, mode, conf string) (interopResult, string) {
 	t.Helper()
+	var res interopResult
+	stderr := runInteropClient(t, &res, "testdata/interop/sampling-client.mjs", mode,
+		binPath, "serve", "--cache-dir", cacheDir, "--config", conf)
+	return res, stderr
+}
+
+// runInteropClient runs node with args (a client script under testdata/interop, built on the
+// TypeScript SDK of testdata/interop/node_modules), decodes the one JSON value it prints into
+// out and returns its stderr; a failed run or output that is not JSON fails the test.
+func runInteropClient(t *testing.T, out any, args ...string) string {
+	t.Helper()
 	sdkIndex := npmTool(t, "@modelcontextprotocol/sdk/dist/esm/client/index.js")
 	modules := strings.TrimSuffix(sdkIndex, filepath.FromSlash("/@modelcontextprotocol/sdk/dist/esm/client/index.js"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "testdata/interop/sampling-client.mjs", mode,
-		binPath, "serve", "--cache-dir", cacheDir, "--config", conf)
+	cmd := exec.CommandContext(ctx, "node", args...)
 	cmd.Env = append(os.Environ(), "MCPWASM_INTEROP_MODULES="+modules)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	b, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("node client: %v\n%s\n%s", err, out, stderr.String())
+		t.Fatalf("node client: %v\n%s\n%s", err, b, stderr.String())
 	}
-	var res interopResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("client output is not JSON: %v\n%s", err, out)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("client output is not JSON: %v\n%s", err, b)
 	}
-	return res, stderr.String()
+	return stderr.String()
 }
 
 // inspect --config shows the client request kinds as requested, granted and effective, and

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -374,8 +371,6 @@ func TestExtismSameToolNameTwoPlugins(t *testing.T) {
 // completion. The client (testdata/interop/plugin-client.mjs) uses what the capabilities say;
 // progress it reports late (after the response, typescript-sdk#2580) counts as received.
 func TestExtismPluginsThroughTypeScriptClient(t *testing.T) {
-	sdkIndex := npmTool(t, "@modelcontextprotocol/sdk/dist/esm/client/index.js")
-	modules := strings.TrimSuffix(sdkIndex, filepath.FromSlash("/@modelcontextprotocol/sdk/dist/esm/client/index.js"))
 	type seen struct {
 		Tools     []string `json:"tools"`
 		Log       string   `json:"log"`
@@ -408,20 +403,8 @@ func TestExtismPluginsThroughTypeScriptClient(t *testing.T) {
 					base, _ := startHTTP(t, path)
 					args = []string{"testdata/interop/plugin-client.mjs", "http", base + "/mcp"}
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, "node", args...)
-				cmd.Env = append(os.Environ(), "MCPWASM_INTEROP_MODULES="+modules)
-				var stderr strings.Builder
-				cmd.Stderr = &stderr
-				out, err := cmd.Output()
-				if err != nil {
-					t.Fatalf("node client: %v\n%s\n%s", err, out, stderr.String())
-				}
 				var got seen
-				if err := json.Unmarshal(out, &got); err != nil {
-					t.Fatalf("client output is not JSON: %v\n%s", err, out)
-				}
+				stderr := runInteropClient(t, &got, args...)
 				w := want[plugin]
 				if plugin == "v2" {
 					// v2's echo answers the whole call_tool input: the request, with the
@@ -432,7 +415,7 @@ func TestExtismPluginsThroughTypeScriptClient(t *testing.T) {
 					w.Echo = got.Echo
 				}
 				if diff := cmp.Diff(w, got); diff != "" {
-					t.Errorf("the TypeScript client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+					t.Errorf("the TypeScript client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr)
 				}
 			})
 		}
