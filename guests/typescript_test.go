@@ -314,7 +314,7 @@ func TestJavaScriptFiles(t *testing.T) {
 		t.Errorf("read-only save:\n got %s\nwant %s", got, want)
 	}
 	// Without a grant: the operator's log still gets the warning a Go guest's refusal gets.
-	var logged lockedBuffer
+	var logged lockedLog
 	hl, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: cacheDir,
 		Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
@@ -328,24 +328,6 @@ func TestJavaScriptFiles(t *testing.T) {
 	if want := `level=WARN msg="fs: /data is not granted to guest \"bare\"" guest=bare tool=load`; !strings.Contains(logged.String(), want) {
 		t.Errorf("log without a grant:\n%s\nwant a line containing %s", logged.String(), want)
 	}
-}
-
-// lockedBuffer is a log destination safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // logLines collects a call's log lines; wait returns when one equals line.

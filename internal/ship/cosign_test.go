@@ -196,26 +196,7 @@ func TestFetchCosignV3Signatures(t *testing.T) {
 			src := mustSource(t, "oci://"+name+":"+tc.tag)
 			p := tc.p
 			f, err := c.Fetch(ctx, src, "", func(s ship.Signed) error { return ship.Verify(p, s) })
-			if tc.wantIs == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if f.SHA256 != hexOf(wat.Echo) || f.Resolved != tc.want.Digest.String() {
-					t.Errorf("fetched %s from %s; want the echo module from %s", f.SHA256, f.Resolved, tc.want.Digest)
-				}
-				return
-			}
-			for _, is := range tc.wantIs {
-				if !errors.Is(err, is) {
-					t.Errorf("Fetch = %v, want %v", err, is)
-				}
-			}
-			if err != nil && !strings.Contains(err.Error(), tc.wantMsg) {
-				t.Errorf("Fetch = %v, want it to say %q", err, tc.wantMsg)
-			}
-			if got := storeFiles(t, dir); len(got) != 0 {
-				t.Errorf("store holds %v after a refused signature", got)
-			}
+			expectSignedFetch(t, f, err, tc.want, tc.wantIs, tc.wantMsg, dir)
 		})
 	}
 }
@@ -354,26 +335,7 @@ func TestFetchCosignLegacySignatures(t *testing.T) {
 			c := ship.NewClient(store, &ship.Options{TLS: reg.tls, DockerConfig: emptyDockerConfig(t)})
 			p := tc.p
 			f, err := c.Fetch(ctx, mustSource(t, "oci://"+name+":"+tc.tag), "", func(s ship.Signed) error { return ship.Verify(p, s) })
-			if tc.wantIs == nil {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if f.SHA256 != hexOf(wat.Echo) || f.Resolved != tc.want.Digest.String() {
-					t.Errorf("fetched %s from %s; want the echo module from %s", f.SHA256, f.Resolved, tc.want.Digest)
-				}
-				return
-			}
-			for _, is := range tc.wantIs {
-				if !errors.Is(err, is) {
-					t.Errorf("Fetch = %v, want %v", err, is)
-				}
-			}
-			if err != nil && !strings.Contains(err.Error(), tc.wantMsg) {
-				t.Errorf("Fetch = %v, want it to say %q", err, tc.wantMsg)
-			}
-			if got := storeFiles(t, dir); len(got) != 0 {
-				t.Errorf("store holds %v after a refused signature", got)
-			}
+			expectSignedFetch(t, f, err, tc.want, tc.wantIs, tc.wantMsg, dir)
 		})
 	}
 }
@@ -471,5 +433,32 @@ func TestFetchCosignLegacyKeylessRekor(t *testing.T) {
 		if tc.wantIs == nil && err != nil || tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
 			t.Errorf("%s: Fetch = %v, want %v", tc.tag, err, tc.wantIs)
 		}
+	}
+}
+
+// expectSignedFetch checks one Fetch under a signature policy: with wantIs nil, that it
+// fetched the echo module from the manifest want; otherwise that the error is each of wantIs
+// and says wantMsg, and that the store under dir holds nothing.
+func expectSignedFetch(t *testing.T, f *ship.Fetched, err error, want ocispec.Descriptor, wantIs []error, wantMsg, dir string) {
+	t.Helper()
+	if wantIs == nil {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.SHA256 != hexOf(wat.Echo) || f.Resolved != want.Digest.String() {
+			t.Errorf("fetched %s from %s; want the echo module from %s", f.SHA256, f.Resolved, want.Digest)
+		}
+		return
+	}
+	for _, is := range wantIs {
+		if !errors.Is(err, is) {
+			t.Errorf("Fetch = %v, want %v", err, is)
+		}
+	}
+	if err != nil && !strings.Contains(err.Error(), wantMsg) {
+		t.Errorf("Fetch = %v, want it to say %q", err, wantMsg)
+	}
+	if got := storeFiles(t, dir); len(got) != 0 {
+		t.Errorf("store holds %v after a refused signature", got)
 	}
 }
