@@ -1,6 +1,7 @@
 package guests_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -664,6 +665,47 @@ func TestJavaScriptSnapshotInCache(t *testing.T) {
 	fourth, logs := atStart()
 	if fourth != third || !strings.Contains(logs, "instances start from a snapshot in the cache") {
 		t.Errorf("after the rewrite: drew %v at start; want %v, restored from the rewritten file; log:\n%s", fourth, third, logs)
+	}
+}
+
+// A script that reads a granted variable at start keeps what it read in its snapshot, so a
+// pool with an env grant keeps no snapshot in the cache: the next process, the variable
+// changed (a rotated key), starts the script again and reads the new value, and no cache file
+// holds the value.
+func TestJavaScriptSnapshotNotCachedWithEnv(t *testing.T) {
+	module := buildJS(t, "testdata/envstart.js")
+	dir := t.TempDir()
+	atStart := func(value string) string {
+		t.Helper()
+		t.Setenv("MCPWASM_SNAPSHOT_ENV", value)
+		h, err := runtime.NewHost(context.Background(), &runtime.Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := load(t, h, module, &runtime.GuestConfig{Grants: runtime.Grants{Env: []string{"MCPWASM_SNAPSHOT_ENV"}}})
+		out := call(t, g, "env", `{}`)
+		h.Close(context.Background()) // waits for any snapshot's write
+		var r struct{ Content []struct{ Text string } }
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Content) != 1 {
+			t.Fatalf("env: %s", out)
+		}
+		return r.Content[0].Text
+	}
+	if got := atStart("first-key-8c1f"); got != "first-key-8c1f" {
+		t.Fatalf("first process read %q", got)
+	}
+	if got := atStart("second-key-27d0"); got != "second-key-27d0" {
+		t.Errorf("second process read %q at start, want the variable's new value", got)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "snapshots", "*.snap"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("-key-")) {
+			t.Errorf("%s holds the variable's value", f)
+		}
 	}
 }
 

@@ -38,6 +38,7 @@ type instance struct {
 	started kind.Started // the kind's state of this instance
 
 	stdout, stderr sandbox.OutputBuffer
+	env            []string // the profile's environment at instantiation (Environ)
 
 	served  bool // a call ran in it: with isolation "session", session says whose
 	session any  // the session of its calls (CallHooks.Session)
@@ -96,6 +97,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		alloc = varsAllocator(newMemoryAllocator(limit, track), inst)
 	}
 	inst.snap, inst.restored = snap, snap != nil
+	inst.env = p.profile.Environ()
 	ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	if p.profile.Clock() {
@@ -289,6 +291,9 @@ func (inst *instance) Ending() error {
 // Custom implements kind.Instance: the script sections the guest kept when its module was
 // compiled (kinds.go); other custom sections are not kept.
 func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
+
+// Environ implements kind.Instance.
+func (inst *instance) Environ() []string { return inst.env }
 
 // Memory implements kind.Instance.
 func (inst *instance) Memory() api.Memory { return inst.mem }

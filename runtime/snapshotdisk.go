@@ -49,7 +49,7 @@ type diskSnap struct {
 
 // diskSnapshotName is the file name of p's snapshot, or "" when p's snapshots are not kept
 // on disk (no cache directory, a kind without kind.StateCodec, a module whose digest is not
-// known).
+// known, an env grant).
 func (p *pool) diskSnapshotName() string {
 	g := p.g
 	h := g.host
@@ -58,6 +58,12 @@ func (p *pool) diskSnapshotName() string {
 	}
 	codec, ok := g.kind.(kind.StateCodec)
 	if !ok {
+		return ""
+	}
+	if p.profile.EnvGranted() {
+		// A start may read the granted variables (a script's API key at its top level): the
+		// snapshot would hold their values on disk, and the next process, the variables
+		// changed, would restore the old ones.
 		return ""
 	}
 	sum := ""

@@ -211,6 +211,11 @@ type Instance interface {
 	// Module is what Detect looked at: the module's function imports and exports (a kind
 	// whose guests cannot name what they use infers its requests from its imports).
 	Module() *Module
+	// Environ is the instance's environment as NAME=value pairs: its sandbox profile's env
+	// grants, resolved when it was instantiated — what a WASI guest reads with environ_get,
+	// at start as in every entry. A kind whose engine does not read WASI's environment serves
+	// it from here (JavaScript's process.env).
+	Environ() []string
 }
 
 // Lists is a set of a guest's lists, as list_changed notifications name them.

@@ -133,6 +133,10 @@ func (s rootSet) Close() error {
 	return nil
 }
 
+// EnvGranted reports whether p grants any environment variable, set on the host or not: what
+// an instance's start reads of them is the host's environment of that moment.
+func (p Profile) EnvGranted() bool { return len(p.env) > 0 }
+
 // Random reports whether instances of p get crypto entropy (the random grant); without it
 // random sources are deterministic.
 func (p Profile) Random() bool { return p.random }

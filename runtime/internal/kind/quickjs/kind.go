@@ -199,16 +199,18 @@ func (Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, state a
 const engineVersion = "3.7.0"
 
 // enter installs the entry's capabilities in s.call: requests through the call (its sandbox:
-// the operator's grants), log and progress through the call's budget, and the sandbox
-// profile's environment, clock and random grant (none outside a tool call).
+// the operator's grants), log and progress through the call's budget, the sandbox profile's
+// clock and random grant (none outside a tool call), and the instance's environment — at
+// start too, as Node's process.env and a WASI guest's environment are, so a script's top
+// level reads its granted variables (the shim keeps the first read).
 func (s *started) enter(ctx context.Context, c *kind.Call) {
 	s.ctx, s.kc = ctx, c
 	cl := &s.call
 	cl.Sandbox = requester{c: c}
-	cl.Env, cl.Clock, cl.Random = nil, false, false
+	cl.Env, cl.Clock, cl.Random = s.in.Environ(), false, false
 	if c.Sandbox != nil {
 		p := c.Sandbox.Profile(0)
-		cl.Env, cl.Clock, cl.Random = p.Environ(), p.Clock(), p.Random()
+		cl.Clock, cl.Random = p.Clock(), p.Random()
 	}
 	cl.rng = nil
 	if cl.Log == nil {
