@@ -262,11 +262,8 @@ func toolError(err error) *mcp.CallToolResult {
 // predate structuredContent. No JSON number is changed: structured content stays the guest's
 // JSON (decodeToolResult) and is validated with exact numbers.
 func decodeResult(g *runtime.Guest, tool string, out []byte) *mcp.CallToolResult {
-	res, err := decodeToolResult(out)
+	res, err := decodeToolResult(out) // result.go
 	if err != nil {
-		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
-	}
-	if err := checkContentFields(out); err != nil { // contentcheck.go
 		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
 	}
 	sc, _ := res.StructuredContent.(json.RawMessage)

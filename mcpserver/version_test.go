@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,11 +23,30 @@ func TestProtocolAtLeast(t *testing.T) {
 	}{
 		{"2026-07-28", true}, {"2027-01-01", true}, {"2025-11-25", false}, {"2024-11-05", false},
 		{"9", false}, {"2026-07-28x", false}, {"2026-7-28", false}, {"", false}, {"DRAFT-2026-v1", false},
+		{"2026-09-31", false}, {"2027-02-29", false}, {"2028-02-29", true}, {"2100-02-29", false}, {"2400-02-29", true},
+		{"2026-13-01", false}, {"2026-08-00", false}, {"+026-08-01", false}, {"2026-08-1 ", false},
 	} {
 		if got := mcpserver.ProtocolAtLeast(tt.v, "2026-07-28"); got != tt.want {
 			t.Errorf("ProtocolAtLeast(%q, 2026-07-28) = %v, want %v", tt.v, got, tt.want)
 		}
 	}
+}
+
+// FuzzProtocolAtLeast holds the hand-written date check to time.Parse(time.DateOnly), which
+// it replaced on the per-request path: for any v and min the answers are equal.
+func FuzzProtocolAtLeast(f *testing.F) {
+	for _, s := range []string{"2026-07-28", "2025-11-25", "2024-02-29", "2023-02-29", "2026-04-31", "0000-01-01", "9999-12-31", "2026-7-28", "2026-07-28x", "\u00002026"} {
+		f.Add(s, "2026-07-28")
+		f.Add("2025-11-25", s)
+	}
+	f.Fuzz(func(t *testing.T, v, min string) {
+		d, err1 := time.Parse(time.DateOnly, v)
+		m, err2 := time.Parse(time.DateOnly, min)
+		want := err1 == nil && err2 == nil && !d.Before(m)
+		if got := mcpserver.ProtocolAtLeast(v, min); got != want {
+			t.Errorf("ProtocolAtLeast(%q, %q) = %v, time.Parse says %v", v, min, got, want)
+		}
+	})
 }
 
 // A request whose MCP-Protocol-Version only sorts after 2026-07-28 as a string ("9") is not

@@ -65,3 +65,58 @@ func FuzzDecodeToolResult(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeTextResult holds the one-pass decoding of text results to the SDK's: whatever
+// DecodeTextResult accepts, the SDK's path (decodeSDK) decodes too, and both marshal to the
+// same bytes. The seeds are the shapes it must refuse (left to the SDK) beside those it takes.
+func FuzzDecodeTextResult(f *testing.F) {
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"hi"}]}`,
+		`{"content":[{"type":"text","text":"a\u00e9\ud83d\ude00<&>"},{"text":"b","type":"text"}],"isError":true}`,
+		` {"content":[],"structuredContent":{"n":9007199254740993},"_meta":{"k":1e400}} `,
+		`{"structuredContent":[1,2]}`, `{}`, `{"isError":false}`, `{"structuredContent":null,"_meta":null}`,
+		`{"Content":[{"type":"text","text":"x"}]}`, `{"content":[{"type":"Text","text":"x"}]}`,
+		`{"content":[{"type":"text","text":"x","annotations":{"priority":1}}]}`,
+		`{"content":[{"type":"text","text":"x","_meta":{"a":1}}]}`,
+		`{"content":[{"type":"text"}]}`, `{"content":[{"type":"text","text":null}]}`, `{"content":[{"type":"text","text":1}]}`,
+		`{"content":[{"type":"text","text":"a","text":"b"}]}`, `{"content":[],"content":[{"type":"text","text":"x"}]}`,
+		`{"content":null}`, `{"content":{}}`, `{"content":[null]}`, `{"isError":null}`, `{"isError":"true"}`,
+		`{"resultType":"complete","content":[]}`, `{"\u0063ontent":[{"type":"text","text":"x"}]}`,
+		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`, "{\"content\":[{\"type\":\"text\",\"text\":\"\xff\"}]}",
+		`[]`, `null`, `"s"`, `{"content":[{"type":"text","text":"x"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := DecodeTextResult(data)
+		if !ok {
+			return
+		}
+		slow, err := decodeSDK(data)
+		if err != nil {
+			t.Fatalf("DecodeTextResult took %q, the SDK refuses it: %v", data, err)
+		}
+		a, err1 := json.Marshal(fast)
+		b, err2 := json.Marshal(slow)
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%q decodes to\n%s (%v), the SDK's\n%s (%v)", data, a, err1, b, err2)
+		}
+	})
+}
+
+// The one-pass decoding takes the common shapes and leaves the rest to the SDK: a test that
+// it is used at all (the fuzz test alone passes if it never takes anything).
+func TestDecodeTextResultTakes(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"content":[{"type":"text","text":"hi"}],"isError":true}`:              true,
+		`{"content":[],"structuredContent":{"n":1},"_meta":{"a":[1]}}`:          true,
+		`{"content":[{"type":"text","text":"x","annotations":{"priority":1}}]}`: false,
+		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`:   false,
+		`{"Content":[{"type":"text","text":"x"}]}`:                              false,
+		`{"content":[{"type":"text","text":"a","text":"b"}]}`:                   false,
+	} {
+		if _, ok := DecodeTextResult([]byte(in)); ok != want {
+			t.Errorf("DecodeTextResult(%s) took it: %v, want %v", in, ok, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/mcpwasm/mcpwasm/internal/jsonwire"
 	"strconv"
 	"strings"
 
@@ -40,32 +41,32 @@ func (c *conn) decode(b []byte) (msg jsonrpc.Message, code int, text string, id 
 		return nil, jsonrpc.CodeInvalidRequest, "Invalid Request: message must be a JSON object", nil
 	}
 	var env envelope
-	forEachMember(b, func(key []byte, vs, ve int) {
+	jsonwire.ForEachMember(b, func(key []byte, vs, ve int) {
 		val := b[vs:ve:ve]
 		switch {
-		case keyIs(key, "jsonrpc"):
+		case jsonwire.KeyIs(key, "jsonrpc"):
 			env.version = val
-		case keyIs(key, "id"):
+		case jsonwire.KeyIs(key, "id"):
 			env.id, env.hasID = val, true
-		case keyIs(key, "method"):
+		case jsonwire.KeyIs(key, "method"):
 			env.method = val
-		case keyIs(key, "params"):
+		case jsonwire.KeyIs(key, "params"):
 			env.params = val
-		case keyIs(key, "result"):
+		case jsonwire.KeyIs(key, "result"):
 			env.result, env.hasResult = val, true
-		case keyIs(key, "error"):
+		case jsonwire.KeyIs(key, "error"):
 			env.err, env.hasError = val, true
 		}
 	})
 	// An id is echoed back only if it has a legal type (JSON-RPC 2.0 §4).
-	idKind := kindOf(env.id)
+	idKind := jsonwire.Kind(env.id)
 	if idKind == '"' || idKind == '0' {
 		id = env.id
 	}
 	invalid := func(why string) (jsonrpc.Message, int, string, []byte) {
 		return nil, jsonrpc.CodeInvalidRequest, "Invalid Request: " + why, id
 	}
-	if v, ok := decodeString(env.version); !ok || v != "2.0" {
+	if v, ok := jsonwire.DecodeString(env.version); !ok || v != "2.0" {
 		return invalid(`"jsonrpc" must be exactly "2.0"`)
 	}
 	if env.hasID && idKind != '"' && idKind != '0' && idKind != 'n' {
@@ -79,7 +80,7 @@ func (c *conn) decode(b []byte) (msg jsonrpc.Message, code int, text string, id 
 
 func (c *conn) decodeRequest(env *envelope, idKind byte, id []byte,
 	invalid func(string) (jsonrpc.Message, int, string, []byte)) (jsonrpc.Message, int, string, []byte) {
-	method, ok := decodeString(env.method)
+	method, ok := jsonwire.DecodeString(env.method)
 	if !ok {
 		return invalid(`"method" must be a string`)
 	}
@@ -88,7 +89,7 @@ func (c *conn) decodeRequest(env *envelope, idKind byte, id []byte,
 		return invalid(`"id" must not be null`)
 	}
 	var params json.RawMessage
-	switch kindOf(env.params) {
+	switch jsonwire.Kind(env.params) {
 	case 0, 'n':
 		// absent or null: no params
 	case '{', '[':
@@ -135,7 +136,7 @@ func (c *conn) decodeResponse(env *envelope, idKind byte,
 			Message *string         `json:"message"`
 			Data    json.RawMessage `json:"data"`
 		}
-		if kindOf(env.err) != '{' || json.Unmarshal(env.err, &e) != nil || e.Code == nil || e.Message == nil {
+		if jsonwire.Kind(env.err) != '{' || json.Unmarshal(env.err, &e) != nil || e.Code == nil || e.Message == nil {
 			return invalid(`"error" must be an object with an integer "code" and a string "message"`)
 		}
 		werr = &jsonrpc.Error{Code: *e.Code, Message: *e.Message, Data: e.Data}
@@ -156,7 +157,7 @@ func (c *conn) decodeResponse(env *envelope, idKind byte,
 	var rid jsonrpc.ID
 	var err error
 	if idKind == '"' {
-		s, _ := decodeString(env.id)
+		s, _ := jsonwire.DecodeString(env.id)
 		rid, err = jsonrpc.MakeID(s)
 	} else {
 		// Ids the SDK generates are small integers; accept any literal that

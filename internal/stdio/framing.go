@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"github.com/mcpwasm/mcpwasm/internal/jsonwire"
 	"io"
 	"strconv"
 
@@ -118,7 +119,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // false only if the connection was closed while delivering a message.
 func (c *conn) handleLine(b []byte) bool {
 	b = bytes.TrimPrefix(b, utf8BOM)
-	b = trimWS(b)
+	b = jsonwire.TrimWS(b)
 	if len(b) == 0 {
 		return true // blank line: ignored
 	}

@@ -2,6 +2,7 @@ package stdio
 
 import (
 	"encoding/json"
+	"github.com/mcpwasm/mcpwasm/internal/jsonwire"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -17,7 +18,7 @@ import (
 // surrogate string and remembered so Write can restore it.
 func (c *conn) requestID(lit []byte) (jsonrpc.ID, error) {
 	if lit[0] == '"' {
-		if plainString(lit) {
+		if jsonwire.PlainString(lit) {
 			return jsonrpc.MakeID(string(lit[1 : len(lit)-1]))
 		}
 	} else if n, ok := canonicalInt(lit); ok {
@@ -100,7 +101,7 @@ func rawIDKey(id jsonrpc.ID) string {
 // a plain string); any other literal is its own key, since it travels as a surrogate and is
 // written back verbatim.
 func idKey(lit []byte) string {
-	if lit[0] == '"' && plainString(lit) {
+	if lit[0] == '"' && jsonwire.PlainString(lit) {
 		return string(lit)
 	}
 	if n, ok := canonicalInt(lit); ok {
@@ -154,12 +155,12 @@ func (c *conn) takeCancelled(id jsonrpc.ID) bool {
 // surrogate, so the SDK cancels the right request. Other params are returned
 // unchanged.
 func (c *conn) translateCancelled(params json.RawMessage) json.RawMessage {
-	if kindOf(params) != '{' {
+	if jsonwire.Kind(params) != '{' {
 		return params
 	}
 	start, end := -1, -1
-	forEachMember(params, func(key []byte, vs, ve int) {
-		if keyIs(key, "requestId") {
+	jsonwire.ForEachMember(params, func(key []byte, vs, ve int) {
+		if jsonwire.KeyIs(key, "requestId") {
 			start, end = vs, ve
 		}
 	})

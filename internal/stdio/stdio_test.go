@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/jsonwire"
 	"io"
 	"runtime"
 	"strings"
@@ -795,7 +796,7 @@ func expectedOutcomes(data []byte, maxLine int) int {
 			n++
 			continue
 		}
-		if len(trimWS(bytes.TrimPrefix(l, utf8BOM))) > 0 {
+		if len(jsonwire.TrimWS(bytes.TrimPrefix(l, utf8BOM))) > 0 {
 			n++
 		}
 	}
