@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/gctune"
 	"io"
 	"log/slog"
 	"runtime/debug"
@@ -31,6 +32,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return code, err
 	}
+	gctune.Start() // a small live heap collected every few calls otherwise (internal/gctune)
 	s := &serving{o: o}
 	defer s.close()
 	if code, err := s.readConfig(ctx, stderr); err != nil {
