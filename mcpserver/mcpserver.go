@@ -192,7 +192,7 @@ func mcpTool(td abi.Tool) (*mcp.Tool, error) {
 // toolHandler returns the tools/call handler of one guest tool. Each call is reported with
 // its outcome and traced (telemetry.go).
 func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Tracer) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	call := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, done := startToolCall(ctx, tracer, g, tool, req)
 		args, err := objectArguments(req.Params.Arguments)
 		if err != nil {
@@ -213,6 +213,10 @@ func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Trac
 		res := decodeResult(g, tool, out)
 		done(nil, res.IsError)
 		return res, nil
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		onWarmStack(func() { res, err = call(ctx, req) }) // warmstack.go
+		return res, err
 	}
 }
 
