@@ -1,10 +1,11 @@
 // Package gctune keeps the Go garbage collector from running every few calls in a server
 // whose live heap is small. With GOGC=100 the heap goal is twice the live heap, and at least
-// 4 MiB: mcpwasm serve holds 2–3 MiB live (the compiled guests are outside the Go heap), so
-// it collected after every 2 MiB allocated — about every 30 tools/call over stdio, a fifth
-// of the server's CPU (BENCHMARKS.md "Host per-call path"). After each collection the tuner
-// sets the GC percentage so the goal is the live heap plus Headroom (never below GOGC=100's
-// goal): a 2 MiB heap collects after 16 MiB more, a 200 MiB heap as before.
+// 4 MiB: mcpwasm serve holds 2–3 MiB live (compiled guests are outside the Go heap), so it
+// collected after every 2 MiB allocated — about every 30 tools/call over stdio, a fifth of the
+// server's CPU. After each collection the tuner sets the GC percentage so that the goal is the
+// live heap plus Headroom, never below GOGC=100's goal: a 2 MiB heap collects after 8 MiB
+// more, a 200 MiB heap as before. The price is resident memory under load, up by about the
+// headroom; BENCHMARKS.md "Host per-call path" has both measured, and why 8 MiB.
 //
 // An operator's GOGC or GOMEMLIMIT is their choice: with either set, Start does nothing.
 package gctune
@@ -17,8 +18,8 @@ import (
 	"sync"
 )
 
-// Headroom is the garbage allowed between collections when the live heap is smaller: 16 MiB.
-const Headroom = 16 << 20
+// Headroom is the garbage allowed between collections when the live heap is smaller: 8 MiB.
+const Headroom = 8 << 20
 
 // maxPercent bounds the percentage for a near-empty heap (at most a 32 MiB goal below 1 MiB).
 const maxPercent = 3200

@@ -11,8 +11,8 @@ func TestPercent(t *testing.T) {
 		live uint64
 		want int
 	}{
-		{0, maxPercent}, {256 << 10, maxPercent}, {512 << 10, 3200}, {1 << 20, 1600}, {2 << 20, 800},
-		{3 << 20, 533}, {16 << 20, 100}, {64 << 20, 100}, {1 << 40, 100},
+		{0, maxPercent}, {128 << 10, maxPercent}, {256 << 10, 3200}, {1 << 20, 800}, {2 << 20, 400},
+		{3 << 20, 266}, {8 << 20, 100}, {64 << 20, 100}, {1 << 40, 100},
 	} {
 		if got := Percent(tt.live); got != tt.want {
 			t.Errorf("Percent(%d) = %d, want %d", tt.live, got, tt.want)
