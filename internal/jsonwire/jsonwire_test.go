@@ -3,6 +3,7 @@ package jsonwire
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -62,6 +63,30 @@ func compare(t *testing.T, b []byte, got, want []json.RawMessage) {
 	for i := range got {
 		if !bytes.Equal(got[i], want[i]) {
 			t.Errorf("%s: part %d is %s, encoding/json's %s", b, i, got[i], want[i])
+		}
+	}
+}
+
+// DuplicateKey names the first repeated key at any depth with its path; keys compare decoded.
+func TestDuplicateKey(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,"b":2}`:                                         "",
+		`{"a":{"a":1},"b":[{"a":1},{"a":2}]}`:                   "",
+		`{"isError":true,"isError":false}`:                      `isError: "isError"`,
+		`{"structuredContent":{"n":"x","n":1}}`:                 `structuredContent.n: "n"`,
+		`{"content":[{"type":"text"},{"text":"a","text":"b"}]}`: `content[1].text: "text"`,
+		`[[1],[{"a":{"b":1,"\u0062":2}}]]`:                      `[1][0].a.b: "b"`,
+		`{"k01":0,"k02":0,"k03":0,"k04":0,"k05":0,"k06":0,"k07":0,"k08":0,"k09":0,"k10":0,"k11":0,"k12":0,"k13":0,"k14":0,"k15":0,"k16":0,"k17":0,"k03":1}`: `k03: "k03"`,
+		"{\"\xff\":1,\"\xfe\":2}": "\ufffd: \"\ufffd\"",
+		` { "a" : [ 1 , { "x" : 1 , "y" : { } } ] , "b" : "}" , "c" : 0 } `: "",
+	} {
+		path, key, found := DuplicateKey([]byte(in))
+		got := ""
+		if found {
+			got = fmt.Sprintf("%s: %q", path, key)
+		}
+		if got != want {
+			t.Errorf("DuplicateKey(%s) = %s, want %s", in, got, want)
 		}
 	}
 }
