@@ -41,10 +41,11 @@ func FuzzDecodeToolResult(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, sc, _, err := Split(data)
+		_, x, err := Split(data)
 		if err != nil {
 			t.Fatalf("DecodeToolResult succeeded but Split failed: %v", err)
 		}
+		sc := x.Structured
 		out, err := json.Marshal(res)
 		if err != nil {
 			t.Fatalf("re-encoding %q: %v", data, err)
@@ -91,6 +92,9 @@ func FuzzDecodeTextResult(f *testing.F) {
 		fast, ok := DecodeTextResult(data)
 		if !ok {
 			return
+		}
+		if err := Check(data); err != nil {
+			t.Fatalf("DecodeTextResult took %q, Check refuses it: %v", data, err)
 		}
 		slow, err := decodeSDK(data)
 		if err != nil {
