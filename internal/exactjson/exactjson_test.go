@@ -3,11 +3,14 @@ package exactjson
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/jsonwire"
 )
 
 func TestDecodeToolResultKeepsNumbers(t *testing.T) {
-	in := `{"content":[{"type":"text","text":"t"}],"structuredContent":{"n":9007199254740993,"e":1e400,"f":1.0000000000000000001},"_meta":{"k":[12345678901234567890]},"isError":false}`
+	in := `{"content":[{"type":"text","text":"t","_meta":{"k":9007199254740993,"b":1e400}},{"type":"resource","resource":{"uri":"x://","text":"t","_meta":{"r":12345678901234567890}}}],"structuredContent":{"n":9007199254740993,"e":1e400,"f":1.0000000000000000001},"_meta":{"k":[12345678901234567890]},"isError":false}`
 	res, err := DecodeToolResult([]byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -16,7 +19,8 @@ func TestDecodeToolResultKeepsNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"structuredContent":{"n":9007199254740993,"e":1e400,"f":1.0000000000000000001}`, `"_meta":{"k":[12345678901234567890]}`} {
+	for _, want := range []string{`"structuredContent":{"n":9007199254740993,"e":1e400,"f":1.0000000000000000001}`, `"_meta":{"k":[12345678901234567890]}`,
+		`"_meta":{"b":1e400,"k":9007199254740993}`, `"_meta":{"r":12345678901234567890}`} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("re-encoded result %s lacks %s", out, want)
 		}
@@ -24,7 +28,7 @@ func TestDecodeToolResultKeepsNumbers(t *testing.T) {
 }
 
 // FuzzDecodeToolResult: decoding a CallToolResult (a guest's or an upstream's) never panics,
-// and what decodes re-encodes with structuredContent exactly as given (compacted, HTML
+// takes nothing Check refuses (no repeated key anywhere), and what decodes re-encodes with structuredContent exactly as given (compacted, HTML
 // characters escaped as encoding/json does): no number is changed.
 func FuzzDecodeToolResult(f *testing.F) {
 	for _, s := range []string{
@@ -33,6 +37,11 @@ func FuzzDecodeToolResult(f *testing.F) {
 		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}],"_meta":{"a":{"b":1e400}}}`,
 		`{"structuredContent":null,"_meta":null}`, `null`, `{"content":[{"type":"nope"}]}`, `{"structuredContent":"s"}`,
 		`{"content":[{"type":"resource","resource":{"uri":"x://","text":"t"}}],"structuredContent":{"a":{"a":{"a":[]}}}}`,
+		`{"content":[{"type":"text","text":"a","_meta":{"k":9007199254740993,"e":1e400}}]}`,
+		`{"content":[{"type":"resource","resource":{"uri":"x://","blob":"AA==","_meta":{"b":1e400}},"_meta":{}}]}`,
+		`{"content":[],"structuredContent":{"n":1,"n":2}}`, `{"isError":true,"isError":false}`, `{"content":[{"type":"video","data":"x"}]}`,
+		`{"content":[{"type":"resource_link","uri":"u","name":"n","size":1.5,"icons":[{"src":"s","sizes":["1x1"]}]}]}`,
+		`{"content":[{"type":"text","text":"x","annotations":{"priority":1e400,"audience":["robot"]}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -40,6 +49,12 @@ func FuzzDecodeToolResult(f *testing.F) {
 		res, err := DecodeToolResult(data)
 		if err != nil {
 			return
+		}
+		if err := Check(data); err != nil {
+			t.Fatalf("DecodeToolResult took %q, Check refuses it: %v", data, err)
+		}
+		if _, _, dup := jsonwire.DuplicateKey(data); dup {
+			t.Fatalf("DecodeToolResult took %q, which repeats a key", data)
 		}
 		_, x, err := Split(data)
 		if err != nil {
@@ -122,5 +137,41 @@ func TestDecodeTextResultTakes(t *testing.T) {
 		if _, ok := DecodeTextResult([]byte(in)); ok != want {
 			t.Errorf("DecodeTextResult(%s) took it: %v, want %v", in, ok, want)
 		}
+	}
+}
+
+// Check's reasons, each for the smallest input that shows it (the end-to-end cases are in
+// mcpserver's TestResultRefusedReadably).
+func TestCheck(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"content":[{"type":"text","text":"a"}]}`: "",
+		`{}`: "",
+		`{"content":null,"isError":null,"_meta":null}`:                         "",
+		`{"content":[{"type":"text","text":"a","extra":{"x":1e400}}],"x":[1]}`: "",
+		`{"content":[{"type":"video","data":"x"}]}`:                            `content[0]: unknown type "video"`,
+		`{"content":[{"type":"text","text":42}]}`:                              `content[0].text: a number, want a string`,
+		`{"isError":"true"}`:                                                   `isError: a string, want true or false`,
+		`42`:                                                                   `the result is a number, want an object`,
+		`"s"`:                                                                  `the result is a string, want an object`,
+		`{"a":1,"a":2}`:                                                        `a: duplicate key "a"`,
+		`{"content":[{"type":"resource_link","uri":"u","name":"n","icons":[{"src":1}]}]}`:         `content[0].icons[0].src: a number, want a string`,
+		`{"content":[{"type":"resource_link","uri":"u","name":"n","icons":[{"sizes":[1]}]}]}`:     `content[0].icons[0]: src is missing`,
+		`{"content":[{"type":"resource_link","uri":"u","name":"n","size":99999999999999999999}]}`: `content[0].size: 99999999999999999999, want an integer`,
+		`{"content":[{"type":"resource","resource":{"uri":"u","text":"t","_meta":1}}]}`:           `content[0].resource._meta: a number, want an object`,
+		`{"content":[{"type":"text","text":"x","annotations":{"lastModified":1}}]}`:               `content[0].annotations.lastModified: a number, want a string`,
+		`{"content":[{"type":"text","text":"x","annotations":{"priority":-0.5}}]}`:                `content[0].annotations.priority: -0.5, want a number from 0 to 1`,
+		`{"content":[{"type":"text","text":"x","annotations":[]}]}`:                               `content[0].annotations: an array, want an object`,
+		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`:                     "",
+	} {
+		got := ""
+		if err := Check([]byte(in)); err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("Check(%s) = %q, want %q", in, got, want)
+		}
+	}
+	if err := Check([]byte(`{"content":[}`)); err == nil || !strings.HasPrefix(err.Error(), "the result is not JSON: ") {
+		t.Errorf("Check of broken JSON = %v", err)
 	}
 }
