@@ -18,6 +18,7 @@ import (
 //   - data is JSON (RFC 8259) and an object: `the result is a number, want an object`;
 //   - no object at any depth gives a key twice: `structuredContent.n: duplicate key "n"`;
 //   - isError is true, false or null; _meta an object or null; content an array or null;
+//     resultType a string or null;
 //   - each content block is an object whose type is one of text, image, audio,
 //     resource_link, resource (`content[0]: unknown type "video"`), checked before any other
 //     of its fields;
@@ -63,6 +64,10 @@ func Check(data []byte) error {
 			}
 		case jsonwire.KeyIs(key, "_meta"):
 			err = wantObject("_meta", v)
+		case jsonwire.KeyIs(key, "resultType"): // 2026-07-28; the SDK reads it
+			if k := jsonwire.Kind(v); k != '"' && k != 'n' {
+				err = fmt.Errorf("resultType: %s, want a string", kindName(v))
+			}
 		}
 	})
 	return err

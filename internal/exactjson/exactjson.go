@@ -31,8 +31,9 @@ type Exact struct {
 type BlockMeta struct{ Meta, ResourceMeta json.RawMessage }
 
 // Split separates a CallToolResult's arbitrary-JSON members (Exact) from the rest: rest is the
-// result without them, and with each content block reduced to the members its type defines
-// (type, annotations and those of blockFields), which is safe for the SDK to decode. An
+// result reduced to the members the SDK reads besides them (content, isError, resultType), and
+// each content block to the members its type defines (type, annotations and those of
+// blockFields), which is safe for the SDK to decode. An
 // error says data is not a JSON object; Split does not Check it.
 func Split(data []byte) (rest []byte, x *Exact, err error) {
 	var fields map[string]json.RawMessage
@@ -43,8 +44,11 @@ func Split(data []byte) (rest []byte, x *Exact, err error) {
 		return nil, nil, errors.New("the result is null, want an object")
 	}
 	x = &Exact{Structured: nonNull(fields["structuredContent"]), Meta: nonNull(fields["_meta"])}
-	delete(fields, "structuredContent")
-	delete(fields, "_meta")
+	for k := range fields { // the SDK reads no other member: the rest would be dropped anyway
+		if k != "content" && k != "isError" && k != "resultType" {
+			delete(fields, k)
+		}
+	}
 	if c := fields["content"]; jsonwire.Kind(jsonwire.TrimWS(c)) == '[' {
 		var blocks []json.RawMessage
 		if err := json.Unmarshal(c, &blocks); err != nil {

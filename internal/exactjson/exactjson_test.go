@@ -28,7 +28,8 @@ func TestDecodeToolResultKeepsNumbers(t *testing.T) {
 }
 
 // FuzzDecodeToolResult: decoding a CallToolResult (a guest's or an upstream's) never panics,
-// takes nothing Check refuses (no repeated key anywhere), and what decodes re-encodes with structuredContent exactly as given (compacted, HTML
+// takes exactly what Check takes (no repeated key anywhere; no refusal left to the SDK's less
+// readable errors), and what decodes re-encodes with structuredContent exactly as given (compacted, HTML
 // characters escaped as encoding/json does): no number is changed.
 func FuzzDecodeToolResult(f *testing.F) {
 	for _, s := range []string{
@@ -42,12 +43,16 @@ func FuzzDecodeToolResult(f *testing.F) {
 		`{"content":[],"structuredContent":{"n":1,"n":2}}`, `{"isError":true,"isError":false}`, `{"content":[{"type":"video","data":"x"}]}`,
 		`{"content":[{"type":"resource_link","uri":"u","name":"n","size":1.5,"icons":[{"src":"s","sizes":["1x1"]}]}]}`,
 		`{"content":[{"type":"text","text":"x","annotations":{"priority":1e400,"audience":["robot"]}}]}`,
+		`{"resultType":5}`, `{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`, `{"content":[{"type":"text","text":"x","annotations":{"priority":0.5,"audience":["user"],"lastModified":"2025"}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := DecodeToolResult(data)
 		if err != nil {
+			if Check(data) == nil {
+				t.Fatalf("Check takes %q, the decoding refuses it: %v", data, err)
+			}
 			return
 		}
 		if err := Check(data); err != nil {
@@ -173,5 +178,18 @@ func TestCheck(t *testing.T) {
 	}
 	if err := Check([]byte(`{"content":[}`)); err == nil || !strings.HasPrefix(err.Error(), "the result is not JSON: ") {
 		t.Errorf("Check of broken JSON = %v", err)
+	}
+}
+
+// A member the SDK does not read is dropped before its decoding, so the SDK's nesting limit
+// (1000) cannot refuse a result Check took (found by FuzzDecodeToolResult's Check invariant).
+func TestDeepUnknownMemberDropped(t *testing.T) {
+	in := `{"content":[{"type":"text","text":"a","x":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}],"x":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}`
+	res, err := DecodeToolResult([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := json.Marshal(res); string(out) != `{"content":[{"type":"text","text":"a"}]}` {
+		t.Errorf("decoded %s", out)
 	}
 }
