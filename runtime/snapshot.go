@@ -110,7 +110,14 @@ type snapshots struct {
 	tried   bool
 	snap    *snapshot // nil: none (not yet, or refused)
 	refused string
-	unnamed bool // refused before describe named the guest: logged by logUnnamedRefusal
+	held    []heldNote // logged before describe named the guest: logged by logHeld
+}
+
+// heldNote is a log line about a pool's snapshots held back until its guest is named.
+type heldNote struct {
+	level slog.Level
+	msg   string
+	attrs []slog.Attr
 }
 
 // drop forgets a snapshot taken, so its memory is freed while the guest is unloaded; a
@@ -156,37 +163,39 @@ func (p *pool) takeSnapshot(ctx context.Context, inst *instance) {
 		inst.snap = snap // the instance it was taken from resets to it too (reset.go)
 	}
 	p.snaps.tried, p.snaps.snap, p.snaps.refused = true, snap, why
-	// The instance that describes a guest starts before its name is known (the manifest
-	// names it): its refusal is logged once load has the name.
-	p.snaps.unnamed = why != "" && inst.call.Guest == ""
 	p.snaps.mu.Unlock()
 	if why != "" {
-		if inst.call.Guest != "" {
-			p.logRefusal(ctx, inst.call.Guest, why)
-		}
+		p.note(ctx, inst.call.Guest, slog.LevelInfo, "instances run the guest's start each time, not from a snapshot",
+			slog.String("isolation", p.g.isolation.String()), slog.String("reason", why))
 		return
 	}
-	p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instances start from a snapshot",
-		slog.String("guest", inst.call.Guest), slog.Int("memory", len(snap.mem)), slog.Int("globals", len(snap.globals)))
+	p.note(ctx, inst.call.Guest, slog.LevelDebug, "instances start from a snapshot",
+		slog.Int("memory", len(snap.mem)), slog.Int("globals", len(snap.globals)))
 }
 
-// logRefusal logs why p's instances are not snapshotted, for the guest named guest.
-func (p *pool) logRefusal(ctx context.Context, guest, why string) {
-	p.g.host.logger.LogAttrs(ctx, slog.LevelInfo, "instances run the guest's start each time, not from a snapshot",
-		slog.String("guest", guest), slog.String("isolation", p.g.isolation.String()), slog.String("reason", why))
-}
-
-// logUnnamedRefusal logs a refusal takeSnapshot held back because the guest had no name yet;
-// load calls it once the manifest names the guest.
-func (p *pool) logUnnamedRefusal(ctx context.Context) {
-	p.snaps.mu.Lock()
-	why := ""
-	if p.snaps.unnamed {
-		why, p.snaps.unnamed = p.snaps.refused, false
+// note logs msg about p's snapshots for the guest named guest. The instance that describes a
+// guest starts before its name is known (the manifest names it), in the pool that goes on to
+// serve its calls, so what is said about that pool's snapshot holds for the guest: with guest
+// "", note holds it back until load has the name and calls logHeld.
+func (p *pool) note(ctx context.Context, guest string, level slog.Level, msg string, attrs ...slog.Attr) {
+	if guest == "" {
+		p.snaps.mu.Lock()
+		p.snaps.held = append(p.snaps.held, heldNote{level, msg, attrs})
+		p.snaps.mu.Unlock()
+		return
 	}
+	p.g.host.logger.LogAttrs(ctx, level, msg, append([]slog.Attr{slog.String("guest", guest)}, attrs...)...)
+}
+
+// logHeld logs what note held back, naming the guest; load calls it once the manifest named
+// the guest.
+func (p *pool) logHeld(ctx context.Context) {
+	p.snaps.mu.Lock()
+	held := p.snaps.held
+	p.snaps.held = nil
 	p.snaps.mu.Unlock()
-	if why != "" {
-		p.logRefusal(ctx, p.g.name, why)
+	for _, n := range held {
+		p.g.host.logger.LogAttrs(ctx, n.level, n.msg, append([]slog.Attr{slog.String("guest", p.g.name)}, n.attrs...)...)
 	}
 }
 

@@ -344,3 +344,29 @@ func TestSnapshotDroppedWithCode(t *testing.T) {
 		t.Fatal("no snapshot after the reload")
 	}
 }
+
+// The debug line saying a pool's instances start from a snapshot names the guest, though the
+// snapshot is taken by the instance that describes the guest, which starts before the
+// manifest names it (no GuestConfig.Name here): the line is held until load has the name.
+func TestSnapshotLogNamesGuest(t *testing.T) {
+	h, logs := snapHost(t, true)
+	g, err := h.Load(context.Background(), wat.Snapshot, &GuestConfig{Isolation: "call", Limits: Limits{Instances: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snapCall(t, g, "A", "probe", `{}`); got != probeFresh {
+		t.Fatalf("probe: %s; want %s", got, probeFresh)
+	}
+	var lines []string
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, `msg="instances start from a snapshot"`) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("%d lines say instances start from a snapshot; want 1:\n%s", len(lines), logs)
+	}
+	if want := ` guest=` + g.Name() + ` memory=` + fmt.Sprint(3*pageSize) + ` `; g.Name() == "" || !strings.Contains(lines[0], want) {
+		t.Errorf("the line does not name the guest (want %q):\n%s", want, lines[0])
+	}
+}

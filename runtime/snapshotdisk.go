@@ -122,8 +122,8 @@ func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 		s, err := p.readDiskSnapshot(name)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				p.g.host.logger.LogAttrs(ctx, slog.LevelWarn, "snapshot in the cache ignored; the guest's start runs and the file is written again",
-					slog.String("guest", p.g.name), slog.String("file", name), slog.Any("err", err))
+				p.note(ctx, p.g.name, slog.LevelWarn, "snapshot in the cache ignored; the guest's start runs and the file is written again",
+					slog.String("file", name), slog.Any("err", err))
 			}
 			return
 		}
@@ -136,8 +136,8 @@ func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 		}
 		p.snaps.mu.Unlock()
 		if snap != nil {
-			p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instances start from a snapshot in the cache",
-				slog.String("guest", p.g.name), slog.String("file", name), slog.Int("memory", len(s.mem)))
+			p.note(ctx, p.g.name, slog.LevelDebug, "instances start from a snapshot in the cache",
+				slog.String("file", name), slog.Int("memory", len(s.mem)))
 		}
 	})
 	return snap
