@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -54,7 +55,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitOK
 	}
 	code, err := c.Run(ctx, args[1:], stdin, stdout, stderr)
-	if err != nil {
+	if l, ok := err.(schemaerr.List); ok { // several errors in a file: one line each
+		for _, e := range l {
+			fmt.Fprintf(stderr, "mcpwasm %s: %v\n", c.Name, e)
+		}
+	} else if err != nil {
 		fmt.Fprintf(stderr, "mcpwasm %s: %v\n", c.Name, err)
 		if code == ExitUsage {
 			fmt.Fprintf(stderr, "usage: %s (see 'mcpwasm help %s')\n", strings.TrimSpace("mcpwasm "+c.Name+" "+c.Args), c.Name)

@@ -120,3 +120,35 @@ func TestImportTypeErrorNamesLine(t *testing.T) {
 		}
 	}
 }
+
+// A config with several independent mistakes is answered with all of them in one run, one
+// line each, naming the file, line, column and field, in the file's order; the exit code is
+// a single mistake's. Every command that reads a config does so.
+func TestConfigErrorsAllAtOnce(t *testing.T) {
+	cfg := writeConfig(t, `{
+  "guests": [
+    {"path": "a.wasm", "limitz": {}},
+    {"path": "b.wasm", "limits": {"timeout_ms": "10s"}},
+    {"path": "c.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}
+  ]
+}`)
+	lines := []string{
+		`line 3 column 24: unknown key "limitz" in guests[0] (did you mean "limits"?)`,
+		`line 4 column 49: guests[1].limits.timeout_ms: want integer, got string`,
+		`line 5 column 81: guests[2].tools.t.grants: net "b.test" is not granted to the guest`,
+	}
+	guest := filepath.Join(filepath.Dir(cfg), "a.wasm") // inspect GUEST --config reads the guest first
+	if err := os.WriteFile(guest, wat.Echo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"serve"}, {"inspect"}, {"pull"}, {"inspect", guest}} {
+		_, errOut, code := runCLI(append(args, "--config", cfg)...)
+		want := ""
+		for _, l := range lines {
+			want += fmt.Sprintf("mcpwasm %s: %s: %s\n", args[0], cfg, l)
+		}
+		if errOut != want || code != ExitLoad {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", args, code, errOut, ExitLoad, want)
+		}
+	}
+}

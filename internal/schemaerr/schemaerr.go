@@ -64,7 +64,7 @@ func (d *Doc) Errorf(path, format string, args ...any) error {
 func (d *Doc) ValueAt(p Pos) (path string, ok bool) {
 	var best Pos
 	for at, v := range d.value {
-		if !v.after(p) && (!ok || best.after(v) || v == best && len(at) > len(path)) {
+		if !v.after(p) && (!ok || v.after(best) || v == best && len(at) > len(path)) {
 			path, best, ok = at, v, true
 		}
 	}
