@@ -91,8 +91,9 @@ func (e *Error) Error() string { return e.Err.Error() }
 // Unwrap returns Err.
 func (e *Error) Unwrap() error { return e.Err }
 
-// List is several errors about one document, one per line, in the file's order (see Sort).
-// A document with one error is answered with that error, not a List of one.
+// List is several errors found at once, one per line: about one document, in the file's
+// order (see Sort), or another set a command reports together (mcpwasm's tool name clashes
+// among a config's guests). One error is answered as itself, not as a List of one.
 type List []error
 
 // Error is the errors' texts, one per line.
