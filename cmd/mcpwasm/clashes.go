@@ -26,13 +26,7 @@ func toolNameClashes(guests []*runtime.Guest, status bool) error {
 			errs = append(errs, statusError(err))
 		}
 	}
-	switch len(errs) {
-	case 0:
-		return nil
-	case 1:
-		return errs[0]
-	}
-	return errs
+	return errorList(errs)
 }
 
 // statusError is an error of serving the status tools (serve --status, config "status").

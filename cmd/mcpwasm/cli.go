@@ -186,6 +186,7 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 		if sh, err = sf.shipper(cfg, limits.Merge(policy.DefaultLimits()).ModuleBytes, stderr); err != nil {
 			return nil, nil, err
 		}
+		var missing schemaerr.List // guests whose files cannot be read
 		for i, g := range cfg.Guests {
 			entry := fmt.Sprintf("%s: guests[%d]", configPath, i)
 			p := cfg.ModulePath(g)
@@ -203,10 +204,12 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 			}
 			var pe *pathError
 			if errors.As(err, &pe) {
-				return nil, nil, fmt.Errorf("%s.path: %w", entry, pe.err)
+				// Every missing file is told in one run; the next guests are still read.
+				missing = append(missing, fmt.Errorf("%s.path: %w", entry, pe.err))
+				continue
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", entry, err)
+				return nil, nil, errorList(append(missing, fmt.Errorf("%s: %w", entry, err)))
 			}
 			gc := cfg.GuestConfig(g, p)
 			gc.Limits = gc.Limits.Merge(limits)
@@ -217,6 +220,9 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 				p = "" // not a file to --watch
 			}
 			specs = append(specs, guestSpec{wasm: b, cfg: gc, path: p, entry: entry, locked: locked})
+		}
+		if len(missing) > 0 {
+			return nil, nil, errorList(missing)
 		}
 	}
 	for _, p := range paths {
@@ -246,6 +252,17 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 		}
 	}
 	return specs, cfg, nil
+}
+
+// errorList is nil for no errors, the error itself for one, else errs (printed one per line).
+func errorList(errs schemaerr.List) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return errs
 }
 
 // readOrOpen reads the file at p, or with read false only checks that it can be opened

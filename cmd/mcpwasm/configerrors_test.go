@@ -152,3 +152,25 @@ func TestConfigErrorsAllAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// Every guest file that cannot be read is named in one run, a line each in config order; the
+// guests between them are still read.
+func TestConfigMissingFilesAllAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "echo.wasm"), wat.Echo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "mcpwasm.json")
+	if err := os.WriteFile(cfg, []byte(`{"guests": [{"path": "a.wasm"}, {"path": "echo.wasm"}, {"path": "c.wasm"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"serve", "inspect"} {
+		_, errOut, code := runCLI(cmd, "--cache-dir", t.TempDir(), "--config", cfg)
+		want := fmt.Sprintf("mcpwasm %[1]s: %[2]s: guests[0].path: open %[3]s: no such file or directory\n"+
+			"mcpwasm %[1]s: %[2]s: guests[2].path: open %[4]s: no such file or directory\n",
+			cmd, cfg, filepath.Join(dir, "a.wasm"), filepath.Join(dir, "c.wasm"))
+		if errOut != want || code != ExitLoad {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", cmd, code, errOut, ExitLoad, want)
+		}
+	}
+}
