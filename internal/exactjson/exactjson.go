@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/internal/jsonwire"
 
@@ -131,7 +132,7 @@ func (x *Exact) Restore(res *mcp.CallToolResult) error {
 		if err := json.Compact(&b, x.Structured); err != nil {
 			return fmt.Errorf("structuredContent: %w", err)
 		}
-		res.StructuredContent = json.RawMessage(b.Bytes())
+		res.StructuredContent = json.RawMessage(ValidUTF8(b.Bytes()))
 	}
 	var err error
 	if res.Meta, err = rawMeta("_meta", x.Meta, res.Meta); err != nil {
@@ -175,9 +176,32 @@ func rawMeta(at string, raw json.RawMessage, old mcp.Meta) (mcp.Meta, error) {
 	}
 	meta := make(mcp.Meta, len(m))
 	for k, v := range m {
-		meta[k] = v
+		meta[k] = json.RawMessage(ValidUTF8(v))
 	}
 	return meta, nil
+}
+
+// ValidUTF8 returns raw JSON with each byte that is not part of valid UTF-8 replaced by
+// U+FFFD, as encoding/json and the SDK do in the strings they decode; b itself if it is valid.
+// Such bytes can only be inside string literals of valid JSON, so the result is valid JSON
+// too, and it is UTF-8 as RFC 8259 §8.1 requires of JSON sent to another system. Escapes
+// (a lone surrogate \ud800) are ASCII and stay as written.
+func ValidUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, "\uFFFD"[:0]...)
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
 }
 
 // DecodeToolResult checks data (Check: a refusal is its error) and decodes it as a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/internal/jsonwire"
 )
@@ -29,7 +30,7 @@ func TestDecodeToolResultKeepsNumbers(t *testing.T) {
 
 // FuzzDecodeToolResult: decoding a CallToolResult (a guest's or an upstream's) never panics,
 // takes exactly what Check takes (no repeated key anywhere; no refusal left to the SDK's less
-// readable errors), and what decodes re-encodes with structuredContent exactly as given (compacted, HTML
+// readable errors), what decodes re-encodes as UTF-8, and with structuredContent exactly as given (compacted, HTML
 // characters escaped as encoding/json does): no number is changed.
 func FuzzDecodeToolResult(f *testing.F) {
 	for _, s := range []string{
@@ -70,6 +71,9 @@ func FuzzDecodeToolResult(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoding %q: %v", data, err)
 		}
+		if !utf8.Valid(out) {
+			t.Fatalf("%q re-encodes as %q, not UTF-8", data, out)
+		}
 		if sc == nil {
 			return
 		}
@@ -77,7 +81,7 @@ func FuzzDecodeToolResult(f *testing.F) {
 		if err := json.Compact(&compact, sc); err != nil {
 			t.Fatal(err)
 		}
-		json.HTMLEscape(&want, compact.Bytes())
+		json.HTMLEscape(&want, ValidUTF8(compact.Bytes()))
 		var got struct {
 			SC json.RawMessage `json:"structuredContent"`
 		}
@@ -191,5 +195,25 @@ func TestDeepUnknownMemberDropped(t *testing.T) {
 	}
 	if out, _ := json.Marshal(res); string(out) != `{"content":[{"type":"text","text":"a"}]}` {
 		t.Errorf("decoded %s", out)
+	}
+}
+
+// Bytes that are not UTF-8 become U+FFFD everywhere — in decoded fields (the SDK's doing) and in
+// the raw members too, so the result sent on is UTF-8 (RFC 8259 §8.1); a lone surrogate escape
+// stays as written in a raw member (it is ASCII) and becomes U+FFFD in a decoded one.
+func TestInvalidUTF8(t *testing.T) {
+	in := "{\"content\":[{\"type\":\"text\",\"text\":\"a\xffb\\ud800\",\"_meta\":{\"m\":\"\xfe\"}}],\"structuredContent\":{\"s\":\"a\xff\xffb\\ud800\"},\"_meta\":{\"m\":[\"\xc3\"]}}"
+	res, err := DecodeToolResult([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"_meta":{"m":["\ufffd"]},"content":[{"type":"text","text":"a\ufffdb\ufffd","_meta":{"m":"\ufffd"}}],"structuredContent":{"s":"a\ufffd\ufffdb\ud800"}}`
+	want = strings.ReplaceAll(want, `\ufffd`, "\ufffd")
+	if string(out) != want {
+		t.Errorf("re-encoded\n%q\nwant\n%q", out, want)
 	}
 }
