@@ -217,3 +217,24 @@ func TestInvalidUTF8(t *testing.T) {
 		t.Errorf("re-encoded\n%q\nwant\n%q", out, want)
 	}
 }
+
+// What ABI.md §5 says is dropped: members the schema does not define, case-sensitively, and a
+// block's members of other types; null is absent.
+func TestDropped(t *testing.T) {
+	for in, want := range map[string]string{
+		`{}`:                              `{"content":[]}`,
+		`{"content":null,"isError":null}`: `{"content":[]}`,
+		`{"Content":[{"type":"text","text":"x"}]}`:                          `{"content":[]}`,
+		`{"content":[],"extra":1,"IsError":true}`:                           `{"content":[]}`,
+		`{"content":[{"type":"text","text":"\u00e9","data":"!!","uri":5}]}`: `{"content":[{"type":"text","text":"é"}]}`,
+	} {
+		res, err := DecodeToolResult([]byte(in))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if out, _ := json.Marshal(res); string(out) != want {
+			t.Errorf("%s decodes to %s, want %s", in, out, want)
+		}
+	}
+}
