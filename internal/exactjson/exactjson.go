@@ -124,15 +124,18 @@ func nonNull(b json.RawMessage) json.RawMessage {
 }
 
 // Restore sets res's arbitrary-JSON members from x (as Split took them out of the result
-// res was decoded from): StructuredContent compacted but with every number as written, and
+// res was decoded from: valid JSON, which Restore does not check again): StructuredContent compacted but with every number as written, and
 // each _meta a mcp.Meta whose values are json.RawMessage.
 func (x *Exact) Restore(res *mcp.CallToolResult) error {
-	if x.Structured != nil {
-		var b bytes.Buffer
-		if err := json.Compact(&b, x.Structured); err != nil {
-			return fmt.Errorf("structuredContent: %w", err)
+	if sc := x.Structured; sc != nil {
+		if !jsonwire.Compacted(sc) { // valid JSON, as Split took it: Compact would not change it
+			var b bytes.Buffer
+			if err := json.Compact(&b, sc); err != nil {
+				return fmt.Errorf("structuredContent: %w", err)
+			}
+			sc = b.Bytes()
 		}
-		res.StructuredContent = json.RawMessage(ValidUTF8(b.Bytes()))
+		res.StructuredContent = json.RawMessage(ValidUTF8(sc))
 	}
 	var err error
 	if res.Meta, err = rawMeta("_meta", x.Meta, res.Meta); err != nil {

@@ -310,3 +310,17 @@ func decodedKey(key []byte) string {
 	s, _ := DecodeString(key)
 	return s
 }
+
+// Compacted reports whether the valid JSON text b has no insignificant whitespace (none outside
+// its string literals), so that json.Compact would return it unchanged.
+func Compacted(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i) - 1
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return true
+}

@@ -170,3 +170,22 @@ func refDuplicate(data []byte) (string, bool) {
 		}
 	}
 }
+
+// Compacted holds to json.Compact: true exactly when Compact leaves valid JSON unchanged.
+func FuzzCompacted(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"a": 1}`, `"a b"`, `["\" ",1]`, "[1,\n2]", `"\\"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, data); err != nil {
+			t.Fatal(err)
+		}
+		if want := bytes.Equal(b.Bytes(), data); Compacted(data) != want {
+			t.Errorf("Compacted(%q) = %v, want %v", data, !want, want)
+		}
+	})
+}
