@@ -120,3 +120,33 @@ server.registerTool("plain", { description: "x" }, async (extra) => { let n = 0;
 		})
 	}
 }
+
+// noop is a script with two tools that return a constant, one synchronously and one through
+// an async handler: a call's fixed cost (the host's Run, the shim's dispatch, JSON.parse of
+// the params, JSON.stringify of the result) with no work of the tool's own.
+const noop = `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "noop", version: "1" });
+server.registerTool("sync", { description: "x" }, () => ({ content: [{ type: "text", text: "x" }] }));
+server.registerTool("async", { description: "x" }, async () => ({ content: [{ type: "text", text: "x" }] }));
+`
+
+// BenchmarkCallNoop is one warm tools/call of a tool returning a constant, with the params
+// the runtime sends (kind.go: a progress token in _meta).
+func BenchmarkCallNoop(b *testing.B) {
+	for _, tool := range []string{"sync", "async"} {
+		b.Run(tool, func(b *testing.B) {
+			call := &Call{}
+			vm := start(b, noop, call, 32<<20)
+			ctx := WithCall(context.Background(), call)
+			args := []byte(`{"name":"` + tool + `","arguments":{},"_meta":{"progressToken":"mcpwasm"}}`)
+			want := `{"content":[{"type":"text","text":"x"}]}`
+			for b.Loop() {
+				out, err := vm.Run(ctx, EntryCallTool, args)
+				if err != nil || string(out) != want {
+					b.Fatalf("Run = %s, %v; want %s", out, err, want)
+				}
+			}
+		})
+	}
+}
