@@ -499,3 +499,48 @@ server.registerTool("urls", { description: "URLs" }, async () => ({
 		t.Errorf("got  %s\nwant %s", res.Content[0].Text, want)
 	}
 }
+
+// countingEngine counts the calls into the engine.
+type countingEngine struct {
+	plainEngine
+	n int
+}
+
+func (e *countingEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
+	e.n++
+	return e.plainEngine.Invoke(ctx, fn, stack)
+}
+
+// TestRunEngineCalls: a warm Run of a tool that answers synchronously calls into the engine
+// eight times (the payload's string and its check, dispatch and its check, reading and
+// freeing the answer, freeing the answer and the payload's string): the entry's name is made
+// once per VM and the payload staged in a buffer kept from call to call, even when a longer
+// payload grew it. The answer is the tool's.
+func TestRunEngineCalls(t *testing.T) {
+	call := &Call{}
+	e := &countingEngine{plainEngine: instantiate(t, call)}
+	call.Engine = e
+	vm, err := Start(WithCall(context.Background(), call), e, Code{Source: []byte(js.Shim + "\n" + noop)}, 32<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithCall(context.Background(), call)
+	for i, pad := range []int{0, 0, 5000, 5000, 10} {
+		args := []byte(`{"name":"sync","arguments":{"pad":"` + strings.Repeat("x", pad) + `"}}`)
+		e.n = 0
+		out, err := vm.Run(ctx, EntryCallTool, args)
+		if err != nil || string(out) != `{"content":[{"type":"text","text":"x"}]}` {
+			t.Fatalf("Run %d = %s, %v", i, out, err)
+		}
+		want := 8
+		switch i {
+		case 0:
+			want = 8 + 4 + 1 // the first: also the entry's name (malloc, string, check, free) and the buffer
+		case 2:
+			want = 8 + 2 // a longer payload: a larger buffer (malloc, free of the old one)
+		}
+		if e.n != want {
+			t.Errorf("Run %d (a %d-byte payload) called the engine %d times, want %d", i, len(args), e.n, want)
+		}
+	}
+}
