@@ -544,3 +544,48 @@ func TestRunEngineCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraAsTheSDK: what a tool handler sees in extra, as the TypeScript SDK's object
+// literal shows it: its own enumerable keys in order, signal an enumerable accessor with no
+// setter giving the same AbortSignal each read, the request id, the request's _meta, the
+// notification and request functions (an unsupported request rejected with its method named).
+func TestExtraAsTheSDK(t *testing.T) {
+	script := `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "extra", version: "1" });
+server.registerTool("look", { description: "x" }, async (extra) => {
+  const d = Object.getOwnPropertyDescriptor(extra, "signal");
+  let rejected = "";
+  await extra.sendRequest({ method: "ping" }).catch((e) => { rejected = e.message; });
+  const seen = {
+    keys: Object.keys(extra),
+    signal: [typeof d.get, typeof d.set, d.enumerable, d.configurable],
+    same: extra.signal === extra.signal && extra.signal instanceof AbortSignal,
+    aborted: extra.signal.aborted,
+    requestId: extra.requestId,
+    meta: extra._meta,
+    fns: [typeof extra.sendNotification, typeof extra.sendRequest, extra.sessionId, extra.authInfo],
+    rejected,
+  };
+  return { content: [{ type: "text", text: JSON.stringify(seen) }] };
+});
+`
+	call := &Call{Ending: func() string { return "" }}
+	vm := start(t, script, call, 32<<20)
+	out, err := vm.Run(WithCall(context.Background(), call), EntryCallTool, []byte(`{"name":"look","arguments":{},"_meta":{"progressToken":"p1"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 {
+		t.Fatalf("result %s: %v", out, err)
+	}
+	want := `{"keys":["signal","_entry","requestId","_meta","sessionId","authInfo","sendNotification","sendRequest"],` +
+		`"signal":["function","undefined",true,true],"same":true,"aborted":false,"requestId":1,"meta":{"progressToken":"p1"},` +
+		`"fns":["function","function",null,null],"rejected":"sendRequest: ping is not supported by mcpwasm"}`
+	if res.Content[0].Text != want {
+		t.Errorf("extra:\n got %s\nwant %s", res.Content[0].Text, want)
+	}
+}
