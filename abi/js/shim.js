@@ -1331,21 +1331,18 @@
   // The running entry. Its AbortController (extra.signal, entryController below) is made when
   // first asked for — by a handler or by the host's abort: most handlers never do, and making
   // one costs more than the rest of an entry's setup.
-  // An entry is also its answer (done, out: what poll returns), settled by its methods: the
-  // synchronous path makes no closure.
+  // An entry is also its answer (out: what poll returns, "" until it settles), settled by its
+  // methods: the synchronous path makes no closure. Its one own property at first is out (each
+  // property a constructor adds costs as much as a small object): meta (the request's _meta,
+  // when it has a progress token) and _abort are added when set, id is the prototype's.
   class Entry {
     constructor() {
-      this.id = 1;
-      this.meta = undefined;
-      this._abort = undefined;
-      this.done = false;
       this.out = "";
     }
     get abort() {
       return this._abort || (this._abort = entryController());
     }
     settle(out) {
-      this.done = true;
       this.out = out;
     }
     // answer settles with the entry's result (a throw of JSON.stringify is its failure).
@@ -1362,6 +1359,7 @@
       else this.settle("E" + JSON.stringify({ error: errText(e), code: e instanceof McpError ? e.code : ErrorCode.InternalError }));
     }
   }
+  Entry.prototype.id = 1; // the request id a handler sees (one request at a time)
   let current = null; // the running Entry
   const requestKinds = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" };
   const sendRequest = (req) => {
@@ -1504,14 +1502,14 @@
     } catch (e) {
       en.fail(e);
     }
-    if (!en.done) return "";
+    if (en.out === "") return "";
     slot = null; // settled at once: the answer now, no poll
     current = null;
     return en.out;
   };
   mcp.poll = () => {
     if (!slot) return "E" + JSON.stringify({ error: "no entry is running", code: ErrorCode.InternalError });
-    if (slot.done) {
+    if (slot.out !== "") {
       const out = slot.out;
       slot = null;
       current = null;
