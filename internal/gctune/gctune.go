@@ -7,7 +7,9 @@
 // more, a 200 MiB heap as before. The price is resident memory under load, up by about the
 // headroom; BENCHMARKS.md "Host per-call path" has both measured, and why 8 MiB.
 //
-// An operator's GOGC or GOMEMLIMIT is their choice: with either set, Start does nothing.
+// An operator's GOGC is their choice: with it set, Start does nothing. GOMEMLIMIT (which the
+// Kubernetes manifests set from the container's memory limit) works with the tuner: near the
+// limit the runtime collects sooner whatever the percentage says.
 package gctune
 
 import (
@@ -27,9 +29,9 @@ const maxPercent = 3200
 var once sync.Once
 
 // Start begins tuning for the life of the process; later calls do nothing. It reports whether
-// the tuner runs (false when GOGC or GOMEMLIMIT is set in the environment).
+// the tuner runs (false when GOGC is set in the environment).
 func Start() bool {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if os.Getenv("GOGC") != "" {
 		return false
 	}
 	once.Do(func() { arm(func(int) bool { return true }) })

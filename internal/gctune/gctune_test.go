@@ -46,9 +46,4 @@ func TestStartLeavesOperatorsSetting(t *testing.T) {
 	if Start() {
 		t.Error("Start tuned with GOGC set")
 	}
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "1GiB")
-	if Start() {
-		t.Error("Start tuned with GOMEMLIMIT set")
-	}
 }
