@@ -386,12 +386,17 @@ func (v *VM) name(ctx context.Context, entry string) (uint32, error) {
 	return s, nil
 }
 
+// maxKeptBuf is the largest staging buffer a VM keeps between calls. A larger payload's
+// buffer is freed once the string is made, as before there was a buffer: held for the VM's
+// life it would take its size from the script's heap on every later call.
+const maxKeptBuf = 64 << 10
+
 // stagedString makes a JS string from b (a new JSValue*) through the VM's buffer: no malloc
-// or free unless b is longer than any string before it.
+// or free unless b is longer than any string before it (or than maxKeptBuf).
 func (v *VM) stagedString(ctx context.Context, b []byte) (uint32, error) {
 	n := uint32(len(b)) + 1 // and a NUL, as qjs_new_string's callers write
 	if n > v.bufSize {
-		size := max(n, 2*v.bufSize, 256)
+		size := max(n, min(2*v.bufSize, maxKeptBuf), 256)
 		p, err := v.malloc(ctx, size)
 		if err != nil {
 			return 0, err
@@ -405,6 +410,10 @@ func (v *VM) stagedString(ctx context.Context, b []byte) (uint32, error) {
 		return 0, fmt.Errorf("%w: malloc returned memory outside the instance", ErrEngine)
 	}
 	val, err := v.call0(ctx, v.f.newString, uint64(v.buf), uint64(len(b)))
+	if v.bufSize > maxKeptBuf {
+		v.freePtr(ctx, v.buf)
+		v.buf, v.bufSize = 0, 0
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -515,7 +515,9 @@ func (e *countingEngine) Invoke(ctx context.Context, fn api.Function, stack []ui
 // eight times (the payload's string and its check, dispatch and its check, reading and
 // freeing the answer, freeing the answer and the payload's string): the entry's name is made
 // once per VM and the payload staged in a buffer kept from call to call, even when a longer
-// payload grew it. The answer is the tool's.
+// payload grew it; a payload over maxKeptBuf gets a buffer of its own, freed after (malloc
+// and free each time, as every payload before), and the small buffer is made again after it.
+// The answer is the tool's.
 func TestRunEngineCalls(t *testing.T) {
 	call := &Call{}
 	e := &countingEngine{plainEngine: instantiate(t, call)}
@@ -525,7 +527,7 @@ func TestRunEngineCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := WithCall(context.Background(), call)
-	for i, pad := range []int{0, 0, 5000, 5000, 10} {
+	for i, pad := range []int{0, 0, 5000, 5000, 10, maxKeptBuf, maxKeptBuf, 10, 10} {
 		args := []byte(`{"name":"sync","arguments":{"pad":"` + strings.Repeat("x", pad) + `"}}`)
 		e.n = 0
 		out, err := vm.Run(ctx, EntryCallTool, args)
@@ -538,6 +540,12 @@ func TestRunEngineCalls(t *testing.T) {
 			want = 8 + 4 + 1 // the first: also the entry's name (malloc, string, check, free) and the buffer
 		case 2:
 			want = 8 + 2 // a longer payload: a larger buffer (malloc, free of the old one)
+		case 5:
+			want = 8 + 3 // over maxKeptBuf: free the small buffer, malloc a large one, free it
+		case 6:
+			want = 8 + 2 // malloc and free the large one
+		case 7:
+			want = 8 + 1 // a small buffer again
 		}
 		if e.n != want {
 			t.Errorf("Run %d (a %d-byte payload) called the engine %d times, want %d", i, len(args), e.n, want)
