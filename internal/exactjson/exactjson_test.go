@@ -142,6 +142,9 @@ func TestDecodeTextResultTakes(t *testing.T) {
 		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`:   false,
 		`{"Content":[{"type":"text","text":"x"}]}`:                              false,
 		`{"content":[{"type":"text","text":"a","text":"b"}]}`:                   false,
+		`{"content":[],"structuredContent":{"n":1,"n":2}}`:                      false,
+		`{"content":[],"_meta":{"a":{"b":1,"b":2}}}`:                            false,
+		`{"content":[],"structuredContent":{"n":1,"m":{"n":2}}}`:                true,
 	} {
 		if _, ok := DecodeTextResult([]byte(in)); ok != want {
 			t.Errorf("DecodeTextResult(%s) took it: %v, want %v", in, ok, want)
