@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/internal/termtext"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
@@ -55,7 +56,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	code, err := c.Run(ctx, args[1:], stdin, stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcpwasm %s: %v\n", c.Name, err)
+		fmt.Fprintf(stderr, "mcpwasm %s: %s\n", c.Name, termtext.Escape(err.Error())) // it may quote a server
 		if code == ExitUsage {
 			fmt.Fprintf(stderr, "usage: %s (see 'mcpwasm help %s')\n", strings.TrimSpace("mcpwasm "+c.Name+" "+c.Args), c.Name)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/progress"
+	"github.com/mcpwasm/mcpwasm/internal/termtext"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -144,6 +145,12 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 		return ExitError, err
 	}
 	defer sess.Close()
+	if !*asJSON && isTerminal(stdout) {
+		// What the server wrote is shown, not obeyed: its escape sequences, C1 and bidi
+		// controls appear escaped (termtext). To a pipe or a file, and with --json, the
+		// bytes are the server's.
+		stdout = termtext.Writer{W: stdout}
+	}
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, bar, func(ctx context.Context, t *upstream.Task) (*upstream.ExactResult, error) {
