@@ -375,7 +375,11 @@ func (c *conn) writeFailed(err error) error {
 		return err
 	}
 	if c.peerGone.CompareAndSwap(false, true) {
-		c.log.Info("stdio: the peer closed its input (our output); answers still due are dropped, and the session ends", "error", err)
+		level := slog.LevelInfo
+		if c.peer { // a spawned server that exited: its client reports that
+			level = slog.LevelDebug
+		}
+		c.log.Log(context.Background(), level, "stdio: the peer closed its input (our output); answers still due are dropped, and the session ends", "error", err)
 	}
 	return fmt.Errorf("%w: the peer closed its input: %w", io.EOF, err)
 }
