@@ -258,8 +258,8 @@ func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// decodeResult parses a guest's CallToolResult JSON (ABI.md §5), refuses content blocks that
-// lack a field the MCP schema requires (checkContentFields), and checks structured
+// decodeResult parses a guest's CallToolResult JSON (ABI.md §5), refuses one that is not a
+// CallToolResult with a reason naming the member (exactjson.Check), and checks structured
 // content against the tool's outputSchema: a mismatch (or a missing structured result) is a
 // tool error and is never forwarded. A result with structured content but no content blocks
 // gets a text block holding the same JSON, as MCP 2025-06-18 recommends for clients that

@@ -147,15 +147,15 @@ func (r *rawResults) record(msg jsonrpc.Message) bool {
 }
 
 // received records msg (see record) on a stdio connection, and hands the SDK the result
-// without structuredContent and _meta (which CallToolExact restores exactly), since the
-// SDK's decoding of those refuses numbers beyond float64.
+// without structuredContent and any _meta (CallToolExact decodes the recorded result exactly),
+// since the SDK's decoding of those refuses numbers beyond float64.
 func (r *rawResults) received(msg jsonrpc.Message) {
 	r.notified(msg)
 	if !r.record(msg) {
 		return
 	}
 	resp := msg.(*jsonrpc.Response)
-	if rest, _, _, err := exactjson.Split(resp.Result); err == nil {
+	if rest, _, err := exactjson.Split(resp.Result); err == nil {
 		resp.Result = rest
 	}
 }
@@ -272,11 +272,9 @@ func (s *Session) callToolExact(ctx context.Context, name string, args json.RawM
 		}
 		return &ExactResult{CallToolResult: res, Raw: raw, Token: token}, nil
 	}
-	_, sc, meta, err := exactjson.Split(raw)
-	if err == nil {
-		err = exactjson.Restore(res, sc, meta)
-	}
-	if err != nil {
+	// The recorded result decoded exactly (every _meta and structuredContent as sent), and
+	// refused as a guest's is (exactjson.Check) when it is not a CallToolResult.
+	if res, err = exactjson.DecodeToolResult(raw); err != nil {
 		return nil, fmt.Errorf("calling \"tools/call\": %w", err)
 	}
 	return &ExactResult{CallToolResult: res, Raw: raw, Token: token}, nil

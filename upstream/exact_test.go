@@ -155,3 +155,35 @@ func TestCallToolExactHTTP(t *testing.T) {
 		ts.Close()
 	}
 }
+
+// TestCallToolExactBlockMeta (fresh-eyes 1 and 2, upstream side): a content block's _meta and
+// an embedded resource's keep their numbers (above 2^53, 1e400) as the upstream sent them, and
+// a result with a duplicate key is refused with its path, as a guest's is.
+func TestCallToolExactBlockMeta(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Dial(ctx, fake(t), fastDiscover)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	args := `{"content":[{"type":"text","text":"a","_meta":{"k":9007199254740993,"e":1e400}},` +
+		`{"type":"resource","resource":{"uri":"x://r","text":"t","_meta":{"big":12345678901234567890}}}]}`
+	res, err := s.CallToolExact(ctx, "pass", json.RawMessage(args), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(res.CallToolResult)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"_meta":{"e":1e400,"k":9007199254740993}`, `"_meta":{"big":12345678901234567890}`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("decoded result %s lacks %s", out, want)
+		}
+	}
+	_, err = s.CallToolExact(ctx, "pass", json.RawMessage(`{"content":[{"type":"text","text":"A"}],"isError":true,"isError":false}`), "", nil)
+	if want := `calling "tools/call": isError: duplicate key "isError"`; err == nil || err.Error() != want {
+		t.Errorf("duplicate isError: err = %v, want %s", err, want)
+	}
+}

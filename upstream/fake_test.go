@@ -103,7 +103,8 @@ func sdkServer() {
 //	crash       exit after answering the first tools/call
 //	slow        tools/call "sleep" is never answered (the client cancels it)
 //
-// In every mode tools/call "exact" answers its arguments as structuredContent, verbatim, and
+// In every mode tools/call "exact" answers its arguments as structuredContent, verbatim,
+// "pass" answers its arguments as the result, verbatim, and
 // "env" answers the server's environment; "ask" sends roots/list, sampling/createMessage and
 // elicitation/create to the client and answers with how each was answered ("r1 -32601");
 // "caps" answers the capabilities of the client's initialize.
@@ -200,6 +201,9 @@ func fakeServer(modes []string) {
 				continue
 			case "exact": // the arguments back as structuredContent, byte for byte
 				reply(req.ID, map[string]any{"content": []any{}, "structuredContent": req.Params.Arguments})
+				continue
+			case "pass": // the arguments back as the whole result, byte for byte
+				reply(req.ID, req.Params.Arguments)
 				continue
 			case "ask": // server→client requests; the answer lists how the client answered each
 				askID = req.ID

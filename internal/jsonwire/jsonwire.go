@@ -8,6 +8,8 @@ package jsonwire
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -200,4 +202,125 @@ func ForEachElement(b []byte, fn func(vs, ve int)) {
 		fn(i, ve)
 		i = ve
 	}
+}
+
+// DuplicateKey finds the first object, at any depth of the JSON value b, that gives a key
+// twice (RFC 8259 §4: names SHOULD be unique; decoders disagree on which value wins). path
+// names the repeated member as a dotted path from b (`structuredContent.n`, `content[0].text`;
+// the top level's members by their key alone) and key is the key, decoded. Keys are compared
+// decoded, so "n" and "\u006e" are the same key. b must be valid JSON; found is false when
+// every object's keys are unique. One pass over b; it allocates only for an object of more
+// than 16 members, a key with escapes, and the path of a duplicate found.
+func DuplicateKey(b []byte) (path, key string, found bool) {
+	var segs []string
+	if _, found = dupValue(b, skipWS(b, 0), &segs); found {
+		return joinPath(segs), segs[0], true
+	}
+	return "", "", false
+}
+
+// joinPath joins path segments (keys, and "[i]" for array elements) given innermost first.
+func joinPath(rev []string) string {
+	var sb strings.Builder
+	for i := len(rev) - 1; i >= 0; i-- {
+		s := rev[i]
+		if sb.Len() > 0 && !strings.HasPrefix(s, "[") {
+			sb.WriteByte('.')
+		}
+		sb.WriteString(s)
+	}
+	return sb.String()
+}
+
+// dupValue scans the value starting at b[i] and returns the index just past it, or reports
+// that it holds a duplicate key, having appended the path segments from the duplicate up to
+// b[i] to segs, innermost (the key itself) first.
+func dupValue(b []byte, i int, segs *[]string) (end int, found bool) {
+	if i >= len(b) {
+		return len(b), false
+	}
+	switch b[i] {
+	case '{':
+		var small [16][]byte // raw keys of plain spelling, while there are few
+		var many map[string]struct{}
+		n := 0
+		for i++; ; {
+			i = skipWS(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = skipWS(b, i+1)
+			}
+			if i >= len(b) || b[i] != '"' {
+				return i + 1, false // '}'
+			}
+			ke := skipString(b, i)
+			key := b[i:ke]
+			if many == nil && n < len(small) && PlainString(key) {
+				for _, k := range small[:n] {
+					if bytes.Equal(k, key) {
+						*segs = append(*segs, string(key[1:len(key)-1]))
+						return 0, true
+					}
+				}
+				small[n] = key
+				n++
+			} else {
+				if many == nil {
+					many = make(map[string]struct{}, 2*len(small))
+					for _, k := range small[:n] {
+						many[string(k[1:len(k)-1])] = struct{}{}
+					}
+				}
+				k := decodedKey(key)
+				if _, ok := many[k]; ok {
+					*segs = append(*segs, k)
+					return 0, true
+				}
+				many[k] = struct{}{}
+			}
+			i = skipWS(b, ke)
+			if i >= len(b) || b[i] != ':' {
+				return len(b), false
+			}
+			if i, found = dupValue(b, skipWS(b, i+1), segs); found {
+				*segs = append(*segs, decodedKey(key))
+				return 0, true
+			}
+		}
+	case '[':
+		for idx := 0; ; idx++ {
+			i = skipWS(b, i+1)
+			if i >= len(b) || b[i] == ']' {
+				return i + 1, false
+			}
+			if i, found = dupValue(b, i, segs); found {
+				*segs = append(*segs, "["+strconv.Itoa(idx)+"]")
+				return 0, true
+			}
+			i = skipWS(b, i)
+			if i >= len(b) || b[i] != ',' {
+				return i + 1, false // ']'
+			}
+		}
+	}
+	return skipValue(b, i), false
+}
+
+// decodedKey is a raw key literal's decoded value.
+func decodedKey(key []byte) string {
+	s, _ := DecodeString(key)
+	return s
+}
+
+// Compacted reports whether the valid JSON text b has no insignificant whitespace (none outside
+// its string literals), so that json.Compact would return it unchanged.
+func Compacted(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i) - 1
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return true
 }
