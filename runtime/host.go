@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"io"
 	"log/slog"
 	"os"
@@ -216,6 +217,15 @@ func (h *Host) Close(ctx context.Context) error {
 func (h *Host) Shutdown(ctx context.Context) error {
 	h.shuttingDown.Store(true)
 	return h.close(ctx)
+}
+
+// closedErr is the error of a call the host or its guest's closing ends or refuses: the bare
+// ErrClosed, or after Shutdown the ErrClosed that names it.
+func (h *Host) closedErr() error {
+	if h.shuttingDown.Load() {
+		return fault.ErrShuttingDown
+	}
+	return ErrClosed
 }
 
 func (h *Host) close(ctx context.Context) error {

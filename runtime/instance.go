@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/size"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
@@ -381,10 +380,7 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 		case sys.ExitCodeContextCanceled:
 			return fmt.Errorf("%w: %w", ErrCancelled, context.Canceled)
 		case exitCodeClosed:
-			if inst.g.host.shuttingDown.Load() {
-				return fault.ErrShuttingDown
-			}
-			return ErrClosed
+			return inst.g.host.closedErr()
 		case exitCodeStopped:
 			return ErrStopped
 		}

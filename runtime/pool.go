@@ -32,6 +32,10 @@ type pool struct {
 
 	snaps snapshots // the state new instances start from, per session or per call (snapshot.go)
 	disk  diskSnap  // … and its copy in the compile cache (snapshotdisk.go)
+
+	// testWaiting, set by tests before any use, runs when acquire is about to wait for an
+	// instance (none idle), so a test can close the pool under a queued call.
+	testWaiting func()
 }
 
 func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
@@ -50,8 +54,21 @@ func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
 // functions) ends at deadline too.
 func (p *pool) acquire(ctx context.Context, deadline, grace time.Duration) (*instance, error) {
 	if p.isClosed() {
-		return nil, ErrClosed
+		return nil, p.g.host.closedErr()
 	}
+	inst, err := p.take(ctx, deadline, grace)
+	if err != nil && p.isClosed() {
+		// The guest or host closed while the call waited for its code or an instance, or
+		// while one was instantiated: whatever failed (an instantiation in a closed runtime
+		// reads "runtime closed with exit_code(0)", a start function the close ended an exit
+		// of code 0), the call was ended by the close, as a running one is.
+		return nil, p.g.host.closedErr()
+	}
+	return inst, err
+}
+
+// take is acquire once the pool was seen open.
+func (p *pool) take(ctx context.Context, deadline, grace time.Duration) (*instance, error) {
 	wait := callWait{parent: ctx}
 	if deadline != 0 {
 		wait.deadline = p.g.host.watch.time(deadline)
@@ -73,9 +90,16 @@ func (p *pool) acquire(ctx context.Context, deadline, grace time.Duration) (*ins
 	case inst = <-p.idle:
 	default:
 		wctx := wait.context()
+		if p.testWaiting != nil {
+			p.testWaiting()
+		}
 		select {
 		case inst = <-p.idle:
 		case p.tokens <- struct{}{}:
+			if p.isClosed() { // a slot freed by the close's end of a running call
+				<-p.tokens
+				return nil, ErrClosed
+			}
 			var err error
 			if inst, err = p.instantiate(wctx); err != nil {
 				<-p.tokens

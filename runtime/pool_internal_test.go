@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -95,5 +96,59 @@ func TestCallsRacingGuestCloseLeaveNoInstance(t *testing.T) {
 				t.Fatalf("pool %d after Guest.Close and its calls' end: %d idle, %d slots held, want 0 and 0", i, n, m)
 			}
 		}
+	}
+}
+
+// A call queued for a guest's one instance when the host closes (what serve does when stdin
+// ends) is answered as a running call is: closed, or after Shutdown closed with its reason
+// (reproducer: "guest "shapes" tool "spin": instantiating: guest trapped: runtime closed with
+// exit_code(0)", the queued call instantiating in the closed runtime once the running call
+// freed its slot). The running call is an instance acquired by the test, released after the
+// close as a call the close ended releases it.
+func TestQueuedCallEndsClosed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		close func(*Host) error
+		want  string
+	}{
+		{"Close", func(h *Host) error { return h.Close(context.Background()) }, `guest "echo" tool "echo": closed`},
+		{"Shutdown", func(h *Host) error { return h.Shutdown(context.Background()) }, `guest "echo" tool "echo": closed: the server is shutting down`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			h, err := NewHost(ctx, &Options{NoDiskCache: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close(ctx)
+			g, err := h.Load(ctx, wat.Echo, &GuestConfig{Limits: Limits{Instances: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := g.pools[0]
+			running, err := p.acquire(ctx, 0, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			queued := make(chan struct{})
+			p.testWaiting = func() { close(queued) }
+			done := make(chan error, 1)
+			go func() {
+				_, err := g.Call(ctx, "echo", []byte(`{"text":"x"}`))
+				done <- err
+			}()
+			<-queued
+			if err := tc.close(h); err != nil {
+				t.Fatal(err)
+			}
+			p.release(running, true, 0) // the close ended it: its slot is freed
+			err = <-done
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("queued call: %v; want %s", err, tc.want)
+			}
+			if !errors.Is(err, ErrClosed) {
+				t.Errorf("queued call: %v is not ErrClosed", err)
+			}
+		})
 	}
 }

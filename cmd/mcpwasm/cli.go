@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/internal/termtext"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
@@ -57,10 +58,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	code, err := c.Run(ctx, args[1:], stdin, stdout, stderr)
 	if l, ok := err.(schemaerr.List); ok { // several errors in a file: one line each
 		for _, e := range l {
-			fmt.Fprintf(stderr, "mcpwasm %s: %v\n", c.Name, e)
+			fmt.Fprintf(stderr, "mcpwasm %s: %s\n", c.Name, termtext.Escape(e.Error()))
 		}
 	} else if err != nil {
-		fmt.Fprintf(stderr, "mcpwasm %s: %v\n", c.Name, err)
+		fmt.Fprintf(stderr, "mcpwasm %s: %s\n", c.Name, termtext.Escape(err.Error())) // it may quote a server
 		if code == ExitUsage {
 			fmt.Fprintf(stderr, "usage: %s (see 'mcpwasm help %s')\n", strings.TrimSpace("mcpwasm "+c.Name+" "+c.Args), c.Name)
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/progress"
+	"github.com/mcpwasm/mcpwasm/internal/termtext"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -144,6 +145,12 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 		return ExitError, err
 	}
 	defer sess.Close()
+	if !*asJSON && isTerminal(stdout) {
+		// What the server wrote is shown, not obeyed: its escape sequences, C1 and bidi
+		// controls appear escaped (termtext). To a pipe or a file, and with --json, the
+		// bytes are the server's.
+		stdout = termtext.Writer{W: stdout}
+	}
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	code, err := clientRequest(rctx, sess, cmd, pos, jsonArgs, *asJSON, stdout, bar, func(ctx context.Context, t *upstream.Task) (*upstream.ExactResult, error) {
@@ -276,7 +283,7 @@ func clientRequest(ctx context.Context, sess *upstream.Session, cmd string, pos 
 			}
 			if !asJSON {
 				printContent(w, res.Content)
-				if sc := structuredJSON(res.Raw); len(res.Content) == 0 && sc != nil {
+				if sc := structuredJSON(res.Raw); sc != nil && !textHolds(res.Content, sc) {
 					fmt.Fprintf(w, "%s\n", sc)
 				}
 			}
@@ -372,6 +379,25 @@ func structuredJSON(raw []byte) json.RawMessage {
 		return nil
 	}
 	return r.SC
+}
+
+// textHolds reports whether a text block of cs is the JSON sc (as a tool that returns
+// structured content also returns it, MCP "Server Features › Tools › Structured Content"),
+// whitespace aside: printing sc after it would print it twice.
+func textHolds(cs []mcp.Content, sc json.RawMessage) bool {
+	var want bytes.Buffer
+	if json.Compact(&want, sc) != nil {
+		return false
+	}
+	for _, c := range cs {
+		if t, ok := c.(*mcp.TextContent); ok {
+			var got bytes.Buffer
+			if json.Compact(&got, []byte(t.Text)) == nil && bytes.Equal(got.Bytes(), want.Bytes()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // resourceTemplates lists the server's resource templates; a server without resources, or

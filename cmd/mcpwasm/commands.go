@@ -45,7 +45,8 @@ func init() {
 Streamable HTTP with --http. Guests come from --config (with their grants) and from the
 arguments (with no grants); with neither, the bundled calc and text guests are served.
 stdout carries only MCP messages; logs go to stderr. Exit codes: 0 ok (also when the
-client closes stdin), 1 runtime error, 2 usage, 3 a guest failed to load.`,
+client closes stdin or stdout), 1 runtime error, 2 usage, 3 a guest failed to load, 5 --http
+on a non-loopback address without a bearer token (see --allow-public-without-token).`,
 			Examples: `mcpwasm serve
 mcpwasm serve tool.wasm other.wasm
 mcpwasm serve --config mcpwasm.json --watch
@@ -70,7 +71,7 @@ mcpwasm tools --json -- mcpwasm serve tool.wasm
 mcpwasm tools --url http://127.0.0.1:8080/mcp --header "Authorization: Bearer $TOKEN"`,
 			Run: clientRun("tools")},
 		{Name: "call", Args: "[flags] TOOL [JSON] SERVER", Short: "call a tool with JSON object arguments (exit 4 if the tool reports an error)",
-			Long: "Calls TOOL with the arguments JSON (an object; default {}) and prints its result: text\nblocks as they are, structured content as JSON. Exit code 4 when the tool reports an error.\n\n" + serverHelp,
+			Long: "Calls TOOL with the arguments JSON (an object; default {}) and prints its result: text\nblocks as they are, other blocks as one bracketed line, then the structured content as\nJSON unless a text block already holds it (--json: the whole result). Exit code 4 when\nthe tool reports an error.\n\n" + serverHelp,
 			Examples: `mcpwasm call calc '{"expression":"1+2"}' -- mcpwasm serve
 mcpwasm call --json sha256 '{"text":"abc"}' -- mcpwasm serve
 mcpwasm call calc '{"expression":"1+2"}' --url http://127.0.0.1:8080/mcp`,

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/internal/termtext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,9 +31,9 @@ func elicitOptions(mode string, stdin io.Reader, stderr io.Writer) (*mcp.ClientO
 		if !stdinTerminal(stdin) {
 			return nil, nil
 		}
-		h = (&terminalElicitor{in: bufio.NewReader(stdin), out: stderr}).elicit
+		h = (&terminalElicitor{in: bufio.NewReader(stdin), out: termtext.Writer{W: stderr}}).elicit
 	case "ask":
-		h = (&terminalElicitor{in: bufio.NewReader(stdin), out: stderr}).elicit
+		h = (&terminalElicitor{in: bufio.NewReader(stdin), out: termtext.Writer{W: stderr}}).elicit
 	case "defaults":
 		h = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			if req.Params.Mode != "" && req.Params.Mode != "form" {

@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/mcpwasm/mcpwasm/internal/testenv"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 )
 
 // runCLI runs the command in process and returns stdout, stderr and the exit code.
@@ -212,5 +218,45 @@ func TestFlagErrorsOwnTypes(t *testing.T) {
 		if first, _, _ := strings.Cut(errOut, "usage:"); code != ExitUsage || first != tt.want {
 			t.Errorf("mcpwasm %s: exit %d, stderr %q; want %q", strings.Join(tt.args, " "), code, errOut, tt.want)
 		}
+	}
+}
+
+// serve -h lists every exit code serve returns: each Exit constant named in serve's files
+// (serve.go, http.go, httpguard.go) has its number in the help's "Exit codes:" sentence
+// (reproducer: 5, --http on a public address without a token, was missing).
+func TestServeHelpExitCodes(t *testing.T) {
+	codes := map[string]int{"ExitOK": ExitOK, "ExitError": ExitError, "ExitUsage": ExitUsage, "ExitLoad": ExitLoad,
+		"ExitToolError": ExitToolError, "ExitPublicNoToken": ExitPublicNoToken}
+	used := map[int]string{}
+	fset := token.NewFileSet()
+	for _, name := range []string{"serve.go", "http.go", "httpguard.go"} {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && strings.HasPrefix(id.Name, "Exit") {
+				c, ok := codes[id.Name]
+				if !ok {
+					t.Errorf("%s: %s: an exit code this test does not know; add it to codes", fset.Position(id.Pos()), id.Name)
+				}
+				used[c] = id.Name
+			}
+			return true
+		})
+	}
+	out, _, _ := runCLI("serve", "-h")
+	_, listed, ok := strings.Cut(strings.Join(strings.Fields(out), " "), "Exit codes:")
+	if !ok {
+		t.Fatalf("serve -h has no \"Exit codes:\":\n%s", out)
+	}
+	listed, _, _ = strings.Cut(listed, ".")
+	for c, name := range used {
+		if !regexp.MustCompile(`(^|[ ,(])` + strconv.Itoa(c) + ` `).MatchString(listed) {
+			t.Errorf("serve -h: exit code %d (%s) missing from %q", c, name, listed)
+		}
+	}
+	if len(used) < 5 {
+		t.Errorf("found exit codes %v in serve's files; want at least 0, 1, 2, 3 and 5", used)
 	}
 }

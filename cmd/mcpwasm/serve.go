@@ -344,6 +344,7 @@ const drainGrace = time.Second
 // too.
 func (s *serving) serveStdio(ctx, signalled context.Context, stdin io.Reader, stdout io.Writer) (int, error) {
 	h := s.h
+	defer writeErrorsOnBrokenPipe()() // a client that closed stdout ends the session as EOF does (internal/stdio), not SIGPIPE
 	in := stdin
 	if signalled.Done() != nil {
 		pr, pw := io.Pipe()

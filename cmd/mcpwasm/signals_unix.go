@@ -9,6 +9,16 @@ import (
 	"syscall"
 )
 
+// writeErrorsOnBrokenPipe makes a write to a closed pipe on stdout or stderr fail with
+// EPIPE, as on any other descriptor, instead of killing the process with SIGPIPE (what Go
+// does for descriptors 1 and 2 when the program does not ask for the signal), until stop is
+// called. The signals themselves are dropped.
+func writeErrorsOnBrokenPipe() (stop func()) {
+	sig := make(chan os.Signal, 1) // never read: a full channel drops the signal
+	signal.Notify(sig, syscall.SIGPIPE)
+	return func() { signal.Stop(sig) }
+}
+
 // watchStopSignals is the signal kill switch: SIGUSR1 stops every call and refuses new ones
 // (runtime.Host.Stop); SIGUSR2 lifts that stop (killSwitch).
 func watchStopSignals(ctx context.Context, k *killSwitch) {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/termtext"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -55,7 +56,7 @@ func followTask(ctx context.Context, sess *upstream.Session, t *upstream.Task, c
 			line += ": " + t.StatusMessage
 		}
 		if line != last {
-			fmt.Fprintf(stderr, "task %s: %s\n", id, line)
+			fmt.Fprintf(stderr, "task %s: %s\n", termtext.Escape(id), termtext.Escape(line))
 			last = line
 		}
 	}

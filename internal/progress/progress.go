@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/termtext"
 )
 
 // Printer draws progress on w. Safe for concurrent use.
@@ -106,10 +108,11 @@ func FormatBytes(name string, n, total int64, tty bool) string {
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
-// printable replaces C0 and C1 control characters (and DEL) with spaces.
+// printable replaces the characters a terminal obeys (termtext.IsControl), and newline and
+// tab, with spaces: the message stays on its line.
 func printable(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if r == '\n' || r == '\t' || termtext.IsControl(r) {
 			return ' '
 		}
 		return r

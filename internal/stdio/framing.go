@@ -168,7 +168,7 @@ func (c *conn) replyError(id []byte, code int, text string) {
 	buf = appendJSONString(buf, text)
 	buf = append(buf, "}}\n"...)
 	c.writeScratch = buf
-	if _, err := c.w.Write(buf); err != nil {
+	if _, err := c.w.Write(buf); c.writeFailed(err) != nil && !c.peerGone.Load() {
 		c.log.Error("stdio: writing error reply failed", "error", err)
 	}
 	if cap(c.writeScratch) > 64<<10 {

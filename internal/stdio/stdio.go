@@ -25,6 +25,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -171,6 +172,7 @@ type conn struct {
 	closeErr  error
 
 	isClosed     atomic.Bool // set by Close; later writes fail
+	peerGone     atomic.Bool // a write failed with EPIPE (writeFailed)
 	writeMu      sync.Mutex  // serializes writes to w
 	writeScratch []byte      // reused buffer for error replies, guarded by writeMu
 
@@ -362,5 +364,22 @@ func (c *conn) writeLine(line []byte) error {
 		return ErrClosed
 	}
 	_, err := c.w.Write(line)
-	return err
+	return c.writeFailed(err)
+}
+
+// writeFailed turns a write error that says the peer closed its input (EPIPE: it closed
+// its end of our stdout) into an io.EOF, which ends the session as the end of our input
+// does, with no error; the first is logged. Other errors are returned as they are.
+func (c *conn) writeFailed(err error) error {
+	if err == nil || !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	if c.peerGone.CompareAndSwap(false, true) {
+		level := slog.LevelInfo
+		if c.peer { // a spawned server that exited: its client reports that
+			level = slog.LevelDebug
+		}
+		c.log.Log(context.Background(), level, "stdio: the peer closed its input (our output); answers still due are dropped, and the session ends", "error", err)
+	}
+	return fmt.Errorf("%w: the peer closed its input: %w", io.EOF, err)
 }
