@@ -130,6 +130,14 @@ func TestResultRefusedReadably(t *testing.T) {
 		{"text_with_data", `{"content":[{"type":"text","text":"x","data":"!!","size":"big"}]}`, ""},
 		{"priority_ok", `{"content":[{"type":"text","text":"x","annotations":{"priority":0.5,"audience":["assistant"]}}]}`, ""},
 	}
+	expectResults(t, tests)
+}
+
+// expectResults serves one guest per case, tool name, returning its result, and checks
+// each call over the 2025-11-25 revision: the malformed-result tool error want names, or
+// (want "") the result forwarded.
+func expectResults(t *testing.T, tests []struct{ name, result, want string }) {
+	t.Helper()
 	h := newHost(t)
 	var guests []*runtime.Guest
 	for i, tt := range tests {

@@ -208,34 +208,11 @@ func TestContentBlockRequiredFields(t *testing.T) {
 		{"text_empty", `{"type":"text","text":""}`, ""},
 		{"res_ok", `{"type":"resource","resource":{"uri":"file:///x","blob":"AA=="}}`, ""},
 	}
-	h := newHost(t)
-	var guests []*runtime.Guest
+	cases := make([]struct{ name, result, want string }, len(tests))
 	for i, tt := range tests {
-		guests = append(guests, oneToolGuest(t, h, i, tt.name, "", `{"content":[`+tt.block+`]}`))
+		cases[i].name, cases[i].result, cases[i].want = tt.name, `{"content":[`+tt.block+`]}`, tt.want
 	}
-	s, err := mcpserver.NewServer(guests, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := connectVersion(t, s, "2025-11-25")
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tt.want == "" {
-				if res.IsError {
-					t.Fatalf("control refused: %s", jsonOf(t, res.Content))
-				}
-				return
-			}
-			want := fmt.Sprintf("guest %q tool %q: ABI violation: malformed result: %s", fmt.Sprintf("g%d", i), tt.name, tt.want)
-			if !res.IsError || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != want {
-				t.Errorf("result = %s (isError %v)\nwant the tool error %q", jsonOf(t, res.Content), res.IsError, want)
-			}
-		})
-	}
+	expectResults(t, cases) // result_test.go
 }
 
 // TestProgressMustIncrease (wave3 N17): "The progress value MUST increase with each
