@@ -85,6 +85,9 @@ func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOp
 		if err := decodeFeature(out, &res, req.Params.URI); err != nil {
 			return nil, err
 		}
+		if err := checkGuestMeta(res.Meta); err != nil { // metakeys.go
+			return nil, malformedAnswer(err)
+		}
 		return &res, nil
 	}
 	for i, r := range f.m.Resources {
@@ -129,6 +132,9 @@ func promptHandler(s *mcp.Server, g *runtime.Guest, p abi.Prompt) mcp.PromptHand
 		if err := decodeFeature(out, &res, ""); err != nil {
 			return nil, err
 		}
+		if err := checkGuestMeta(res.Meta); err != nil { // metakeys.go
+			return nil, malformedAnswer(err)
+		}
 		return &res, nil
 	}
 }
@@ -147,7 +153,12 @@ func decodeFeature(out []byte, res any, uri string) error {
 		return &jsonrpc.Error{Code: int64(eb.Code), Message: eb.Error}
 	}
 	if err := json.Unmarshal(out, res); err != nil {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: malformed guest answer: %v", runtime.ErrABI, err)}
+		return malformedAnswer(err)
 	}
 	return nil
+}
+
+// malformedAnswer is the JSON-RPC error (-32603) of a read or prompt answer the host refuses.
+func malformedAnswer(err error) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: malformed guest answer: %v", runtime.ErrABI, err)}
 }

@@ -271,6 +271,9 @@ func decodeResult(g *runtime.Guest, tool string, out []byte) *mcp.CallToolResult
 	if err != nil {
 		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
 	}
+	if err := checkGuestMeta(res.Meta); err != nil { // metakeys.go
+		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
+	}
 	sc, _ := res.StructuredContent.(json.RawMessage)
 	if !res.IsError && g.HasOutputSchema(tool) {
 		if sc == nil {
