@@ -39,7 +39,10 @@ trap 'exit 143' TERM INT
 say() { echo "conformance-replicas: $*"; }
 
 # waitlog FILE REGEX PID: waits (60 s at most) until FILE has a line matching REGEX; prints
-# the first match's group 1.
+# the first match's group 1. FILE must exist before PID starts: a background command's
+# `2>FILE` is opened by the forked child, which may not have run yet when waitlog first
+# reads (that race once printed "sed: can't read …/serve-stateless-json-3.log"), so each
+# log is created empty before its process starts.
 waitlog() {
 	local out=""
 	for _ in $(seq 300); do
@@ -91,12 +94,14 @@ for m in "${modes[@]}"; do
 	backends=()
 	for i in $(seq "$replicas"); do
 		log=$tmp/serve-$mode-$i.log
+		: >"$log" # before the process: see waitlog
 		"$tmp/mcpwasm" serve --http 127.0.0.1:0 "${flags[@]}" --cache-dir "$tmp/cache" --config "$tmp/mcpwasm.json" 2>"$log" &
 		pids+=($!)
 		addr=$(waitlog "$log" '.*msg=serving .*addr=([^ ]*).*' "$!")
 		backends+=(-backend "http://$addr")
 	done
 	plog=$tmp/lbproxy-$mode.log
+	: >"$plog"
 	"$tmp/lbproxy" -check-interval 100ms "${backends[@]}" 2>"$plog" &
 	pids+=($!)
 	proxy=$(waitlog "$plog" '.*listening on (http:[^ ]*).*' "$!")

@@ -112,6 +112,7 @@ for m in "${modes[@]}"; do
 	IFS='|' read -r mode revisions flagline <<<"$m"
 	read -r -a flags <<<"$flagline"
 	log=$tmp/serve-$mode.log
+	: >"$log" # created before the server: its `2>` opens it in the background child, maybe after sed first reads it
 	timeout 600 "$tmp/mcpwasm" serve --http 127.0.0.1:0 "${flags[@]}" --cache-dir "$tmp/cache" \
 		--config "$tmp/mcpwasm.json" 2>"$log" &
 	server_pid=$!

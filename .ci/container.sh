@@ -172,6 +172,7 @@ stopped() {
 load() {
 	local log=$1
 	shift
+	: >"$log" # created before the process: its `2>` opens it in the background child, maybe after grep first reads it
 	"$tmp/mcpwasm-load" "$@" >"$log.json" 2>"$log" &
 	load_pid=$!
 	for _ in $(seq 300); do

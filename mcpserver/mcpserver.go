@@ -130,7 +130,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := namesOf(&o).claimAll(toolNames(g), guestOwner(g), g.Source()); err != nil {
+	if err := namesOf(&o).ClaimGuest(g); err != nil {
 		return err
 	}
 	if err := registerGuest(s, g, v, &o); err != nil {

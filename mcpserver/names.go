@@ -61,6 +61,22 @@ func (n *NameSet) set(name string, o owner) {
 	n.owners[name] = o
 }
 
+// ClaimGuest claims the names of g's tools (as served, with its tool prefix) for g, all or
+// none, as AddGuest does before it registers them: a name another owner holds is an error
+// that names both — `tool "echo" of guest "b" is already provided by guest "a"`, and between
+// two guests the way out, a "tool_prefix". A tool its server withholds (hidden text) still
+// claims its name. It is the one rule of which names clash: a command that only describes
+// guests (mcpwasm inspect) asks it to report what serve would refuse.
+func (n *NameSet) ClaimGuest(g *runtime.Guest) error {
+	return n.claimAll(toolNames(g), guestOwner(g), g.Source())
+}
+
+// ClaimStatus claims the names of the status tools (mcpwasm_status, mcpwasm_stop), both or
+// neither, as AddStatus does: an error if a guest or upstream holds one.
+func (n *NameSet) ClaimStatus() error {
+	return n.claimAll([]string{StatusToolName, StopToolName}, labelOwner(statusOwnerLabel), "")
+}
+
 // claimAll claims names for o, all or none: on a conflict nothing changes and the error
 // names it.
 func (n *NameSet) claimAll(names []string, o owner, source string) error {

@@ -122,3 +122,30 @@ func TestSameNamedGuestsConflict(t *testing.T) {
 
 // prefixHint ends the error of two guests claiming one tool name: the config key that fixes it.
 const prefixHint = `; to serve both, give one a tool prefix (config: "tool_prefix" of the guest; runtime.GuestConfig.ToolPrefix)`
+
+// ClaimGuest and ClaimStatus are the rule AddGuest, NewServer and AddStatus follow, for a
+// command that only checks (mcpwasm inspect): the same clashes in the same words, a guest's
+// names all or none.
+func TestClaimGuestAndStatus(t *testing.T) {
+	h := newHost(t)
+	first, second := loadGuest(t, h, wat.Echo, "first"), loadGuest(t, h, wat.Fixture, "second")
+	holder := loadGuest(t, h, manifestGuest(`{"name":"holder","version":"1.0.0","tools":[{"name":"mcpwasm_status","inputSchema":{"type":"object"}}]}`), "")
+	var names mcpserver.NameSet
+	if err := names.ClaimGuest(first); err != nil {
+		t.Fatal(err)
+	}
+	want := `tool "echo" of guest "second" is already provided by guest "first"` + prefixHint
+	if err := names.ClaimGuest(second); err == nil || err.Error() != want {
+		t.Errorf("ClaimGuest(second) = %v; want %s", err, want)
+	}
+	if h, ok := names.Claim("add", `upstream "x"`); !ok { // second's other tools were not claimed
+		t.Errorf("add is held by %s after second's claim was refused", h)
+	}
+	if err := names.ClaimGuest(holder); err != nil {
+		t.Fatal(err)
+	}
+	want = `tool "mcpwasm_status" of the status tools is already provided by guest "holder"`
+	if err := names.ClaimStatus(); err == nil || err.Error() != want {
+		t.Errorf("ClaimStatus = %v; want %s", err, want)
+	}
+}

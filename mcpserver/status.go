@@ -67,7 +67,7 @@ func AddStatus(s *mcp.Server, h *runtime.Host, names *NameSet) error {
 	if names == nil {
 		names = &NameSet{}
 	}
-	if err := names.claimAll([]string{StatusToolName, StopToolName}, labelOwner(statusOwnerLabel), ""); err != nil {
+	if err := names.ClaimStatus(); err != nil {
 		return err
 	}
 	s.AddResource(&mcp.Resource{URI: StatusURI, Name: "mcpwasm-status", Title: "mcpwasm status",

@@ -92,7 +92,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	case snap != nil && snap.image != nil:
 		alloc = varsAllocator(mappedAllocator(limit, snap.image, track), inst)
 	case snap != nil:
-		alloc = reserveAllocator(varsAllocator(newMemoryAllocator(limit, track), inst), uint64(len(snap.mem)))
+		alloc = reserveAllocator(varsAllocator(newMemoryAllocator(limit, track), inst), uint64(len(snap.memory())))
 	default:
 		alloc = varsAllocator(newMemoryAllocator(limit, track), inst)
 	}

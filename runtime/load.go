@@ -168,7 +168,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if !abi.ValidName(g.name) {
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
-	base.logUnnamedRefusal(ctx)
+	base.logHeld(ctx)
 	l, err := g.buildLists(prefixTools(m, c.ToolPrefix), &c, g.code.exports(compiled), true)
 	if err != nil {
 		return g, err

@@ -17,11 +17,15 @@ import (
 // (MAP_PRIVATE) under the memory of every instance restored from the snapshot: a page the
 // instance never wrote reads the image and costs no memory of its own, and a reset drops the
 // pages it wrote (madvise MADV_DONTNEED) so the mapping reads the image again. The file is
-// closed when the image is unreachable: instances keep their snapshot, and so it, while their
-// mappings live (the kernel keeps the file alive for a mapping anyway).
+// closed and view unmapped when the image is unreachable: instances keep their snapshot, and
+// so it, while their mappings live (the kernel keeps the file alive for a mapping anyway).
 type memImage struct {
 	fd   int
 	size int // bytes, whole wasm pages
+	// view is the file mapped shared and read-only: the snapshot's memory for whatever reads
+	// it (snapshot.memory), backed by the file's own pages, so the snapshot needs no copy on
+	// the Go heap. Writing to it faults.
+	view []byte
 }
 
 // newMemImage puts mem in a memfd sealed against every change: the mappings are private, so
@@ -50,8 +54,27 @@ func newMemImage(mem []byte) (*memImage, error) {
 		return fail("seal", err)
 	}
 	img := &memImage{fd: fd, size: len(mem)}
-	runtime.AddCleanup(img, func(fd int) { _ = unix.Close(fd) }, fd)
+	if len(mem) > 0 {
+		view, err := unix.Mmap(fd, 0, len(mem), unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			return fail("mmap", err)
+		}
+		img.view = view
+	}
+	runtime.AddCleanup(img, func(r imageResources) {
+		if r.view != nil {
+			_ = unix.MunmapPtr(r.view, uintptr(r.size))
+		}
+		_ = unix.Close(r.fd)
+	}, imageResources{fd, unsafe.Pointer(unsafe.SliceData(img.view)), len(img.view)})
 	return img, nil
+}
+
+// imageResources is what the cleanup of an unreachable memImage releases.
+type imageResources struct {
+	fd   int
+	view unsafe.Pointer // nil: none
+	size int
 }
 
 // mapMemory reserves reserve bytes of address space (no memory is committed: MAP_NORESERVE)

@@ -6,7 +6,10 @@ import "errors"
 
 // memImage is a snapshot's memory mapped copy-on-write: Linux only (memimage_linux.go).
 // Elsewhere instances restore and reset by copying the snapshot.
-type memImage struct{ size int }
+type memImage struct {
+	size int
+	view []byte
+}
 
 func newMemImage([]byte) (*memImage, error) {
 	return nil, errors.New("snapshot images are mapped on Linux only")

@@ -43,10 +43,14 @@ import (
 // closes it. ctx bounds the kind's Restore.
 func (p *pool) reset(ctx context.Context, inst *instance) bool {
 	snap := inst.snap
-	if snap == nil || p.g.host.noReset || inst.mem == nil || len(snap.mem) > math.MaxUint32 {
+	if snap == nil || p.g.host.noReset || inst.mem == nil {
 		return false
 	}
-	if int(inst.mem.Size()) != len(snap.mem) {
+	snapMem := snap.memory() // snap stays reachable: inst holds it
+	if len(snapMem) > math.MaxUint32 {
+		return false
+	}
+	if int(inst.mem.Size()) != len(snapMem) {
 		return false // grown past the snapshot: a memory does not shrink
 	}
 	if snap.image != nil && !inst.restored {
@@ -60,15 +64,15 @@ func (p *pool) reset(ctx context.Context, inst *instance) bool {
 			slog.String("guest", p.g.name))
 		return false
 	}
-	buf, _ := inst.mem.Read(0, uint32(len(snap.mem)))
-	if m := inst.memory; m != nil && m.mapped && m.image == len(snap.mem) {
-		if _, err := resetMapped(buf, snap.mem, &inst.pagemap); err != nil {
+	buf, _ := inst.mem.Read(0, uint32(len(snapMem)))
+	if m := inst.memory; m != nil && m.mapped && m.image == len(snapMem) {
+		if _, err := resetMapped(buf, snapMem, &inst.pagemap); err != nil {
 			p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance not reset", slog.String("guest", p.g.name),
 				slog.String("error", err.Error()))
 			return false
 		}
 	} else {
-		copy(buf, snap.mem)
+		copy(buf, snapMem)
 	}
 	if !inst.resetGlobals(snap) {
 		return false

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,20 +70,36 @@ func (rw *rewriter) snapshotExports(exp []byte, n int) ([]byte, int) {
 // snapshot is the state of a started instance: what a new instance of the same module and
 // profile is given instead of running its start.
 type snapshot struct {
-	mem     []byte // linear memory, whole pages
-	spans   []span // the parts of mem a restore copies: the fresh memory, then non-zero pages
+	// heap is the linear memory (whole pages) on the Go heap, until attachImage moves it into
+	// image; then it is nil and memory reads the image. One copy is kept, not two.
+	heap    []byte
+	spans   []span // the parts of memory a restore copies: the fresh memory, then non-zero pages
 	globals []savedGlobal
 	kind    any // the kind's part (kind.Restorer.Snapshot)
-	// image is mem in a memfd that restored instances map copy-on-write (memimage_linux.go);
-	// nil where that is not possible: they copy mem.
+	// image is the memory in a memfd that restored instances map copy-on-write
+	// (memimage_linux.go); nil where that is not possible: they copy heap.
 	image *memImage
 }
 
+// memory returns the snapshot's linear memory, whole pages: read-only. Under an image it is
+// the image's read-only mapping, valid while s is reachable: a caller that keeps only the
+// slice keeps s alive too (runtime.KeepAlive).
+func (s *snapshot) memory() []byte {
+	if s.image != nil {
+		return s.image.view
+	}
+	return s.heap
+}
+
 // attachImage gives snap, just taken or read from the cache, the image its instances map
-// (memimage_linux.go) when it is large enough and the system allows; else they copy it.
+// (memimage_linux.go) when it is large enough and the system allows, and drops the copy on
+// the Go heap: reads (a restore that could not map, a reset that copies pages back, the
+// cache's encoding) come from the image's mapping. Else instances copy the heap's.
 func (p *pool) attachImage(snap *snapshot) {
-	if h := p.g.host; snap != nil && (len(snap.mem) >= mapImageBytes || h.mapSmall) && !h.noMappedMemory {
-		snap.image, _ = newMemImage(snap.mem) // nil on failure: restores copy
+	if h := p.g.host; snap != nil && (len(snap.heap) >= mapImageBytes || h.mapSmall) && !h.noMappedMemory {
+		if img, err := newMemImage(snap.heap); err == nil { // on failure: restores copy
+			snap.image, snap.heap = img, nil
+		}
 	}
 }
 
@@ -110,7 +127,14 @@ type snapshots struct {
 	tried   bool
 	snap    *snapshot // nil: none (not yet, or refused)
 	refused string
-	unnamed bool // refused before describe named the guest: logged by logUnnamedRefusal
+	held    []heldNote // logged before describe named the guest: logged by logHeld
+}
+
+// heldNote is a log line about a pool's snapshots held back until its guest is named.
+type heldNote struct {
+	level slog.Level
+	msg   string
+	attrs []slog.Attr
 }
 
 // drop forgets a snapshot taken, so its memory is freed while the guest is unloaded; a
@@ -156,37 +180,39 @@ func (p *pool) takeSnapshot(ctx context.Context, inst *instance) {
 		inst.snap = snap // the instance it was taken from resets to it too (reset.go)
 	}
 	p.snaps.tried, p.snaps.snap, p.snaps.refused = true, snap, why
-	// The instance that describes a guest starts before its name is known (the manifest
-	// names it): its refusal is logged once load has the name.
-	p.snaps.unnamed = why != "" && inst.call.Guest == ""
 	p.snaps.mu.Unlock()
 	if why != "" {
-		if inst.call.Guest != "" {
-			p.logRefusal(ctx, inst.call.Guest, why)
-		}
+		p.note(ctx, inst.call.Guest, slog.LevelInfo, "instances run the guest's start each time, not from a snapshot",
+			slog.String("isolation", p.g.isolation.String()), slog.String("reason", why))
 		return
 	}
-	p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instances start from a snapshot",
-		slog.String("guest", inst.call.Guest), slog.Int("memory", len(snap.mem)), slog.Int("globals", len(snap.globals)))
+	p.note(ctx, inst.call.Guest, slog.LevelDebug, "instances start from a snapshot",
+		slog.Int("memory", len(snap.memory())), slog.Int("globals", len(snap.globals)))
 }
 
-// logRefusal logs why p's instances are not snapshotted, for the guest named guest.
-func (p *pool) logRefusal(ctx context.Context, guest, why string) {
-	p.g.host.logger.LogAttrs(ctx, slog.LevelInfo, "instances run the guest's start each time, not from a snapshot",
-		slog.String("guest", guest), slog.String("isolation", p.g.isolation.String()), slog.String("reason", why))
-}
-
-// logUnnamedRefusal logs a refusal takeSnapshot held back because the guest had no name yet;
-// load calls it once the manifest names the guest.
-func (p *pool) logUnnamedRefusal(ctx context.Context) {
-	p.snaps.mu.Lock()
-	why := ""
-	if p.snaps.unnamed {
-		why, p.snaps.unnamed = p.snaps.refused, false
+// note logs msg about p's snapshots for the guest named guest. The instance that describes a
+// guest starts before its name is known (the manifest names it), in the pool that goes on to
+// serve its calls, so what is said about that pool's snapshot holds for the guest: with guest
+// "", note holds it back until load has the name and calls logHeld.
+func (p *pool) note(ctx context.Context, guest string, level slog.Level, msg string, attrs ...slog.Attr) {
+	if guest == "" {
+		p.snaps.mu.Lock()
+		p.snaps.held = append(p.snaps.held, heldNote{level, msg, attrs})
+		p.snaps.mu.Unlock()
+		return
 	}
+	p.g.host.logger.LogAttrs(ctx, level, msg, append([]slog.Attr{slog.String("guest", guest)}, attrs...)...)
+}
+
+// logHeld logs what note held back, naming the guest; load calls it once the manifest named
+// the guest.
+func (p *pool) logHeld(ctx context.Context) {
+	p.snaps.mu.Lock()
+	held := p.snaps.held
+	p.snaps.held = nil
 	p.snaps.mu.Unlock()
-	if why != "" {
-		p.logRefusal(ctx, p.g.name, why)
+	for _, n := range held {
+		p.g.host.logger.LogAttrs(ctx, n.level, n.msg, append([]slog.Attr{slog.String("guest", p.g.name)}, n.attrs...)...)
 	}
 }
 
@@ -229,8 +255,8 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 	}
 	if inst.mem != nil {
 		b, _ := inst.mem.Read(0, inst.mem.Size())
-		s.mem = bytes.Clone(b)
-		s.spans = copySpans(s.mem, int(inst.initial))
+		s.heap = bytes.Clone(b)
+		s.spans = copySpans(s.heap, int(inst.initial))
 	}
 	return s, ""
 }
@@ -261,25 +287,27 @@ var zeroPage [pageSize]byte
 // to the snapshot's size and overwritten (its spans; or, under snap's image mapped by
 // mappedAllocator, what instantiation wrote dropped), globals set.
 func (inst *instance) restore(mod api.Module, snap *snapshot) error {
+	snapMem := snap.memory()
+	defer goruntime.KeepAlive(snap) // snapMem may be snap's image's mapping
 	mem := mod.Memory()
 	if mem == nil {
-		if len(snap.mem) > 0 {
+		if len(snapMem) > 0 {
 			return fmt.Errorf("%w: the module has no memory to restore a snapshot into", ErrABI)
 		}
 	} else {
-		if cur := mem.Size(); uint64(cur) < uint64(len(snap.mem)) {
-			if _, ok := mem.Grow(uint32((uint64(len(snap.mem)) - uint64(cur)) / pageSize)); !ok {
+		if cur := mem.Size(); uint64(cur) < uint64(len(snapMem)) {
+			if _, ok := mem.Grow(uint32((uint64(len(snapMem)) - uint64(cur)) / pageSize)); !ok {
 				if inst.memory != nil && inst.memory.hit {
-					return fmt.Errorf("%w (restoring %d bytes of memory)", ErrMemoryLimit, len(snap.mem))
+					return fmt.Errorf("%w (restoring %d bytes of memory)", ErrMemoryLimit, len(snapMem))
 				}
-				return fmt.Errorf("%w: cannot grow memory to the snapshot's %d bytes", ErrTrap, len(snap.mem))
+				return fmt.Errorf("%w: cannot grow memory to the snapshot's %d bytes", ErrTrap, len(snapMem))
 			}
 		}
-		buf, ok := mem.Read(0, uint32(len(snap.mem)))
+		buf, ok := mem.Read(0, uint32(len(snapMem)))
 		if !ok {
 			return fmt.Errorf("%w: memory smaller than the snapshot", ErrTrap)
 		}
-		if m := inst.memory; m != nil && m.mapped && m.image == len(snap.mem) {
+		if m := inst.memory; m != nil && m.mapped && m.image == len(snapMem) {
 			// The image is mapped under buf: dropping what instantiation wrote (the data
 			// segments) leaves the snapshot.
 			if err := dropPages(buf); err != nil {
@@ -287,7 +315,7 @@ func (inst *instance) restore(mod api.Module, snap *snapshot) error {
 			}
 		} else {
 			for _, sp := range snap.spans {
-				copy(buf[sp.from:sp.to], snap.mem[sp.from:sp.to])
+				copy(buf[sp.from:sp.to], snapMem[sp.from:sp.to])
 			}
 		}
 	}

@@ -79,8 +79,8 @@ func TestSnapshotRestoresStartState(t *testing.T) {
 			if got, want := snap != nil, tc.snapshots && tc.iso != "shared"; got != want {
 				t.Fatalf("pool has a snapshot: %v; want %v", got, want)
 			}
-			if snap != nil && len(snap.mem) != 3*pageSize {
-				t.Errorf("snapshot of %d bytes of memory; want 3 pages", len(snap.mem))
+			if snap != nil && len(snap.memory()) != 3*pageSize {
+				t.Errorf("snapshot of %d bytes of memory; want 3 pages", len(snap.memory()))
 			}
 		})
 	}
@@ -292,8 +292,8 @@ func TestSnapshotGoGuest(t *testing.T) {
 			if snap == nil {
 				t.Fatal("no snapshot")
 			}
-			if len(snap.mem) < 4<<20 {
-				t.Errorf("snapshot of %d bytes of memory; init filled 4 MiB", len(snap.mem))
+			if len(snap.memory()) < 4<<20 {
+				t.Errorf("snapshot of %d bytes of memory; init filled 4 MiB", len(snap.memory()))
 			}
 			if got, want := snap.image != nil, tc.mapped && goruntime.GOOS == "linux"; got != want {
 				t.Errorf("snapshot image mapped: %v; want %v", got, want)
@@ -342,5 +342,31 @@ func TestSnapshotDroppedWithCode(t *testing.T) {
 	}
 	if p.snaps.get() == nil {
 		t.Fatal("no snapshot after the reload")
+	}
+}
+
+// The debug line saying a pool's instances start from a snapshot names the guest, though the
+// snapshot is taken by the instance that describes the guest, which starts before the
+// manifest names it (no GuestConfig.Name here): the line is held until load has the name.
+func TestSnapshotLogNamesGuest(t *testing.T) {
+	h, logs := snapHost(t, true)
+	g, err := h.Load(context.Background(), wat.Snapshot, &GuestConfig{Isolation: "call", Limits: Limits{Instances: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snapCall(t, g, "A", "probe", `{}`); got != probeFresh {
+		t.Fatalf("probe: %s; want %s", got, probeFresh)
+	}
+	var lines []string
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, `msg="instances start from a snapshot"`) {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("%d lines say instances start from a snapshot; want 1:\n%s", len(lines), logs)
+	}
+	if want := ` guest=` + g.Name() + ` memory=` + fmt.Sprint(3*pageSize) + ` `; g.Name() == "" || !strings.Contains(lines[0], want) {
+		t.Errorf("the line does not name the guest (want %q):\n%s", want, lines[0])
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -122,8 +123,8 @@ func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 		s, err := p.readDiskSnapshot(name)
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				p.g.host.logger.LogAttrs(ctx, slog.LevelWarn, "snapshot in the cache ignored; the guest's start runs and the file is written again",
-					slog.String("guest", p.g.name), slog.String("file", name), slog.Any("err", err))
+				p.note(ctx, p.g.name, slog.LevelWarn, "snapshot in the cache ignored; the guest's start runs and the file is written again",
+					slog.String("file", name), slog.Any("err", err))
 			}
 			return
 		}
@@ -136,8 +137,8 @@ func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 		}
 		p.snaps.mu.Unlock()
 		if snap != nil {
-			p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instances start from a snapshot in the cache",
-				slog.String("guest", p.g.name), slog.String("file", name), slog.Int("memory", len(s.mem)))
+			p.note(ctx, p.g.name, slog.LevelDebug, "instances start from a snapshot in the cache",
+				slog.String("file", name), slog.Int("memory", len(s.memory())))
 		}
 	})
 	return snap
@@ -228,12 +229,14 @@ func encodeSnapshot(s *snapshot, state []byte) []byte {
 	}
 	b := make([]byte, 0, n)
 	b = append(b, snapshotMagic...)
-	b = binary.AppendUvarint(b, uint64(len(s.mem)))
+	mem := s.memory()
+	defer runtime.KeepAlive(s) // mem may be s's image's mapping
+	b = binary.AppendUvarint(b, uint64(len(mem)))
 	b = binary.AppendUvarint(b, uint64(len(s.spans)))
 	for _, sp := range s.spans {
 		b = binary.AppendUvarint(b, uint64(sp.from))
 		b = binary.AppendUvarint(b, uint64(sp.to))
-		b = append(b, s.mem[sp.from:sp.to]...)
+		b = append(b, mem[sp.from:sp.to]...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.globals)))
 	for _, g := range s.globals {
@@ -284,7 +287,7 @@ func decodeSnapshot(b []byte, limit uint64) (*snapshot, []byte, error) {
 	if memLen%pageSize != 0 {
 		return nil, nil, fmt.Errorf("%w: memory of %d bytes is not whole pages", errSnapshotFile, memLen)
 	}
-	s := &snapshot{mem: make([]byte, memLen)}
+	s := &snapshot{heap: make([]byte, memLen)}
 	prev := uint64(0)
 	for range num(memLen/pageSize + 1) {
 		from, to := num(memLen), num(memLen)
@@ -294,7 +297,7 @@ func decodeSnapshot(b []byte, limit uint64) (*snapshot, []byte, error) {
 		if from < prev || to < from {
 			return nil, nil, fmt.Errorf("%w: span %d-%d out of order", errSnapshotFile, from, to)
 		}
-		copy(s.mem[from:to], take(to-from))
+		copy(s.heap[from:to], take(to-from))
 		s.spans = append(s.spans, span{int(from), int(to)})
 		prev = to
 	}

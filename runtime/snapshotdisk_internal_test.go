@@ -12,17 +12,17 @@ func TestSnapshotFileCodec(t *testing.T) {
 	mem := make([]byte, 3*pageSize)
 	copy(mem[10:], "start")
 	copy(mem[2*pageSize+5:], "grown")
-	s := &snapshot{mem: mem, spans: copySpans(mem, pageSize), globals: []savedGlobal{{"mcpwasm_global_0", 1 << 20}, {"mcpwasm_global_1", 7}}}
+	s := &snapshot{heap: mem, spans: copySpans(mem, pageSize), globals: []savedGlobal{{"mcpwasm_global_0", 1 << 20}, {"mcpwasm_global_1", 7}}}
 	b := encodeSnapshot(s, []byte("state"))
 	got, state, err := decodeSnapshot(b, 3*pageSize)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got.mem, mem) || len(got.spans) != 2 || got.spans[1] != (span{2 * pageSize, 3 * pageSize}) || string(state) != "state" ||
+	if !bytes.Equal(got.heap, mem) || len(got.spans) != 2 || got.spans[1] != (span{2 * pageSize, 3 * pageSize}) || string(state) != "state" ||
 		len(got.globals) != 2 || got.globals[0] != s.globals[0] || got.globals[1] != s.globals[1] {
 		t.Fatalf("decoded %v spans, globals %v, state %q; want %v, %v, \"state\"", got.spans, got.globals, state, s.spans, s.globals)
 	}
-	backwards := encodeSnapshot(&snapshot{mem: mem, spans: []span{{2 * pageSize, 3 * pageSize}, {0, pageSize}}}, nil)
+	backwards := encodeSnapshot(&snapshot{heap: mem, spans: []span{{2 * pageSize, 3 * pageSize}, {0, pageSize}}}, nil)
 	for name, c := range map[string]struct {
 		b     []byte
 		limit uint64

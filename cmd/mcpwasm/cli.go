@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/guests"
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -54,7 +55,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ExitOK
 	}
 	code, err := c.Run(ctx, args[1:], stdin, stdout, stderr)
-	if err != nil {
+	if l, ok := err.(schemaerr.List); ok { // several errors in a file: one line each
+		for _, e := range l {
+			fmt.Fprintf(stderr, "mcpwasm %s: %v\n", c.Name, e)
+		}
+	} else if err != nil {
 		fmt.Fprintf(stderr, "mcpwasm %s: %v\n", c.Name, err)
 		if code == ExitUsage {
 			fmt.Fprintf(stderr, "usage: %s (see 'mcpwasm help %s')\n", strings.TrimSpace("mcpwasm "+c.Name+" "+c.Args), c.Name)
@@ -181,6 +186,7 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 		if sh, err = sf.shipper(cfg, limits.Merge(policy.DefaultLimits()).ModuleBytes, stderr); err != nil {
 			return nil, nil, err
 		}
+		var missing schemaerr.List // guests whose files cannot be read
 		for i, g := range cfg.Guests {
 			entry := fmt.Sprintf("%s: guests[%d]", configPath, i)
 			p := cfg.ModulePath(g)
@@ -198,10 +204,12 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 			}
 			var pe *pathError
 			if errors.As(err, &pe) {
-				return nil, nil, fmt.Errorf("%s.path: %w", entry, pe.err)
+				// Every missing file is told in one run; the next guests are still read.
+				missing = append(missing, fmt.Errorf("%s.path: %w", entry, pe.err))
+				continue
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", entry, err)
+				return nil, nil, errorList(append(missing, fmt.Errorf("%s: %w", entry, err)))
 			}
 			gc := cfg.GuestConfig(g, p)
 			gc.Limits = gc.Limits.Merge(limits)
@@ -212,6 +220,9 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 				p = "" // not a file to --watch
 			}
 			specs = append(specs, guestSpec{wasm: b, cfg: gc, path: p, entry: entry, locked: locked})
+		}
+		if len(missing) > 0 {
+			return nil, nil, errorList(missing)
 		}
 	}
 	for _, p := range paths {
@@ -241,6 +252,17 @@ func guestSpecs(ctx context.Context, sf *shipFlags, stderr io.Writer, configPath
 		}
 	}
 	return specs, cfg, nil
+}
+
+// errorList is nil for no errors, the error itself for one, else errs (printed one per line).
+func errorList(errs schemaerr.List) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return errs
 }
 
 // readOrOpen reads the file at p, or with read false only checks that it can be opened

@@ -54,7 +54,8 @@ mcpwasm serve --http :8080 --config mcpwasm.json`,
 		{Name: "inspect", Args: "[--config FILE] [--json] [GUEST.wasm]", Short: "show a guest's manifest, tools, schemas, requested and granted capabilities",
 			Long: `Loads one guest and prints its name, version, digest, tools with their schemas and
 annotations, and the capabilities it requests. With --config, also what the config grants
-each tool and what is effective (granted ∩ requested).`,
+each tool and what is effective (granted ∩ requested); --config alone then reports the tool
+names serve would refuse to serve twice, and exits 3 as serve would.`,
 			Examples: `mcpwasm inspect tool.wasm
 mcpwasm inspect --json tool.wasm | jq -r .sha256     # the digest to pin in a config
 mcpwasm inspect --config mcpwasm.json /tmp/g/files.wasm    # after guests/granted.sh /tmp/g

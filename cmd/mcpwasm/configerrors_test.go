@@ -120,3 +120,57 @@ func TestImportTypeErrorNamesLine(t *testing.T) {
 		}
 	}
 }
+
+// A config with several independent mistakes is answered with all of them in one run, one
+// line each, naming the file, line, column and field, in the file's order; the exit code is
+// a single mistake's. Every command that reads a config does so.
+func TestConfigErrorsAllAtOnce(t *testing.T) {
+	cfg := writeConfig(t, `{
+  "guests": [
+    {"path": "a.wasm", "limitz": {}},
+    {"path": "b.wasm", "limits": {"timeout_ms": "10s"}},
+    {"path": "c.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}
+  ]
+}`)
+	lines := []string{
+		`line 3 column 24: unknown key "limitz" in guests[0] (did you mean "limits"?)`,
+		`line 4 column 49: guests[1].limits.timeout_ms: want integer, got string`,
+		`line 5 column 81: guests[2].tools.t.grants: net "b.test" is not granted to the guest`,
+	}
+	guest := filepath.Join(filepath.Dir(cfg), "a.wasm") // inspect GUEST --config reads the guest first
+	if err := os.WriteFile(guest, wat.Echo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"serve"}, {"inspect"}, {"pull"}, {"inspect", guest}} {
+		_, errOut, code := runCLI(append(args, "--config", cfg)...)
+		want := ""
+		for _, l := range lines {
+			want += fmt.Sprintf("mcpwasm %s: %s: %s\n", args[0], cfg, l)
+		}
+		if errOut != want || code != ExitLoad {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", args, code, errOut, ExitLoad, want)
+		}
+	}
+}
+
+// Every guest file that cannot be read is named in one run, a line each in config order; the
+// guests between them are still read.
+func TestConfigMissingFilesAllAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "echo.wasm"), wat.Echo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "mcpwasm.json")
+	if err := os.WriteFile(cfg, []byte(`{"guests": [{"path": "a.wasm"}, {"path": "echo.wasm"}, {"path": "c.wasm"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"serve", "inspect"} {
+		_, errOut, code := runCLI(cmd, "--cache-dir", t.TempDir(), "--config", cfg)
+		want := fmt.Sprintf("mcpwasm %[1]s: %[2]s: guests[0].path: open %[3]s: no such file or directory\n"+
+			"mcpwasm %[1]s: %[2]s: guests[2].path: open %[4]s: no such file or directory\n",
+			cmd, cfg, filepath.Join(dir, "a.wasm"), filepath.Join(dir, "c.wasm"))
+		if errOut != want || code != ExitLoad {
+			t.Errorf("%s: exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", cmd, code, errOut, ExitLoad, want)
+		}
+	}
+}

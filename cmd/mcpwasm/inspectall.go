@@ -16,9 +16,12 @@ import (
 
 // inspectConfig is `mcpwasm inspect --config FILE` without a guest: every guest of the
 // config (OCI ones from the local store or registry, as serve gets them), with its tools,
-// resources, prompts and effective grants, in config order.
+// resources, prompts and effective grants, in config order. Then what serve would refuse
+// to start with once the guests are loaded — tool names that clash (clashes.go), in serve's
+// words — on stderr, with serve's exit code (ExitLoad): the description is printed in full
+// first, since it is what shows which tools to rename.
 func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON bool, logger *slog.Logger, stdout, stderr io.Writer) (int, error) {
-	specs, _, err := guestSpecs(ctx, sf, stderr, hf.config, nil, hf.limits(), hf.isolation, true) // isolation validated by the caller
+	specs, cfg, err := guestSpecs(ctx, sf, stderr, hf.config, nil, hf.limits(), hf.isolation, true) // isolation validated by the caller
 	if err != nil {
 		return ExitLoad, err
 	}
@@ -44,13 +47,19 @@ func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON boo
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return ExitOK, enc.Encode(outs)
-	}
-	for i := range outs {
-		if i > 0 {
-			fmt.Fprintln(stdout)
+		if err := enc.Encode(outs); err != nil {
+			return ExitOK, err
 		}
-		writeInspect(stdout, &outs[i])
+	} else {
+		for i := range outs {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			writeInspect(stdout, &outs[i])
+		}
+	}
+	if err := toolNameClashes(gs, cfg.Status); err != nil {
+		return ExitLoad, err
 	}
 	return ExitOK, nil
 }

@@ -6,13 +6,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
 // The README's grants example loads as written once its setup lines have run: files.wasm's
 // fs grant names "docs" beside the config (it named /srv/docs, which a newcomer's machine
 // does not have: exit 3 after compiling every guest). Without that directory it fails,
-// naming it. fetch.wasm and git.wasm stand in as the fixture (their grants are not
-// effective then); files.wasm is the real guest, whose request makes the fs grant count.
+// naming it. echo.wasm and state.wasm stand in for fetch.wasm and git.wasm (their grants
+// are not effective then; their tool names, echo and remember, clash with no other guest's,
+// as the real guests' do not); files.wasm is the real guest, whose request makes the fs
+// grant count.
 func TestReadmeGrantsExample(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -31,12 +35,8 @@ func TestReadmeGrantsExample(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building guests/files: %v\n%s", err, out)
 	}
-	fixture, err := os.ReadFile(fixturePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"fetch.wasm", "git.wasm"} {
-		if err := os.WriteFile(filepath.Join(dir, name), fixture, 0o644); err != nil {
+	for name, b := range map[string][]byte{"fetch.wasm": wat.Echo, "git.wasm": wat.State} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

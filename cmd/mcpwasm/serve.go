@@ -247,6 +247,12 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 		sopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
 			Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	}
+	status := s.o.status || cfg != nil && cfg.Status
+	// Every clash of tool names at once, in inspect's words (clashes.go); NewServer would
+	// refuse the first.
+	if err := toolNameClashes(s.gs, status); err != nil {
+		return ExitLoad, err
+	}
 	allowed := allowHiddenText(cfg, s.gs)
 	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
 		ServerOptions: sopts, AllowHiddenText: allowed, Logger: logger, Names: s.names,
@@ -259,9 +265,9 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 		withheld += withholdChanged(s.srv, s.gs[i], sp.locked, logger) // ship.go: changed since locked
 	}
 	s.obs.watchServer(s.srv)
-	if s.o.status || cfg != nil && cfg.Status {
+	if status {
 		if err := mcpserver.AddStatus(s.srv, s.h, s.names); err != nil {
-			return ExitLoad, fmt.Errorf("--status: %w", err)
+			return ExitLoad, statusError(err)
 		}
 	}
 	if s.o.metricsAddr != "" {

@@ -3,25 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"io"
-	"log"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/mcpwasm/mcpwasm/internal/digest"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/internal/ship/shiptest"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -32,25 +24,20 @@ var poisoned = bytes.Replace(wat.Echo, []byte("Returns its arguments"), []byte("
 // shipEnv is a registry in process (plain http on 127.0.0.1, allowed by flag), a store, a
 // Docker config without credentials and a config with one OCI guest.
 type shipEnv struct {
-	t        *testing.T
-	host     string
-	requests atomic.Int64
-	dir      string // the config's directory
-	config   string
-	store    string
-	flags    []string // --store, --plain-http, --docker-config
+	t      *testing.T
+	host   string
+	reg    *shiptest.Registry
+	dir    string // the config's directory
+	config string
+	store  string
+	flags  []string // --store, --plain-http, --docker-config
 }
 
 func newShipEnv(t *testing.T) *shipEnv {
 	t.Helper()
 	e := &shipEnv{t: t, dir: t.TempDir(), store: t.TempDir()}
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e.requests.Add(1)
-		reg.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	e.host = srv.Listener.Addr().String()
+	e.reg = shiptest.NewRegistry(t, shiptest.RegistryOptions{Plain: true})
+	e.host = e.reg.Host
 	docker := filepath.Join(t.TempDir(), "config.json")
 	if err := os.WriteFile(docker, []byte(`{}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -113,6 +100,21 @@ func (e *shipEnv) storeFiles() []string {
 	return out
 }
 
+// serveOffline serves the env's config and checks that tools/list shows echo with its own
+// description and that serve made no registry request; what names the serve in the error.
+func (e *shipEnv) serveOffline(what string) {
+	e.t.Helper()
+	before := e.reg.Requests.Load()
+	tools, s := e.serveTools()
+	if tools["echo"] != "Returns its arguments" {
+		e.t.Errorf("tools = %v", tools)
+	}
+	s.closeAndWait(waitLimit(e.t))
+	if n := e.reg.Requests.Load() - before; n != 0 {
+		e.t.Errorf("%s made %d registry requests, want 0", what, n)
+	}
+}
+
 // serveTools starts serve with the env's config and returns tools/list's tools (name →
 // description) and the server.
 func (e *shipEnv) serveTools() (map[string]string, *server) {
@@ -169,15 +171,7 @@ func TestShipPushPullLockServe(t *testing.T) {
 	}
 
 	// Served offline: the registry sees no request.
-	before := e.requests.Load()
-	tools, s := e.serveTools()
-	if tools["echo"] != "Returns its arguments" {
-		t.Errorf("tools = %v", tools)
-	}
-	s.closeAndWait(waitLimit(t))
-	if n := e.requests.Load() - before; n != 0 {
-		t.Errorf("serve with a lock made %d registry requests, want 0", n)
-	}
+	e.serveOffline("serve with a lock")
 
 	// The tag moves to a module whose tool says something else.
 	d2 := e.push(poisoned)
@@ -189,7 +183,7 @@ func TestShipPushPullLockServe(t *testing.T) {
 	if got := e.storeFiles(); len(got) != 1 || got[0] != echoHex {
 		t.Errorf("store after the refused pull = %v, want [%s]", got, echoHex)
 	}
-	tools, s = e.serveTools() // still exactly the locked bytes
+	tools, s := e.serveTools() // still exactly the locked bytes
 	if tools["echo"] != "Returns its arguments" {
 		t.Errorf("serve after the tag moved: tools = %v", tools)
 	}
@@ -270,14 +264,7 @@ func TestShipServeRefusesChangedStore(t *testing.T) {
 func TestShipPullRefusesUnsigned(t *testing.T) {
 	e := newShipEnv(t)
 	d := e.push(wat.Echo)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, _ := x509.MarshalPKIXPublicKey(key.Public())
-	if err := os.WriteFile(filepath.Join(e.dir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	shiptest.Key(t, filepath.Join(e.dir, "release.pub"))
 	cfg := `{"guests": [{"name": "echo", "path": "oci://` + e.host + `/tools/echo:v1", "signature": {"key": "release.pub"}}]}`
 	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -387,14 +374,7 @@ func TestShipSignaturePolicyIgnoresStore(t *testing.T) {
 	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitOK {
 		t.Fatalf("pull without a policy: %s", errOut)
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, _ := x509.MarshalPKIXPublicKey(key.Public())
-	if err := os.WriteFile(filepath.Join(e.dir, "release.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	shiptest.Key(t, filepath.Join(e.dir, "release.pub"))
 	src := `oci://` + e.host + `/tools/echo:v1`
 	signed := `{"guests": [{"name": "echo", "path": "` + src + `", "signature": {"key": "release.pub"}}]}`
 	if err := os.WriteFile(e.config, []byte(signed), 0o644); err != nil {

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -149,7 +150,9 @@ type UpstreamOAuth struct {
 // schema checks a file against Schema, on first use: a server without a config skips it.
 var schema = schemaerr.New("config: schema.json", Schema)
 
-// Load reads and validates the configuration file at path.
+// Load reads and validates the configuration file at path. Every error found is reported:
+// one as "PATH: line L column C: FIELD: why", several as a schemaerr.List of such, one per
+// line in the file's order (see Parse).
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -159,6 +162,13 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		if errors.Is(err, ErrHyperMCP) {
 			return nil, fmt.Errorf("%s: %w: convert it with: mcpwasm import hyper-mcp %s", path, err, path)
+		}
+		if l, ok := err.(schemaerr.List); ok { // each line names the file
+			named := make(schemaerr.List, len(l))
+			for i, e := range l {
+				named[i] = fmt.Errorf("%s: %w", path, e)
+			}
+			return nil, named
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -171,6 +181,15 @@ var ErrHyperMCP = errors.New("this is a hyper-mcp configuration, not an mcpwasm 
 
 // Parse validates and decodes a configuration. Relative paths in it are relative to the
 // current directory (Load makes them relative to the file).
+//
+// A file with several mistakes is answered with all of them, as a schemaerr.List in the
+// file's order (one mistake: that error alone): every duplicate key; every value the schema
+// refuses (unknown keys, wrong types, missing members), except inside an object with a
+// duplicate key; and every check across fields (a tool's grants beyond its guest's, an
+// "mcp" grant naming no upstream, a guest name used twice, …) whose values the schema
+// accepted. A check that reads a refused value is not made: a guest with a wrong type or
+// an unknown key anywhere in it gets none of its own cross-field checks until that is
+// fixed. A JSON syntax error stops the reading: it is the only error.
 func Parse(data []byte) (*Config, error) { return parse(data, "") }
 
 // parse is Parse with relative paths relative to dir ("" the current directory).
@@ -208,100 +227,202 @@ func isHyperMCP(data []byte) bool {
 	return !guests && len(p) > 0 && (p[0] == '{' || p[0] == '[')
 }
 
-// parseJSON is parse of mcpwasm's own format.
+// parseJSON is parse of mcpwasm's own format. It reports every error it finds (see
+// problems): one error as it is, several as a schemaerr.List in the file's order.
 func parseJSON(data []byte, dir string) (*Config, error) {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, syntaxError(data, err)
 	}
-	if err := duplicateKeys(data); err != nil {
+	p := &problems{doc: sync.OnceValue(func() *schemaerr.Doc { return schemaerr.JSON(data) })}
+	dups, err := duplicateKeys(data)
+	if err != nil {
 		return nil, err
 	}
-	if err := schema.Validate(v, func() *schemaerr.Doc { return schemaerr.JSON(data) }); err != nil {
-		return nil, err
+	for _, d := range dups {
+		p.add(d.err, d.object)
+		p.dups = append(p.dups, d.object)
+	}
+	for _, e := range schema.ValidateAll(v, p.doc) {
+		if !p.inside(e.Path) { // a value of an object with a duplicate key: which one is meant?
+			p.add(e, e.Path)
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	c := Config{dir: dir}
 	if err := dec.Decode(&c); err != nil {
-		return nil, syntaxError(data, err)
-	}
-	// Checks across fields: each error names the value's line, column and path.
-	at := func(path, format string, args ...any) error {
-		return schemaerr.JSON(data).Errorf(path, format, args...)
-	}
-	for _, name := range slices.Sorted(maps.Keys(c.Upstreams)) {
-		u, path := c.Upstreams[name], schemaerr.Child("upstreams", name)
-		if (len(u.Command) > 0) == (u.URL != "") {
-			return nil, at(path, `give exactly one of "command" or "url"`)
+		// A value the schema allows and Go cannot hold (an integer of 1e30 or 4.0). With
+		// errors above it is most likely one of them (a wrong type) told already.
+		if len(p.errs) == 0 {
+			return nil, syntaxError(data, err)
 		}
-		if u.OAuth != nil && u.URL == "" {
-			return nil, at(path+".oauth", `applies to a "url", not a spawned "command"`)
-		}
-		if o := u.OAuth; o != nil && o.ClientCredentials && (o.ClientID == "" || o.ClientSecretEnv == "") {
-			return nil, at(path+".oauth", `"client_credentials" needs "client_id" and "client_secret_env"`)
-		}
-		if len(u.Env) > 0 && u.URL != "" {
-			return nil, at(path+".env", `applies to a spawned "command", not a "url"`)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			at := schemaerr.Offset(data, te.Offset-1)
+			if path, ok := p.doc().ValueAt(at); ok && !p.broken(path) {
+				p.add(&schemaerr.Error{Pos: at, Path: path, Err: syntaxError(data, err)}, path)
+			}
 		}
 	}
-	if err := c.checkShip(at); err != nil { // ship.go
+	c.check(p)
+	if err := p.err(); err != nil {
 		return nil, err
 	}
+	return &c, nil
+}
+
+// check makes the checks across fields, each error naming the value's line, column and path.
+// A check is skipped when a value it reads is broken (p.broken): its answer would be about
+// what the file does not say.
+func (c *Config) check(p *problems) {
+	for _, name := range slices.Sorted(maps.Keys(c.Upstreams)) {
+		u, path := c.Upstreams[name], schemaerr.Child("upstreams", name)
+		if p.broken(path) {
+			continue
+		}
+		if (len(u.Command) > 0) == (u.URL != "") {
+			p.at(path, `give exactly one of "command" or "url"`) // what the rest depends on
+			continue
+		}
+		if u.OAuth != nil && u.URL == "" {
+			p.at(path+".oauth", `applies to a "url", not a spawned "command"`)
+		} else if o := u.OAuth; o != nil && o.ClientCredentials && (o.ClientID == "" || o.ClientSecretEnv == "") {
+			p.at(path+".oauth", `"client_credentials" needs "client_id" and "client_secret_env"`)
+		}
+		if len(u.Env) > 0 && u.URL != "" {
+			p.at(path+".env", `applies to a spawned "command", not a "url"`)
+		}
+	}
+	c.checkShip(p) // ship.go
 	names := map[string]int{}
 	for i, g := range c.Guests {
-		if g.Name == "" {
+		path := fmt.Sprintf("guests[%d].name", i)
+		if g.Name == "" || p.broken(path) {
 			continue
 		}
 		if j, dup := names[g.Name]; dup {
-			return nil, at(fmt.Sprintf("guests[%d].name", i), "guests[%d] is named %q too", j, g.Name)
+			p.at(path, "guests[%d] is named %q too", j, g.Name)
+			continue
 		}
 		names[g.Name] = i
 	}
 	for i, g := range c.Guests {
 		guest := fmt.Sprintf("guests[%d]", i)
-		// The runtime's own checks of a guest's limits, isolation and grants, made now so a bad
-		// file fails before any guest loads.
-		if err := c.GuestConfig(g, "").Validate(); err != nil {
-			return nil, at(guest, "%w", err)
+		if p.broken(guest) {
+			continue
 		}
-		for _, tool := range slices.Sorted(maps.Keys(g.Tools)) {
-			t := g.Tools[tool]
-			if t.Grants == nil {
-				continue
+		// The runtime's own checks of a guest's limits, isolation and grants, made now so a bad
+		// file fails before any guest loads. Grants it refuses are not compared with a tool's.
+		if err := c.GuestConfig(g, "").Validate(); err != nil {
+			p.at(guest, "%w", err)
+		} else {
+			for _, tool := range slices.Sorted(maps.Keys(g.Tools)) {
+				t := g.Tools[tool]
+				if t.Grants == nil {
+					continue
+				}
+				if err := c.grants(*t.Grants).Within(c.grants(g.Grants)); err != nil {
+					p.at(schemaerr.Child(guest+".tools", tool)+".grants", "%w", err)
+				}
 			}
-			if err := c.grants(*t.Grants).Within(c.grants(g.Grants)); err != nil {
-				return nil, at(schemaerr.Child(guest+".tools", tool)+".grants", "%w", err)
-			}
+		}
+		if p.broken("upstreams") { // not an object: every name would be "no upstream"
+			continue
 		}
 		for k, m := range g.Grants.MCP {
 			if _, ok := c.Upstreams[m]; !ok {
-				return nil, at(fmt.Sprintf("%s.grants.mcp[%d]", guest, k), "%q names no upstream", m)
+				p.at(fmt.Sprintf("%s.grants.mcp[%d]", guest, k), "%q names no upstream", m)
 			}
 		}
 	}
-	return &c, nil
 }
 
-// duplicateKeys rejects an object with the same key twice. encoding/json keeps the last one
-// silently, so a second "grants" could hide the first from whoever reviews the file
-// (RFC 8259 §4: names SHOULD be unique; this format says MUST).
-func duplicateKeys(data []byte) error {
+// problems gathers the errors of one file, and the values they make broken: a check across
+// fields that reads a broken value is not made (its answer would be about what the file does
+// not say), and an error inside an object with a duplicate key is not told (which of the two
+// is meant?).
+type problems struct {
+	doc  func() *schemaerr.Doc
+	errs []error
+	bad  []string // paths of values that are not what the file means
+	dups []string // paths of objects with a duplicate key
+}
+
+// add records err, about the value at path, which it makes broken.
+func (p *problems) add(err error, path string) {
+	p.errs = append(p.errs, err)
+	p.bad = append(p.bad, path)
+}
+
+// at records an error about the value at path found by a check across fields: it names what
+// is wrong with valid values, so it breaks none.
+func (p *problems) at(path, format string, args ...any) {
+	p.errs = append(p.errs, p.doc().Errorf(path, format, args...))
+}
+
+// inside reports whether path is an object with a duplicate key or a value in one.
+func (p *problems) inside(path string) bool {
+	return slices.ContainsFunc(p.dups, func(o string) bool { return within(path, o) })
+}
+
+// broken reports whether the value at path is broken: an error is about it, a value in it,
+// or a value around it (a guest whose "grants" is not an object, in "guests" that is not an
+// array).
+func (p *problems) broken(path string) bool {
+	return slices.ContainsFunc(p.bad, func(b string) bool { return within(path, b) || within(b, path) })
+}
+
+// within reports whether path is outer or a value in it.
+func within(path, outer string) bool {
+	if outer == "" || path == outer {
+		return true
+	}
+	return strings.HasPrefix(path, outer) && len(path) > len(outer) && (path[len(outer)] == '.' || path[len(outer)] == '[')
+}
+
+// err is nil, the one error, or a schemaerr.List of all in the file's order.
+func (p *problems) err() error {
+	switch len(p.errs) {
+	case 0:
+		return nil
+	case 1:
+		return p.errs[0]
+	}
+	schemaerr.Sort(p.errs)
+	return schemaerr.List(p.errs)
+}
+
+// duplicateKey is a key given twice in the object at path object.
+type duplicateKey struct {
+	err    *schemaerr.Error
+	object string
+}
+
+// duplicateKeys finds every object with the same key twice (each repeat once). encoding/json
+// keeps the last one silently, so a second "grants" could hide the first from whoever reviews
+// the file (RFC 8259 §4: names SHOULD be unique; this format says MUST). The error is only
+// for a document that is not JSON.
+func duplicateKeys(data []byte) ([]duplicateKey, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	type frame struct {
+		path     string
 		keys     map[string]bool
 		isObject bool
 		wantKey  bool
+		key      string // the member being read
+		next     int    // the index of the next element
 	}
 	var stack []*frame
+	var dups []duplicateKey
 	for {
 		start := schemaerr.NextToken(data, dec.InputOffset())
 		tok, err := dec.Token()
 		if err == io.EOF {
-			return nil
+			return dups, nil
 		}
 		if err != nil {
-			return syntaxError(data, err)
+			return nil, syntaxError(data, err)
 		}
 		var top *frame
 		if len(stack) > 0 {
@@ -310,28 +431,38 @@ func duplicateKeys(data []byte) error {
 		if d, ok := tok.(json.Delim); ok {
 			switch d {
 			case '{', '[':
-				if top != nil && top.isObject {
+				path := ""
+				switch {
+				case top != nil && top.isObject:
+					path = schemaerr.Child(top.path, top.key)
 					top.wantKey = true // this value ends the member
+				case top != nil:
+					path = fmt.Sprintf("%s[%d]", top.path, top.next)
+					top.next++
 				}
-				stack = append(stack, &frame{keys: map[string]bool{}, isObject: d == '{', wantKey: d == '{'})
+				stack = append(stack, &frame{path: path, keys: map[string]bool{}, isObject: d == '{', wantKey: d == '{'})
 			default:
 				stack = stack[:len(stack)-1]
 			}
 			continue
 		}
-		if top == nil || !top.isObject {
-			continue
-		}
-		if top.wantKey {
+		switch {
+		case top == nil:
+		case !top.isObject:
+			top.next++
+		case top.wantKey:
 			key := tok.(string)
 			if top.keys[key] {
-				return fmt.Errorf("%s: duplicate key %q", schemaerr.Offset(data, start), key)
+				at := schemaerr.Offset(data, start)
+				dups = append(dups, duplicateKey{&schemaerr.Error{Pos: at, Path: schemaerr.Child(top.path, key),
+					Err: fmt.Errorf("%s: duplicate key %q", at, key)}, top.path})
 			}
 			top.keys[key] = true
+			top.key = key
 			top.wantKey = false
-			continue
+		default:
+			top.wantKey = true
 		}
-		top.wantKey = true
 	}
 }
 

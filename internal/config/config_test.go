@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
@@ -258,5 +260,85 @@ func TestGuestConfigMap(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`{"guests":[{"path":"p.wasm","config":{"N":1}}]}`)); err == nil || !strings.Contains(err.Error(), "config") {
 		t.Errorf("a number in config: %v", err)
+	}
+}
+
+// A file with several independent mistakes is answered with all of them, in the file's order:
+// an unknown key, two wrong types, a duplicate guest name, an upstream without command or url
+// and an "mcp" grant naming no upstream.
+func TestParseReportsEveryError(t *testing.T) {
+	in := `{
+  "guests": [
+    {"name": "a", "path": "a.wasm", "tool": {}},
+    {"name": "b", "path": "b.wasm", "limits": {"instances": "4"}},
+    {"name": "c", "path": "c.wasm", "grants": {"mcp": ["docs"]}},
+    {"name": "a", "path": "d.wasm"}
+  ],
+  "upstreams": {"docz": {}},
+  "idle_timeout_ms": "60s"
+}`
+	_, err := Parse([]byte(in))
+	want := `line 3 column 37: unknown key "tool" in guests[0] (did you mean "tools"?)
+line 4 column 61: guests[1].limits.instances: want integer, got string
+line 5 column 56: guests[2].grants.mcp[0]: "docs" names no upstream
+line 6 column 14: guests[3].name: guests[0] is named "a" too
+line 8 column 25: upstreams.docz: give exactly one of "command" or "url"
+line 9 column 22: idle_timeout_ms: want integer, got string`
+	if diff := cmp.Diff(want, fmt.Sprint(err)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	var l schemaerr.List
+	if !errors.As(err, &l) || len(l) != 6 {
+		t.Errorf("error %T: want a schemaerr.List of 6", err)
+	}
+}
+
+// Where one error makes a check meaningless, the check is not made: the cross-field checks
+// of a guest with a wrong value in it, "mcp" names when "upstreams" is not an object, the
+// values of an object with a duplicate key. Other entries are still checked.
+func TestParseSkipsDependentChecks(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"tool grants of a guest whose net is not a list",
+			`{"guests": [{"path": "a.wasm", "grants": {"net": "a.test"}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`,
+			`line 1 column 50: guests[0].grants.net: want array, got string`},
+		{"tool grants of a guest with a misspelt key",
+			`{"guests": [{"path": "a.wasm", "grant": {"net": ["b.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`,
+			`line 1 column 32: unknown key "grant" in guests[0] (did you mean "grants"?)`},
+		{"mcp names when upstreams is a list",
+			`{"guests": [{"path": "a.wasm", "grants": {"mcp": ["docs"]}}], "upstreams": [{"docs": {"url": "http://x"}}]}`,
+			`line 1 column 76: upstreams: want object, got array`},
+		{"values of an object with a duplicate key",
+			`{"guests": [{"path": "a.wasm", "limits": {"instances": "4"}, "limits": {}, "grants": {"mcp": ["docs"]}}]}`,
+			`line 1 column 62: duplicate key "limits"`},
+		{"another guest is still checked",
+			`{"guests": [{"path": "a.wasm", "grants": {"net": "a.test"}, "tools": {"t": {"grants": {"net": ["b.test"]}}}},
+  {"path": "b.wasm", "grants": {"net": ["a.test"]}, "tools": {"t": {"grants": {"net": ["b.test"]}}}}]}`,
+			"line 1 column 50: guests[0].grants.net: want array, got string\n" +
+				`line 2 column 79: guests[1].tools.t.grants: net "b.test" is not granted to the guest`},
+		{"an integer Go cannot hold beside a wrong type",
+			`{"guests": [{"path": "a.wasm", "limits": {"instances": 4.0}}], "idle_timeout_ms": "x"}`,
+			"line 1 column 58: json: cannot unmarshal number 4.0 into Go struct field Limits.guests.limits.instances of type int\n" +
+				`line 1 column 83: idle_timeout_ms: want integer, got string`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.in))
+			if diff := cmp.Diff(tc.want, fmt.Sprint(err)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Load names the file on each line of several errors.
+func TestLoadNamesFileOnEachLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcpwasm.json")
+	if err := os.WriteFile(path, []byte("{\"guestz\": [],\n \"status\": 1}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	want := path + `: line 1 column 2: unknown key "guestz" at the top level (did you mean "guests"?)` + "\n" +
+		path + `: line 2 column 12: status: want boolean, got integer`
+	if fmt.Sprint(err) != want {
+		t.Errorf("Load: %v\nwant %s", err, want)
 	}
 }

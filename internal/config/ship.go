@@ -58,19 +58,25 @@ func (c *Config) SignaturePolicy(g Guest, host string) *Signature {
 	return &r
 }
 
-// checkShip validates the shipping keys after decoding; at names the value at a path.
-func (c *Config) checkShip(at func(path, format string, args ...any) error) error {
+// checkShip validates the shipping keys after decoding (among config.go's checks across
+// fields).
+func (c *Config) checkShip(p *problems) {
 	for _, host := range slices.Sorted(maps.Keys(c.Signatures)) {
+		path := schemaerr.Child("signatures", host)
+		if p.broken(path) {
+			continue
+		}
 		if err := c.Signatures[host].Check(); err != nil {
-			return at(schemaerr.Child("signatures", host), "%w", err)
+			p.at(path, "%w", err)
 		}
 	}
 	for i, g := range c.Guests {
-		if g.Signature != nil {
-			if err := g.Signature.Check(); err != nil {
-				return at(fmt.Sprintf("guests[%d].signature", i), "%w", err)
-			}
+		path := fmt.Sprintf("guests[%d].signature", i)
+		if g.Signature == nil || p.broken(path) {
+			continue
+		}
+		if err := g.Signature.Check(); err != nil {
+			p.at(path, "%w", err)
 		}
 	}
-	return nil
 }

@@ -16,9 +16,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -47,13 +49,91 @@ func newDoc() *Doc {
 }
 
 // Errorf is an error about the value at path: "line L column C: PATH: " (the position when
-// d has it) and the formatted message; %w wraps as in fmt.Errorf.
+// d has it) and the formatted message; %w wraps as in fmt.Errorf. It is an *Error.
 func (d *Doc) Errorf(path, format string, args ...any) error {
 	prefix := path + ": "
-	if p, ok := d.value[path]; ok {
+	p, ok := d.value[path]
+	if ok {
 		prefix = p.String() + ": " + prefix
 	}
-	return fmt.Errorf("%s"+format, append([]any{prefix}, args...)...)
+	return &Error{Pos: p, Path: path, Err: fmt.Errorf("%s"+format, append([]any{prefix}, args...)...)}
+}
+
+// ValueAt is the path of the value that starts last at or before p: for a position inside a
+// number, string or literal, that value's path. ok is false when d knows no value there.
+func (d *Doc) ValueAt(p Pos) (path string, ok bool) {
+	var best Pos
+	for at, v := range d.value {
+		if !v.after(p) && (!ok || v.after(best) || v == best && len(at) > len(path)) {
+			path, best, ok = at, v, true
+		}
+	}
+	return path, ok
+}
+
+// after reports whether p comes after q in the file.
+func (p Pos) after(q Pos) bool {
+	return p.Line > q.Line || p.Line == q.Line && p.Column > q.Column
+}
+
+// Error is an error about one value of a document: Err's text names the place and the path
+// ("line 3 column 28: guests[0].limits.instances: want integer, got string"); Pos is that
+// place (zero when the Doc did not know it) and Path the value's path ("" the top level;
+// for an unknown or duplicate key, the key's member).
+type Error struct {
+	Pos  Pos
+	Path string
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// List is several errors found at once, one per line: about one document, in the file's
+// order (see Sort), or another set a command reports together (mcpwasm's tool name clashes
+// among a config's guests). One error is answered as itself, not as a List of one.
+type List []error
+
+// Error is the errors' texts, one per line.
+func (l List) Error() string {
+	lines := make([]string, len(l))
+	for i, e := range l {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the errors (errors.Is and errors.As look into each).
+func (l List) Unwrap() []error { return l }
+
+// Sort orders errs by their place in the file (each one's *Error.Pos, found with
+// errors.As), stably; an error without a place goes after those with one.
+func Sort(errs []error) {
+	pos := func(e error) Pos {
+		var se *Error
+		if errors.As(e, &se) {
+			return se.Pos
+		}
+		return Pos{}
+	}
+	slices.SortStableFunc(errs, func(a, b error) int { return comparePos(pos(a), pos(b)) })
+}
+
+// comparePos orders places in the file's order; the zero Pos (no place) after all others.
+func comparePos(a, b Pos) int {
+	switch {
+	case a == b:
+		return 0
+	case a.Line == 0:
+		return 1
+	case b.Line == 0:
+		return -1
+	case a.after(b):
+		return 1
+	}
+	return -1
 }
 
 // Child is the path of member key of the object at path.
@@ -237,20 +317,62 @@ func (s *Schema) Validate(v any, doc func() *Doc) error {
 // explain names the value that failed validation against schema (the JSON Schema text that
 // err came from). When the walk finds nothing better, err's own last message.
 func explain(schema []byte, d *Doc, v any, err error) error {
+	l := newLocator(schema, d)
+	if l == nil {
+		return err
+	}
+	path, why := l.find(v, "", "")
+	if why == nil {
+		why = err
+	}
+	return l.fault(path, why)
+}
+
+// ValidateAll is Validate naming every value at fault, each once, in the file's order: an
+// unknown key, a value of the wrong type, a missing member. Nil when v is valid; doc is
+// called only then. A value is at fault for what it breaks itself — its children's faults are
+// theirs: an object with an invalid member and without a required one is two errors, one
+// about the member and one "missing" the other (a required member that is present but
+// invalid is not also called missing). Each error is an *Error.
+func (s *Schema) ValidateAll(v any, doc func() *Doc) []*Error {
+	err := s.resolved().Validate(v)
+	if err == nil {
+		return nil
+	}
+	d := doc()
+	l := newLocator(s.text, d)
+	if l == nil {
+		return []*Error{{Path: "", Err: err}}
+	}
+	var faults []*Error
+	l.findAll(v, "", "", func(path string, why error) {
+		faults = append(faults, l.fault(path, why))
+	})
+	if len(faults) == 0 { // the walk found nothing: the validator's own words
+		faults = append(faults, l.fault("", err))
+	}
+	slices.SortStableFunc(faults, func(a, b *Error) int { return comparePos(a.Pos, b.Pos) })
+	return faults
+}
+
+// newLocator is a locator of the schema text in d; nil if the text is not a schema.
+func newLocator(schema []byte, d *Doc) *locator {
 	l := &locator{doc: d, memo: map[string]*jsonschema.Resolved{}}
 	l.root = new(jsonschema.Schema)
 	if json.Unmarshal(schema, l.root) != nil {
-		return err
+		return nil
 	}
 	if l.root.ID == "" {
 		// The wrapper (validate) reaches the root through $defs; with an $id of its own the
 		// root's "#/…" refs still resolve within it.
 		l.root.ID = "https://schemaerr.invalid/root.json"
 	}
-	path, why := l.find(v, "", "")
-	if why == nil {
-		why = err
-	}
+	return l
+}
+
+// fault is the error about the value at path: its place, its path, and why in words.
+func (l *locator) fault(path string, why error) *Error {
+	d := l.doc
 	if uk, ok := why.(unknownKey); ok {
 		where := "at the top level"
 		if uk.parent != "" {
@@ -286,11 +408,11 @@ func withUnit(key string, known []string) string {
 }
 
 // placed prefixes msg with the position of path, when known.
-func placed(at map[string]Pos, path, msg string) error {
+func placed(at map[string]Pos, path, msg string) *Error {
 	if p, ok := at[path]; ok {
-		return fmt.Errorf("%s: %s", p, msg)
+		return &Error{Pos: p, Path: path, Err: fmt.Errorf("%s: %s", p, msg)}
 	}
-	return fmt.Errorf("%s", msg)
+	return &Error{Path: path, Err: errors.New(msg)}
 }
 
 // locator finds the value a schema error is about.
@@ -410,6 +532,100 @@ func (l *locator) find(v any, ptr, path string) (string, error) {
 		}
 	}
 	return path, err
+}
+
+// findAll calls fault for each value under path (v, whose schema is at ptr) that fails on
+// its own: an unknown key, a member or element that fails (recursively), and v itself when it
+// still fails without its faulty members — in the walk's order (the file's, by key).
+func (l *locator) findAll(v any, ptr, path string, fault func(path string, why error)) {
+	err := l.validate(ptr, v)
+	if err == nil {
+		return
+	}
+	s, ptr := l.schemaAt(ptr)
+	if s == nil {
+		fault(path, err)
+		return
+	}
+	own := err
+	switch v := v.(type) {
+	case map[string]any:
+		keys := l.doc.keys[path]
+		if len(keys) == 0 {
+			keys = slices.Sorted(maps.Keys(v))
+		}
+		faulty := map[string]bool{}
+		for _, k := range keys {
+			if faulty[k] { // a duplicate key: its value is told once
+				continue
+			}
+			child := ""
+			switch {
+			case s.Properties[k] != nil:
+				child = ptr + "/properties/" + k
+			case isFalse(s.AdditionalProperties):
+				known := slices.Sorted(maps.Keys(s.Properties))
+				faulty[k] = true
+				fault(Child(path, k), unknownKey{k, path, known})
+				continue
+			case s.AdditionalProperties != nil:
+				child = ptr + "/additionalProperties"
+			default:
+				continue
+			}
+			if l.validate(child, v[k]) != nil {
+				faulty[k] = true
+				l.findAll(v[k], child, Child(path, k), fault)
+			}
+		}
+		if len(faulty) > 0 {
+			// What is wrong with the object itself, its faulty members left out: a member that
+			// is required is not missing, it is wrong (and told so).
+			rest := maps.Clone(v)
+			for k := range faulty {
+				delete(rest, k)
+			}
+			own = l.validate(ptr, rest)
+			if own != nil {
+				own = notMissing(own, faulty)
+			}
+		}
+	case []any:
+		if s.Items != nil {
+			bad := false
+			for i, e := range v {
+				if l.validate(ptr+"/items", e) != nil {
+					bad = true
+					l.findAll(e, ptr+"/items", indexPath(path, i), fault)
+				}
+			}
+			if bad {
+				own = nil // the array's own bounds count elements, not what they are
+			}
+		}
+	}
+	if own != nil {
+		fault(path, own)
+	}
+}
+
+// notMissing is err, a validation error, without the required members in present; nil if
+// they were all it was about.
+func notMissing(err error, present map[string]bool) error {
+	m := requiredRE.FindStringSubmatch(validatingRE.ReplaceAllString(err.Error(), ""))
+	if m == nil {
+		return err
+	}
+	var missing []string
+	for _, q := range strings.Fields(m[1]) {
+		if name, uerr := strconv.Unquote(q); uerr != nil || !present[name] {
+			missing = append(missing, q)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("required: missing properties: [%s]", strings.Join(missing, " "))
 }
 
 // isFalse reports whether s is the schema false (it validates nothing).

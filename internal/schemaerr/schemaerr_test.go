@@ -3,6 +3,7 @@ package schemaerr
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -107,5 +108,73 @@ func TestSyntax(t *testing.T) {
 func TestSyntaxOther(t *testing.T) {
 	if got := Syntax([]byte("{}"), errors.New("other")); got != nil {
 		t.Errorf("Syntax = %v, want nil", got)
+	}
+}
+
+// ValidateAll names every value at fault, in the file's order: an unknown key, a wrong type
+// and a missing member of three items; a required member present but wrong is not also
+// "missing"; an item with two faults is both.
+func TestValidateAll(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"{\"items\": [{\"id\": 1, \"idd\": 2},\n  {\"id\": \"2\"},\n  {\"kind\": \"a\"}],\n \"tagz\": {}}", []string{
+			`line 1 column 22: unknown key "idd" in items[0] (did you mean "id"?)`,
+			`line 2 column 10: items[1].id: want integer, got string`,
+			`line 3 column 3: items[2]: missing "id"`,
+			`line 4 column 2: unknown key "tagz" at the top level (did you mean "tags"?)`,
+		}},
+		{`{"items": [{"id": "x"}]}`, []string{`line 1 column 19: items[0].id: want integer, got string`}},
+		{`{"items": [{"kind": "c", "x": 1}]}`, []string{
+			`line 1 column 12: items[0]: missing "id"`,
+			`line 1 column 21: items[0].kind: want one of a, b, got "c"`,
+			`line 1 column 26: unknown key "x" in items[0] (did you mean "id"?)`,
+		}},
+		{`{"tags": {"a": 1, "b": "ok", "c": []}}`, []string{
+			`line 1 column 16: tags.a: want string, got integer`,
+			`line 1 column 35: tags.c: want string, got array`,
+		}},
+		{`[1]`, []string{`line 1 column 1: the top level: want object, got array`}},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tc.in), &v); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range New("test schema", []byte(testSchema)).ValidateAll(v, func() *Doc { return JSON([]byte(tc.in)) }) {
+			got = append(got, e.Error())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// For each single fault the walk of ValidateAll and Validate's agree: one error, the same.
+func TestValidateAllOneFault(t *testing.T) {
+	for _, in := range []string{
+		"{\"items\": [{\"id\": 1},\n  {\"id\": \"2\"}]}", `{"items": [{"id": 0}]}`, `{"items": [{"id": 1, "kind": "c"}]}`,
+		`{"items": [{"kind": "a"}]}`, `{"items": [{"id": 1, "idd": 2}]}`, `{"tags": {"a.b": 1}}`, `{"tagz": {}}`,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(in), &v); err != nil {
+			t.Fatal(err)
+		}
+		s, doc := New("test schema", []byte(testSchema)), func() *Doc { return JSON([]byte(in)) }
+		all := s.ValidateAll(v, doc)
+		if one := s.Validate(v, doc); len(all) != 1 || all[0].Error() != one.Error() {
+			t.Errorf("%s: ValidateAll %q, Validate %q", in, all, one)
+		}
+	}
+}
+
+// Sort puts errors in the file's order, those without a place last, ties as they were.
+func TestSort(t *testing.T) {
+	d := JSON([]byte("{\"a\": 1,\n \"b\": 2}"))
+	errs := []error{errors.New("no place"), d.Errorf("b", "second"), d.Errorf("a", "first"), d.Errorf("a", "first too")}
+	Sort(errs)
+	if got, want := List(errs).Error(), "line 1 column 7: a: first\nline 1 column 7: a: first too\nline 2 column 7: b: second\nno place"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

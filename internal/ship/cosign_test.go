@@ -18,10 +18,6 @@ import (
 	"testing"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
-	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
-	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
-	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
@@ -29,76 +25,9 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/internal/ship/shiptest"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
-
-// cosignStatement is the in-toto statement cosign v3 signs for `cosign sign IMAGE@DIGEST`:
-// subject the manifest digest, predicate type https://sigstore.dev/cosign/sign/v1, an empty
-// predicate.
-func cosignStatement(t *testing.T, name, manifestDigest, predicateType string) []byte {
-	t.Helper()
-	b, err := json.Marshal(map[string]any{
-		"_type":         "https://in-toto.io/Statement/v1",
-		"subject":       []any{map[string]any{"name": name, "digest": map[string]string{"sha256": strings.TrimPrefix(manifestDigest, "sha256:")}}},
-		"predicateType": predicateType,
-		"predicate":     map[string]any{},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// dsseBundle returns a Sigstore bundle (v0.3 JSON) holding a DSSE envelope of payload (an
-// in-toto statement) signed with key over DSSE's pre-authentication encoding, as cosign v3
-// signs; cert, if set, is the signing certificate (keyless), else a public-key hint. If
-// shown is not nil, it replaces the payload after signing (a tampered envelope).
-func dsseBundle(t *testing.T, key *ecdsa.PrivateKey, cert *x509.Certificate, payload, shown []byte) []byte {
-	t.Helper()
-	const payloadType = "application/vnd.in-toto+json"
-	pae := fmt.Sprintf("DSSEv1 %d %s %d %s", len(payloadType), payloadType, len(payload), payload)
-	d := sha256.Sum256([]byte(pae))
-	sig, err := ecdsa.SignASN1(rand.Reader, key, d[:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if shown != nil {
-		payload = shown
-	}
-	vm := &protobundle.VerificationMaterial{Content: &protobundle.VerificationMaterial_PublicKey{PublicKey: &protocommon.PublicKeyIdentifier{Hint: "test"}}}
-	if cert != nil {
-		vm = &protobundle.VerificationMaterial{Content: &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: cert.Raw}}}
-	}
-	b, err := bundle.NewBundle(&protobundle.Bundle{
-		MediaType:            "application/vnd.dev.sigstore.bundle.v0.3+json",
-		VerificationMaterial: vm,
-		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
-			Payload: payload, PayloadType: payloadType, Signatures: []*protodsse.Signature{{Sig: sig}}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := b.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// attachCosignBundle attaches b to subject as cosign v3 does: a referrer manifest of artifact
-// type application/vnd.dev.sigstore.bundle.v0.3+json, an empty config, one bundle layer, and
-// the predicate-type annotation.
-func attachCosignBundle(t *testing.T, repo *remote.Repository, subject ocispec.Descriptor, predicateType string, b []byte) {
-	t.Helper()
-	layer := pushBytes(t, repo, ship.MediaTypeBundle, b)
-	_, err := oras.PackManifest(context.Background(), repo, oras.PackManifestVersion1_1, ship.MediaTypeBundle, oras.PackManifestOptions{
-		Subject: &subject, Layers: []ocispec.Descriptor{layer},
-		ManifestAnnotations: map[string]string{"dev.sigstore.bundle.content": "dsse-envelope", "dev.sigstore.bundle.predicateType": predicateType},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestFetchCosignV3Signatures: a hyper-mcp plugin signed by manifest digest with cosign v3's
 // bundle format (a DSSE in-toto statement whose subject is the manifest, attached as an OCI
@@ -130,33 +59,33 @@ func TestFetchCosignV3Signatures(t *testing.T) {
 	}
 	name := reg.host + "/hyper-mcp-rs/echo-plugin"
 	stmt := func(d ocispec.Descriptor) []byte {
-		return cosignStatement(t, name, d.Digest.String(), ship.PredicateCosignSign)
+		return shiptest.CosignStatement(t, name, d.Digest.String(), ship.PredicateCosignSign)
 	}
 
 	keySigned := plugin("key")
-	attachCosignBundle(t, repo, keySigned, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(keySigned), nil))
+	shiptest.AttachCosignBundle(t, repo, keySigned, ship.PredicateCosignSign, shiptest.DSSEBundle(t, key, nil, stmt(keySigned), nil))
 	keylessSigned := plugin("keyless")
-	attachCosignBundle(t, repo, keylessSigned, ship.PredicateCosignSign, dsseBundle(t, lkey, cert, stmt(keylessSigned), nil))
+	shiptest.AttachCosignBundle(t, repo, keylessSigned, ship.PredicateCosignSign, shiptest.DSSEBundle(t, lkey, cert, stmt(keylessSigned), nil))
 	// cosign v3 attaches attestations as bundles too: the signature is the one taken.
 	withSBOM := plugin("with-sbom")
-	attachCosignBundle(t, repo, withSBOM, "https://cyclonedx.org/bom",
-		dsseBundle(t, key, nil, cosignStatement(t, name, withSBOM.Digest.String(), "https://cyclonedx.org/bom"), nil))
-	attachCosignBundle(t, repo, withSBOM, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(withSBOM), nil))
+	shiptest.AttachCosignBundle(t, repo, withSBOM, "https://cyclonedx.org/bom",
+		shiptest.DSSEBundle(t, key, nil, shiptest.CosignStatement(t, name, withSBOM.Digest.String(), "https://cyclonedx.org/bom"), nil))
+	shiptest.AttachCosignBundle(t, repo, withSBOM, ship.PredicateCosignSign, shiptest.DSSEBundle(t, key, nil, stmt(withSBOM), nil))
 	sbomOnly := plugin("sbom-only")
-	attachCosignBundle(t, repo, sbomOnly, "https://cyclonedx.org/bom",
-		dsseBundle(t, key, nil, cosignStatement(t, name, sbomOnly.Digest.String(), "https://cyclonedx.org/bom"), nil))
+	shiptest.AttachCosignBundle(t, repo, sbomOnly, "https://cyclonedx.org/bom",
+		shiptest.DSSEBundle(t, key, nil, shiptest.CosignStatement(t, name, sbomOnly.Digest.String(), "https://cyclonedx.org/bom"), nil))
 	// Two signers; the policy's is the second.
 	twoSigners := plugin("two-signers")
-	attachCosignBundle(t, repo, twoSigners, ship.PredicateCosignSign, dsseBundle(t, other, nil, stmt(twoSigners), nil))
-	attachCosignBundle(t, repo, twoSigners, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(twoSigners), nil))
+	shiptest.AttachCosignBundle(t, repo, twoSigners, ship.PredicateCosignSign, shiptest.DSSEBundle(t, other, nil, stmt(twoSigners), nil))
+	shiptest.AttachCosignBundle(t, repo, twoSigners, ship.PredicateCosignSign, shiptest.DSSEBundle(t, key, nil, stmt(twoSigners), nil))
 	// A valid signature of another manifest, attached to this one.
 	otherDigest := plugin("other-digest")
-	attachCosignBundle(t, repo, otherDigest, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(keySigned), nil))
+	shiptest.AttachCosignBundle(t, repo, otherDigest, ship.PredicateCosignSign, shiptest.DSSEBundle(t, key, nil, stmt(keySigned), nil))
 	// A signature of another manifest whose statement was rewritten to name this one.
 	tampered := plugin("tampered")
-	attachCosignBundle(t, repo, tampered, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(keySigned), stmt(tampered)))
+	shiptest.AttachCosignBundle(t, repo, tampered, ship.PredicateCosignSign, shiptest.DSSEBundle(t, key, nil, stmt(keySigned), stmt(tampered)))
 	otherKey := plugin("other-key")
-	attachCosignBundle(t, repo, otherKey, ship.PredicateCosignSign, dsseBundle(t, other, nil, stmt(otherKey), nil))
+	shiptest.AttachCosignBundle(t, repo, otherKey, ship.PredicateCosignSign, shiptest.DSSEBundle(t, other, nil, stmt(otherKey), nil))
 	unsigned := plugin("unsigned")
 
 	// hyper-mcp's release signs the multi-arch index by digest: the image it resolves to is
@@ -166,7 +95,7 @@ func TestFetchCosignV3Signatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	attachCosignBundle(t, repo, indexDesc, ship.PredicateCosignSign, dsseBundle(t, key, nil, stmt(indexDesc), nil))
+	shiptest.AttachCosignBundle(t, repo, indexDesc, ship.PredicateCosignSign, shiptest.DSSEBundle(t, key, nil, stmt(indexDesc), nil))
 
 	for _, tc := range []struct {
 		tag     string
@@ -206,7 +135,7 @@ func TestFetchCosignV3Signatures(t *testing.T) {
 func TestVerifyCosignBundleNeedsManifest(t *testing.T) {
 	key, kp := keyPolicy(t)
 	d := "sha256:" + hexOf(wat.Echo)
-	b := dsseBundle(t, key, nil, cosignStatement(t, "x", d, ship.PredicateCosignSign), nil)
+	b := shiptest.DSSEBundle(t, key, nil, shiptest.CosignStatement(t, "x", d, ship.PredicateCosignSign), nil)
 	err := ship.Verify(kp, ship.Signed{Module: wat.Echo, Bundle: b})
 	if !errors.Is(err, ship.ErrSignature) || !strings.Contains(err.Error(), "signs an OCI manifest, and this module was not fetched from one") {
 		t.Fatalf("Verify = %v", err)
@@ -214,7 +143,7 @@ func TestVerifyCosignBundleNeedsManifest(t *testing.T) {
 	if err := ship.Verify(kp, ship.Signed{Module: wat.Echo, Bundle: b, Manifests: []string{d}}); err != nil {
 		t.Fatalf("Verify of the manifest = %v", err)
 	}
-	sbom := dsseBundle(t, key, nil, cosignStatement(t, "x", d, "https://cyclonedx.org/bom"), nil)
+	sbom := shiptest.DSSEBundle(t, key, nil, shiptest.CosignStatement(t, "x", d, "https://cyclonedx.org/bom"), nil)
 	err = ship.Verify(kp, ship.Signed{Module: wat.Echo, Bundle: sbom, Manifests: []string{d}})
 	if !errors.Is(err, ship.ErrSignature) || !strings.Contains(err.Error(), `the bundle is an attestation of predicate type "https://cyclonedx.org/bom", not a cosign signature`) {
 		t.Fatalf("Verify of an SBOM = %v", err)

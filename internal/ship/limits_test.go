@@ -11,8 +11,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/internal/ship/shiptest"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -26,34 +26,35 @@ type paddingRegistry struct {
 }
 
 func newPaddingRegistry(t *testing.T) *paddingRegistry {
-	inner := registry.New(registry.WithReferrersSupport(true), registry.Logger(nopLogger()))
 	p := &paddingRegistry{pad: map[string]bool{}}
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		padded := r.Method == http.MethodGet && p.pad[r.URL.Path]
-		p.mu.Unlock()
-		if !padded {
-			inner.ServeHTTP(w, r)
-			return
-		}
-		rec := httptest.NewRecorder()
-		inner.ServeHTTP(rec, r)
-		for k, v := range rec.Header() {
-			if k != "Content-Length" {
-				w.Header()[k] = v
-			}
-		}
-		w.WriteHeader(rec.Code)
-		w.Write(rec.Body.Bytes())
-		junk := []byte(strings.Repeat(" ", 64<<10))
-		for range 128 {
-			if _, err := w.Write(junk); err != nil {
+	pad := func(inner http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p.mu.Lock()
+			padded := r.Method == http.MethodGet && p.pad[r.URL.Path]
+			p.mu.Unlock()
+			if !padded {
+				inner.ServeHTTP(w, r)
 				return
 			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	p.testRegistry = &testRegistry{host: srv.Listener.Addr().String(), tls: trusting(srv), cert: srv.Certificate()}
+			rec := httptest.NewRecorder()
+			inner.ServeHTTP(rec, r)
+			for k, v := range rec.Header() {
+				if k != "Content-Length" {
+					w.Header()[k] = v
+				}
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			junk := []byte(strings.Repeat(" ", 64<<10))
+			for range 128 {
+				if _, err := w.Write(junk); err != nil {
+					return
+				}
+			}
+		})
+	}
+	r := shiptest.NewRegistry(t, shiptest.RegistryOptions{Wrap: pad})
+	p.testRegistry = &testRegistry{host: r.Host, tls: r.TLS, cert: r.Cert}
 	return p
 }
 

@@ -3,12 +3,10 @@ package ship_test
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +22,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 
 	"github.com/mcpwasm/mcpwasm/internal/ship"
+	"github.com/mcpwasm/mcpwasm/internal/ship/shiptest"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -59,19 +58,8 @@ func signBundle(t *testing.T, key *ecdsa.PrivateKey, cert *x509.Certificate, was
 // keyPolicy makes a P-256 key and a key policy file for its public half.
 func keyPolicy(t *testing.T) (*ecdsa.PrivateKey, ship.Policy) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(key.Public())
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := filepath.Join(t.TempDir(), "cosign.pub")
-	if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return key, ship.Policy{Key: p}
+	return shiptest.Key(t, p), ship.Policy{Key: p}
 }
 
 // keylessPolicy makes a private Fulcio-like CA (sigstore-go's test CA) and a trusted root file
