@@ -322,3 +322,34 @@ func TestGatewayReservedMeta(t *testing.T) {
 		t.Errorf("log lacks %s:\n%s", want, logs)
 	}
 }
+
+// TestStdioNegotiatedClientRequests: a stdio client that asked for 2026-07-28 and was
+// answered 2025-11-25 gets a guest's elicitation as a server→client request while the guest
+// waits (the 2025 mechanism), not an input-required result it cannot read — go-sdk had
+// refused the request and mcpserver chose rounds from the revision the client asked for.
+func TestStdioNegotiatedClientRequests(t *testing.T) {
+	p := newStdioPeer(t, askServer(t, allClientGrants, nil))
+	p.ask("1", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}`)
+	p.tell(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p.tell(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","arguments":{"question":"Proceed?"}}}`)
+	for p.out.Scan() {
+		line := p.out.Text()
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		switch {
+		case m.Method == "elicitation/create":
+			p.tell(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"action":"accept","content":{"ok":true}}}`)
+		case string(m.ID) == "2":
+			if want := `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"yes"}]}}`; line != want {
+				t.Errorf("tools/call confirm:\n got %s\nwant %s", line, want)
+			}
+			return
+		}
+	}
+	t.Fatalf("no answer to tools/call: %v", p.out.Err())
+}
