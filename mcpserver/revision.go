@@ -125,8 +125,8 @@ func jsonOf(v any) ([]byte, error) {
 //     names that same revision. go-sdk v1.8 records the params as sent, so everything that
 //     reads the session's InitializeParams — its own ServerRequest.ProtocolVersion, the
 //     resultType of results, whether a server→client request is allowed, which sessions get
-//     list_changed — took a client that asked for 2026-07-28 and was answered 2025-11-25
-//     for a 2026-07-28 client.
+//     list_changed — served a client that asked for 2026-07-28, and was answered
+//     2025-11-25, as a 2026-07-28 client.
 //   - any other request of a session that began with initialize, whose _meta names a
 //     revision of the sessionless generation (2026-07-28 or later), is -32600 Invalid
 //     Request naming both revisions: go-sdk would answer it as a 2026-07-28 request
