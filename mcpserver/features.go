@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -85,9 +86,7 @@ func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOp
 		if err := decodeFeature(out, &res, req.Params.URI); err != nil {
 			return nil, err
 		}
-		if err := checkGuestMeta(res.Meta); err != nil { // metakeys.go
-			return nil, malformedAnswer(err)
-		}
+		res.Meta = dropReservedMeta(o.Logger, res.Meta, "guest", g.Name(), "resource", req.Params.URI) // metakeys.go
 		return &res, nil
 	}
 	for i, r := range f.m.Resources {
@@ -106,11 +105,11 @@ func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOp
 		if withheldFeature(g, checkHiddenFields("prompt", p.Name, promptFields(p)), o) {
 			continue
 		}
-		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, g.Limits("").OutputBytes, o.Logger, promptHandler(s, g, p))) // clientreq.go
+		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, g.Limits("").OutputBytes, o.Logger, promptHandler(s, g, p, o.Logger))) // clientreq.go
 	}
 }
 
-func promptHandler(s *mcp.Server, g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
+func promptHandler(s *mcp.Server, g *runtime.Guest, p abi.Prompt, logger *slog.Logger) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		for _, a := range p.Arguments {
 			if _, ok := req.Params.Arguments[a.Name]; a.Required && !ok {
@@ -132,9 +131,7 @@ func promptHandler(s *mcp.Server, g *runtime.Guest, p abi.Prompt) mcp.PromptHand
 		if err := decodeFeature(out, &res, ""); err != nil {
 			return nil, err
 		}
-		if err := checkGuestMeta(res.Meta); err != nil { // metakeys.go
-			return nil, malformedAnswer(err)
-		}
+		res.Meta = dropReservedMeta(logger, res.Meta, "guest", g.Name(), "prompt", p.Name) // metakeys.go
 		return &res, nil
 	}
 }
@@ -153,12 +150,7 @@ func decodeFeature(out []byte, res any, uri string) error {
 		return &jsonrpc.Error{Code: int64(eb.Code), Message: eb.Error}
 	}
 	if err := json.Unmarshal(out, res); err != nil {
-		return malformedAnswer(err)
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: malformed guest answer: %v", runtime.ErrABI, err)}
 	}
 	return nil
-}
-
-// malformedAnswer is the JSON-RPC error (-32603) of a read or prompt answer the host refuses.
-func malformedAnswer(err error) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v: malformed guest answer: %v", runtime.ErrABI, err)}
 }

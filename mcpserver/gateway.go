@@ -220,8 +220,7 @@ func (e *Exposed) forward(tool string) mcp.ToolHandler {
 			}
 		}
 		if err == nil {
-			if meta, dropped := withoutReservedMeta(res.Meta); dropped != nil { // metakeys.go
-				e.opts.Logger.Warn("upstream result _meta keys in MCP's reserved namespace dropped", "upstream", e.name, "tool", tool, "keys", dropped)
+			if meta := dropReservedMeta(e.opts.Logger, res.Meta, "upstream", e.name, "tool", tool); len(meta) != len(res.Meta) { // metakeys.go
 				cp := *res
 				cp.Meta = meta
 				res = &cp

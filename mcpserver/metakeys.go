@@ -1,7 +1,7 @@
 package mcpserver
 
 import (
-	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -29,24 +29,18 @@ func reservedMetaKey(key string) bool {
 	return slices.ContainsFunc(labels[:len(labels)-1], mcpLabel)
 }
 
-// checkGuestMeta refuses a guest's result _meta that holds a key of the reserved namespace
-// (reservedMetaKey), naming the first such key in sorted order: those keys are the
-// protocol's, which the host writes (io.modelcontextprotocol/serverInfo at 2026-07-28,
-// io.modelcontextprotocol/related-task for tasks); a guest that sets one would speak for the
-// host. The error reads `_meta key "io.modelcontextprotocol/serverInfo" is reserved for MCP
-// (a prefix whose second label is modelcontextprotocol or mcp)`.
-func checkGuestMeta(meta mcp.Meta) error {
-	var bad []string
-	for k := range meta {
-		if reservedMetaKey(k) {
-			bad = append(bad, k)
-		}
+// dropReservedMeta returns meta without the keys of MCP's reserved namespace
+// (reservedMetaKey), logging a warning that names them and the source (slog attributes
+// such as "guest", NAME, "tool", TOOL). Those keys are the protocol's, written by the host
+// (io.modelcontextprotocol/serverInfo at 2026-07-28, which go-sdk adds only when a result has
+// none): a guest's would speak for the host, and an upstream's relayed result carries its
+// own hop's. meta itself is not changed.
+func dropReservedMeta(logger *slog.Logger, meta mcp.Meta, source ...any) mcp.Meta {
+	out, dropped := withoutReservedMeta(meta)
+	if dropped != nil {
+		logger.Warn("result _meta keys in MCP's reserved namespace dropped", append(source, "keys", dropped)...)
 	}
-	if len(bad) == 0 {
-		return nil
-	}
-	slices.Sort(bad)
-	return fmt.Errorf("_meta key %q is reserved for MCP (its prefix names modelcontextprotocol or mcp)", bad[0])
+	return out
 }
 
 // withoutReservedMeta returns meta without the keys of the reserved namespace, and those keys

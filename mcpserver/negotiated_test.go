@@ -21,8 +21,14 @@ import (
 // its result).
 func mirrorServer(t *testing.T) *mcp.Server {
 	t.Helper()
+	return mirrorServerLog(t, nil)
+}
+
+// mirrorServerLog is mirrorServer logging to logger (nil: slog.Default()).
+func mirrorServerLog(t *testing.T, logger *slog.Logger) *mcp.Server {
+	t.Helper()
 	g := loadGuest(t, newHost(t), wat.Mirror, "mirror")
-	s, err := mcpserver.NewServer([]*runtime.Guest{g}, nil)
+	s, err := mcpserver.NewServer([]*runtime.Guest{g}, &mcpserver.Options{Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,46 +219,55 @@ func TestHTTPNegotiatedRevision(t *testing.T) {
 	}
 }
 
-// TestGuestReservedMeta (fresh eyes 6): a guest's result whose _meta holds a key of MCP's
-// reserved namespace is a malformed result, on every revision — the host's serverInfo is the
-// one a 2026-07-28 client reads; the guest's own keys pass. Read and prompt answers are
-// refused the same way (-32603).
+// TestGuestReservedMeta (fresh eyes 6): _meta keys of MCP's reserved namespace in a guest's
+// result are dropped with a warning naming them, on every revision, so the serverInfo a
+// 2026-07-28 client reads is the host's; the guest's other keys pass. Read and prompt
+// answers are treated the same way. Before the fix the guest's serverInfo replaced the host's.
 func TestGuestReservedMeta(t *testing.T) {
-	ts := httptest.NewServer(mcpserver.NewHTTPHandler(mirrorServer(t), nil))
+	logs := &syncBuf{}
+	s := mirrorServerLog(t, slog.New(slog.NewTextHandler(logs, nil)))
+	ts := httptest.NewServer(mcpserver.NewHTTPHandler(s, nil))
 	t.Cleanup(ts.Close)
 	h26 := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "mirror"}
 	spoof := `{"content":[{"type":"text","text":"x"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"evil","version":"6.6.6"},"k":1}}`
 	got, _ := httpAsk(t, ts.URL, h26, mirrorCall("1", spoof, meta26))
-	want := `{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcpwasm","version":"dev"}},"content":[{"type":"text",` +
-		`"text":"guest \"mirror\" tool \"mirror\": ABI violation: malformed result: _meta key \"io.modelcontextprotocol/serverInfo\" is reserved for MCP (its prefix names modelcontextprotocol or mcp)"}],` +
-		`"isError":true,"resultType":"complete"}}`
+	want := `{"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcpwasm","version":"dev"},"k":1},` +
+		`"content":[{"type":"text","text":"x"}],"resultType":"complete"}}`
 	if got != want {
 		t.Errorf("2026-07-28 tools/call:\n got %s\nwant %s", got, want)
 	}
-	// Over stdio at 2025-11-25 too, naming the first reserved key in order.
-	p := newStdioPeer(t, mirrorServer(t))
+	// Over stdio at 2025-11-25 too; unreserved keys (com.example.mcp/, a plain name, a
+	// reserved-looking key nested in a value) pass.
+	p := newStdioPeer(t, s)
 	p.ask("1", initLine("2025-11-25"))
 	p.tell(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	got = p.ask("2", mirrorCall("2", `{"content":[{"type":"text","text":"x"}],"_meta":{"org.modelcontextprotocol.api/b":1,"dev.MCP/a":2,"com.example.mcp/c":3}}`, ""))
-	want = `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"guest \"mirror\" tool \"mirror\": ABI violation: malformed result: ` +
-		`_meta key \"dev.MCP/a\" is reserved for MCP (its prefix names modelcontextprotocol or mcp)"}],"isError":true}}`
+	got = p.ask("2", mirrorCall("2", `{"content":[{"type":"text","text":"x"}],"_meta":{"org.modelcontextprotocol.api/b":1,"dev.MCP/a":2,"com.example.mcp/c":3,"mcp":4,"k":{"io.modelcontextprotocol/x":5}}}`, ""))
+	want = `{"jsonrpc":"2.0","id":2,"result":{"_meta":{"com.example.mcp/c":3,"k":{"io.modelcontextprotocol/x":5},"mcp":4},"content":[{"type":"text","text":"x"}]}}`
 	if got != want {
 		t.Errorf("2025-11-25 tools/call:\n got %s\nwant %s", got, want)
 	}
-	got = p.ask("3", mirrorCall("3", `{"content":[{"type":"text","text":"x"}],"_meta":{"com.example.mcp/c":3,"mcp":4,"k":{"io.modelcontextprotocol/x":5}}}`, ""))
-	want = `{"jsonrpc":"2.0","id":3,"result":{"_meta":{"com.example.mcp/c":3,"k":{"io.modelcontextprotocol/x":5},"mcp":4},"content":[{"type":"text","text":"x"}]}}`
-	if got != want {
-		t.Errorf("unreserved keys:\n got %s\nwant %s", got, want)
+	// A result whose only keys are reserved has no _meta left.
+	got = p.ask("3", mirrorCall("3", `{"content":[{"type":"text","text":"x"}],"_meta":{"io.mcp/a":1}}`, ""))
+	if want := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"x"}]}}`; got != want {
+		t.Errorf("only reserved keys:\n got %s\nwant %s", got, want)
 	}
 	got = p.ask("4", `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"mirror://meta"}}`)
-	want = `{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"ABI violation: malformed guest answer: _meta key \"io.modelcontextprotocol/serverInfo\" is reserved for MCP (its prefix names modelcontextprotocol or mcp)"}}`
-	if got != want {
+	if want := `{"jsonrpc":"2.0","id":4,"result":{"ttlMs":0,"cacheScope":"public","contents":[{"uri":"mirror://meta","text":"x"}]}}`; got != want {
 		t.Errorf("resources/read:\n got %s\nwant %s", got, want)
 	}
 	got = p.ask("5", `{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"meta"}}`)
-	want = `{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"ABI violation: malformed guest answer: _meta key \"dev.mcp/x\" is reserved for MCP (its prefix names modelcontextprotocol or mcp)"}}`
-	if got != want {
+	if want := `{"jsonrpc":"2.0","id":5,"result":{"messages":[{"content":{"type":"text","text":"x"},"role":"user"}]}}`; got != want {
 		t.Errorf("prompts/get:\n got %s\nwant %s", got, want)
+	}
+	for _, want := range []string{
+		`msg="result _meta keys in MCP's reserved namespace dropped" guest=mirror tool=mirror keys=[io.modelcontextprotocol/serverInfo]`,
+		`msg="result _meta keys in MCP's reserved namespace dropped" guest=mirror tool=mirror keys="[dev.MCP/a org.modelcontextprotocol.api/b]"`,
+		`msg="result _meta keys in MCP's reserved namespace dropped" guest=mirror resource=mirror://meta keys=[io.modelcontextprotocol/serverInfo]`,
+		`msg="result _meta keys in MCP's reserved namespace dropped" guest=mirror prompt=meta keys=[dev.mcp/x]`,
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, logs)
+		}
 	}
 }
 
@@ -318,7 +333,7 @@ func TestGatewayReservedMeta(t *testing.T) {
 	if got != want {
 		t.Errorf("tools/call:\n got %s\nwant %s", got, want)
 	}
-	if want := `msg="upstream result _meta keys in MCP's reserved namespace dropped" upstream=up tool=t keys=[io.modelcontextprotocol/serverInfo]`; !strings.Contains(logs.String(), want) {
+	if want := `msg="result _meta keys in MCP's reserved namespace dropped" upstream=up tool=t keys=[io.modelcontextprotocol/serverInfo]`; !strings.Contains(logs.String(), want) {
 		t.Errorf("log lacks %s:\n%s", want, logs)
 	}
 }

@@ -1,6 +1,6 @@
 ;; mirror.wat: tool "mirror" returns its arguments, byte for byte, as its CallToolResult, so a
 ;; test hands the host any result; resource mirror://meta and prompt "meta" answer with a
-;; _meta key of MCP's reserved namespace (the host must refuse it).
+;; _meta key of MCP's reserved namespace (the host drops it).
 ;;
 ;; Rebuild: wat2wasm testdata/wat/mirror.wat -o testdata/wat/mirror.wasm
 (module
