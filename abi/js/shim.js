@@ -928,14 +928,9 @@
     }
     fsCall(op === "write" && options && typeof options === "object" && /^a/.test(options.flag || "") ? "append" : op, path, body);
   };
-  class Stats {
-    constructor(st) {
-      this.size = st.size;
-      this.mode = (st.type === "dir" ? 0o040000 : st.type === "symlink" ? 0o120000 : 0o100000) | st.mode;
-      this.mtimeMs = this.atimeMs = this.ctimeMs = this.birthtimeMs = st.mtime_ms;
-      this.mtime = this.atime = this.ctime = this.birthtime = new Date(st.mtime_ms);
-      this._type = st.type;
-    }
+  // FileKind is the type predicates Stats and Dirent share (this._type: "file", "dir",
+  // "symlink", or another kind the host reports).
+  class FileKind {
     isFile() {
       return this._type === "file";
     }
@@ -946,20 +941,22 @@
       return this._type === "symlink";
     }
   }
-  class Dirent {
+  class Stats extends FileKind {
+    constructor(st) {
+      super();
+      this.size = st.size;
+      this.mode = (st.type === "dir" ? 0o040000 : st.type === "symlink" ? 0o120000 : 0o100000) | st.mode;
+      this.mtimeMs = this.atimeMs = this.ctimeMs = this.birthtimeMs = st.mtime_ms;
+      this.mtime = this.atime = this.ctime = this.birthtime = new Date(st.mtime_ms);
+      this._type = st.type;
+    }
+  }
+  class Dirent extends FileKind {
     constructor(name, type, dir) {
+      super();
       this.name = name;
       this.parentPath = this.path = dir;
       this._type = type;
-    }
-    isFile() {
-      return this._type === "file";
-    }
-    isDirectory() {
-      return this._type === "dir";
-    }
-    isSymbolicLink() {
-      return this._type === "symlink";
     }
   }
   const fsPromises = {
@@ -1313,8 +1310,9 @@
   // parse validates args with a zod schema (async refinements too); JSON Schema is the host's.
   // Synchronous first (much cheaper), and then it returns the value itself, not a promise:
   // every await is a trip through the job queue. A schema with async refinements needs
-  // safeParseAsync: then it returns a promise.
-  const parse = (schema, args, where) => {
+  // safeParseAsync: then it returns a promise. An error names where + name (joined only
+  // then: most calls have no error).
+  const parse = (schema, args, where, name) => {
     const z = objectSchema(schema);
     if (!z) return args;
     let r;
@@ -1322,47 +1320,83 @@
       r = z.safeParse(args);
     } catch (e) {
       return z.safeParseAsync(args).then((r) => {
-        if (!r.success) throw invalid(where, r.error);
+        if (!r.success) throw invalid(where + name, r.error);
         return r.data;
       });
     }
-    if (!r.success) throw invalid(where, r.error);
+    if (!r.success) throw invalid(where + name, r.error);
     return r.data;
   };
   const isThenable = (v) => v !== null && (typeof v === "object" || typeof v === "function") && typeof v.then === "function";
   // The running entry. Its AbortController (extra.signal, entryController below) is made when
   // first asked for — by a handler or by the host's abort: most handlers never do, and making
   // one costs more than the rest of an entry's setup.
+  // An entry is also its answer (out: what poll returns, "" until it settles), settled by its
+  // methods: the synchronous path makes no closure. Its one own property at first is out (each
+  // property a constructor adds costs as much as a small object): meta (the request's _meta,
+  // when it has a progress token) and _abort are added when set, id is the prototype's.
   class Entry {
     constructor() {
-      this.id = 1;
-      this.meta = undefined;
-      this._abort = undefined;
+      this.out = "";
     }
     get abort() {
       return this._abort || (this._abort = entryController());
     }
+    settle(out) {
+      this.out = out;
+    }
+    // answer settles with the entry's result (a throw of JSON.stringify is its failure).
+    answer(v) {
+      try {
+        this.settle("R" + JSON.stringify(v === undefined ? null : v));
+      } catch (e) {
+        this.fail(e);
+      }
+    }
+    // fail settles with the entry's JSON-RPC error, or "F" for what the engine cannot survive.
+    fail(e) {
+      if (isFatal(e)) this.settle("F" + errText(e));
+      else this.settle("E" + JSON.stringify({ error: errText(e), code: e instanceof McpError ? e.code : ErrorCode.InternalError }));
+    }
   }
+  Entry.prototype.id = 1; // the request id a handler sees (one request at a time)
   let current = null; // the running Entry
-  const extra = () => ({
-    get signal() {
+  const requestKinds = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" };
+  const sendRequest = (req) => {
+    const k = req && requestKinds[req.method];
+    if (!k) return Promise.reject(new Error("sendRequest: " + (req && req.method) + " is not supported by mcpwasm"));
+    return Promise.resolve().then(() => request(k, req.params || {}));
+  };
+  // extra is the handler's RequestHandlerExtra: own, enumerable properties as the SDK's object
+  // literal, signal first, an accessor that makes the entry's AbortController when first read.
+  // The accessor is one shared getter put in place of the literal's placeholder (an object
+  // literal with a getter makes a new function on every call).
+  const signalProperty = {
+    get() {
       return this._entry.abort.signal;
     },
-    _entry: current,
-    requestId: current.id,
-    _meta: current.meta,
-    sessionId: undefined,
-    authInfo: undefined,
-    sendNotification,
-    sendRequest: (req) => {
-      const kinds = { "sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots" };
-      const k = req && kinds[req.method];
-      if (!k) return Promise.reject(new Error("sendRequest: " + (req && req.method) + " is not supported by mcpwasm"));
-      return Promise.resolve().then(() => request(k, req.params || {}));
-    },
-  });
+    enumerable: true,
+    configurable: true,
+  };
+  const extra = () =>
+    Object.defineProperty(
+      { signal: undefined, _entry: current, requestId: current.id, _meta: current.meta, sessionId: undefined, authInfo: undefined, sendNotification, sendRequest },
+      "signal",
+      signalProperty,
+    );
   const errText = (e) => (e instanceof Error ? e.message : String(e));
   const isFatal = (e) => e instanceof InternalError && /out of memory|interrupted|stack overflow/.test(e.message);
+  // A tool handler's throw is its result (isError), but for what must stay a JSON-RPC error.
+  const toolError = (e) => {
+    if (isFatal(e) || (e instanceof McpError && e.code === ErrorCode.InvalidParams && /^Input validation error/.test(e.message))) throw e;
+    return { content: [{ type: "text", text: errText(e) }], isError: true };
+  };
+  // callHandler runs tool t's handler with its parsed arguments. structuredContent is checked
+  // against the outputSchema by the host, as for any guest.
+  const callHandler = (t, args) => {
+    const r = t.config.inputSchema === undefined ? t.handler(extra()) : t.handler(args, extra());
+    return isThenable(r) ? Promise.resolve(r).then(undefined, toolError) : r;
+  };
   const entries = {
     describe,
     // callTool answers synchronously when it can (a schema parsed synchronously, a handler
@@ -1372,18 +1406,9 @@
       const t = server && server._tools.get(p.name);
       if (!t || !t.enabled) throw new McpError(ErrorCode.InvalidParams, "Tool " + p.name + " not found");
       if (p._meta && p._meta.progressToken !== undefined) current.meta = p._meta;
-      const toolError = (e) => {
-        if (isFatal(e) || (e instanceof McpError && e.code === ErrorCode.InvalidParams && /^Input validation error/.test(e.message))) throw e;
-        return { content: [{ type: "text", text: errText(e) }], isError: true };
-      };
-      // structuredContent is checked against the outputSchema by the host, as for any guest.
-      const handle = (args) => {
-        const r = t.config.inputSchema === undefined ? t.handler(extra()) : t.handler(args, extra());
-        return isThenable(r) ? Promise.resolve(r).then(undefined, toolError) : r;
-      };
       try {
-        const args = parse(t.config.inputSchema, p.arguments || {}, "Input validation error: Invalid arguments for tool " + p.name);
-        return isThenable(args) ? args.then(handle).then(undefined, toolError) : handle(args);
+        const args = parse(t.config.inputSchema, p.arguments || {}, "Input validation error: Invalid arguments for tool ", p.name);
+        return isThenable(args) ? args.then((a) => callHandler(t, a)).then(undefined, toolError) : callHandler(t, args);
       } catch (e) {
         return toolError(e);
       }
@@ -1407,7 +1432,7 @@
       const pr = server && server._prompts.get(p.name);
       if (!pr || !pr.enabled) throw new McpError(ErrorCode.InvalidParams, "Prompt " + p.name + " not found");
       if (pr.config.argsSchema === undefined) return pr.handler(extra());
-      const args = await parse(pr.config.argsSchema, p.arguments || {}, "Invalid arguments for prompt " + p.name);
+      const args = await parse(pr.config.argsSchema, p.arguments || {}, "Invalid arguments for prompt ", p.name);
       return pr.handler(args, extra());
     },
     async complete(p) {
@@ -1461,42 +1486,30 @@
     if (current && !current.abort.signal.aborted) current.abort.abort(endingReason(why));
     return "";
   };
-  let slot = null; // {done, out}
+  let slot = null; // the Entry poll answers for (an entry settling late settles its own)
   mcp.dispatch = (op, json) => {
     const fn = entries[op];
-    const s = (slot = { done: false, out: "" });
-    current = new Entry();
-    const settle = (out) => {
-      s.done = true;
-      s.out = out;
-    };
-    const fail = (e) => {
-      if (isFatal(e)) settle("F" + errText(e));
-      else settle("E" + JSON.stringify({ error: errText(e), code: e instanceof McpError ? e.code : ErrorCode.InternalError }));
-    };
+    const en = (slot = current = new Entry());
     try {
       if (!fn) throw new Error("unknown entry " + op);
-      const answer = (v) => {
-        try {
-          settle("R" + JSON.stringify(v === undefined ? null : v));
-        } catch (e) {
-          fail(e);
-        }
-      };
       const v = fn(json ? JSON.parse(json) : {});
-      if (isThenable(v)) Promise.resolve(v).then(answer, fail);
-      else answer(v);
+      if (isThenable(v))
+        Promise.resolve(v).then(
+          (r) => en.answer(r),
+          (e) => en.fail(e),
+        );
+      else en.answer(v);
     } catch (e) {
-      fail(e);
+      en.fail(e);
     }
-    if (!s.done) return "";
+    if (en.out === "") return "";
     slot = null; // settled at once: the answer now, no poll
     current = null;
-    return s.out;
+    return en.out;
   };
   mcp.poll = () => {
     if (!slot) return "E" + JSON.stringify({ error: "no entry is running", code: ErrorCode.InternalError });
-    if (slot.done) {
+    if (slot.out !== "") {
       const out = slot.out;
       slot = null;
       current = null;

@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"syscall"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi/js"
@@ -40,6 +41,7 @@ func BenchmarkEcho100B(b *testing.B) {
 	vm := start(b, hello, call, 32<<20)
 	ctx := WithCall(context.Background(), call)
 	args := []byte(`{"name":"echo","arguments":{"text":"` + string(make100()) + `"}}`)
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := vm.Run(ctx, EntryCallTool, args); err != nil {
 			b.Fatal(err)
@@ -88,6 +90,7 @@ func BenchmarkGreetZod(b *testing.B) {
 	vm := startModule(b, buildExample(b, "server.ts"), call)
 	ctx := WithCall(context.Background(), call)
 	args := []byte(`{"name":"greet","arguments":{"name":"` + string(make100()) + `"}}`)
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := vm.Run(ctx, EntryCallTool, args); err != nil {
 			b.Fatal(err)
@@ -119,4 +122,55 @@ server.registerTool("plain", { description: "x" }, async (extra) => { let n = 0;
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/read")
 		})
 	}
+}
+
+// noop is a script with two tools that return a constant, one synchronously and one through
+// an async handler: a call's fixed cost (the host's Run, the shim's dispatch, JSON.parse of
+// the params, JSON.stringify of the result) with no work of the tool's own.
+const noop = `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "noop", version: "1" });
+server.registerTool("sync", { description: "x" }, () => ({ content: [{ type: "text", text: "x" }] }));
+server.registerTool("async", { description: "x" }, async () => ({ content: [{ type: "text", text: "x" }] }));
+`
+
+// BenchmarkCallNoop is one warm tools/call of a tool returning a constant, with the params
+// the runtime sends (kind.go: a progress token in _meta).
+func BenchmarkCallNoop(b *testing.B) {
+	for _, tool := range []string{"sync", "async"} {
+		b.Run(tool, func(b *testing.B) {
+			call := &Call{}
+			vm := start(b, noop, call, 32<<20)
+			ctx := WithCall(context.Background(), call)
+			args := []byte(`{"name":"` + tool + `","arguments":{},"_meta":{"progressToken":"mcpwasm"}}`)
+			want := `{"content":[{"type":"text","text":"x"}]}`
+			defer reportCPU(b)()
+			for b.Loop() {
+				out, err := vm.Run(ctx, EntryCallTool, args)
+				if err != nil || string(out) != want {
+					b.Fatalf("Run = %s, %v; want %s", out, err, want)
+				}
+			}
+		})
+	}
+}
+
+// reportCPU, deferred (defer reportCPU(b)()), reports the process's CPU time per iteration
+// (user and system, all threads: the GC's too) as "cpu-ns/op": on a machine other work keeps
+// busy it varies much less than the wall clock's ns/op.
+func reportCPU(b *testing.B) func() {
+	before := cpuTime()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }

@@ -119,6 +119,12 @@ type VM struct {
 	seed           uint32 // address of Math.random's state in the context; 0: not found (snapshot.go)
 	clock          uint32 // JSValue*: a function reading the instance's clocks, for a new seed
 	abort          uint32 // JSValue*: its abort(why) (0: a shim without one)
+
+	// Made on first use by this VM, after any snapshot (a restored VM makes its own): the
+	// entry names as JS strings (JSValue*, kept for the VM's life), and a guest buffer that
+	// Run stages its payload in before qjs_new_string copies it (buf, grown as needed).
+	names        map[string]uint32
+	buf, bufSize uint32
 }
 
 // Start prepares a fresh instance of the engine — instantiated with this package's host
@@ -269,7 +275,7 @@ func newVM(e Engine) (*VM, error) {
 // error is an *EntryError; the end of ctx is ErrInterrupted; the engine's memory limit is
 // ErrMemory.
 func (v *VM) Run(ctx context.Context, entry string, payload []byte) ([]byte, error) {
-	out, err := v.callJS(ctx, v.dispatch, []byte(entry), payload)
+	out, err := v.dispatchEntry(ctx, entry, payload)
 	if err != nil {
 		return nil, err
 	}
@@ -347,16 +353,87 @@ func (v *VM) runJobs(ctx context.Context) error {
 	}
 }
 
-// callJS calls the JS function fn with string arguments and returns its string result.
-func (v *VM) callJS(ctx context.Context, fn uint32, args ...[]byte) ([]byte, error) {
-	var argv uint32
-	vals := make([]uint32, 0, len(args))
-	defer func() {
-		for _, a := range vals {
-			v.freeValue(ctx, a)
+// dispatchEntry calls the shim's dispatch(entry, payload): the entry's name is a string the
+// VM made once, the payload is staged in the VM's buffer. Eight calls into the engine in all
+// (a new string and its check, the call and its check, reading and freeing the answer,
+// freeing the answer and the payload's string).
+func (v *VM) dispatchEntry(ctx context.Context, entry string, payload []byte) ([]byte, error) {
+	name, err := v.name(ctx, entry)
+	if err != nil {
+		return nil, err
+	}
+	p, err := v.stagedString(ctx, payload)
+	if err != nil {
+		return nil, err
+	}
+	defer v.freeValue(ctx, p)
+	return v.callValues(ctx, v.dispatch, name, p)
+}
+
+// name returns the JS string of an entry's name, made on first use.
+func (v *VM) name(ctx context.Context, entry string) (uint32, error) {
+	if s, ok := v.names[entry]; ok {
+		return s, nil
+	}
+	s, err := v.newString(ctx, []byte(entry))
+	if err != nil {
+		return 0, err
+	}
+	if v.names == nil {
+		v.names = make(map[string]uint32, 5)
+	}
+	v.names[entry] = s
+	return s, nil
+}
+
+// maxKeptBuf is the largest staging buffer a VM keeps between calls. A larger payload's
+// buffer is freed once the string is made, as before there was a buffer: held for the VM's
+// life it would take its size from the script's heap on every later call.
+const maxKeptBuf = 64 << 10
+
+// stagedString makes a JS string from b (a new JSValue*) through the VM's buffer: no malloc
+// or free unless b is longer than any string before it (or than maxKeptBuf).
+func (v *VM) stagedString(ctx context.Context, b []byte) (uint32, error) {
+	n := uint32(len(b)) + 1 // and a NUL, as qjs_new_string's callers write
+	if n > v.bufSize {
+		size := max(n, min(2*v.bufSize, maxKeptBuf), 256)
+		p, err := v.malloc(ctx, size)
+		if err != nil {
+			return 0, err
 		}
-		if argv != 0 {
-			v.freePtr(ctx, argv)
+		if v.buf != 0 {
+			v.freePtr(ctx, v.buf)
+		}
+		v.buf, v.bufSize = p, size
+	}
+	if !v.e.Memory().Write(v.buf, b) || !v.e.Memory().WriteByte(v.buf+uint32(len(b)), 0) {
+		return 0, fmt.Errorf("%w: malloc returned memory outside the instance", ErrEngine)
+	}
+	val, err := v.call0(ctx, v.f.newString, uint64(v.buf), uint64(len(b)))
+	if v.bufSize > maxKeptBuf {
+		v.freePtr(ctx, v.buf)
+		v.buf, v.bufSize = 0, 0
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := v.checkException(ctx, val, "making a string"); err != nil {
+		return 0, err
+	}
+	return val, nil
+}
+
+// callJS calls the JS function fn with string arguments (at most two) and returns its
+// string result.
+func (v *VM) callJS(ctx context.Context, fn uint32, args ...[]byte) ([]byte, error) {
+	var vals [2]uint32
+	if len(args) > len(vals) {
+		return nil, fmt.Errorf("%w: %d arguments for the shim (two at most)", ErrEngine, len(args))
+	}
+	n := 0
+	defer func() {
+		for _, a := range vals[:n] {
+			v.freeValue(ctx, a)
 		}
 	}()
 	for _, a := range args {
@@ -364,22 +441,28 @@ func (v *VM) callJS(ctx context.Context, fn uint32, args ...[]byte) ([]byte, err
 		if err != nil {
 			return nil, err
 		}
-		vals = append(vals, s)
+		vals[n] = s
+		n++
 	}
-	if len(vals) > 0 {
-		var err error
-		if argv, err = v.malloc(ctx, uint32(4*len(vals))); err != nil {
-			return nil, err
-		}
-		buf := make([]byte, 4*len(vals))
-		for i, a := range vals {
-			binary.LittleEndian.PutUint32(buf[4*i:], a)
-		}
-		if !v.e.Memory().Write(argv, buf) {
-			return nil, fmt.Errorf("%w: argv outside memory", ErrEngine)
-		}
+	return v.callValues(ctx, fn, vals[:n]...)
+}
+
+// callValues calls the JS function fn with this globalThis.__mcpwasm and the JSValue*
+// arguments vals (at most two, which the caller keeps) and returns its string result. The
+// argument vector is the VM's 8-byte scratch: nothing else writes it until the call returns
+// (host functions work through their own view of the instance, host.go).
+func (v *VM) callValues(ctx context.Context, fn uint32, vals ...uint32) ([]byte, error) {
+	if len(vals) > 2 {
+		return nil, fmt.Errorf("%w: %d arguments for the shim (two at most)", ErrEngine, len(vals))
 	}
-	res, err := v.call0(ctx, v.f.call, uint64(fn), uint64(v.mcp), uint64(len(vals)), uint64(argv))
+	var argv [8]byte
+	for i, a := range vals {
+		binary.LittleEndian.PutUint32(argv[4*i:], a)
+	}
+	if len(vals) > 0 && !v.e.Memory().Write(v.scratch, argv[:4*len(vals)]) {
+		return nil, fmt.Errorf("%w: argv outside memory", ErrEngine)
+	}
+	res, err := v.call0(ctx, v.f.call, uint64(fn), uint64(v.mcp), uint64(len(vals)), uint64(v.scratch))
 	if err != nil {
 		return nil, err
 	}

@@ -499,3 +499,101 @@ server.registerTool("urls", { description: "URLs" }, async () => ({
 		t.Errorf("got  %s\nwant %s", res.Content[0].Text, want)
 	}
 }
+
+// countingEngine counts the calls into the engine.
+type countingEngine struct {
+	plainEngine
+	n int
+}
+
+func (e *countingEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
+	e.n++
+	return e.plainEngine.Invoke(ctx, fn, stack)
+}
+
+// TestRunEngineCalls: a warm Run of a tool that answers synchronously calls into the engine
+// eight times (the payload's string and its check, dispatch and its check, reading and
+// freeing the answer, freeing the answer and the payload's string): the entry's name is made
+// once per VM and the payload staged in a buffer kept from call to call, even when a longer
+// payload grew it; a payload over maxKeptBuf gets a buffer of its own, freed after (malloc
+// and free each time, as every payload before), and the small buffer is made again after it.
+// The answer is the tool's.
+func TestRunEngineCalls(t *testing.T) {
+	call := &Call{}
+	e := &countingEngine{plainEngine: instantiate(t, call)}
+	call.Engine = e
+	vm, err := Start(WithCall(context.Background(), call), e, Code{Source: []byte(js.Shim + "\n" + noop)}, 32<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithCall(context.Background(), call)
+	for i, pad := range []int{0, 0, 5000, 5000, 10, maxKeptBuf, maxKeptBuf, 10, 10} {
+		args := []byte(`{"name":"sync","arguments":{"pad":"` + strings.Repeat("x", pad) + `"}}`)
+		e.n = 0
+		out, err := vm.Run(ctx, EntryCallTool, args)
+		if err != nil || string(out) != `{"content":[{"type":"text","text":"x"}]}` {
+			t.Fatalf("Run %d = %s, %v", i, out, err)
+		}
+		want := 8
+		switch i {
+		case 0:
+			want = 8 + 4 + 1 // the first: also the entry's name (malloc, string, check, free) and the buffer
+		case 2:
+			want = 8 + 2 // a longer payload: a larger buffer (malloc, free of the old one)
+		case 5:
+			want = 8 + 3 // over maxKeptBuf: free the small buffer, malloc a large one, free it
+		case 6:
+			want = 8 + 2 // malloc and free the large one
+		case 7:
+			want = 8 + 1 // a small buffer again
+		}
+		if e.n != want {
+			t.Errorf("Run %d (a %d-byte payload) called the engine %d times, want %d", i, len(args), e.n, want)
+		}
+	}
+}
+
+// TestExtraAsTheSDK: what a tool handler sees in extra, as the TypeScript SDK's object
+// literal shows it: its own enumerable keys in order, signal an enumerable accessor with no
+// setter giving the same AbortSignal each read, the request id, the request's _meta, the
+// notification and request functions (an unsupported request rejected with its method named).
+func TestExtraAsTheSDK(t *testing.T) {
+	script := `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "extra", version: "1" });
+server.registerTool("look", { description: "x" }, async (extra) => {
+  const d = Object.getOwnPropertyDescriptor(extra, "signal");
+  let rejected = "";
+  await extra.sendRequest({ method: "ping" }).catch((e) => { rejected = e.message; });
+  const seen = {
+    keys: Object.keys(extra),
+    signal: [typeof d.get, typeof d.set, d.enumerable, d.configurable],
+    same: extra.signal === extra.signal && extra.signal instanceof AbortSignal,
+    aborted: extra.signal.aborted,
+    requestId: extra.requestId,
+    meta: extra._meta,
+    fns: [typeof extra.sendNotification, typeof extra.sendRequest, extra.sessionId, extra.authInfo],
+    rejected,
+  };
+  return { content: [{ type: "text", text: JSON.stringify(seen) }] };
+});
+`
+	call := &Call{Ending: func() string { return "" }}
+	vm := start(t, script, call, 32<<20)
+	out, err := vm.Run(WithCall(context.Background(), call), EntryCallTool, []byte(`{"name":"look","arguments":{},"_meta":{"progressToken":"p1"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res.Content) != 1 {
+		t.Fatalf("result %s: %v", out, err)
+	}
+	want := `{"keys":["signal","_entry","requestId","_meta","sessionId","authInfo","sendNotification","sendRequest"],` +
+		`"signal":["function","undefined",true,true],"same":true,"aborted":false,"requestId":1,"meta":{"progressToken":"p1"},` +
+		`"fns":["function","function",null,null],"rejected":"sendRequest: ping is not supported by mcpwasm"}`
+	if res.Content[0].Text != want {
+		t.Errorf("extra:\n got %s\nwant %s", res.Content[0].Text, want)
+	}
+}
