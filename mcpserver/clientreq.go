@@ -212,7 +212,7 @@ func clientOf(ctx context.Context) peer.Client {
 // calling client (see the comment at the top of this file). key authenticates request states.
 func withClientRequests(tool string, key []byte, outputLimit int, logger *slog.Logger, next mcp.ToolHandler) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: ProtocolAtLeast(req.ProtocolVersion(), roundsVersion), outputLimit: outputLimit}
+		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: ProtocolAtLeast(revisionOf(req), roundsVersion), outputLimit: outputLimit}
 		// The arguments' hash binds a request state; it is computed only when a state is
 		// opened or issued, not on every call (a 1 MiB argument would cost a pass each time).
 		hash := sync.OnceValue(func() string { return argsHash(req.Params.Arguments) })
@@ -242,7 +242,7 @@ func withClientRequests(tool string, key []byte, outputLimit int, logger *slog.L
 func withPromptClientRequests(prompt string, key []byte, outputLimit int, logger *slog.Logger, next mcp.PromptHandler) mcp.PromptHandler {
 	subject := "prompt:" + prompt
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: ProtocolAtLeast(req.ProtocolVersion(), roundsVersion), outputLimit: outputLimit}
+		b := &clientBridge{ss: req.Session, caps: req.ClientCapabilities(), rounds: ProtocolAtLeast(revisionOf(req), roundsVersion), outputLimit: outputLimit}
 		hash := sync.OnceValue(func() string {
 			args, _ := json.Marshal(req.Params.Arguments)
 			return argsHash(args)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -85,6 +86,7 @@ func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOp
 		if err := decodeFeature(out, &res, req.Params.URI); err != nil {
 			return nil, err
 		}
+		res.Meta = dropReservedMeta(o.Logger, res.Meta, "guest", g.Name(), "resource", req.Params.URI) // metakeys.go
 		return &res, nil
 	}
 	for i, r := range f.m.Resources {
@@ -103,11 +105,11 @@ func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOp
 		if withheldFeature(g, checkHiddenFields("prompt", p.Name, promptFields(p)), o) {
 			continue
 		}
-		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, g.Limits("").OutputBytes, o.Logger, promptHandler(s, g, p))) // clientreq.go
+		s.AddPrompt(f.prompts[i], withPromptClientRequests(p.Name, o.RequestStateKey, g.Limits("").OutputBytes, o.Logger, promptHandler(s, g, p, o.Logger))) // clientreq.go
 	}
 }
 
-func promptHandler(s *mcp.Server, g *runtime.Guest, p abi.Prompt) mcp.PromptHandler {
+func promptHandler(s *mcp.Server, g *runtime.Guest, p abi.Prompt, logger *slog.Logger) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		for _, a := range p.Arguments {
 			if _, ok := req.Params.Arguments[a.Name]; a.Required && !ok {
@@ -129,6 +131,7 @@ func promptHandler(s *mcp.Server, g *runtime.Guest, p abi.Prompt) mcp.PromptHand
 		if err := decodeFeature(out, &res, ""); err != nil {
 			return nil, err
 		}
+		res.Meta = dropReservedMeta(logger, res.Meta, "guest", g.Name(), "prompt", p.Name) // metakeys.go
 		return &res, nil
 	}
 }

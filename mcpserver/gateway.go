@@ -199,8 +199,11 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 }
 
 // forward returns the tools/call handler of one exposed tool: the upstream is called with
-// the original name and the arguments as sent; its result comes back unchanged. A failure to
-// reach it, or a JSON-RPC error from it, becomes a tool error naming the upstream.
+// the original name and the arguments as sent; its result comes back unchanged but for the
+// _meta keys of MCP's reserved namespace, which are the upstream's hop's (its serverInfo):
+// they are dropped with a warning, so this server's own keys are the ones the client reads.
+// A failure to reach it, or a JSON-RPC error from it, becomes a tool error naming the
+// upstream.
 func (e *Exposed) forward(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, err := objectArguments(req.Params.Arguments)
@@ -217,6 +220,11 @@ func (e *Exposed) forward(tool string) mcp.ToolHandler {
 			}
 		}
 		if err == nil {
+			if meta := dropReservedMeta(e.opts.Logger, res.Meta, "upstream", e.name, "tool", tool); len(meta) != len(res.Meta) { // metakeys.go
+				cp := *res
+				cp.Meta = meta
+				res = &cp
+			}
 			return res, nil
 		}
 		msg := fmt.Sprintf("upstream %q tool %q: %v", e.name, tool, err)

@@ -98,9 +98,10 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
 	reg.server = s // completions refresh a guest that re-listed (refresh.go)
 	registries.Store(s, reg)
-	SetTaskOptions(s, o.Tasks)                   // tasks.go
-	s.AddReceivingMiddleware(protocolMiddleware) // protocol.go
-	s.AddReceivingMiddleware(revisionMiddleware) // revision.go
+	SetTaskOptions(s, o.Tasks)                                          // tasks.go
+	s.AddReceivingMiddleware(sessionMiddleware(serverVersions(&sopts))) // revision.go
+	s.AddReceivingMiddleware(protocolMiddleware)                        // protocol.go
+	s.AddReceivingMiddleware(revisionMiddleware)                        // revision.go
 	for _, g := range guests {
 		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider, RequestStateKey: o.RequestStateKey, Tasks: o.GuestTasks[g.Name()]}
 		if err := AddGuest(s, g, gopts); err != nil {
@@ -159,7 +160,7 @@ func registerGuest(s *mcp.Server, g *runtime.Guest, v *manifestValues, o *GuestO
 		} else if ts := tasksOf(s); ts != nil {
 			ts.setSupport(t.Name, "")
 		}
-		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, g.Limits(t.Name).OutputBytes, o.Logger, toolHandler(s, g, t.Name, tracerOf(o.TracerProvider)))) // clientreq.go
+		s.AddTool(t, withClientRequests(t.Name, o.RequestStateKey, g.Limits(t.Name).OutputBytes, o.Logger, toolHandler(s, g, t.Name, tracerOf(o.TracerProvider), o.Logger))) // clientreq.go
 	}
 	v.addFeatures(s, g, o)
 	return nil
@@ -190,8 +191,9 @@ func mcpTool(td abi.Tool) (*mcp.Tool, error) {
 }
 
 // toolHandler returns the tools/call handler of one guest tool. Each call is reported with
-// its outcome and traced (telemetry.go).
-func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Tracer) mcp.ToolHandler {
+// its outcome and traced (telemetry.go); _meta keys of MCP's reserved namespace in the
+// guest's result are dropped with a warning to logger (metakeys.go).
+func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Tracer, logger *slog.Logger) mcp.ToolHandler {
 	call := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx, done := startToolCall(ctx, tracer, g, tool, req)
 		args, err := objectArguments(req.Params.Arguments)
@@ -211,6 +213,7 @@ func toolHandler(s *mcp.Server, g *runtime.Guest, tool string, tracer trace.Trac
 			return toolError(err), nil
 		}
 		res := decodeResult(g, tool, out)
+		res.Meta = dropReservedMeta(logger, res.Meta, "guest", g.Name(), "tool", tool) // metakeys.go
 		done(nil, res.IsError)
 		return res, nil
 	}

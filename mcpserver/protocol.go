@@ -77,30 +77,18 @@ func withCode(err error) error {
 }
 
 // resourceNotFoundCode rewrites the SDK's resource-not-found error (mcp.ResourceNotFoundError)
-// to the code of the session's negotiated protocol version.
+// to the code of the request's protocol revision (revisionOf).
 func resourceNotFoundCode(req mcp.Request, err error) error {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound || je.Message != "Resource not found" {
 		return err
 	}
-	if v := negotiatedVersion(req); ProtocolAtLeast(v, notFoundStandardVersion) {
+	if v := revisionOf(req); ProtocolAtLeast(v, notFoundStandardVersion) {
 		return err
 	}
 	cp := *je
 	cp.Code = codeResourceNotFoundLegacy
 	return &cp
-}
-
-// negotiatedVersion is the protocol version of req's session, or "" if unknown.
-func negotiatedVersion(req mcp.Request) string {
-	ss, ok := req.GetSession().(*mcp.ServerSession)
-	if !ok || ss == nil {
-		return ""
-	}
-	if ip := ss.InitializeParams(); ip != nil {
-		return ip.ProtocolVersion
-	}
-	return ""
 }
 
 // isNotFound reports whether err is the SDK's resource-not-found error.

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,11 +29,12 @@ const anyJSONVersion = "2026-07-28"
 //     so does this middleware for any other handler), which is what the 2025 revisions tell
 //     a client without structured output to read.
 //
-// Results are copied, never changed in place: the SDK keeps the registered tools.
+// The revision is revisionOf's (version.go). Results are copied, never changed in place: the
+// SDK keeps the registered tools.
 func revisionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if err != nil || ProtocolAtLeast(requestVersion(req), anyJSONVersion) {
+		if err != nil || ProtocolAtLeast(revisionOf(req), anyJSONVersion) {
 			return res, err
 		}
 		switch r := res.(type) {
@@ -41,15 +45,6 @@ func revisionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
-}
-
-// requestVersion is the revision req was made under: its own _meta for a 2026-07-28
-// request, else the session's; "" if unknown.
-func requestVersion(req mcp.Request) string {
-	if r, ok := req.(interface{ ProtocolVersion() string }); ok {
-		return r.ProtocolVersion()
-	}
-	return negotiatedVersion(req)
 }
 
 // objectOutputSchemas returns r with every outputSchema whose root is not {"type": "object"}
@@ -120,4 +115,61 @@ func jsonOf(v any) ([]byte, error) {
 		return raw, nil
 	}
 	return json.Marshal(v)
+}
+
+// sessionMiddleware makes the revision initialize negotiates the session's, from supported
+// (the server's revisions, newest first; serverVersions):
+//
+//   - initialize: the client's protocolVersion is replaced by the negotiated one
+//     (handshakeVersion) before go-sdk records the params as the session's, and the answer
+//     names that same revision. go-sdk v1.8 records the params as sent, so everything that
+//     reads the session's InitializeParams — its own ServerRequest.ProtocolVersion, the
+//     resultType of results, whether a server→client request is allowed, which sessions get
+//     list_changed — served a client that asked for 2026-07-28, and was answered
+//     2025-11-25, as a 2026-07-28 client.
+//   - any other request of a session that began with initialize, whose _meta names a
+//     revision of the sessionless generation (2026-07-28 or later), is -32600 Invalid
+//     Request naming both revisions: go-sdk would answer it as a 2026-07-28 request
+//     (resultType, serverInfo) inside a 2025 session. Over stateful HTTP go-sdk refuses it
+//     before this (-32022); this is for stdio.
+func sessionMiddleware(supported []string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "initialize" {
+				p, ok := req.GetParams().(*mcp.InitializeParams)
+				if !ok || p == nil {
+					return next(ctx, method, req)
+				}
+				v := handshakeVersion(p.ProtocolVersion, supported)
+				p.ProtocolVersion = v
+				res, err := next(ctx, method, req)
+				if ir, ok := res.(*mcp.InitializeResult); ok && ir != nil {
+					ir.ProtocolVersion = v
+				}
+				return res, err
+			}
+			if session := handshakeRevision(req); session != "" && !strings.HasPrefix(method, "notifications/") {
+				if v := revisionOfMeta(req); ProtocolAtLeast(v, sessionlessVersion) {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
+						"invalid request: this session negotiated protocol %s at initialize; its requests cannot name %s in _meta[%q]",
+						session, v, mcp.MetaKeyProtocolVersion)}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// revisionOfMeta is the protocolVersion of req's own _meta, or "" (go-sdk's
+// ServerRequest.ProtocolVersion reads it first, then falls back to the session's).
+func revisionOfMeta(req mcp.Request) string {
+	r, ok := req.(interface{ ProtocolVersion() string })
+	if !ok {
+		return ""
+	}
+	v := r.ProtocolVersion()
+	if v == handshakeRevision(req) {
+		return ""
+	}
+	return v
 }

@@ -493,7 +493,7 @@ func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.
 	// A session of a revision before 2026-07-28 owns its tasks; a 2026-07-28 request's
 	// session lasts the request only.
 	var owner *mcp.ServerSession
-	if !ProtocolAtLeast(r.ProtocolVersion(), sessionlessVersion) {
+	if !ProtocolAtLeast(revisionOf(r), sessionlessVersion) {
 		owner = r.Session
 	}
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

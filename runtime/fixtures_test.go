@@ -17,7 +17,7 @@ func TestWATFixturesCurrent(t *testing.T) {
 	if err != nil {
 		testenv.Skip(t, "wat2wasm not installed (Debian package wabt)")
 	}
-	for _, name := range []string{"echo", "fixture", "interrupt", "hardening", "hygiene", "state", "updated", "bulk", "bypass", "probe", "snapshot", "reset"} {
+	for _, name := range []string{"echo", "fixture", "interrupt", "hardening", "hygiene", "state", "updated", "bulk", "bypass", "probe", "snapshot", "reset", "mirror"} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), name+".wasm")
 			var flags []string

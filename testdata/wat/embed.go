@@ -12,6 +12,7 @@
 //	wat2wasm --no-check testdata/wat/bypass.wat -o testdata/wat/bypass.wasm
 //	wat2wasm testdata/wat/probe.wat -o testdata/wat/probe.wasm
 //	wat2wasm testdata/wat/snapshot.wat -o testdata/wat/snapshot.wasm
+//	wat2wasm testdata/wat/mirror.wat -o testdata/wat/mirror.wasm
 //
 // (Debian package wabt). runtime's TestWATFixturesCurrent checks the committed .wasm files
 // match their sources.
@@ -119,3 +120,11 @@ var Snapshot []byte
 //
 //go:embed reset.wasm
 var Reset []byte
+
+// Mirror is mirror.wasm: tool mirror returns its arguments, byte for byte, as its result;
+// resource mirror://meta and prompt meta answer with a _meta key of MCP's reserved namespace.
+//
+// Rebuild: wat2wasm testdata/wat/mirror.wat -o testdata/wat/mirror.wasm
+//
+//go:embed mirror.wasm
+var Mirror []byte
