@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // goroutineID is the number runtime.Stack prints for the calling goroutine.
@@ -55,6 +56,27 @@ func TestOnWarmStackConcurrent(t *testing.T) {
 	go func() { defer wg.Done(); onWarmStack(func() { <-started }) }()
 	go func() { defer wg.Done(); onWarmStack(func() { close(started) }) }()
 	wg.Wait()
+}
+
+// A warm goroutine left idle exits: a server without calls keeps none.
+func TestOnWarmStackIdleExits(t *testing.T) {
+	exited := make(chan struct{}, 64)
+	warm.Lock()
+	oldIdle, oldHook := warmIdle, warmExited
+	warmIdle, warmExited = time.Millisecond, func() { exited <- struct{}{} }
+	warm.Unlock()
+	t.Cleanup(func() {
+		warm.Lock()
+		warmIdle, warmExited = oldIdle, oldHook
+		warm.Unlock()
+	})
+	onWarmStack(func() {})
+	for n := -1; n != 0; { // each exit is an event; earlier tests' goroutines exit too
+		<-exited
+		warm.Lock()
+		n = len(warm.idle)
+		warm.Unlock()
+	}
 }
 
 // deep uses about n KiB of stack.
