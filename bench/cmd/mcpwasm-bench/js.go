@@ -45,6 +45,11 @@ func javascript(ctx context.Context, c config, p paths, root string) error {
 	if err != nil {
 		return err
 	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	floor := server{"floor: no MCP, a fixed answer (driver and pipes)", nil, []string{self, "-stdio-floor"}, "echo"}
 	servers := []server{
 		{"Node 20, TS SDK", nil, []string{node, peer}, "echo"},
 		{"mcpwasm, JS guest", nil, []string{p.mcpwasm, "serve", "--log-level", "warn", "--cache-dir", filepath.Join(p.dir, "cache"), guest}, "echo"},
@@ -54,12 +59,12 @@ func javascript(ctx context.Context, c config, p paths, root string) error {
 	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|")
 	args := json.RawMessage(bench.Args(100))
 	var nodeRate float64
-	for _, sv := range servers {
+	for i, sv := range append(servers, floor) {
 		r, err := loadRun(ctx, sv, 1, c.loadDur, args)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sv.name, err)
 		}
-		if nodeRate == 0 {
+		if i == 0 {
 			nodeRate = r.CallsPerSec
 		}
 		fmt.Printf("| %s | 1 | %.0f | %.2f× | %s | %s | %s | %s |\n", sv.name, r.CallsPerSec, r.CallsPerSec/nodeRate,
