@@ -67,6 +67,9 @@ type tool struct {
 	deniedFS []sandbox.DeniedFS
 	pool     *pool
 	flat     *flatSchema // fast acceptor for a flat input schema, or nil
+	// unenforced: schema keywords the host leaves to the guest (schemapattern.go); each
+	// Path starts with "inputSchema" or "outputSchema"
+	unenforced []unenforced
 }
 
 // Name returns the guest's name (from config, else from its manifest).

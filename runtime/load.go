@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
@@ -251,6 +251,7 @@ func (g *Guest) buildLists(m *abi.Manifest, c *GuestConfig, exports map[string]a
 			return nil, fmt.Errorf("guest %q tool %q: %w", g.name, td.Name, err)
 		}
 		l.tools[td.Name] = t
+		g.warnUnenforced(t)
 	}
 	if err := g.checkResourcesAndPrompts(l, exports); err != nil {
 		return nil, fmt.Errorf("guest %q: %w", g.name, err)
@@ -264,6 +265,26 @@ func (g *Guest) buildLists(m *abi.Manifest, c *GuestConfig, exports map[string]a
 		l.prompts = sb
 	}
 	return l, nil
+}
+
+// warnUnenforced logs one warning for each schema keyword of t the host leaves to the guest
+// (schemapattern.go): at load, and at a relist only for a tool whose schemas changed.
+func (g *Guest) warnUnenforced(t *tool) {
+	if len(t.unenforced) == 0 {
+		return
+	}
+	if old := g.cur.Load(); old != nil {
+		if o, ok := old.tools[t.def.Name]; ok && bytes.Equal(o.def.InputSchema, t.def.InputSchema) && bytes.Equal(o.def.OutputSchema, t.def.OutputSchema) {
+			return
+		}
+	}
+	for _, u := range t.unenforced {
+		args := []any{"guest", g.name, "tool", t.def.Name, "path", u.Path}
+		if u.Pattern != "" {
+			args = append(args, "pattern", u.Pattern)
+		}
+		g.host.logger.Warn("schema keyword not enforced by the host: "+u.Why+"; the guest validates it itself", args...)
+	}
 }
 
 // checkResourcesAndPrompts validates the manifest's resources, templates and prompts, and
@@ -525,28 +546,26 @@ func newTool(td abi.Tool, guestLimits, toolLimits Limits) (*tool, error) {
 		return nil, fmt.Errorf("tool %q: %w", td.Name, err)
 	}
 	var err error
-	if t.input, err = resolveSchema(td.InputSchema); err != nil {
+	var skipped []unenforced
+	if t.input, skipped, err = resolveHostSchema(td.InputSchema); err != nil {
 		return nil, fmt.Errorf("tool %q: inputSchema: %w", td.Name, err)
+	}
+	for _, u := range skipped {
+		u.Path = "inputSchema" + u.Path
+		t.unenforced = append(t.unenforced, u)
 	}
 	t.flat = compileFlat(td.InputSchema)
 	if t.input.Schema().Type != "object" {
 		return nil, fmt.Errorf(`tool %q: inputSchema: type must be "object", got %q`, td.Name, t.input.Schema().Type)
 	}
 	if len(td.OutputSchema) > 0 {
-		if t.output, err = resolveSchema(td.OutputSchema); err != nil {
+		if t.output, skipped, err = resolveHostSchema(td.OutputSchema); err != nil {
 			return nil, fmt.Errorf("tool %q: outputSchema: %w", td.Name, err)
+		}
+		for _, u := range skipped {
+			u.Path = "outputSchema" + u.Path
+			t.unenforced = append(t.unenforced, u)
 		}
 	}
 	return t, nil
-}
-
-func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
-	if len(raw) == 0 {
-		return nil, errors.New("missing")
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	return s.Resolve(nil)
 }
