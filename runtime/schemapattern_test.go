@@ -20,7 +20,7 @@ func TestSchemaPatternGoCannotCompile(t *testing.T) {
 		name          string
 		input, output string
 		want          []unenforced
-		accept        []string // arguments the host now accepts (the guest judges the pattern)
+		accept        []string          // arguments the host now accepts (the guest judges the pattern)
 		refuse        map[string]string // arguments → a part of the host's error (the rest is enforced)
 	}{{
 		name:  "lookahead in properties",
