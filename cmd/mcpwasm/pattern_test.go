@@ -1,0 +1,47 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A TypeScript SDK tool whose zod schema has a regex Go's regexp cannot compile (a
+// lookahead) is served: the guest loaded (it was refused whole: "invalid or unsupported Perl
+// syntax: '(?='"), tools/list advertises the pattern as the guest wrote it, the host warns
+// once that it leaves the pattern to the guest, a wrong password is refused by the guest's
+// zod with an invalid-arguments answer naming the field, the rest of the schema (note's
+// maxLength) is still enforced by the host, and a right password is answered.
+func TestPatternLeftToJavaScriptGuest(t *testing.T) {
+	entry, err := filepath.Abs(filepath.Join("testdata", "pattern-server.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := buildScriptGuest(t, entry, t.TempDir())
+	s := startServer(t, module)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if l, want := s.recvReply(), `"pw":{"type":"string","pattern":"^(?=.*\\d)(?=.*[a-z]).{8,}$"}`; !strings.Contains(l, want) {
+		t.Errorf("tools/list: %s\nwant the schema to hold %s", l, want)
+	}
+	s.send(callLine(3, "pw", `{"pw":"short"}`))
+	if isErr, text := toolResult(t, s.recvReply()); !isErr || text != `invalid arguments: Input validation error: Invalid arguments for tool pw: pw: Invalid string: must match pattern /^(?=.*\d)(?=.*[a-z]).{8,}$/` {
+		t.Errorf("wrong pw: isError %v, %q", isErr, text)
+	}
+	s.send(callLine(4, "pw", `{"pw":"abcdefg1","note":"toolong"}`))
+	if isErr, text := toolResult(t, s.recvReply()); !isErr || text != `invalid arguments: validating /properties/note: maxLength: "toolong" contains 7 Unicode code points, more than 3` {
+		t.Errorf("long note: isError %v, %q", isErr, text)
+	}
+	s.send(callLine(5, "pw", `{"pw":"abcdefg1"}`))
+	if isErr, text := toolResult(t, s.recvReply()); isErr || text != "ok 8" {
+		t.Errorf("right pw: isError %v, %q", isErr, text)
+	}
+	if code, _ := s.closeAndWait(time.Minute); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	want := `level=WARN msg="schema keyword not enforced by the host: Go's regexp has no lookahead; the guest validates it itself" guest=imp tool=pw path=inputSchema/properties/pw/pattern pattern="^(?=.*\\d)(?=.*[a-z]).{8,}$"`
+	if got := s.stderr.String(); strings.Count(got, "not enforced by the host") != 1 || !strings.Contains(got, want) {
+		t.Errorf("stderr:\n%s\nwant one warning: %s", got, want)
+	}
+}
