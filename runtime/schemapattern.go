@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,23 +97,31 @@ func resolveHostSchema(raw json.RawMessage) (*jsonschema.Resolved, []unenforced,
 }
 
 // hostRegexp judges an ECMA-262 pattern for the host: why == "" and err == nil when Go's
-// regexp compiles it (the host enforces it); why says what Go lacks when only the ECMA-only
-// constructs stop it; err when the pattern is malformed even with those set aside.
+// regexp compiles it (the host enforces it); why says what Go lacks when only ECMA-only
+// constructs or Go's size limits stop it; err when the pattern is malformed even with those
+// set aside.
 func hostRegexp(pattern string) (why string, err error) {
 	_, goErr := regexp.Compile(pattern)
 	if goErr == nil {
 		return "", nil
 	}
 	rewritten, lacks := ecmaToGoSyntax(pattern)
-	if len(lacks) == 0 {
+	_, err = syntax.Parse(rewritten, syntax.Perl)
+	se, _ := errors.AsType[*syntax.Error](err)
+	switch {
+	case err == nil && len(lacks) == 0:
+		// Only counted repetitions differ, each within 1000: their product is over Go's limit.
+		lacks = []string{"nested repeat counts over 1000 in all"}
+	case err == nil:
+	case se != nil && (se.Code == syntax.ErrNestingDepth || se.Code == syntax.ErrLarge):
+		return "Go's regexp has a size limit: " + string(se.Code), nil
+	case rewritten == pattern:
 		return "", fmt.Errorf("%q: %w", pattern, goErr)
-	}
-	if _, err := syntax.Parse(rewritten, syntax.Perl); err != nil {
-		code := any(err)
-		if se, ok := errors.AsType[*syntax.Error](err); ok {
-			code = se.Code // the rewritten text would mislead; the code alone names the fault
-		}
-		return "", fmt.Errorf("%q is not a regular expression: %v", pattern, code)
+	case se != nil:
+		// The rewritten text would mislead; the code alone names the fault.
+		return "", fmt.Errorf("%q is not a regular expression: %v", pattern, se.Code)
+	default:
+		return "", fmt.Errorf("%q is not a regular expression: %w", pattern, err)
 	}
 	return "Go's regexp has no " + strings.Join(lacks, ", no "), nil
 }
@@ -120,7 +129,8 @@ func hostRegexp(pattern string) (why string, err error) {
 // ecmaToGoSyntax returns pattern with each ECMA-262 construct Go's regexp lacks replaced by
 // Go syntax of the same shape — lookaround by a non-capturing group, a back-reference by an
 // empty group, \uXXXX, \u{X} and \cX by \x{…}, [] and [^] by an explicit class, \b in a class
-// by \x08 — and the names of the constructs it replaced, in order of first appearance. The
+// by \x08, a well-formed repeat count by {1} (Go allows none over 1000, nor nested ones
+// over 1000 in all; one over 1000 is named) — and the names of the constructs it replaced, in order of first appearance. The
 // result is only parsed, to check the rest of the pattern is well-formed; it never matches
 // anything (a lookaround is not a group).
 func ecmaToGoSyntax(p string) (string, []string) {
@@ -191,6 +201,15 @@ func ecmaToGoSyntax(p string) (string, []string) {
 			note("[^]")
 			i += 3
 			continue
+		case c == '{':
+			if n := repeatCount.FindStringSubmatch(p[i:]); n != nil && (n[3] == "" || cmpDecimal(n[1], n[3]) <= 0) {
+				b.WriteString("{1}")
+				if cmpDecimal(n[1], "1000") > 0 || cmpDecimal(n[3], "1000") > 0 {
+					note("repeat counts over 1000")
+				}
+				i += len(n[0])
+				continue
+			}
 		case c == '[':
 			inClass = true
 			if strings.HasPrefix(p[i:], "[^") {
@@ -213,6 +232,18 @@ func ecmaToGoSyntax(p string) (string, []string) {
 		i++
 	}
 	return b.String(), lacks
+}
+
+// repeatCount matches a counted repetition: {n}, {n,} or {n,m}.
+var repeatCount = regexp.MustCompile(`^\{([0-9]+)(?:(,)([0-9]*))?\}`)
+
+// cmpDecimal compares two unsigned decimal numbers of any length ("" is 0).
+func cmpDecimal(a, b string) int {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(a) != len(b) {
+		return cmp.Compare(len(a), len(b))
+	}
+	return strings.Compare(a, b)
 }
 
 func isHexString(s string) bool {

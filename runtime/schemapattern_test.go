@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -60,6 +61,15 @@ func TestSchemaPatternGoCannotCompile(t *testing.T) {
 		accept: []string{`{"key":"v","id":1}`},
 		refuse: map[string]string{`{"id":"s"}`: "type"},
 	}, {
+		name:  "repeat counts over Go's limit, in propertyNames too; format regex is an annotation",
+		input: `{"type":"object","propertyNames":{"pattern":"^(ab{100}){100}$","maxLength":4},"properties":{"t":{"type":"string","pattern":"^.{1,2000}$"},"re":{"type":"string","format":"regex"}}}`,
+		want: []unenforced{
+			{Path: "inputSchema/properties/t/pattern", Pattern: "^.{1,2000}$", Why: "Go's regexp has no repeat counts over 1000"},
+			{Path: "inputSchema/propertyNames/pattern", Pattern: "^(ab{100}){100}$", Why: "Go's regexp has no nested repeat counts over 1000 in all"},
+		},
+		accept: []string{`{"t":""}`, `{"re":"(?=x)("}`},
+		refuse: map[string]string{`{"toolong":""}`: "maxLength"},
+	}, {
 		name:   "output schema",
 		input:  `{"type":"object"}`,
 		output: `{"type":"object","properties":{"code":{"type":"string","pattern":"^(\\w)\\1$"}}}`,
@@ -110,6 +120,12 @@ func TestSchemaPatternInvalidInBothDialects(t *testing.T) {
 			`tool "t": inputSchema: /properties/a/pattern: "(?=a)(" is not a regular expression: missing closing )`},
 		{`{"type":"object","items":{"pattern":"\\1*?+"}}`,
 			`tool "t": inputSchema: /items/pattern: "\\1*?+" is not a regular expression: invalid nested repetition operator`},
+		{`{"type":"object","properties":{"a":{"pattern":"a{1001,1000}"}}}`,
+			`tool "t": inputSchema: /properties/a/pattern: "a{1001,1000}": error parsing regexp: invalid repeat count: ` + "`{1001,1000}`"},
+		{`{"type":"object","properties":{"a":{"pattern":"a{5,2}"}}}`,
+			`tool "t": inputSchema: /properties/a/pattern: "a{5,2}": error parsing regexp: invalid repeat count: ` + "`{5,2}`"},
+		{`{"type":"object","properties":{"a":{"pattern":"(?=a)b{5,2}"}}}`,
+			`tool "t": inputSchema: /properties/a/pattern: "(?=a)b{5,2}" is not a regular expression: invalid repeat count`},
 		{`{"type":"object","patternProperties":{"[z-a](?<=b)":{}}}`,
 			`tool "t": inputSchema: /patternProperties: key "[z-a](?<=b)" is not a regular expression: invalid character class range`},
 	} {
@@ -131,17 +147,33 @@ func TestECMAToGoSyntax(t *testing.T) {
 		in, out string
 		lacks   []string
 	}{
-		{`^(?=.*\d)(?!x).{8,}$`, `^(?:.*\d)(?:x).{8,}$`, []string{"lookahead"}},
+		{`^(?=.*\d)(?!x).{8,}$`, `^(?:.*\d)(?:x).{1}$`, []string{"lookahead"}},
 		{`(?<=a)(?<!b)`, `(?:a)(?:b)`, []string{"lookbehind"}},
 		{`(?<q>['"]).*\k<q>|(a)\12`, `(?<q>['"]).*(?:)|(a)(?:)`, []string{"back-references"}},
 		{`[\1\b]\(?=`, `[\1\x08]\(?=`, []string{`\b (backspace) in a class`}},
 		{`\u00e9\u{1F600}\cJ`, `\x{00e9}\x{1F600}\x{0A}`, []string{`\u escapes`, `\c escapes`}},
 		{`[](?=[^])[]a]`, `[^\x00-\x{10FFFF}](?:[\x00-\x{10FFFF}])[^\x00-\x{10FFFF}]a]`, []string{"empty classes", "lookahead", "[^]"}},
 		{`[(?=]`, `[(?=]`, nil},
+		{`a{2}b{3,}c{1,2000}d{5,2}e{x}[{9}]`, `a{1}b{1}c{1}d{5,2}e{x}[{9}]`, []string{"repeat counts over 1000"}},
 	} {
 		out, lacks := ecmaToGoSyntax(tc.in)
 		if out != tc.out || !reflect.DeepEqual(lacks, tc.lacks) {
 			t.Errorf("ecmaToGoSyntax(%q) = %q, %q; want %q, %q", tc.in, out, lacks, tc.out, tc.lacks)
 		}
 	}
+}
+
+// FuzzHostRegexp: hostRegexp never panics, and it leaves a pattern to the guest exactly when
+// Go's regexp cannot compile it.
+func FuzzHostRegexp(f *testing.F) {
+	for _, p := range []string{`^(?=.*\d).{8,}$`, `(a)\1`, `\k<n>`, `\u{1F600}\u00e9\cJ`, `[]`, `[^]`, `[\b]`, `a{1,2000}`, `(`, `\`, `[`, `{`, `\u{`, `\k<`} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		why, err := hostRegexp(p)
+		_, goErr := regexp.Compile(p)
+		if (goErr == nil) != (why == "" && err == nil) {
+			t.Errorf("hostRegexp(%q) = %q, %v; Go's regexp: %v", p, why, err, goErr)
+		}
+	})
 }
