@@ -6,7 +6,7 @@ import (
 	"unicode"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-
+	"github.com/mcpwasm/mcpwasm/internal/termtext"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,20 +18,20 @@ import (
 // allows it.
 
 // isHiddenRune reports whether r renders as nothing (or moves text around) wherever it
-// appears: every Unicode format character (category Cf: zero-width and directional marks,
-// bidi embeddings, overrides and isolates, the Arabic letter mark U+061C, the Mongolian vowel
-// separator U+180E, word joiner and invisible operators, U+FEFF, soft hyphen U+00AD, the
-// tag block U+E0000–U+E007F, interlinear annotations, …); the variation selectors
-// U+E0100–U+E01EF; the Hangul and Khmer fillers U+115F, U+1160, U+3164, U+FFA0, U+17B4, U+17B5
-// and the combining grapheme joiner U+034F; the line and paragraph separators; and the C0
-// and C1 control characters except tab and newline (so also ESC, which starts ANSI escape
-// sequences that a terminal uses to conceal or rewrite text). The variation selectors
-// U+FE00–U+FE0F are hidden too, except in one place: see hiddenAt.
+// appears: the characters a terminal obeys instead of printing (termtext.IsControl: the C0
+// and C1 controls except tab and newline, so also ESC, which starts ANSI escape sequences that
+// a terminal uses to conceal or rewrite text; DEL; the bidi embeddings, overrides and
+// isolates); every Unicode format character (category Cf: zero-width and directional marks,
+// the Arabic letter mark U+061C, the Mongolian vowel separator U+180E, word joiner and
+// invisible operators, U+FEFF, soft hyphen U+00AD, the tag block U+E0000–U+E007F,
+// interlinear annotations, …); the variation selectors U+E0100–U+E01EF; the Hangul and Khmer
+// fillers U+115F, U+1160, U+3164, U+FFA0, U+17B4, U+17B5 and the combining grapheme joiner
+// U+034F; and the line and paragraph separators. The terminal's set is termtext's table, not
+// a copy (TestTerminalControlsAreHidden). The variation selectors U+FE00–U+FE0F are hidden
+// too, except in one place: see hiddenAt.
 func isHiddenRune(r rune) bool {
 	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case r < 0x20 || (r >= 0x7F && r <= 0x9F):
+	case termtext.IsControl(r):
 		return true
 	case unicode.Is(unicode.Cf, r):
 		return true

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/exactjson"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -267,9 +268,9 @@ func toolError(err error) *mcp.CallToolResult {
 // tool error and is never forwarded. A result with structured content but no content blocks
 // gets a text block holding the same JSON, as MCP 2025-06-18 recommends for clients that
 // predate structuredContent. No JSON number is changed: structured content stays the guest's
-// JSON (decodeToolResult) and is validated with exact numbers.
+// JSON (exactjson.DecodeToolResult) and is validated with exact numbers.
 func decodeResult(g *runtime.Guest, tool string, out []byte) *mcp.CallToolResult {
-	res, err := decodeToolResult(out) // result.go
+	res, err := exactjson.DecodeToolResult(out)
 	if err != nil {
 		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
 	}

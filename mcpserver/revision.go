@@ -149,7 +149,7 @@ func sessionMiddleware(supported []string) mcp.Middleware {
 				return res, err
 			}
 			if session := handshakeRevision(req); session != "" && !strings.HasPrefix(method, "notifications/") {
-				if v := revisionOfMeta(req); ProtocolAtLeast(v, sessionlessVersion) {
+				if v := revisionOfMeta(req, session); ProtocolAtLeast(v, sessionlessVersion) {
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
 						"invalid request: this session negotiated protocol %s at initialize; its requests cannot name %s in _meta[%q]",
 						session, v, mcp.MetaKeyProtocolVersion)}
@@ -161,14 +161,16 @@ func sessionMiddleware(supported []string) mcp.Middleware {
 }
 
 // revisionOfMeta is the protocolVersion of req's own _meta, or "" (go-sdk's
-// ServerRequest.ProtocolVersion reads it first, then falls back to the session's).
-func revisionOfMeta(req mcp.Request) string {
+// ServerRequest.ProtocolVersion reads it first, then falls back to the session's, so a value
+// equal to session — the handshakeRevision of req, which the caller has read — is not one
+// that _meta named differently).
+func revisionOfMeta(req mcp.Request, session string) string {
 	r, ok := req.(interface{ ProtocolVersion() string })
 	if !ok {
 		return ""
 	}
 	v := r.ProtocolVersion()
-	if v == handshakeRevision(req) {
+	if v == session {
 		return ""
 	}
 	return v

@@ -7,8 +7,9 @@ import (
 )
 
 // The characters `mcpwasm call` escapes on a terminal (termtext.IsControl) are all hidden
-// in tool definitions (isHiddenRune): the terminal rule is the hidden-text rule narrowed to
-// what a terminal obeys, never a second, diverging list.
+// in tool definitions (isHiddenRune, which is built on termtext's table): the terminal rule
+// is the hidden-text rule narrowed to what a terminal obeys, never a second, diverging list.
+// The count holds termtext's table to C0 but \n and \t, DEL, C1 and the bidi controls.
 func TestTerminalControlsAreHidden(t *testing.T) {
 	n := 0
 	for r := rune(0); r <= 0x10FFFF; r++ {

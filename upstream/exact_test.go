@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,13 +22,8 @@ var fastDiscover = &Options{DiscoverTimeout: 200 * time.Millisecond}
 // with their exact digits (reproducer N07, client side); the SDK's decoded result alone would
 // round them.
 func TestCallToolExactKeepsNumbers(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := Dial(ctx, fake(t), fastDiscover)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ctx := t.Context()
+	s := dial(t, fake(t), fastDiscover)
 	args := `{"n":9007199254740993,"big":12345678901234567890,"e":1e400,"f":1.0000000000000000001}`
 	res, err := s.CallToolExact(ctx, "exact", json.RawMessage(args), "", nil)
 	if err != nil {
@@ -55,16 +51,10 @@ func TestCallToolExactKeepsNumbers(t *testing.T) {
 func TestSpawnedEnvironment(t *testing.T) {
 	t.Setenv("MCPWASM_TEST_SECRET", "s3cret")
 	t.Setenv("MCPWASM_TEST_PASSED", "yes")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	spec := fake(t)
 	spec.Env = []string{"MCPWASM_TEST_SET=1", "MCPWASM_TEST_PASSED", "MCPWASM_TEST_UNSET"}
-	s, err := Dial(ctx, spec, fastDiscover)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "env", Arguments: map[string]any{}})
+	s := dial(t, spec, fastDiscover)
+	res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "env", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,13 +87,8 @@ func TestChildEnv(t *testing.T) {
 // none of which this client declares, all get -32601, and initialize declares none of them
 // (issue 12 item 10).
 func TestUnsupportedServerRequests(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := Dial(ctx, fake(t), fastDiscover)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ctx := t.Context()
+	s := dial(t, fake(t), fastDiscover)
 	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
 	if err != nil {
 		t.Fatal(err)
@@ -137,22 +122,19 @@ func TestCallToolExactHTTP(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: json.RawMessage(sc)}, nil
 		})
 	for _, jsonResponse := range []bool{false, true} {
-		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-			&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		sess, err := Dial(ctx, Spec{URL: ts.URL}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sess.CallToolExact(ctx, "exact", nil, "", nil)
-		if err != nil {
-			t.Errorf("json=%v: %v", jsonResponse, err)
-		} else if got, _ := json.Marshal(res.StructuredContent); string(got) != sc || !strings.Contains(string(res.Raw), sc) {
-			t.Errorf("json=%v: structuredContent %s, raw %s; want %s", jsonResponse, got, res.Raw, sc)
-		}
-		sess.Close()
-		cancel()
-		ts.Close()
+		t.Run(fmt.Sprintf("json=%v", jsonResponse), func(t *testing.T) {
+			ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+				&mcp.StreamableHTTPOptions{JSONResponse: jsonResponse}))
+			t.Cleanup(ts.Close) // after the session's Close (cleanups run last first)
+			sess := dial(t, Spec{URL: ts.URL}, nil)
+			res, err := sess.CallToolExact(t.Context(), "exact", nil, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(res.StructuredContent); string(got) != sc || !strings.Contains(string(res.Raw), sc) {
+				t.Errorf("structuredContent %s, raw %s; want %s", got, res.Raw, sc)
+			}
+		})
 	}
 }
 
@@ -160,13 +142,8 @@ func TestCallToolExactHTTP(t *testing.T) {
 // an embedded resource's keep their numbers (above 2^53, 1e400) as the upstream sent them, and
 // a result with a duplicate key is refused with its path, as a guest's is.
 func TestCallToolExactBlockMeta(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	s, err := Dial(ctx, fake(t), fastDiscover)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ctx := t.Context()
+	s := dial(t, fake(t), fastDiscover)
 	args := `{"content":[{"type":"text","text":"a","_meta":{"k":9007199254740993,"e":1e400}},` +
 		`{"type":"resource","resource":{"uri":"x://r","text":"t","_meta":{"big":12345678901234567890}}}]}`
 	res, err := s.CallToolExact(ctx, "pass", json.RawMessage(args), "", nil)

@@ -207,9 +207,11 @@ func ValidUTF8(b []byte) []byte {
 	return out
 }
 
-// DecodeToolResult checks data (Check: a refusal is its error) and decodes it as a
+// DecodeToolResult checks data (Check is the one place that decides what is refused: a
+// refusal is its error, a readable reason naming the member) and decodes it as a
 // CallToolResult with structuredContent and the values of every _meta (the result's, each
-// content block's, each embedded resource's) kept as raw JSON: no number is changed.
+// content block's, each embedded resource's) kept as raw JSON: no number is changed. A result
+// of text blocks takes DecodeTextResult's one pass.
 func DecodeToolResult(data []byte) (*mcp.CallToolResult, error) {
 	if res, ok := DecodeTextResult(data); ok {
 		return res, nil

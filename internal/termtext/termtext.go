@@ -15,10 +15,10 @@ import (
 // cursor, set the window title or hide text; CR rewrites the line), DEL, the C1 controls
 // (U+0080–U+009F: U+009B is CSI on a terminal that takes 8-bit controls), and the bidi
 // embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069, which reorder the text
-// after them ("Trojan Source"). It is a subset of the characters serve withholds from tool
-// definitions (mcpserver's isHiddenRune): that set also holds zero-width and other format
-// characters, which are ordinary in results (U+200C in Persian, U+200D in emoji) and harmless
-// to a terminal.
+// after them ("Trojan Source"). It is the one table of these characters: the rule for what
+// serve withholds from tool definitions (mcpserver's isHiddenRune) is built on it and adds
+// zero-width and other format characters, which are ordinary in results (U+200C in Persian,
+// U+200D in emoji) and harmless to a terminal.
 func IsControl(r rune) bool {
 	switch {
 	case r == '\n' || r == '\t':

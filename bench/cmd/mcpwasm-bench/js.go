@@ -46,11 +46,16 @@ func javascript(ctx context.Context, c config, p paths, root string) error {
 	if err != nil {
 		return err
 	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	floor := server{"floor: no MCP, a fixed answer (driver and pipes)", nil, []string{self, "-stdio-floor"}, "echo"}
 	servers := []server{
 		{"Node 20, TS SDK", nil, []string{node, peer}, "echo"},
 		{"mcpwasm, JS guest", nil, []string{p.mcpwasm, "serve", "--log-level", "warn", "--cache-dir", filepath.Join(p.dir, "cache"), guest}, "echo"},
 	}
-	// The WAT echo: what the host costs with almost no guest work, for the rows at 4 in flight.
+	// The WAT echo: what the host costs with almost no guest work.
 	wat := server{"mcpwasm, WAT echo", nil, []string{p.mcpwasm, "serve", "--log-level", "warn", "--cache-dir", filepath.Join(p.dir, "cache"), p.watEcho}, "echo"}
 	fmt.Printf("The guest: %d bytes (engine, script and bytecode).\n\n", fi.Size())
 	fmt.Println("| server | in flight | calls/s | × Node | p50 | p99 | server CPU/call | server cores | machine busy | RSS |")
@@ -58,12 +63,12 @@ func javascript(ctx context.Context, c config, p paths, root string) error {
 	args := json.RawMessage(bench.Args(100))
 	for _, inflight := range []int{1, 4} {
 		var nodeRate float64
-		for _, sv := range append(servers, wat) {
+		for i, sv := range append(servers, wat, floor) {
 			r, err := loadRun(ctx, sv, inflight, c.loadDur, args)
 			if err != nil {
 				return fmt.Errorf("%s: %w", sv.name, err)
 			}
-			if nodeRate == 0 {
+			if i == 0 {
 				nodeRate = r.CallsPerSec
 			}
 			fmt.Printf("| %s | %d | %.0f | %.2f× | %s | %s | %s | %.2f | %.2f of %d | %s |\n", sv.name, inflight, r.CallsPerSec, r.CallsPerSec/nodeRate,

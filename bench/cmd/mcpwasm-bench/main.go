@@ -60,7 +60,15 @@ func main() {
 	flag.StringVar(&c.old, "old", "", "with -startup or -isolation: an older mcpwasm binary to measure beside the one built from this tree")
 	coldGo := flag.String("cold-go", "", "comma-separated Go guest counts for cold start (default 1,5; 1 with -quick); "+
 		"each count compiles that many Go guests once, about 3-4 s each on 2 cores")
+	floor := flag.Bool("stdio-floor", false, "not a benchmark: be section 9's floor, a stdio peer with no MCP that answers every request with an echo result")
 	flag.Parse()
+	if *floor {
+		if err := stdioFloor(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if c.quick {
 		c.benchtime, c.sizes, c.runtimeBench, c.loadDur = 20*time.Millisecond, bench.Sizes[:2], "^BenchmarkInstanceCall$", 200*time.Millisecond
 		c.coldGo, c.coldWat, c.coldReps = []int{1}, []int{1, 5}, 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi/js"
 	"github.com/tetratelabs/wazero"
@@ -95,6 +96,41 @@ func BenchmarkGreetZod(b *testing.B) {
 		if _, err := vm.Run(ctx, EntryCallTool, args); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkZodEchoIdle is the benchmark driver's JavaScript tool (section 9: the echo of
+// testdata/limits.js, its argument parsed by zod) called warm, in two ways: back to back
+// ("hot"), and each call after the thread has slept for a millisecond ("after-idle"), as a
+// server's thread does between the calls of a client with one call in flight. It reports the
+// call alone as call-ns; the difference is what the engine pays for caches that went cold
+// while the CPU idled (RATIONALE "The JavaScript tool's calls/s: where the time goes").
+func BenchmarkZodEchoIdle(b *testing.B) {
+	call := &Call{}
+	vm := startModule(b, buildExample(b, "testdata/limits.js"), call)
+	ctx := WithCall(context.Background(), call)
+	args := []byte(`{"name":"echo","arguments":{"text":"` + string(make100()) + `"},"_meta":{"progressToken":"mcpwasm"}}`)
+	want := `{"content":[{"type":"text","text":"` + string(make100()) + `"}]}`
+	for _, idle := range []time.Duration{0, time.Millisecond} {
+		name := "hot"
+		if idle > 0 {
+			name = "after-idle"
+		}
+		b.Run(name, func(b *testing.B) {
+			var inCall time.Duration
+			for b.Loop() {
+				if idle > 0 {
+					time.Sleep(idle)
+				}
+				t0 := time.Now()
+				out, err := vm.Run(ctx, EntryCallTool, args)
+				inCall += time.Since(t0)
+				if err != nil || string(out) != want {
+					b.Fatalf("Run = %s, %v; want %s", out, err, want)
+				}
+			}
+			b.ReportMetric(float64(inCall.Nanoseconds())/float64(b.N), "call-ns")
+		})
 	}
 }
 
