@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"log/slog"
 	"reflect"
 	"regexp"
 	"strings"
@@ -176,4 +177,39 @@ func FuzzHostRegexp(f *testing.F) {
 			t.Errorf("hostRegexp(%q) = %q, %v; Go's regexp: %v", p, why, err, goErr)
 		}
 	})
+}
+
+// The warning for a pattern left to the guest is logged once at load, naming guest, tool,
+// path and pattern, and at a relist only for a tool whose schema changed.
+func TestWarnUnenforcedOncePerSchema(t *testing.T) {
+	var buf strings.Builder
+	g := &Guest{host: &Host{logger: slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}}))}, name: "imp"}
+	newPW := func(pattern string) *tool {
+		tl, err := newTool(abi.Tool{Name: "pw", InputSchema: json.RawMessage(`{"type":"object","properties":{"pw":{"pattern":"` + pattern + `"}}}`)}, policy.DefaultLimits(), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tl
+	}
+	load := newPW(`(?=a)`)
+	g.warnUnenforced(load) // at load: no lists yet
+	want := `level=WARN msg="schema keyword not enforced by the host: Go's regexp has no lookahead; the guest validates it itself" guest=imp tool=pw path=inputSchema/properties/pw/pattern pattern="(?=a)"` + "\n"
+	if buf.String() != want {
+		t.Fatalf("at load: %q\nwant %q", buf.String(), want)
+	}
+	g.cur.Store(&lists{tools: map[string]*tool{"pw": load}})
+	g.warnUnenforced(newPW(`(?=a)`)) // relist, same schema
+	if buf.String() != want {
+		t.Errorf("relist with the same schema logged again: %q", buf.String())
+	}
+	g.warnUnenforced(newPW(`(?!b)`)) // relist, changed schema
+	if got := strings.TrimPrefix(buf.String(), want); !strings.Contains(got, `pattern=(?!b)\n`) {
+		t.Errorf("relist with a changed schema logged %q", got)
+	}
 }
