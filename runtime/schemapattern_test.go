@@ -209,7 +209,7 @@ func TestWarnUnenforcedOncePerSchema(t *testing.T) {
 		t.Errorf("relist with the same schema logged again: %q", buf.String())
 	}
 	g.warnUnenforced(newPW(`(?!b)`)) // relist, changed schema
-	if got := strings.TrimPrefix(buf.String(), want); !strings.Contains(got, `pattern=(?!b)\n`) {
+	if got := strings.TrimPrefix(buf.String(), want); !strings.Contains(got, "pattern=(?!b)\n") {
 		t.Errorf("relist with a changed schema logged %q", got)
 	}
 }
