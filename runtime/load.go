@@ -164,15 +164,24 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		if n, ok := k.(kind.Namer); ok {
 			g.name = n.GuestName(c.Source)
 		}
+		if g.name, err = g.guestNameOf(ctx, g.name); err != nil { // names.go
+			return g, fmt.Errorf("%s: %w", src, err)
+		}
 	}
 	if !abi.ValidName(g.name) {
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	base.logHeld(ctx)
-	l, err := g.buildLists(prefixTools(m, c.ToolPrefix), &c, g.code.exports(compiled), true)
+	served, own, renames, err := servedNames(m, c.ToolPrefix, g.foreign())
+	if err != nil {
+		return g, fmt.Errorf("guest %q: %w", g.name, err)
+	}
+	l, err := g.buildLists(served, own, &c, g.code.exports(compiled), true)
 	if err != nil {
 		return g, err
 	}
+	l.renames = renames
+	g.logRenames(ctx, l, nil)
 	g.cur.Store(l)
 	g.gc = c
 	for name := range c.ToolLimits {
@@ -233,17 +242,21 @@ func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.
 	return cm, nil
 }
 
-// buildLists derives what g serves from manifest m under config c: its tools (limits,
+// buildLists derives what g serves from manifest m (with the names it is served under, own
+// holding the declared names that differ: servedNames) under config c: its tools (limits,
 // schemas, grants and the pool of each), the resources it serves and its prompts' sandbox.
 // newPools false (a relist, while calls run) refuses a tool whose grants no pool of g has.
-func (g *Guest) buildLists(m *abi.Manifest, c *GuestConfig, exports map[string]api.FunctionDefinition, newPools bool) (*lists, error) {
-	l := &lists{manifest: *m, tools: make(map[string]*tool, len(m.Tools))}
+func (g *Guest) buildLists(m *abi.Manifest, own map[string]string, c *GuestConfig, exports map[string]api.FunctionDefinition, newPools bool) (*lists, error) {
+	l := &lists{manifest: *m, tools: make(map[string]*tool, len(m.Tools)), own: own}
 	for _, td := range m.Tools {
 		t, err := newTool(td, g.limits, c.ToolLimits[td.Name])
 		if err != nil {
 			return nil, fmt.Errorf("guest %q: %w", g.name, err)
 		}
-		t.own = strings.TrimPrefix(td.Name, c.ToolPrefix)
+		t.own = td.Name
+		if n, ok := own["tool:"+td.Name]; ok {
+			t.own = n
+		}
 		if _, dup := l.tools[td.Name]; dup {
 			return nil, fmt.Errorf("guest %q: tool %q is declared twice", g.name, td.Name)
 		}
@@ -485,19 +498,6 @@ func prefixHint(l *lists, prefix, name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (with the tool prefix %q it is %q)", prefix, prefix+name)
-}
-
-// prefixTools returns m with prefix put before each tool's name (GuestConfig.ToolPrefix).
-func prefixTools(m *abi.Manifest, prefix string) *abi.Manifest {
-	if prefix == "" {
-		return m
-	}
-	out := *m
-	out.Tools = slices.Clone(m.Tools)
-	for i := range out.Tools {
-		out.Tools[i].Name = prefix + out.Tools[i].Name
-	}
-	return &out
 }
 
 // decodeManifest decodes a describe entry's result and checks it against the manifest caps.

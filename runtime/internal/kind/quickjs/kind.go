@@ -22,6 +22,7 @@ var (
 	_ kind.Kind       = Kind{}
 	_ kind.Restorer   = Kind{}
 	_ kind.StateCodec = Kind{}
+	_ kind.Foreign    = Kind{}
 )
 
 // Name implements kind.Kind.
@@ -98,6 +99,10 @@ const MaxGrace = time.Second
 func (Kind) Grace(timeout time.Duration) time.Duration { return min(MaxGrace, timeout/10) }
 
 var _ kind.Graceful = Kind{}
+
+// ForeignNames implements kind.Foreign: a script names its tools, prompts and server as the
+// TypeScript SDK allows ("files.read", 128 characters, "Weather Server").
+func (Kind) ForeignNames() {}
 
 // endingOf names an Instance.Ending reason for the shim's abort ("" while the call runs on).
 func endingOf(err error) string {
