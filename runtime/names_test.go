@@ -89,6 +89,11 @@ func TestJavaScriptForeignNames(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `"text":"Good day, Ada"`) {
 		t.Errorf("prompt: %s, %v", out, err)
 	}
+	// A completion of the served prompt's argument reaches the declared prompt's completer.
+	out, err = g.Complete(ctx, []byte(`{"ref":{"type":"ref/prompt","name":"greet_formal_b3f71835"},"argument":{"name":"who","value":"Al"}}`))
+	if err != nil || string(out) != `{"completion":{"values":["Alan"],"total":1,"hasMore":false}}` {
+		t.Errorf("complete: %s, %v", out, err)
+	}
 	l := logs.String()
 	for _, want := range []string{
 		`msg="guest name outside ^[a-zA-Z0-9_-]{1,64}$ served under a derived name" name="Weather Server" guest=weather-server`,
