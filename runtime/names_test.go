@@ -130,3 +130,37 @@ func TestJavaScriptNameCollision(t *testing.T) {
 		t.Errorf("load: %v\nwant %s", err, want)
 	}
 }
+
+// An Extism plugin's names follow hyper-mcp's rules: tool "files.read" and prompt
+// "greet.formal" are served mapped and the plugin is called with the names it declared; a
+// tool it adds later ("more.tools", after "grow" reports its tools changed) is mapped too, and
+// each mapping is logged once.
+func TestExtismForeignNames(t *testing.T) {
+	h, logs := newHost(t)
+	ctx := context.Background()
+	g := load(t, h, extismPlugin(t, "names"), &runtime.GuestConfig{Source: "names.wasm"})
+	var tools []string
+	for _, td := range g.Manifest().Tools {
+		tools = append(tools, td.Name)
+	}
+	if want := "files_read_601e4eb6 grow"; strings.Join(tools, " ") != want {
+		t.Errorf("tools %q, want %q", tools, want)
+	}
+	if text, _ := toolText(t, []byte(call(t, g, "files_read_601e4eb6", `{}`))); text != "called files.read" {
+		t.Errorf("files_read_601e4eb6: %q, want the plugin called with files.read", text)
+	}
+	out, err := g.GetPrompt(ctx, "greet_formal_b3f71835", nil)
+	if err != nil || !strings.Contains(string(out), `"text":"prompt greet.formal"`) {
+		t.Errorf("prompt: %s, %v", out, err)
+	}
+	call(t, g, "grow", `{}`)
+	if text, _ := toolText(t, []byte(call(t, g, "more_tools_3cdcb0d7", `{}`))); text != "called more.tools" {
+		t.Errorf("more_tools: %q", text)
+	}
+	l := logs.String()
+	for _, want := range []string{"tool=files.read served_as=files_read_601e4eb6", "prompt=greet.formal served_as=greet_formal_b3f71835", "tool=more.tools served_as=more_tools_3cdcb0d7"} {
+		if n := strings.Count(l, want); n != 1 {
+			t.Errorf("log has %d of %q, want 1:\n%s", n, want, l)
+		}
+	}
+}
