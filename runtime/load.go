@@ -489,10 +489,16 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	return m, nil
 }
 
-// prefixHint is the hint for a per-tool limit or grant naming a tool without the guest's
-// tool prefix: ` (with the tool prefix "b-" it is "b-echo")` when prefix+name is one of the
-// guest's tools, else "".
+// prefixHint is the hint for a per-tool limit or grant naming a tool as the guest declares
+// it rather than as it is served: ` (with the tool prefix "b-" it is "b-echo")` when
+// prefix+name is one of the guest's tools, ` (it is served as "files_read_601e4eb6")` when a
+// foreign name was mapped (names.go), else "".
 func prefixHint(l *lists, prefix, name string) string {
+	for _, t := range l.tools {
+		if t.own == name && t.def.Name != prefix+name {
+			return fmt.Sprintf(" (it is served as %q)", t.def.Name)
+		}
+	}
 	if prefix == "" {
 		return ""
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -107,6 +108,12 @@ func TestJavaScriptForeignNames(t *testing.T) {
 	}
 	if strings.Contains(l, "tool=plain") {
 		t.Errorf("a name that fits is logged as mapped:\n%s", l)
+	}
+
+	// Limits name a tool as it is served; the declared name gets a hint.
+	if _, err := h.Load(ctx, wasm, &runtime.GuestConfig{Name: "w3", ToolLimits: map[string]runtime.Limits{"files.read": {Timeout: time.Second}}}); err == nil ||
+		err.Error() != `guest "w3": limits given for unknown tool "files.read" (it is served as "files_read_601e4eb6")` {
+		t.Errorf("limits for the declared name: %v", err)
 	}
 
 	// The config's name still overrides the display name, and must match the pattern.
