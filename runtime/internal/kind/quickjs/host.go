@@ -35,7 +35,7 @@ type Call struct {
 	Sandbox  Requester                                     // nil: every request is UNAVAILABLE
 	Env      []string                                      // NAME=value pairs (the env grant, resolved)
 	Clock    bool                                          // timers really wait (the clock grant)
-	Random   bool                                          // crypto entropy (the random grant); else a fixed sequence
+	Random   bool                                          // crypto entropy for crypto and Math.random's seed (the random grant); else a fixed sequence
 	Log      func(level, msg string)                       // console.* and logging notifications
 	Progress func(progress, total float64, message string) // progress notifications
 	// Interrupted reports that the call must end (the seam's Instance.Interrupted: deadline,

@@ -205,7 +205,8 @@ const engineVersion = "3.7.0"
 
 // enter installs the entry's capabilities in s.call: requests through the call (its sandbox:
 // the operator's grants), log and progress through the call's budget, the sandbox profile's
-// clock and random grant (none outside a tool call), and the instance's environment — at
+// clock and random grant (none outside a tool call; a start then sets Random from the
+// instance's grant, newStarted), and the instance's environment — at
 // start too, as Node's process.env and a WASI guest's environment are, so a script's top
 // level reads its granted variables (the shim keeps the first read).
 func (s *started) enter(ctx context.Context, c *kind.Call) {
