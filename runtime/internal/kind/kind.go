@@ -227,6 +227,11 @@ type Instance interface {
 	// at start as in every entry. A kind whose engine does not read WASI's environment serves
 	// it from here (JavaScript's process.env).
 	Environ() []string
+	// Random reports whether the instance's sandbox profile has the random grant: its WASI
+	// random_get reads crypto entropy, at start as in every entry. A kind whose engine draws
+	// randomness through the host (JavaScript's crypto and Math.random's seed) draws it from
+	// crypto entropy at start when this is true, and from its fixed sequence otherwise.
+	Random() bool
 }
 
 // Lists is a set of a guest's lists, as list_changed notifications name them.
