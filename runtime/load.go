@@ -266,7 +266,6 @@ func (g *Guest) buildLists(m *abi.Manifest, own map[string]string, c *GuestConfi
 			return nil, fmt.Errorf("guest %q tool %q: %w", g.name, td.Name, err)
 		}
 		l.tools[td.Name] = t
-		g.warnUnenforced(t)
 	}
 	if err := g.checkResourcesAndPrompts(l, exports); err != nil {
 		return nil, fmt.Errorf("guest %q: %w", g.name, err)
@@ -279,11 +278,15 @@ func (g *Guest) buildLists(m *abi.Manifest, own map[string]string, c *GuestConfi
 		}
 		l.prompts = sb
 	}
+	for _, td := range m.Tools {
+		g.warnUnenforced(l.tools[td.Name])
+	}
 	return l, nil
 }
 
 // warnUnenforced logs one warning for each schema keyword of t the host leaves to the guest
-// (schemapattern.go): at load, and at a relist only for a tool whose schemas changed.
+// (schemapattern.go), once the lists it belongs to are built: at load, and at a relist only
+// for a tool whose schemas changed.
 func (g *Guest) warnUnenforced(t *tool) {
 	if len(t.unenforced) == 0 {
 		return
