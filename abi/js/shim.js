@@ -83,7 +83,15 @@
     } else {
       timers.splice(next, 1);
     }
-    t.fn(...t.args);
+    try {
+      t.fn(...t.args);
+    } catch (e) {
+      // A timer's throw is the script's, not the running entry's (the timer may be a stray
+      // one an earlier call left): it goes to the log as the guest's error, and the entry
+      // goes on. Only what the engine cannot survive (interrupted, out of memory) ends it.
+      if (isFatal(e)) throw e;
+      host("log", { level: "error", data: "uncaught exception in a timer callback: " + fmt([e]) });
+    }
     return true;
   };
 

@@ -1,0 +1,48 @@
+package quickjs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+)
+
+// A timer an earlier call left behind that throws does not fail the call running when it
+// fires: its throw goes to the log as the guest's error, naming the timer, and that call
+// answers as it would have.
+func TestStrayTimerThrowIsLoggedNotBlamed(t *testing.T) {
+	var logs []string
+	call := &Call{Log: func(level, msg string) { logs = append(logs, level+": "+msg) }}
+	vm := start(t, `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "imp", version: "1" });
+server.registerTool("a", {}, () => { setTimeout(() => { throw new Error("A's stray timer"); }, 10); return { content: [{ type: "text", text: "a" }] }; });
+server.registerTool("b", {}, async () => { await new Promise((r) => setTimeout(r, 50)); return { content: [{ type: "text", text: "b" }] }; });
+`, call, 32<<20)
+	for _, c := range []struct{ tool, want string }{{"a", `{"content":[{"type":"text","text":"a"}]}`}, {"b", `{"content":[{"type":"text","text":"b"}]}`}} {
+		out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": c.tool, "arguments": map[string]any{}})
+		if err != nil || string(out) != c.want {
+			t.Fatalf("%s: %s, %v; want %s", c.tool, out, err, c.want)
+		}
+	}
+	if len(logs) != 1 || !strings.HasPrefix(logs[0], "error: uncaught exception in a timer callback: Error: A's stray timer\n") {
+		t.Fatalf("logs %q, want one error naming the timer's throw", logs)
+	}
+}
+
+// A script's own failure during a call or its start reads as the guest's failure (a trap),
+// not as a breach of the ABI; an engine that is not quickjs-wasi is one.
+func TestScriptFailureIsATrap(t *testing.T) {
+	s := &started{}
+	c := &kind.Call{}
+	err := s.fault(fmt.Errorf("%w: calling the shim: Error: boom", ErrScript), c)
+	if !errors.Is(err, fault.ErrTrap) || errors.Is(err, fault.ErrABI) || err.Error() != "guest trapped: script failed: calling the shim: Error: boom" {
+		t.Fatalf("script error: %v", err)
+	}
+	if err := s.fault(fmt.Errorf("%w: export \"qjs_init\" is missing", ErrEngine), c); !errors.Is(err, fault.ErrABI) {
+		t.Fatalf("engine error: %v", err)
+	}
+}
