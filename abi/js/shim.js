@@ -1109,6 +1109,19 @@
     return out;
   };
   let server = null; // the McpServer the script made (one per guest)
+  // The host reads the guest's tools, resources and prompts once, when it starts (describe):
+  // a change after the first entry is not served. The first such change says so, once, as
+  // a warning in the log; the rest are as quiet as before.
+  let served = false;
+  let toldChange = false;
+  const changedAfterStart = (what, name, op) => {
+    if (!served || toldChange) return;
+    toldChange = true;
+    host("log", {
+      level: "warning",
+      data: "mcpwasm reads a guest's " + what + " list once, at start: " + op + " of " + what + ' "' + name + '" after start is not served (' + what + "s/list does not change; neither does it for later changes)",
+    });
+  };
   class Server {
     constructor(owner) {
       this._owner = owner;
@@ -1190,8 +1203,9 @@
         }
       }
       const t = { name, config: config || {}, handler, enabled: true };
+      changedAfterStart("tool", name, "registerTool");
       this._tools.set(name, t);
-      return this._handle(this._tools, name, t);
+      return this._handle(this._tools, name, t, "tool");
     }
     tool(name, ...rest) {
       // The SDK's older form: tool(name, [description], [paramsShape], [annotations], handler).
@@ -1206,12 +1220,14 @@
       const r = { name, config: config || {}, handler, enabled: true };
       if (uriOrTemplate instanceof ResourceTemplate) {
         r.template = uriOrTemplate;
+        changedAfterStart("resource", name, "registerResource");
         this._templates.set(name, r);
-        return this._handle(this._templates, name, r);
+        return this._handle(this._templates, name, r, "resource");
       }
       r.uri = String(uriOrTemplate);
+      changedAfterStart("resource", name, "registerResource");
       this._resources.set(r.uri, r);
-      return this._handle(this._resources, r.uri, r);
+      return this._handle(this._resources, r.uri, r, "resource");
     }
     resource(name, uriOrTemplate, ...rest) {
       const handler = rest.pop();
@@ -1219,8 +1235,9 @@
     }
     registerPrompt(name, config, handler) {
       const p = { name, config: config || {}, handler, enabled: true };
+      changedAfterStart("prompt", name, "registerPrompt");
       this._prompts.set(name, p);
-      return this._handle(this._prompts, name, p);
+      return this._handle(this._prompts, name, p, "prompt");
     }
     prompt(name, ...rest) {
       const handler = rest.pop();
@@ -1229,12 +1246,13 @@
       if (rest.length) config.argsSchema = rest.shift();
       return this.registerPrompt(name, config, handler);
     }
-    _handle(map, key, entry) {
+    _handle(map, key, entry, what) {
+      const changed = (op) => changedAfterStart(what, entry.name, op);
       return {
-        enable: () => (entry.enabled = true),
-        disable: () => (entry.enabled = false),
-        remove: () => map.delete(key),
-        update: (u) => Object.assign(entry.config, u),
+        enable: () => (changed("enable()"), (entry.enabled = true)),
+        disable: () => (changed("disable()"), (entry.enabled = false)),
+        remove: () => (changed("remove()"), map.delete(key)),
+        update: (u) => (changed("update()"), Object.assign(entry.config, u)),
         get enabled() {
           return entry.enabled;
         },
@@ -1496,6 +1514,7 @@
   };
   let slot = null; // the Entry poll answers for (an entry settling late settles its own)
   mcp.dispatch = (op, json) => {
+    served = true; // the host has read the lists (describe is the first entry it runs)
     const fn = entries[op];
     const en = (slot = current = new Entry());
     try {

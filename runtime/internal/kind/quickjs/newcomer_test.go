@@ -46,3 +46,37 @@ func TestScriptFailureIsATrap(t *testing.T) {
 		t.Fatalf("engine error: %v", err)
 	}
 }
+
+// The host reads a guest's tools once, at start: a handler that enables a hidden tool or
+// registers a new one is told so, once, by a warning in the log naming the tool and the
+// operation; changes during the script's start are quiet.
+func TestToolChangeAfterStartWarnsOnce(t *testing.T) {
+	var logs []string
+	call := &Call{Log: func(level, msg string) { logs = append(logs, level+": "+msg) }}
+	vm := start(t, `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "imp", version: "1" });
+const hidden = server.registerTool("hidden", {}, () => ({ content: [] }));
+hidden.disable();
+server.registerTool("change", {}, () => {
+  hidden.enable();
+  server.registerTool("added", {}, () => ({ content: [] }));
+  return { content: [{ type: "text", text: "changed" }] };
+});
+`, call, 32<<20)
+	if m, err := run(t, vm, call, EntryDescribe, nil); err != nil || string(m) != `{"name":"imp","version":"1","tools":[{"name":"change","inputSchema":{"type":"object","properties":{}}}]}` {
+		t.Fatalf("describe: %s, %v", m, err)
+	}
+	if len(logs) != 0 {
+		t.Fatalf("logs at start %q, want none", logs)
+	}
+	for range 2 { // the second call's registerTool throws "already registered": a tool error
+		if _, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "change", "arguments": map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `warning: mcpwasm reads a guest's tool list once, at start: enable() of tool "hidden" after start is not served (tools/list does not change; neither does it for later changes)`
+	if len(logs) != 1 || logs[0] != want {
+		t.Fatalf("logs %q, want [%q]", logs, want)
+	}
+}
