@@ -3,6 +3,8 @@ package quickjs
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,5 +80,52 @@ server.registerTool("change", {}, () => {
 	want := `warning: mcpwasm reads a guest's tool list once, at start: enable() of tool "hidden" after start is not served (tools/list does not change; neither does it for later changes)`
 	if len(logs) != 1 || logs[0] != want {
 		t.Fatalf("logs %q, want [%q]", logs, want)
+	}
+}
+
+// buildSource builds src, a server file in a fresh directory (with files, by path, beside
+// it: a node_modules there is resolved before the example's), into a guest.
+func buildSource(t *testing.T, src string, files map[string]string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	files["server.ts"] = src
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abs, err := filepath.Abs(filepath.Join(dir, "server.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buildExample(t, abs)
+}
+
+// node:buffer (and buffer) is the global Buffer, node:timers/promises the promise form of
+// the shim's timers; importing the latter asks for the clock, as setTimeout does.
+func TestBuildServesNodeBufferAndTimerPromises(t *testing.T) {
+	module := buildSource(t, `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Buffer } from "node:buffer";
+import B from "buffer";
+import { setTimeout as sleep } from "node:timers/promises";
+const server = new McpServer({ name: "nodeish", version: "1" });
+server.registerTool("b64", {}, async () => {
+  const v = await sleep(20, "slept");
+  return { content: [{ type: "text", text: [Buffer.from("hi").toString("base64"), B.Buffer === globalThis.Buffer, v].join(" ") }] };
+});
+await server.connect();
+`, map[string]string{})
+	call := &Call{}
+	vm := startModule(t, module, call)
+	if m, err := run(t, vm, call, EntryDescribe, nil); err != nil || !strings.HasSuffix(string(m), `"requests":{"clock":true}}`) {
+		t.Fatalf("describe: %s, %v; want requests {clock: true}", m, err)
+	}
+	out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "b64", "arguments": map[string]any{}})
+	if want := `{"content":[{"type":"text","text":"aGk= true slept"}]}`; err != nil || string(out) != want {
+		t.Fatalf("b64: %s, %v; want %s", out, err, want)
 	}
 }
