@@ -123,7 +123,10 @@ const result = await build({
   platform: "neutral",
   mainFields: ["module", "main"],
   nodePaths: [join(process.cwd(), "node_modules")], // the project's packages, wherever the entry is
-  conditions: ["import", "default"],
+  // "browser": a package's browser build is the one for this runtime — fetch, crypto's
+  // getRandomValues, TextEncoder, URL, AbortController, no Node built-ins — as nanoid's is
+  // (its default build imports node:crypto). "node" is never a condition here.
+  conditions: ["browser", "import", "default"],
   target: "es2023",
   minify: true,
   charset: "utf8",

@@ -129,3 +129,23 @@ await server.connect();
 		t.Fatalf("b64: %s, %v; want %s", out, err, want)
 	}
 }
+
+// A package whose default build imports a Node built-in and whose "browser" export condition
+// uses the web platform (as nanoid's) is bundled from its browser build.
+func TestBuildPicksBrowserCondition(t *testing.T) {
+	module := buildSource(t, `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { pick } from "fixrand";
+const server = new McpServer({ name: "browserish", version: "1" });
+server.registerTool("pick", {}, () => ({ content: [{ type: "text", text: pick() }] }));
+`, map[string]string{
+		"node_modules/fixrand/package.json": `{"name":"fixrand","version":"1.0.0","type":"module","exports":{".":{"browser":"./browser.js","default":"./node.js"}}}`,
+		"node_modules/fixrand/node.js":      `import { randomFillSync } from "node:crypto";` + "\nexport const pick = () => \"node \" + randomFillSync(new Uint8Array(2)).length;\n",
+		"node_modules/fixrand/browser.js":   "export const pick = () => \"browser \" + crypto.getRandomValues(new Uint8Array(2)).length;\n",
+	})
+	call := &Call{}
+	vm := startModule(t, module, call)
+	out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "pick", "arguments": map[string]any{}})
+	if want := `{"content":[{"type":"text","text":"browser 2"}]}`; err != nil || string(out) != want {
+		t.Fatalf("pick: %s, %v; want %s", out, err, want)
+	}
+}
