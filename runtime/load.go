@@ -157,6 +157,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 
 	m, err := g.describe(ctx)
 	if err != nil {
+		base.logHeld(ctx) // what the guest logged before it failed, naming its source
 		return g, fmt.Errorf("%s: %w", src, err)
 	}
 	if g.name == "" {
