@@ -1114,6 +1114,7 @@
   // a warning in the log; the rest are as quiet as before.
   let served = false;
   let toldChange = false;
+  let toldList = false; // a ResourceTemplate's list callback is not called: said once
   const changedAfterStart = (what, name, op) => {
     if (!served || toldChange) return;
     toldChange = true;
@@ -1297,7 +1298,21 @@
     const resources = [];
     for (const r of s._resources.values()) if (r.enabled) resources.push(Object.assign({ uri: r.uri, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
     const resourceTemplates = [];
-    for (const r of s._templates.values()) if (r.enabled) resourceTemplates.push(Object.assign({ uriTemplate: r.template._uriTemplate, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
+    const listed = [];
+    for (const r of s._templates.values()) {
+      if (!r.enabled) continue;
+      resourceTemplates.push(Object.assign({ uriTemplate: r.template._uriTemplate, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
+      if (typeof r.template._callbacks.list === "function") listed.push('"' + r.name + '"');
+    }
+    if (listed.length && !toldList) {
+      // resources/list is served from this manifest, read at start: no entry asks the
+      // script at list time (Node's SDK calls list then).
+      toldList = true;
+      host("log", {
+        level: "warning",
+        data: "ResourceTemplate " + listed.join(", ") + ": a list callback is not called by mcpwasm: resources/list shows the template, not the resources list would return (the lists are read once, at start)",
+      });
+    }
     const prompts = [];
     let completions = false;
     for (const p of s._prompts.values()) {

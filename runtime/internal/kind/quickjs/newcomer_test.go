@@ -149,3 +149,25 @@ server.registerTool("pick", {}, () => ({ content: [{ type: "text", text: pick() 
 		t.Fatalf("pick: %s, %v; want %s", out, err, want)
 	}
 }
+
+// A ResourceTemplate's list callback is not called (resources/list is served from the lists
+// read at start): the manifest shows the template only, and describe says so once.
+func TestTemplateListCallbackSaidOnce(t *testing.T) {
+	var logs []string
+	call := &Call{Log: func(level, msg string) { logs = append(logs, level+": "+msg) }}
+	vm := start(t, `
+const { McpServer, ResourceTemplate } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "imp", version: "1" });
+server.registerResource("item", new ResourceTemplate("item://{id}", { list: async () => ({ resources: [{ uri: "item://1", name: "one" }] }) }), {}, async (uri, { id }) => ({ contents: [{ uri: uri.href, text: id }] }));
+`, call, 32<<20)
+	for range 2 {
+		m, err := run(t, vm, call, EntryDescribe, nil)
+		if want := `{"name":"imp","version":"1","tools":[],"resourceTemplates":[{"uriTemplate":"item://{id}","name":"item"}]}`; err != nil || string(m) != want {
+			t.Fatalf("describe: %s, %v; want %s", m, err, want)
+		}
+	}
+	want := `warning: ResourceTemplate "item": a list callback is not called by mcpwasm: resources/list shows the template, not the resources list would return (the lists are read once, at start)`
+	if len(logs) != 1 || logs[0] != want {
+		t.Fatalf("logs %q, want [%q]", logs, want)
+	}
+}
