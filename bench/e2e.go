@@ -227,6 +227,37 @@ type LoadResult struct {
 	CPUPerCall  time.Duration
 	RSS         int64
 	CallsPerSec float64
+	// MachineBusy is how many CPUs the whole machine kept busy during the run, on average
+	// (every process: the server, the client, anything else), from /proc/stat; 0 if
+	// unreadable. Near runtime.NumCPU(), no CPU was left for the server to use more of.
+	MachineBusy float64
+}
+
+// machineCPU reads /proc/stat: CPU time busy and in all, in clock ticks summed over the
+// machine's CPUs, and how many CPUs there are.
+func machineCPU() (busy, total int64, cpus int, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, 0, false
+	}
+	lines := strings.Split(string(b), "\n")
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(l, "cpu") {
+			cpus++
+		}
+	}
+	f := strings.Fields(lines[0])
+	if len(f) < 5 || f[0] != "cpu" || cpus == 0 {
+		return 0, 0, 0, false
+	}
+	for i, x := range f[1:] {
+		v, _ := strconv.ParseInt(x, 10, 64)
+		total += v
+		if i != 3 && i != 4 { // idle, iowait
+			busy += v
+		}
+	}
+	return busy, total, cpus, true
 }
 
 // Load calls tool from inflight goroutines until total calls are done (or the duration d
@@ -248,6 +279,7 @@ func Load(s Target, tool string, args json.RawMessage, inflight, total int, d ti
 		firstErr error
 		wg       sync.WaitGroup
 	)
+	busy0, total0, _, machineOK := machineCPU()
 	deadline := time.Now().Add(d)
 	start := time.Now()
 	for range inflight {
@@ -275,6 +307,12 @@ func Load(s Target, tool string, args json.RawMessage, inflight, total int, d ti
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	busy1, total1, cpus, ok := machineCPU()
+	var machineBusy float64
+	if machineOK && ok && total1 > total0 {
+		// The ticks are summed over the CPUs: busy/total is the busy fraction of all of them.
+		machineBusy = float64(busy1-busy0) / float64(total1-total0) * float64(cpus)
+	}
 	if firstErr != nil {
 		return LoadResult{}, firstErr
 	}
@@ -289,7 +327,7 @@ func Load(s Target, tool string, args json.RawMessage, inflight, total int, d ti
 	return LoadResult{Calls: len(lats), Elapsed: elapsed, RSS: after.RSS,
 		P50: lats[len(lats)/2], P99: lats[len(lats)*99/100],
 		CPUPerCall:  (after.CPU - before.CPU) / time.Duration(len(lats)),
-		CallsPerSec: float64(len(lats)) / elapsed.Seconds()}, nil
+		CallsPerSec: float64(len(lats)) / elapsed.Seconds(), MachineBusy: machineBusy}, nil
 }
 
 func cmpErr(a, b error) error {

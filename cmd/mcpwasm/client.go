@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -114,8 +115,14 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	}
 	var jsonArgs json.RawMessage // sent verbatim: no number is rounded (exact.go)
 	if len(pos) == 2 {
-		if jsonArgs = objectJSON(pos[1]); jsonArgs == nil {
-			return ExitUsage, fmt.Errorf("arguments must be a JSON object: %s", pos[1])
+		text := []byte(pos[1])
+		if file, ok := strings.CutPrefix(pos[1], "@"); ok { // @FILE: arguments too long for a command line
+			if text, err = os.ReadFile(file); err != nil {
+				return ExitUsage, fmt.Errorf("arguments: %w", err)
+			}
+		}
+		if jsonArgs = objectJSON(text); jsonArgs == nil {
+			return ExitUsage, fmt.Errorf("arguments must be a JSON object: %s", abbreviate(text))
 		}
 	}
 	spec := upstream.Spec{Command: command, URL: *url, Headers: headers, Env: env}
@@ -362,12 +369,20 @@ func orEmptyObject(b json.RawMessage) json.RawMessage {
 
 // objectJSON returns s compacted if it is one JSON object, else nil. Numbers keep their
 // exact digits.
-func objectJSON(s string) json.RawMessage {
+func objectJSON(s []byte) json.RawMessage {
 	var b bytes.Buffer
-	if json.Compact(&b, []byte(s)) != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
+	if json.Compact(&b, s) != nil || b.Len() == 0 || b.Bytes()[0] != '{' {
 		return nil
 	}
 	return b.Bytes()
+}
+
+// abbreviate is b for an error message: its first 200 bytes, and "…" if there were more.
+func abbreviate(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
 }
 
 // structuredJSON returns the structuredContent of a raw CallToolResult, or nil.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -280,5 +280,41 @@ func TestClientTaskEverything(t *testing.T) {
 	out, code := runClient(t, append([]string{"call", "simulate-research-query", `{"topic":"wasm"}`}, server...)...)
 	if first, _, _ := strings.Cut(out, "\n"); code != 0 || first != "# Research Report: wasm" {
 		t.Errorf("simulate-research-query = %q (exit %d), want the research report", out, code)
+	}
+}
+
+// TestCallArgumentsFromFile: `call TOOL @FILE` reads the arguments from FILE, so arguments
+// longer than a command line takes (Linux refuses one argument over 128 KiB) round-trip
+// exactly; a missing file and a file that is not a JSON object are usage errors naming them.
+func TestCallArgumentsFromFile(t *testing.T) {
+	server := []string{"--", binPath, "serve", "--cache-dir", cacheDir}
+	text := strings.Repeat("é", 150_000) + "🙂 \u2028 \"quoted\""
+	args, err := json.Marshal(map[string]string{"text": text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "args.json")
+	if err := os.WriteFile(file, args, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runClient(t, append([]string{"call", "echo", "@" + file}, server...)...)
+	if code != 0 || out != text+"\n" {
+		t.Errorf("call echo @FILE: exit %d, %d bytes out, want %d bytes", code, len(out), len(text)+1)
+	}
+	for _, c := range []struct{ file, content, want string }{
+		{filepath.Join(dir, "missing.json"), "", "mcpwasm call: arguments: open " + filepath.Join(dir, "missing.json") + ": no such file or directory"},
+		{filepath.Join(dir, "array.json"), "[1]", "mcpwasm call: arguments must be a JSON object: [1]"},
+	} {
+		if c.content != "" {
+			if err := os.WriteFile(c.file, []byte(c.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.CommandContext(testContext(t), binPath, append([]string{"call", "echo", "@" + c.file}, server...)...)
+		stderr, _ := cmd.CombinedOutput()
+		if got, _, _ := strings.Cut(string(stderr), "\n"); cmd.ProcessState.ExitCode() != ExitUsage || got != c.want {
+			t.Errorf("call echo @%s: exit %d, %q; want exit %d, %q", filepath.Base(c.file), cmd.ProcessState.ExitCode(), got, ExitUsage, c.want)
+		}
 	}
 }

@@ -70,10 +70,11 @@ mcpwasm inspect --config mcpwasm.json    # every guest of the config, with its e
 mcpwasm tools --json -- mcpwasm serve tool.wasm
 mcpwasm tools --url http://127.0.0.1:8080/mcp --header "Authorization: Bearer $TOKEN"`,
 			Run: clientRun("tools")},
-		{Name: "call", Args: "[flags] TOOL [JSON] SERVER", Short: "call a tool with JSON object arguments (exit 4 if the tool reports an error)",
-			Long: "Calls TOOL with the arguments JSON (an object; default {}) and prints its result: text\nblocks as they are, other blocks as one bracketed line, then the structured content as\nJSON unless a text block already holds it (--json: the whole result). Exit code 4 when\nthe tool reports an error.\n\n" + serverHelp,
+		{Name: "call", Args: "[flags] TOOL [JSON|@FILE] SERVER", Short: "call a tool with JSON object arguments (exit 4 if the tool reports an error)",
+			Long: "Calls TOOL with the arguments JSON (an object; default {}; @FILE reads it from FILE, for\narguments longer than a command line takes) and prints its result: text\nblocks as they are, other blocks as one bracketed line, then the structured content as\nJSON unless a text block already holds it (--json: the whole result). Exit code 4 when\nthe tool reports an error.\n\n" + serverHelp,
 			Examples: `mcpwasm call calc '{"expression":"1+2"}' -- mcpwasm serve
 mcpwasm call --json sha256 '{"text":"abc"}' -- mcpwasm serve
+mcpwasm call sha256 @args.json -- mcpwasm serve
 mcpwasm call calc '{"expression":"1+2"}' --url http://127.0.0.1:8080/mcp`,
 			Run: clientRun("call")},
 		{Name: "resources", Args: "[flags] SERVER", Short: "list a server's resources",
@@ -88,7 +89,7 @@ mcpwasm call calc '{"expression":"1+2"}' --url http://127.0.0.1:8080/mcp`,
 			Long:     "Lists the prompts of any MCP server: name(arguments, optional?) and description.\n\n" + serverHelp,
 			Examples: `mcpwasm prompts -- mcpwasm serve`,
 			Run:      clientRun("prompts")},
-		{Name: "prompt", Args: "[flags] NAME [JSON] SERVER", Short: "get a prompt (JSON: its string arguments)",
+		{Name: "prompt", Args: "[flags] NAME [JSON|@FILE] SERVER", Short: "get a prompt (JSON: its string arguments)",
 			Long:     "Gets the prompt NAME with the arguments JSON (an object; non-string values are sent as\ntheir JSON text) and prints its messages.\n\n" + serverHelp,
 			Examples: `mcpwasm prompt explain '{"expression":"2^10"}' -- mcpwasm serve`,
 			Run:      clientRun("prompt")},

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"time"
 
@@ -54,22 +55,27 @@ func javascript(ctx context.Context, c config, p paths, root string) error {
 		{"Node 20, TS SDK", nil, []string{node, peer}, "echo"},
 		{"mcpwasm, JS guest", nil, []string{p.mcpwasm, "serve", "--log-level", "warn", "--cache-dir", filepath.Join(p.dir, "cache"), guest}, "echo"},
 	}
+	// The WAT echo: what the host costs with almost no guest work.
+	wat := server{"mcpwasm, WAT echo", nil, []string{p.mcpwasm, "serve", "--log-level", "warn", "--cache-dir", filepath.Join(p.dir, "cache"), p.watEcho}, "echo"}
 	fmt.Printf("The guest: %d bytes (engine, script and bytecode).\n\n", fi.Size())
-	fmt.Println("| server | in flight | calls/s | × Node | p50 | p99 | server CPU/call | RSS |")
-	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|")
+	fmt.Println("| server | in flight | calls/s | × Node | p50 | p99 | server CPU/call | server cores | machine busy | RSS |")
+	fmt.Println("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	args := json.RawMessage(bench.Args(100))
-	var nodeRate float64
-	for i, sv := range append(servers, floor) {
-		r, err := loadRun(ctx, sv, 1, c.loadDur, args)
-		if err != nil {
-			return fmt.Errorf("%s: %w", sv.name, err)
+	for _, inflight := range []int{1, 4} {
+		var nodeRate float64
+		for i, sv := range append(servers, wat, floor) {
+			r, err := loadRun(ctx, sv, inflight, c.loadDur, args)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sv.name, err)
+			}
+			if i == 0 {
+				nodeRate = r.CallsPerSec
+			}
+			fmt.Printf("| %s | %d | %.0f | %.2f× | %s | %s | %s | %.2f | %.2f of %d | %s |\n", sv.name, inflight, r.CallsPerSec, r.CallsPerSec/nodeRate,
+				dur(r.P50), dur(r.P99), dur(r.CPUPerCall), r.CallsPerSec*r.CPUPerCall.Seconds(), r.MachineBusy, goruntime.NumCPU(), mb(r.RSS))
 		}
-		if i == 0 {
-			nodeRate = r.CallsPerSec
-		}
-		fmt.Printf("| %s | 1 | %.0f | %.2f× | %s | %s | %s | %s |\n", sv.name, r.CallsPerSec, r.CallsPerSec/nodeRate,
-			dur(r.P50), dur(r.P99), dur(r.CPUPerCall), mb(r.RSS))
 	}
+	fmt.Println("\nServer cores: calls/s × server CPU/call. Machine busy: CPUs the whole machine kept busy during the run (server, client and anything else; /proc/stat): near all of them, the server had no idle CPU to use more of, and a higher calls/s at 4 in flight has to come from less CPU per call.")
 	fmt.Printf("\n| server | process start → first tools/list | → first tools/call answered | RSS then |\n|---|--:|--:|--:|\n")
 	for _, sv := range servers {
 		var lists, calls []time.Duration
