@@ -731,3 +731,56 @@ func TestJavaScriptRestoredInstanceAborts(t *testing.T) {
 		}
 	}
 }
+
+// What a script draws at its top level — crypto.randomUUID, crypto.getRandomValues,
+// Math.random — comes from the random grant: every instance draws its own, in the first
+// instance of a host and another session's, with the compile cache and without. The start
+// drew the fixed sequence (Math.random seeded from the sandbox's fixed clock: the grant
+// inferred from Math.random is random, not clock), the same in every instance and process.
+// Without the grant every instance has the fixed values, started or copied from a snapshot
+// (in the cache too).
+func TestJavaScriptRandomAtStart(t *testing.T) {
+	module := buildJS(t, "testdata/randstart.js")
+	const fixed = "9e527556-54e6-479a-a4b9-20a9d278f71e 170,27,111,172,129,62,145,36 0.1617876141903971"
+	for _, random := range []bool{true, false} {
+		t.Run(fmt.Sprintf("random=%v", random), func(t *testing.T) {
+			dir := t.TempDir()
+			var drawn []string
+			for _, opts := range []runtime.Options{{NoDiskCache: true}, {CacheDir: dir}, {CacheDir: dir}} {
+				h, err := runtime.NewHost(context.Background(), &opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := load(t, h, module, &runtime.GuestConfig{Isolation: "session", Limits: runtime.Limits{Instances: 1}, Grants: runtime.Grants{Random: random}})
+				for _, session := range []string{"A", "B"} {
+					out, err := g.Call(runtime.WithCallHooks(context.Background(), &runtime.CallHooks{Session: session}), "start", nil)
+					var r struct{ Content []struct{ Text string } }
+					if err != nil || json.Unmarshal(out, &r) != nil || len(r.Content) != 1 {
+						t.Fatalf("session %s: %s, %v", session, out, err)
+					}
+					drawn = append(drawn, r.Content[0].Text)
+				}
+				h.Close(context.Background()) // waits for any snapshot's write
+			}
+			if !random {
+				for i, d := range drawn {
+					if d != fixed {
+						t.Errorf("instance %d drew %q at start; want the fixed %q", i, d, fixed)
+					}
+				}
+				return
+			}
+			for i, name := range []string{"crypto.randomUUID", "crypto.getRandomValues", "Math.random"} {
+				seen := map[string]bool{strings.Fields(fixed)[i]: true}
+				for _, d := range drawn {
+					f := strings.Fields(d)
+					if len(f) != 3 || seen[f[i]] {
+						t.Errorf("%s at start in instances (no cache, cold cache, warm cache; sessions A, B) %q: want each its own, none the fixed one", name, drawn)
+						break
+					}
+					seen[f[i]] = true
+				}
+			}
+		})
+	}
+}

@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -20,23 +18,12 @@ import (
 // never be mistaken for (or shadow) guest tools or another upstream's.
 
 // exposedName returns the name upstream server's tool is served under: server + "__" + tool
-// when that matches ^[a-zA-Z0-9_-]{1,64}$. Otherwise other characters become "_" and the
-// name is cut to fit, ending in "_" and 8 hex digits of the SHA-256 of the original
-// "server__tool" — stable across restarts, and distinct for distinct originals.
+// when that matches ^[a-zA-Z0-9_-]{1,64}$, else as abi.MapName maps it (other characters
+// become "_", cut to fit, ending in 8 hex digits of the SHA-256 of the original
+// "server__tool": stable across restarts, distinct for distinct originals). JavaScript and
+// Extism guests' names are mapped by the same rule (runtime/names.go).
 func exposedName(server, tool string) string {
-	full := server + "__" + tool
-	if abi.ValidName(full) { // ABI.md §4, the names every client accepts
-		return full
-	}
-	sum := sha256.Sum256([]byte(full))
-	suffix := "_" + hex.EncodeToString(sum[:4])
-	clean := []byte(full)
-	for i, c := range clean {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			clean[i] = '_'
-		}
-	}
-	return string(clean[:min(len(clean), 64-len(suffix))]) + suffix
+	return abi.MapName(server + "__" + tool)
 }
 
 // ExposeOptions configure Expose. Nil means defaults.

@@ -48,7 +48,8 @@ func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte
 	if len(args) == 0 {
 		args = emptyObject
 	}
-	return g.run(ctx, g.pools[0], kind.EntryPrompt, name, args, g.limits, g.lists().prompts)
+	l := g.lists()
+	return g.run(ctx, g.pools[0], kind.EntryPrompt, l.ownPrompt(name), args, g.limits, l.prompts)
 }
 
 // Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and

@@ -28,7 +28,7 @@ func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	if len(req) > maxCompleteRequestBytes {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), maxCompleteRequestBytes)}
 	}
-	return g.run(ctx, g.pools[0], kind.EntryComplete, "", req, g.limits, nil)
+	return g.run(ctx, g.pools[0], kind.EntryComplete, "", g.lists().ownComplete(req), g.limits, nil)
 }
 
 // ServesResource reports whether uri is one of the guest's resources or matches one of its

@@ -51,6 +51,10 @@ type lists struct {
 	served   *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
 	tools    map[string]*tool
 	prompts  *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
+	// own maps "tool:"+name and "prompt:"+name of each tool and prompt served under another
+	// name than the guest declares (a tool prefix, a foreign name mapped) to the declared one.
+	own     map[string]string
+	renames []rename // the foreign names mapped (names.go), logged once
 }
 
 // lists returns what g serves now.
@@ -58,7 +62,7 @@ func (g *Guest) lists() *lists { return g.cur.Load() }
 
 type tool struct {
 	def     abi.Tool // as served: its name has GuestConfig.ToolPrefix
-	own     string   // its name as the guest declares it, which the guest is called with
+	own     string   // its name as the guest declares it, which the guest is called with (names.go)
 	input   *jsonschema.Resolved
 	output  *jsonschema.Resolved // nil when the tool declares no output schema
 	limits  Limits

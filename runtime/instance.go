@@ -38,6 +38,7 @@ type instance struct {
 
 	stdout, stderr sandbox.OutputBuffer
 	env            []string // the profile's environment at instantiation (Environ)
+	random         bool     // the profile's random grant (Random)
 
 	served  bool // a call ran in it: with isolation "session", session says whose
 	session any  // the session of its calls (CallHooks.Session)
@@ -96,7 +97,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		alloc = varsAllocator(newMemoryAllocator(limit, track), inst)
 	}
 	inst.snap, inst.restored = snap, snap != nil
-	inst.env = p.profile.Environ()
+	inst.env, inst.random = p.profile.Environ(), p.profile.Random()
 	ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	if p.profile.Clock() {
@@ -293,6 +294,9 @@ func (inst *instance) Custom(name string) []byte { return inst.g.customs[name] }
 
 // Environ implements kind.Instance.
 func (inst *instance) Environ() []string { return inst.env }
+
+// Random implements kind.Instance.
+func (inst *instance) Random() bool { return inst.random }
 
 // Memory implements kind.Instance.
 func (inst *instance) Memory() api.Memory { return inst.mem }

@@ -23,7 +23,8 @@ import (
 
 // GuestConfig configures one guest at load. The zero value (or nil) is valid.
 type GuestConfig struct {
-	// Name overrides the guest name from its manifest.
+	// Name overrides the guest name from its manifest (for a JavaScript guest, McpServer's
+	// name; one outside abi.NamePattern is served as abi.DeriveGuestName derives it).
 	Name string
 	// Source names where the module came from (a path, "bundled:calc"), for messages.
 	Source string
@@ -68,7 +69,8 @@ type GuestConfig struct {
 	// "echo" is served (and called, and named in ToolLimits and ToolGrants) as
 	// ToolPrefix+"echo", and the guest still sees "echo". It lets two guests that name a tool
 	// alike be served side by side (hyper-mcp serves every plugin's tools as "plugin::tool").
-	// A prefixed name must still match abi.NamePattern.
+	// A prefixed name must still match abi.NamePattern; a JavaScript or Extism guest's that
+	// does not is served as abi.MapName maps it (names.go).
 	ToolPrefix string
 }
 
@@ -165,15 +167,24 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		if n, ok := k.(kind.Namer); ok {
 			g.name = n.GuestName(c.Source)
 		}
+		if g.name, err = g.guestNameOf(ctx, g.name); err != nil { // names.go
+			return g, fmt.Errorf("%s: %w", src, err)
+		}
 	}
 	if !abi.ValidName(g.name) {
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	base.logHeld(ctx)
-	l, err := g.buildLists(prefixTools(m, c.ToolPrefix), &c, g.code.exports(compiled), true)
+	served, own, renames, err := servedNames(m, c.ToolPrefix, g.foreign())
+	if err != nil {
+		return g, fmt.Errorf("guest %q: %w", g.name, err)
+	}
+	l, err := g.buildLists(served, own, &c, g.code.exports(compiled), true)
 	if err != nil {
 		return g, err
 	}
+	l.renames = renames
+	g.logRenames(ctx, l, nil)
 	g.cur.Store(l)
 	g.gc = c
 	for name := range c.ToolLimits {
@@ -234,17 +245,21 @@ func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.
 	return cm, nil
 }
 
-// buildLists derives what g serves from manifest m under config c: its tools (limits,
+// buildLists derives what g serves from manifest m (with the names it is served under, own
+// holding the declared names that differ: servedNames) under config c: its tools (limits,
 // schemas, grants and the pool of each), the resources it serves and its prompts' sandbox.
 // newPools false (a relist, while calls run) refuses a tool whose grants no pool of g has.
-func (g *Guest) buildLists(m *abi.Manifest, c *GuestConfig, exports map[string]api.FunctionDefinition, newPools bool) (*lists, error) {
-	l := &lists{manifest: *m, tools: make(map[string]*tool, len(m.Tools))}
+func (g *Guest) buildLists(m *abi.Manifest, own map[string]string, c *GuestConfig, exports map[string]api.FunctionDefinition, newPools bool) (*lists, error) {
+	l := &lists{manifest: *m, tools: make(map[string]*tool, len(m.Tools)), own: own}
 	for _, td := range m.Tools {
 		t, err := newTool(td, g.limits, c.ToolLimits[td.Name])
 		if err != nil {
 			return nil, fmt.Errorf("guest %q: %w", g.name, err)
 		}
-		t.own = strings.TrimPrefix(td.Name, c.ToolPrefix)
+		t.own = td.Name
+		if n, ok := own["tool:"+td.Name]; ok {
+			t.own = n
+		}
 		if _, dup := l.tools[td.Name]; dup {
 			return nil, fmt.Errorf("guest %q: tool %q is declared twice", g.name, td.Name)
 		}
@@ -475,10 +490,16 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	return m, nil
 }
 
-// prefixHint is the hint for a per-tool limit or grant naming a tool without the guest's
-// tool prefix: ` (with the tool prefix "b-" it is "b-echo")` when prefix+name is one of the
-// guest's tools, else "".
+// prefixHint is the hint for a per-tool limit or grant naming a tool as the guest declares
+// it rather than as it is served: ` (with the tool prefix "b-" it is "b-echo")` when
+// prefix+name is one of the guest's tools, ` (it is served as "files_read_601e4eb6")` when a
+// foreign name was mapped (names.go), else "".
 func prefixHint(l *lists, prefix, name string) string {
+	for _, t := range l.tools {
+		if t.own == name && t.def.Name != prefix+name {
+			return fmt.Sprintf(" (it is served as %q)", t.def.Name)
+		}
+	}
 	if prefix == "" {
 		return ""
 	}
@@ -486,19 +507,6 @@ func prefixHint(l *lists, prefix, name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (with the tool prefix %q it is %q)", prefix, prefix+name)
-}
-
-// prefixTools returns m with prefix put before each tool's name (GuestConfig.ToolPrefix).
-func prefixTools(m *abi.Manifest, prefix string) *abi.Manifest {
-	if prefix == "" {
-		return m
-	}
-	out := *m
-	out.Tools = slices.Clone(m.Tools)
-	for i := range out.Tools {
-		out.Tools[i].Name = prefix + out.Tools[i].Name
-	}
-	return &out
 }
 
 // decodeManifest decodes a describe entry's result and checks it against the manifest caps.

@@ -64,17 +64,22 @@ func (g *Guest) relist(ctx context.Context, inst *instance) (bool, error) {
 	if err != nil {
 		return refuse(err)
 	}
-	m = prefixTools(m, g.gc.ToolPrefix)
+	m, own, renames, err := servedNames(m, g.gc.ToolPrefix, g.foreign())
+	if err != nil {
+		return refuse(err)
+	}
 	old := g.lists()
 	a, _ := json.Marshal(&old.manifest)
 	b, _ := json.Marshal(m)
 	if bytes.Equal(a, b) {
 		return false, nil
 	}
-	l, err := g.buildLists(m, &g.gc, inst.mod.ExportedFunctionDefinitions(), false)
+	l, err := g.buildLists(m, own, &g.gc, inst.mod.ExportedFunctionDefinitions(), false)
 	if err != nil {
 		return refuse(err)
 	}
+	l.renames = renames
+	g.logRenames(ctx, l, old)
 	g.cur.Store(l)
 	return true, nil
 }

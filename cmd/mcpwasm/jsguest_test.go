@@ -158,3 +158,38 @@ func TestCancelAbortsJavaScriptSignal(t *testing.T) {
 		t.Errorf("the server's log lacks %s", want)
 	}
 }
+
+// A JavaScript guest whose names the TypeScript SDK serves under Node but which are outside
+// ^[a-zA-Z0-9_-]{1,64}$ (server "Weather Server", tool "files.read") is served: tools/list
+// shows the mapped name, a call of it reaches the handler, stderr logs the mapping. Before,
+// serve failed at load: guest name "Weather Server" does not match ^[a-zA-Z0-9_-]{1,64}$.
+func TestServeJavaScriptForeignNames(t *testing.T) {
+	entry, err := filepath.Abs(filepath.Join("..", "..", "guests", "typescript", "testdata", "names.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := buildScriptGuest(t, entry, t.TempDir())
+	s := startServer(t, module)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	var list struct {
+		Result struct{ Tools []struct{ Name string } }
+	}
+	if err := json.Unmarshal([]byte(s.recvReply()), &list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range list.Result.Tools {
+		names = append(names, tl.Name)
+	}
+	if want := "files_read_601e4eb6 plain read_" + strings.Repeat("x", 50) + "_3922af47"; strings.Join(names, " ") != want {
+		t.Errorf("tools/list: %q, want %q", names, want)
+	}
+	s.send(callLine(3, "files_read_601e4eb6", `{"path":"/a"}`))
+	if isErr, text := toolResult(t, s.recvReply()); isErr || text != "files.read /a" {
+		t.Errorf("call: %v %q", isErr, text)
+	}
+	if l := s.stderr.String(); !strings.Contains(l, `guest=weather-server tool=files.read served_as=files_read_601e4eb6`) {
+		t.Errorf("stderr does not log the mapping:\n%s", l)
+	}
+}

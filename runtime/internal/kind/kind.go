@@ -140,6 +140,17 @@ type Namer interface {
 	GuestName(source string) string
 }
 
+// Foreign is implemented by a kind whose guests are written for another ecosystem's naming
+// rules rather than for abi.NamePattern (JavaScript guests follow the TypeScript SDK and MCP
+// 2025-11-25, where a tool may be "files.read" or 128 characters long and a server's name is
+// a display name; Extism plugins follow hyper-mcp's). Load serves each of their tool and
+// prompt names outside the pattern as abi.MapName maps it, calls the guest with the name it
+// declared, and derives the guest's name from a manifest name outside the pattern
+// (abi.DeriveGuestName). Our own ABI's guests are written for the pattern and keep it.
+type Foreign interface {
+	ForeignNames()
+}
+
 // Versioner is implemented by a kind whose guests speak one of several protocol versions
 // (Extism plugins: hyper-mcp's v1 or v2), told apart by their exported function names:
 // Version returns it ("v1"), or "" when exports name none. Inspect prints it beside the name.
@@ -216,6 +227,11 @@ type Instance interface {
 	// at start as in every entry. A kind whose engine does not read WASI's environment serves
 	// it from here (JavaScript's process.env).
 	Environ() []string
+	// Random reports whether the instance's sandbox profile has the random grant: its WASI
+	// random_get reads crypto entropy, at start as in every entry. A kind whose engine draws
+	// randomness through the host (JavaScript's crypto and Math.random's seed) draws it from
+	// crypto entropy at start when this is true, and from its fixed sequence otherwise.
+	Random() bool
 }
 
 // Lists is a set of a guest's lists, as list_changed notifications name them.

@@ -26,6 +26,7 @@ var (
 	_ kind.Namer     = Kind{}
 	_ kind.Versioner = Kind{}
 	_ kind.Restorer  = Kind{}
+	_ kind.Foreign   = Kind{}
 )
 
 // Snapshot implements kind.Restorer: nothing. Start learns nothing from the plugin's code (it
@@ -289,6 +290,10 @@ func (s *started) ReadResource(ctx context.Context, c *kind.Call, uri string) ([
 func (s *started) Complete(ctx context.Context, c *kind.Call, req []byte) ([]byte, error) {
 	return s.p.Complete(ctx, s.view(ctx, c), req)
 }
+
+// ForeignNames implements kind.Foreign: a plugin names its tools and prompts by hyper-mcp's
+// and MCP's rules, not abi.NamePattern.
+func (Kind) ForeignNames() {}
 
 var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 

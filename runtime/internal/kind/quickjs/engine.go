@@ -132,7 +132,8 @@ type VM struct {
 // ctx, whose Call the script's top level may use, and evaluates code as an ES module (its
 // bytecode if it has some, else its source): qjs_init, the memory limit (memoryLimit bytes of
 // engine heap; 0 keeps none), the interrupt handler, the host function, the script, and the
-// job queue until it is empty.
+// job queue until it is empty. Math.random's seed is drawn from the random grant when ctx
+// carries a Call (WithCall) granting it; otherwise it is the engine's own, from the clock.
 func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, error) {
 	v, err := newVM(e)
 	if err != nil {
@@ -159,8 +160,12 @@ func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, e
 	if v.global, err = v.call0(ctx, fn("qjs_get_global")); err != nil {
 		return nil, err
 	}
-	// Before the script runs: where the context keeps Math.random's state (snapshot.go).
+	// Before the script runs: where the context keeps Math.random's state, and with the
+	// random grant a seed drawn from it (snapshot.go).
 	if err := v.findSeed(ctx); err != nil {
+		return nil, err
+	}
+	if err := v.seedFromCall(ctx); err != nil {
 		return nil, err
 	}
 	// The host function: __mcpwasm_host(op, payload) -> string (host.go). The shim takes it

@@ -35,7 +35,7 @@ type Call struct {
 	Sandbox  Requester                                     // nil: every request is UNAVAILABLE
 	Env      []string                                      // NAME=value pairs (the env grant, resolved)
 	Clock    bool                                          // timers really wait (the clock grant)
-	Random   bool                                          // crypto entropy (the random grant); else a fixed sequence
+	Random   bool                                          // crypto entropy for crypto and Math.random's seed (the random grant); else a fixed sequence
 	Log      func(level, msg string)                       // console.* and logging notifications
 	Progress func(progress, total float64, message string) // progress notifications
 	// Interrupted reports that the call must end (the seam's Instance.Interrupted: deadline,
@@ -74,7 +74,7 @@ type HostFunc struct {
 // (a guest is one script); the time zone is UTC.
 func HostFuncs(find CallFunc) []HostFunc {
 	if find == nil {
-		find = func(ctx context.Context, _ api.Module) *Call { c, _ := ctx.Value(callKey{}).(*Call); return c }
+		find = func(ctx context.Context, _ api.Module) *Call { return callOf(ctx) }
 	}
 	i32 := api.ValueTypeI32
 	return []HostFunc{
@@ -178,13 +178,8 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 		}
 	case "random":
 		n, _ := strconv.Atoi(string(payload))
-		n = max(0, min(n, 65536))
-		b := make([]byte, n)
-		if c.Random {
-			_, _ = rand.Read(b)
-		} else {
-			c.fixedRandom(b)
-		}
+		b := make([]byte, max(0, min(n, 65536)))
+		c.fillRandom(b)
 		return v.answer(ctx, []byte(hex.EncodeToString(b)))
 	case "env":
 		m := map[string]string{}
@@ -237,6 +232,23 @@ func (c *Call) sleep(ctx context.Context, d time.Duration) (cut bool) {
 			return false
 		}
 	}
+}
+
+// fillRandom fills b with the call's randomness: crypto entropy with the random grant
+// (Random), else fixedRandom's sequence. Every random value a script reads comes from here —
+// crypto.getRandomValues, crypto.randomUUID, and Math.random's seed at start (seedFromCall).
+func (c *Call) fillRandom(b []byte) {
+	if c.Random {
+		_, _ = rand.Read(b)
+		return
+	}
+	c.fixedRandom(b)
+}
+
+// callOf returns ctx's Call (WithCall), or nil.
+func callOf(ctx context.Context) *Call {
+	c, _ := ctx.Value(callKey{}).(*Call)
+	return c
 }
 
 // fixedRandom fills b from a sequence that starts again with every call: without the random

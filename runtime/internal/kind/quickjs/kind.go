@@ -22,6 +22,7 @@ var (
 	_ kind.Kind       = Kind{}
 	_ kind.Restorer   = Kind{}
 	_ kind.StateCodec = Kind{}
+	_ kind.Foreign    = Kind{}
 )
 
 // Name implements kind.Kind.
@@ -99,6 +100,10 @@ func (Kind) Grace(timeout time.Duration) time.Duration { return min(MaxGrace, ti
 
 var _ kind.Graceful = Kind{}
 
+// ForeignNames implements kind.Foreign: a script names its tools, prompts and server as the
+// TypeScript SDK allows ("files.read", 128 characters, "Weather Server").
+func (Kind) ForeignNames() {}
+
 // endingOf names an Instance.Ending reason for the shim's abort ("" while the call runs on).
 func endingOf(err error) string {
 	switch {
@@ -143,7 +148,7 @@ func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Sta
 	}
 	s := newStarted(ctx, in, c)
 	s.call.Sandbox = requester{c: c, start: true}
-	vm, err := Start(ctx, in, code, uint64(float64(c.Limits.MemoryBytes)*heapShare))
+	vm, err := Start(WithCall(ctx, &s.call), in, code, uint64(float64(c.Limits.MemoryBytes)*heapShare))
 	if err != nil {
 		return nil, s.fault(err, c)
 	}
@@ -152,13 +157,17 @@ func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Sta
 	return s, nil
 }
 
-// newStarted makes the state of instance in, entered for its start.
+// newStarted makes the state of instance in, entered for its start (or its Restore).
 func newStarted(ctx context.Context, in kind.Instance, c *kind.Call) *started {
 	s := &started{in: in, kc: c}
 	s.call.Engine = in
 	s.call.Interrupted = in.Interrupted
 	s.call.Ending = func() string { return endingOf(in.Ending()) }
 	s.enter(ctx, c)
+	// No tool call yet: the instance's own grant decides the randomness its start draws
+	// (crypto at the script's top level, Math.random's seed), as it decides what WASI's
+	// random_get gives another kind's start.
+	s.call.Random = in.Random()
 	c.Started = s // the script's top level may call host functions: they find s through c
 	return s
 }
@@ -179,14 +188,15 @@ func (Kind) Snapshot(st kind.Started) any {
 }
 
 // Restore implements kind.Restorer: the VM of a copy of a started instance, with a new
-// Math.random seed from the instance's clocks (snapshot.go). The script is not evaluated.
+// Math.random seed from the instance's random grant or else its clocks (snapshot.go). The
+// script is not evaluated.
 func (Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, state any) (kind.Started, error) {
 	st, ok := state.(State)
 	if !ok {
 		return nil, fmt.Errorf("%w: not a JavaScript engine's snapshot (%T)", fault.ErrABI, state)
 	}
 	s := newStarted(ctx, in, c)
-	vm, err := Restore(ctx, in, st)
+	vm, err := Restore(WithCall(ctx, &s.call), in, st)
 	if err != nil {
 		return nil, s.fault(err, c)
 	}
@@ -200,7 +210,8 @@ const engineVersion = "3.7.0"
 
 // enter installs the entry's capabilities in s.call: requests through the call (its sandbox:
 // the operator's grants), log and progress through the call's budget, the sandbox profile's
-// clock and random grant (none outside a tool call), and the instance's environment — at
+// clock and random grant (none outside a tool call; a start then sets Random from the
+// instance's grant, newStarted), and the instance's environment — at
 // start too, as Node's process.env and a WASI guest's environment are, so a script's top
 // level reads its granted variables (the shim keeps the first read).
 func (s *started) enter(ctx context.Context, c *kind.Call) {

@@ -21,6 +21,11 @@ import (
 // so the sandbox's: with the clock grant the wall and monotonic time, which differ between
 // instances; without it the sandbox's fixed clock, so the sequence is fixed, as it is in
 // every fresh instance then).
+//
+// The same address serves the random grant: with it, Start overwrites the clock's seed with
+// one drawn from the grant before the script runs (seedFromCall), and Restore draws the new
+// one from it too. A guest may have the random grant without the clock grant, whose fixed
+// clock would otherwise give the script's top level the same numbers in every instance.
 
 // seedOffset is where QuickJS-NG's JSContext keeps random_state in quickjs-wasi 3.7.0's
 // engine (EngineSHA256). Start checks it before relying on it (findSeed): another engine
@@ -62,16 +67,40 @@ func Restore(ctx context.Context, e Engine, st State) (*VM, error) {
 	return v, nil
 }
 
-// reseed writes a new Math.random state, derived from the instance's clocks.
+// reseed writes a new Math.random state: drawn from the random grant of ctx's Call if it
+// grants it (seedFromCall), else derived from the instance's clocks.
 func (v *VM) reseed(ctx context.Context) error {
+	if c := callOf(ctx); c != nil && c.Random {
+		return v.seedFromCall(ctx)
+	}
 	now, err := v.callJS(ctx, v.clock)
 	if err != nil {
 		return fmt.Errorf("reading the clock for Math.random's seed: %w", err)
 	}
 	h := fnv.New64a()
 	h.Write(now)
-	seed := mix64(h.Sum64())
-	if seed == 0 { // xorshift's state must not be zero
+	return v.writeSeed(mix64(h.Sum64()))
+}
+
+// seedFromCall gives Math.random a seed drawn from the random grant of ctx's Call (WithCall),
+// if it grants it; else it leaves the state as it is. QuickJS seeds Math.random from the
+// clock when it makes the context, and a guest may have the random grant without the clock
+// grant (the build infers random, not clock, from Math.random), whose sandbox clock is
+// fixed: every instance's start would draw the same numbers. An engine whose state findSeed
+// did not find keeps its own seed (its instances are not copied either).
+func (v *VM) seedFromCall(ctx context.Context) error {
+	c := callOf(ctx)
+	if c == nil || !c.Random || v.seed == 0 {
+		return nil
+	}
+	var b [8]byte
+	c.fillRandom(b[:])
+	return v.writeSeed(binary.LittleEndian.Uint64(b[:]))
+}
+
+// writeSeed sets Math.random's state to seed (1 for 0: xorshift's state must not be zero).
+func (v *VM) writeSeed(seed uint64) error {
+	if seed == 0 {
 		seed = 1
 	}
 	if !v.e.Memory().WriteUint64Le(v.seed, seed) {

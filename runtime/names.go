@@ -1,0 +1,144 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+)
+
+// Names a guest declares and the names it is served under. A guest of our ABI is written for
+// abi.NamePattern and a name outside it fails the load; a foreign kind's guest (kind.Foreign:
+// JavaScript, Extism) follows another ecosystem's rules, so each of its tool and prompt names
+// outside the pattern is served as abi.MapName maps it — the gateway's rule for upstream
+// tools — and the guest is still called with the name it declared.
+
+// rename is one tool or prompt of a foreign guest served under another name than it declares.
+type rename struct {
+	what   string // "tool" or "prompt"
+	own    string // as the guest declares it
+	served string
+}
+
+// servedNames returns m as g serves it — each tool's name after prefix (GuestConfig.ToolPrefix)
+// and, when foreign, each tool and prompt name outside abi.NamePattern mapped by abi.MapName —
+// with own, the declared name of each tool and prompt served under another name (keyed by
+// what+":"+served), and the renames made by the mapping. Two declared names served alike are
+// an error naming both.
+func servedNames(m *abi.Manifest, prefix string, foreign bool) (*abi.Manifest, map[string]string, []rename, error) {
+	if prefix == "" && !foreign {
+		return m, nil, nil, nil
+	}
+	out := *m
+	seen := map[string]string{} // what+":"+served → declared
+	own := map[string]string{}
+	var renames []rename
+	serve := func(what, name string) (string, error) {
+		served := prefix + name
+		if what == "prompt" {
+			served = name
+		}
+		if foreign && !abi.ValidName(served) {
+			mapped := abi.MapName(served)
+			renames = append(renames, rename{what, name, mapped})
+			served = mapped
+		}
+		key := what + ":" + served
+		if prev, ok := seen[key]; ok && prev != name {
+			return "", fmt.Errorf("%ss %q and %q are both served as %q (a name outside %s is served with \"_\" for other characters and a hash of it at the end); rename one of them",
+				what, prev, name, served, abi.NamePattern)
+		}
+		seen[key] = name
+		if served != name {
+			own[key] = name
+		}
+		return served, nil
+	}
+	out.Tools = slices.Clone(m.Tools)
+	for i := range out.Tools {
+		served, err := serve("tool", out.Tools[i].Name)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		out.Tools[i].Name = served
+	}
+	if foreign {
+		out.Prompts = slices.Clone(m.Prompts)
+		for i := range out.Prompts {
+			served, err := serve("prompt", out.Prompts[i].Name)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			out.Prompts[i].Name = served
+		}
+	}
+	return &out, own, renames, nil
+}
+
+// ownPrompt is the name the guest declares for the prompt served as name.
+func (l *lists) ownPrompt(name string) string {
+	if n, ok := l.own["prompt:"+name]; ok {
+		return n
+	}
+	return name
+}
+
+// ownComplete returns req (an abi.CompleteRequest as JSON) with a renamed prompt's reference
+// spelled as the guest declares it; any other request unchanged.
+func (l *lists) ownComplete(req []byte) []byte {
+	if len(l.own) == 0 {
+		return req
+	}
+	var r abi.CompleteRequest
+	if json.Unmarshal(req, &r) != nil || r.Ref.Type != abi.RefPrompt {
+		return req
+	}
+	own := l.ownPrompt(r.Ref.Name)
+	if own == r.Ref.Name {
+		return req
+	}
+	r.Ref.Name = own
+	b, err := json.Marshal(&r)
+	if err != nil {
+		return req
+	}
+	return b
+}
+
+// foreign reports whether g's kind names by another ecosystem's rules (kind.Foreign).
+func (g *Guest) foreign() bool {
+	_, ok := g.kind.(kind.Foreign)
+	return ok
+}
+
+// logRenames logs, once each, the renames in l that old (the lists served before; nil at
+// load) did not have: the operator sees which declared name a served one stands for.
+func (g *Guest) logRenames(ctx context.Context, l, old *lists) {
+	for _, r := range l.renames {
+		if old != nil && slices.Contains(old.renames, r) {
+			continue
+		}
+		g.host.logger.LogAttrs(ctx, slog.LevelInfo, "name outside "+abi.NamePattern+" served under a mapped name",
+			slog.String("guest", g.name), slog.String(r.what, r.own), slog.String("served_as", r.served))
+	}
+}
+
+// guestNameOf is the name of a guest its config does not name, whose manifest names it
+// manifestName: that name, or for a foreign kind one outside abi.NamePattern derived by
+// abi.DeriveGuestName ("Weather Server" → "weather-server"), which it logs.
+func (g *Guest) guestNameOf(ctx context.Context, manifestName string) (string, error) {
+	if abi.ValidName(manifestName) || !g.foreign() {
+		return manifestName, nil
+	}
+	d := abi.DeriveGuestName(manifestName)
+	if d == "" {
+		return "", fmt.Errorf("guest name %q does not match %s and has no letter or digit to derive one from: set the guest's name in the config", manifestName, abi.NamePattern)
+	}
+	g.host.logger.LogAttrs(ctx, slog.LevelInfo, "guest name outside "+abi.NamePattern+" served under a derived name",
+		slog.String("name", manifestName), slog.String("guest", d))
+	return d, nil
+}
