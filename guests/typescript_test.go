@@ -251,20 +251,24 @@ func TestSDKSamplingExample(t *testing.T) {
 }
 
 // A script that makes no McpServer, or throws at its top level, fails the load with the
-// script's own words.
+// script's own words: no server is a manifest the ABI refuses, a throw the script's own
+// failure (a trap, as a WASI guest's start that traps).
 func TestJavaScriptLoadErrors(t *testing.T) {
 	h := newHost(t)
-	for _, c := range []struct{ src, want string }{
-		{`console.log("no server here");` + "\n", "the script's manifest: the script made no McpServer"},
-		{`import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";` + "\nnew McpServer({ name: \"x\", version: \"1\" });\nthrow new RangeError(\"bad config\");\n", "RangeError: bad config"},
+	for _, c := range []struct {
+		src, want string
+		is        error
+	}{
+		{`console.log("no server here");` + "\n", "the script's manifest: the script made no McpServer", runtime.ErrABI},
+		{`import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";` + "\nnew McpServer({ name: \"x\", version: \"1\" });\nthrow new RangeError(\"bad config\");\n", "guest trapped: script failed: RangeError: bad config", runtime.ErrTrap},
 	} {
 		entry := filepath.Join(t.TempDir(), "bad.js")
 		if err := os.WriteFile(entry, []byte(c.src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		_, err := h.Load(context.Background(), buildJS(t, entry), nil)
-		if !errors.Is(err, runtime.ErrABI) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: load error %v, want ErrABI containing %q", c.src, err, c.want)
+		if !errors.Is(err, c.is) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: load error %v, want %v containing %q", c.src, err, c.is, c.want)
 		}
 	}
 }

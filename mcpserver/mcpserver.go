@@ -272,7 +272,7 @@ func toolError(err error) *mcp.CallToolResult {
 func decodeResult(g *runtime.Guest, tool string, out []byte) *mcp.CallToolResult {
 	res, err := exactjson.DecodeToolResult(out)
 	if err != nil {
-		return toolError(fmt.Errorf("guest %q tool %q: %w: malformed result: %v", g.Name(), tool, runtime.ErrABI, err))
+		return toolError(malformedResult(g.Name(), g.Kind(), tool, err))
 	}
 	sc, _ := res.StructuredContent.(json.RawMessage)
 	if !res.IsError && g.HasOutputSchema(tool) {
@@ -287,6 +287,16 @@ func decodeResult(g *runtime.Guest, tool string, out []byte) *mcp.CallToolResult
 		res.Content = []mcp.Content{&mcp.TextContent{Text: string(sc)}}
 	}
 	return res
+}
+
+// malformedResult is the error of a result that is not a CallToolResult: for a guest built
+// against the ABI, an ABI violation; for a JavaScript guest, whose shim passes on what the
+// script's handler returned, the script's own mistake, labelled so (the message is the same).
+func malformedResult(guest, kind, tool string, err error) error {
+	if kind == "javascript" {
+		return fmt.Errorf("guest %q tool %q: script error: malformed result: %v", guest, tool, err)
+	}
+	return fmt.Errorf("guest %q tool %q: %w: malformed result: %v", guest, tool, runtime.ErrABI, err)
 }
 
 // callHooks forwards a guest's log lines and progress to the client (MCP "Utilities ›

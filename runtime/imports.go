@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
@@ -62,7 +63,13 @@ var _ kind.Host = guestHost{}
 // Log implements kind.Host.
 func (h guestHost) Log(ctx context.Context, c *kind.Call, level abi.Level, msg string) {
 	g := h.g
-	g.host.logger.Log(ctx, slogLevel(level), "guest log", "guest", g.name, "tool", c.Tool, "level", level.String(), "msg", msg)
+	if g.name == "" && len(g.pools) > 0 {
+		// The instance that describes the guest logs before its manifest names it (a
+		// script's top-level console.error): the line waits for the name (pool.note).
+		g.pools[0].note(ctx, "", slogLevel(level), "guest log", slog.String("tool", c.Tool), slog.String("level", level.String()), slog.String("msg", msg))
+	} else {
+		g.host.logger.Log(ctx, slogLevel(level), "guest log", "guest", g.name, "tool", c.Tool, "level", level.String(), "msg", msg)
+	}
 	if hk := hooksFrom(ctx); hk != nil && hk.Log != nil {
 		hk.Log(level, msg)
 	}

@@ -159,6 +159,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 
 	m, err := g.describe(ctx)
 	if err != nil {
+		base.logHeld(ctx) // what the guest logged before it failed, naming its source
 		return g, fmt.Errorf("%s: %w", src, err)
 	}
 	if g.name == "" {
@@ -167,10 +168,12 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 			g.name = n.GuestName(c.Source)
 		}
 		if g.name, err = g.guestNameOf(ctx, g.name); err != nil { // names.go
+			base.logHeld(ctx)
 			return g, fmt.Errorf("%s: %w", src, err)
 		}
 	}
 	if !abi.ValidName(g.name) {
+		base.logHeld(ctx)
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	base.logHeld(ctx)

@@ -205,14 +205,18 @@ func (p *pool) note(ctx context.Context, guest string, level slog.Level, msg str
 }
 
 // logHeld logs what note held back, naming the guest; load calls it once the manifest named
-// the guest.
+// the guest, or, when the guest could not be described, naming its source.
 func (p *pool) logHeld(ctx context.Context) {
 	p.snaps.mu.Lock()
 	held := p.snaps.held
 	p.snaps.held = nil
 	p.snaps.mu.Unlock()
+	who := slog.String("guest", p.g.name)
+	if p.g.name == "" {
+		who = slog.String("source", p.g.source)
+	}
 	for _, n := range held {
-		p.g.host.logger.LogAttrs(ctx, n.level, n.msg, append([]slog.Attr{slog.String("guest", p.g.name)}, n.attrs...)...)
+		p.g.host.logger.LogAttrs(ctx, n.level, n.msg, append([]slog.Attr{who}, n.attrs...)...)
 	}
 }
 

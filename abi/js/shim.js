@@ -83,7 +83,15 @@
     } else {
       timers.splice(next, 1);
     }
-    t.fn(...t.args);
+    try {
+      t.fn(...t.args);
+    } catch (e) {
+      // A timer's throw is the script's, not the running entry's (the timer may be a stray
+      // one an earlier call left): it goes to the log as the guest's error, and the entry
+      // goes on. Only what the engine cannot survive (interrupted, out of memory) ends it.
+      if (isFatal(e)) throw e;
+      host("log", { level: "error", data: "uncaught exception in a timer callback: " + fmt([e]) });
+    }
     return true;
   };
 
@@ -1101,6 +1109,20 @@
     return out;
   };
   let server = null; // the McpServer the script made (one per guest)
+  // The host reads the guest's tools, resources and prompts once, when it starts (describe):
+  // a change after the first entry is not served. The first such change says so, once, as
+  // a warning in the log; the rest are as quiet as before.
+  let served = false;
+  let toldChange = false;
+  let toldList = false; // a ResourceTemplate's list callback is not called: said once
+  const changedAfterStart = (what, name, op) => {
+    if (!served || toldChange) return;
+    toldChange = true;
+    host("log", {
+      level: "warning",
+      data: "mcpwasm reads a guest's " + what + " list once, at start: " + op + " of " + what + ' "' + name + '" after start is not served (' + what + "s/list does not change; neither does it for later changes)",
+    });
+  };
   class Server {
     constructor(owner) {
       this._owner = owner;
@@ -1182,8 +1204,9 @@
         }
       }
       const t = { name, config: config || {}, handler, enabled: true };
+      changedAfterStart("tool", name, "registerTool");
       this._tools.set(name, t);
-      return this._handle(this._tools, name, t);
+      return this._handle(this._tools, name, t, "tool");
     }
     tool(name, ...rest) {
       // The SDK's older form: tool(name, [description], [paramsShape], [annotations], handler).
@@ -1198,12 +1221,14 @@
       const r = { name, config: config || {}, handler, enabled: true };
       if (uriOrTemplate instanceof ResourceTemplate) {
         r.template = uriOrTemplate;
+        changedAfterStart("resource", name, "registerResource");
         this._templates.set(name, r);
-        return this._handle(this._templates, name, r);
+        return this._handle(this._templates, name, r, "resource");
       }
       r.uri = String(uriOrTemplate);
+      changedAfterStart("resource", name, "registerResource");
       this._resources.set(r.uri, r);
-      return this._handle(this._resources, r.uri, r);
+      return this._handle(this._resources, r.uri, r, "resource");
     }
     resource(name, uriOrTemplate, ...rest) {
       const handler = rest.pop();
@@ -1211,8 +1236,9 @@
     }
     registerPrompt(name, config, handler) {
       const p = { name, config: config || {}, handler, enabled: true };
+      changedAfterStart("prompt", name, "registerPrompt");
       this._prompts.set(name, p);
-      return this._handle(this._prompts, name, p);
+      return this._handle(this._prompts, name, p, "prompt");
     }
     prompt(name, ...rest) {
       const handler = rest.pop();
@@ -1221,12 +1247,13 @@
       if (rest.length) config.argsSchema = rest.shift();
       return this.registerPrompt(name, config, handler);
     }
-    _handle(map, key, entry) {
+    _handle(map, key, entry, what) {
+      const changed = (op) => changedAfterStart(what, entry.name, op);
       return {
-        enable: () => (entry.enabled = true),
-        disable: () => (entry.enabled = false),
-        remove: () => map.delete(key),
-        update: (u) => Object.assign(entry.config, u),
+        enable: () => (changed("enable()"), (entry.enabled = true)),
+        disable: () => (changed("disable()"), (entry.enabled = false)),
+        remove: () => (changed("remove()"), map.delete(key)),
+        update: (u) => (changed("update()"), Object.assign(entry.config, u)),
         get enabled() {
           return entry.enabled;
         },
@@ -1271,7 +1298,21 @@
     const resources = [];
     for (const r of s._resources.values()) if (r.enabled) resources.push(Object.assign({ uri: r.uri, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
     const resourceTemplates = [];
-    for (const r of s._templates.values()) if (r.enabled) resourceTemplates.push(Object.assign({ uriTemplate: r.template._uriTemplate, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
+    const listed = [];
+    for (const r of s._templates.values()) {
+      if (!r.enabled) continue;
+      resourceTemplates.push(Object.assign({ uriTemplate: r.template._uriTemplate, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
+      if (typeof r.template._callbacks.list === "function") listed.push('"' + r.name + '"');
+    }
+    if (listed.length && !toldList) {
+      // resources/list is served from this manifest, read at start: no entry asks the
+      // script at list time (Node's SDK calls list then).
+      toldList = true;
+      host("log", {
+        level: "warning",
+        data: "ResourceTemplate " + listed.join(", ") + ": a list callback is not called by mcpwasm: resources/list shows the template, not the resources list would return (the lists are read once, at start)",
+      });
+    }
     const prompts = [];
     let completions = false;
     for (const p of s._prompts.values()) {
@@ -1488,6 +1529,7 @@
   };
   let slot = null; // the Entry poll answers for (an entry settling late settles its own)
   mcp.dispatch = (op, json) => {
+    served = true; // the host has read the lists (describe is the first entry it runs)
     const fn = entries[op];
     const en = (slot = current = new Entry());
     try {

@@ -4,8 +4,10 @@
 //
 // 1. esbuild bundles the script and its npm dependencies (zod, …) into one ES module, with
 //    the SDK's server imports (@modelcontextprotocol/sdk/server/mcp.js, …/server/stdio.js,
-//    …/types.js) pointed at mcpwasm/sdk.js; any other import the sandbox cannot serve
-//    (node:net, fs, child_process, another SDK module) fails the build with its name.
+//    …/types.js) pointed at mcpwasm/sdk.js, and node:buffer, node:timers and
+//    node:timers/promises at the shim's Buffer and timers; any other import the sandbox
+//    cannot serve (node:net, fs, child_process, another SDK module) fails the build with its
+//    name.
 // 2. The engine, quickjs-wasi's quickjs.wasm, is checked against the sha256 pinned below.
 // 3. NAME.wasm = the engine + a custom section "mcpwasm.js" holding mcpwasm/shim.js and the
 //    bundle, + a custom section "mcpwasm.jsbc" holding the same script compiled to QuickJS
@@ -52,6 +54,35 @@ const fsModules = new Set(["fs/promises", "node:fs/promises", "fs", "node:fs"]);
 const fsNames = ["readFile", "writeFile", "appendFile", "readdir", "stat", "access", "mkdir"];
 let importsFS = false;
 
+// Node built-ins the shim serves as globals, by import: node:buffer is the global Buffer;
+// node:timers the global timers; node:timers/promises their promise forms (setTimeout(ms,
+// value, {signal}), setImmediate(value, {signal}), scheduler.wait). Each also without "node:".
+const shimModules = {
+  buffer: `export const Buffer = globalThis.Buffer;\nexport default { Buffer };\n`,
+  timers: `export const { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate } = globalThis;\nexport default { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate };\n`,
+  "timers/promises": `const g = globalThis;
+const wait = (set, clear, ms, value, options) =>
+  new Promise((resolve, reject) => {
+    const signal = options && options.signal;
+    if (signal && signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clear(id);
+      reject(signal.reason);
+    };
+    const id = set(() => {
+      if (signal) signal.removeEventListener("abort", onAbort);
+      resolve(value);
+    }, ms);
+    if (signal) signal.addEventListener("abort", onAbort, { once: true });
+  });
+export const setTimeout = (ms, value, options) => wait(g.setTimeout, g.clearTimeout, ms, value, options);
+export const setImmediate = (value, options) => wait((fn) => g.setImmediate(fn), g.clearImmediate, 0, value, options);
+export const scheduler = { wait: (ms, options) => setTimeout(ms, undefined, options), yield: () => setImmediate() };
+export default { setTimeout, setImmediate, scheduler };
+`,
+};
+let importsTimers = false;
+
 const guard = {
   name: "mcpwasm",
   setup(b) {
@@ -65,6 +96,12 @@ const guard = {
         : `const fs = globalThis.__mcpwasm.fs;\nexport const promises = fs;\nexport default { promises: fs };\n`,
       loader: "js",
     }));
+    b.onResolve({ filter: /^(node:)?(buffer|timers|timers\/promises)$/ }, (a) => {
+      const name = a.path.replace(/^node:/, "");
+      if (name.startsWith("timers") && !a.importer.includes("node_modules")) importsTimers = true; // timers wait with the clock
+      return { path: name, namespace: "mcpwasm-node" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "mcpwasm-node" }, (a) => ({ contents: shimModules[a.path], loader: "js" }));
     b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
       const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
       if (sdkModules.has(sub)) return { path: sdkStub };
@@ -72,7 +109,7 @@ const guard = {
     });
     b.onResolve({ filter: /^[^./]/ }, (a) => {
       if (builtins.has(a.path) || a.path.startsWith("node:")) {
-        return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: a mcpwasm guest has no Node.js built-in modules but node:fs/promises; use fetch, process.env, console, crypto.getRandomValues, node:fs/promises (they go through the operator's grants)` }] };
+        return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: a mcpwasm guest has no Node.js built-in modules but node:fs/promises, node:buffer, node:timers and node:timers/promises; use fetch, process.env, console, crypto.getRandomValues, node:fs/promises (they go through the operator's grants)` }] };
       }
       return undefined;
     });
@@ -86,7 +123,10 @@ const result = await build({
   platform: "neutral",
   mainFields: ["module", "main"],
   nodePaths: [join(process.cwd(), "node_modules")], // the project's packages, wherever the entry is
-  conditions: ["import", "default"],
+  // "browser": a package's browser build is the one for this runtime — fetch, crypto's
+  // getRandomValues, TextEncoder, URL, AbortController, no Node built-ins — as nanoid's is
+  // (its default build imports node:crypto). "node" is never a condition here.
+  conditions: ["browser", "import", "default"],
   target: "es2023",
   minify: true,
   charset: "utf8",
@@ -144,7 +184,7 @@ function inferRequests(meta) {
     if (/\bfetch\s*\(/.test(src)) r.net = ["*:*"];
     for (const m of src.matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)|process\.env\[\s*["'`]([^"'`]+)["'`]\s*\]/g)) env.add(m[1] || m[2]);
     // Timers wait for real only with the clock, and Date.now/performance.now read it.
-    if (/\bset(Timeout|Interval)\s*\(|\bDate\.now\s*\(|\bnew\s+Date\s*\(\s*\)|\bperformance\.now\s*\(/.test(src)) r.clock = true;
+    if (importsTimers || /\bset(Timeout|Interval)\s*\(|\bDate\.now\s*\(|\bnew\s+Date\s*\(\s*\)|\bperformance\.now\s*\(/.test(src)) r.clock = true;
     if (/crypto\.(getRandomValues|randomUUID)|Math\.random/.test(src)) r.random = true;
     if (/\.createMessage\s*\(|sampling\/createMessage/.test(src)) r.sampling = true;
     if (/\.elicitInput\s*\(|elicitation\/create/.test(src)) r.elicitation = true;

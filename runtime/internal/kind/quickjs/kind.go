@@ -342,7 +342,8 @@ func (s *started) run(ctx context.Context, c *kind.Call, entry string, payload [
 	return out, nil
 }
 
-// fault maps the VM's errors onto the fault sentinels (an error from Invoke already wraps one).
+// fault maps the VM's errors onto the fault sentinels (an error from Invoke already wraps one):
+// the script's failure is fault.ErrTrap, an engine that is not quickjs-wasi fault.ErrABI.
 func (s *started) fault(err error, c *kind.Call) error {
 	switch {
 	case errors.Is(err, ErrMemory):
@@ -353,7 +354,12 @@ func (s *started) fault(err error, c *kind.Call) error {
 			return ierr
 		}
 		return fmt.Errorf("%w: %w", fault.ErrTimeLimit, err)
-	case errors.Is(err, ErrScript), errors.Is(err, ErrEngine):
+	case errors.Is(err, ErrScript):
+		// The script's own failure (a throw the shim could not turn into a result, a syntax
+		// error, a top-level throw): the guest's code failed, as a trap is a WASI guest's —
+		// not a breach of the ABI, which the engine and the shim keep.
+		return fmt.Errorf("%w: %w", fault.ErrTrap, err)
+	case errors.Is(err, ErrEngine):
 		return fmt.Errorf("%w: %w", fault.ErrABI, err)
 	}
 	return err
