@@ -416,3 +416,8 @@ func ValidName(s string) bool {
 	}
 	return true
 }
+
+// nameByte reports whether c may appear in a name (NamePattern).
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}

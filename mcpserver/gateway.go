@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,12 +18,12 @@ import (
 // never be mistaken for (or shadow) guest tools or another upstream's.
 
 // exposedName returns the name upstream server's tool is served under: server + "__" + tool
-// when that matches ^[a-zA-Z0-9_-]{1,64}$, else as abi.MapName maps it (other characters
+// when that matches ^[a-zA-Z0-9_-]{1,64}$, else as names.MapName maps it (other characters
 // become "_", cut to fit, ending in 8 hex digits of the SHA-256 of the original
 // "server__tool": stable across restarts, distinct for distinct originals). JavaScript and
 // Extism guests' names are mapped by the same rule (runtime/names.go).
 func exposedName(server, tool string) string {
-	return abi.MapName(server + "__" + tool)
+	return names.MapName(server + "__" + tool)
 }
 
 // ExposeOptions configure Expose. Nil means defaults.

@@ -24,7 +24,7 @@ import (
 // GuestConfig configures one guest at load. The zero value (or nil) is valid.
 type GuestConfig struct {
 	// Name overrides the guest name from its manifest (for a JavaScript guest, McpServer's
-	// name; one outside abi.NamePattern is served as abi.DeriveGuestName derives it).
+	// name; one outside abi.NamePattern is served as names.DeriveGuestName derives it).
 	Name string
 	// Source names where the module came from (a path, "bundled:calc"), for messages.
 	Source string
@@ -70,7 +70,7 @@ type GuestConfig struct {
 	// ToolPrefix+"echo", and the guest still sees "echo". It lets two guests that name a tool
 	// alike be served side by side (hyper-mcp serves every plugin's tools as "plugin::tool").
 	// A prefixed name must still match abi.NamePattern; a JavaScript or Extism guest's that
-	// does not is served as abi.MapName maps it (names.go).
+	// does not is served as names.MapName maps it (names.go).
 	ToolPrefix string
 }
 

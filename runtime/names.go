@@ -8,13 +8,14 @@ import (
 	"slices"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 )
 
 // Names a guest declares and the names it is served under. A guest of our ABI is written for
 // abi.NamePattern and a name outside it fails the load; a foreign kind's guest (kind.Foreign:
 // JavaScript, Extism) follows another ecosystem's rules, so each of its tool and prompt names
-// outside the pattern is served as abi.MapName maps it — the gateway's rule for upstream
+// outside the pattern is served as names.MapName maps it — the gateway's rule for upstream
 // tools — and the guest is still called with the name it declared.
 
 // rename is one tool or prompt of a foreign guest served under another name than it declares.
@@ -25,7 +26,7 @@ type rename struct {
 }
 
 // servedNames returns m as g serves it — each tool's name after prefix (GuestConfig.ToolPrefix)
-// and, when foreign, each tool and prompt name outside abi.NamePattern mapped by abi.MapName —
+// and, when foreign, each tool and prompt name outside abi.NamePattern mapped by names.MapName —
 // with own, the declared name of each tool and prompt served under another name (keyed by
 // what+":"+served), and the renames made by the mapping. Two declared names served alike are
 // an error naming both.
@@ -43,7 +44,7 @@ func servedNames(m *abi.Manifest, prefix string, foreign bool) (*abi.Manifest, m
 			served = name
 		}
 		if foreign && !abi.ValidName(served) {
-			mapped := abi.MapName(served)
+			mapped := names.MapName(served)
 			renames = append(renames, rename{what, name, mapped})
 			served = mapped
 		}
@@ -129,12 +130,12 @@ func (g *Guest) logRenames(ctx context.Context, l, old *lists) {
 
 // guestNameOf is the name of a guest its config does not name, whose manifest names it
 // manifestName: that name, or for a foreign kind one outside abi.NamePattern derived by
-// abi.DeriveGuestName ("Weather Server" → "weather-server"), which it logs.
+// names.DeriveGuestName ("Weather Server" → "weather-server"), which it logs.
 func (g *Guest) guestNameOf(ctx context.Context, manifestName string) (string, error) {
 	if abi.ValidName(manifestName) || !g.foreign() {
 		return manifestName, nil
 	}
-	d := abi.DeriveGuestName(manifestName)
+	d := names.DeriveGuestName(manifestName)
 	if d == "" {
 		return "", fmt.Errorf("guest name %q does not match %s and has no letter or digit to derive one from: set the guest's name in the config", manifestName, abi.NamePattern)
 	}

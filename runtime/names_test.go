@@ -47,7 +47,7 @@ func buildScript(t *testing.T, file string) []byte {
 }
 
 // A JavaScript guest names its server, tools and prompts as the TypeScript SDK allows under
-// Node: it loads, each name outside abi.NamePattern is served as abi.MapName maps it (the
+// Node: it loads, each name outside abi.NamePattern is served as names.MapName maps it (the
 // gateway's rule), a call or prompt of the served name reaches the handler of the declared
 // one, each mapping is logged once, and the guest is named from its display name. Before, the
 // load failed: `guest name "Weather Server" does not match ^[a-zA-Z0-9_-]{1,64}$`.

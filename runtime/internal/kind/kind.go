@@ -144,9 +144,9 @@ type Namer interface {
 // rules rather than for abi.NamePattern (JavaScript guests follow the TypeScript SDK and MCP
 // 2025-11-25, where a tool may be "files.read" or 128 characters long and a server's name is
 // a display name; Extism plugins follow hyper-mcp's). Load serves each of their tool and
-// prompt names outside the pattern as abi.MapName maps it, calls the guest with the name it
+// prompt names outside the pattern as names.MapName maps it, calls the guest with the name it
 // declared, and derives the guest's name from a manifest name outside the pattern
-// (abi.DeriveGuestName). Our own ABI's guests are written for the pattern and keep it.
+// (names.DeriveGuestName). Our own ABI's guests are written for the pattern and keep it.
 type Foreign interface {
 	ForeignNames()
 }

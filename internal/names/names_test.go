@@ -1,10 +1,11 @@
-package abi_test
+package names_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/internal/names"
 )
 
 func TestMapName(t *testing.T) {
@@ -17,7 +18,7 @@ func TestMapName(t *testing.T) {
 		strings.Repeat("x", 64):           strings.Repeat("x", 64),
 		"read_" + strings.Repeat("x", 95): "read_" + strings.Repeat("x", 50) + "_3922af47",
 	} {
-		got := abi.MapName(in)
+		got := names.MapName(in)
 		if got != want {
 			t.Errorf("MapName(%q) = %q, want %q", in, got, want)
 		}
@@ -37,7 +38,7 @@ func TestDeriveGuestName(t *testing.T) {
 		strings.Repeat("ab ", 40):      strings.Repeat("ab-", 21) + "a",
 		strings.Repeat("x", 63) + " y": strings.Repeat("x", 63),
 	} {
-		if got := abi.DeriveGuestName(in); got != want {
+		if got := names.DeriveGuestName(in); got != want {
 			t.Errorf("DeriveGuestName(%q) = %q, want %q", in, got, want)
 		} else if got != "" && !abi.ValidName(got) {
 			t.Errorf("DeriveGuestName(%q) = %q does not match %s", in, got, abi.NamePattern)
