@@ -109,7 +109,8 @@ var buildRevision = sync.OnceValue(func() string {
 func (p *pool) snapshotDir() string { return filepath.Join(p.g.host.auth.Path(), "snapshots") }
 
 // loadDiskSnapshot makes the snapshot on disk p's, if p wants one and has none yet and the
-// file is there and good; it returns the pool's snapshot then, else nil.
+// file is there and good; it returns the pool's snapshot then, else nil. Every caller gets
+// it, also one that waited while another (the prefetch) read the file.
 func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 	var snap *snapshot
 	p.disk.once.Do(func() {
@@ -141,6 +142,9 @@ func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 				slog.String("file", name), slog.Int("memory", len(s.memory())))
 		}
 	})
+	if snap == nil && p.disk.loaded { // another caller's look found it (loaded is set in once)
+		snap = p.snaps.get()
+	}
 	return snap
 }
 

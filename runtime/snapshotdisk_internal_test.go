@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"testing"
 )
@@ -36,5 +37,21 @@ func TestSnapshotFileCodec(t *testing.T) {
 		if _, _, err := decodeSnapshot(c.b, c.limit); !errors.Is(err, errSnapshotFile) {
 			t.Errorf("%s: %v; want errSnapshotFile", name, err)
 		}
+	}
+}
+
+// TestLoadDiskSnapshotWaitingCaller: a caller that waited while another looked for the file
+// (a lazily loaded guest's prefetch, reading while the first call's instance is made) gets the
+// snapshot that look loaded, not nil — nil made that instance run the start again, and a
+// script's start-time value differed from the one in the cache (TestJavaScriptSnapshotInCache,
+// once in a loaded run).
+func TestLoadDiskSnapshotWaitingCaller(t *testing.T) {
+	p := &pool{}
+	s := &snapshot{}
+	p.disk.once.Do(func() { // the other caller's look: it found the file
+		p.snaps.tried, p.snaps.snap, p.disk.loaded = true, s, true
+	})
+	if got := p.loadDiskSnapshot(context.Background()); got != s {
+		t.Fatalf("loadDiskSnapshot after another caller loaded the file = %p, want %p", got, s)
 	}
 }
