@@ -12,6 +12,19 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 )
 
+// serveScript builds the JavaScript guest whose entry is the file entry (relative to this
+// package) and starts `mcpwasm serve` on it, initialized.
+func serveScript(t *testing.T, entry string) *server {
+	t.Helper()
+	abs, err := filepath.Abs(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, buildScriptGuest(t, abs, t.TempDir()))
+	s.initialize()
+	return s
+}
+
 // buildScriptGuest builds the server file entry (absolute) with the TypeScript example's
 // mcpwasm/build.mjs and packages (npm ci --prefix guests/typescript) into dir and returns the
 // module's path.
@@ -164,13 +177,7 @@ func TestCancelAbortsJavaScriptSignal(t *testing.T) {
 // shows the mapped name, a call of it reaches the handler, stderr logs the mapping. Before,
 // serve failed at load: guest name "Weather Server" does not match ^[a-zA-Z0-9_-]{1,64}$.
 func TestServeJavaScriptForeignNames(t *testing.T) {
-	entry, err := filepath.Abs(filepath.Join("..", "..", "guests", "typescript", "testdata", "names.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	module := buildScriptGuest(t, entry, t.TempDir())
-	s := startServer(t, module)
-	s.initialize()
+	s := serveScript(t, filepath.Join("..", "..", "guests", "typescript", "testdata", "names.js"))
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	var list struct {
 		Result struct{ Tools []struct{ Name string } }

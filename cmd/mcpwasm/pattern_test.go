@@ -14,13 +14,7 @@ import (
 // zod with an invalid-arguments answer naming the field, the rest of the schema (note's
 // maxLength) is still enforced by the host, and a right password is answered.
 func TestPatternLeftToJavaScriptGuest(t *testing.T) {
-	entry, err := filepath.Abs(filepath.Join("testdata", "pattern-server.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	module := buildScriptGuest(t, entry, t.TempDir())
-	s := startServer(t, module)
-	s.initialize()
+	s := serveScript(t, filepath.Join("testdata", "pattern-server.js"))
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	if l, want := s.recvReply(), `"pw":{"type":"string","pattern":"^(?=.*\\d)(?=.*[a-z]).{8,}$"}`; !strings.Contains(l, want) {
 		t.Errorf("tools/list: %s\nwant the schema to hold %s", l, want)
