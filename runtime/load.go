@@ -304,7 +304,7 @@ func (g *Guest) warnUnenforced(t *tool) {
 		if u.Pattern != "" {
 			args = append(args, "pattern", u.Pattern)
 		}
-		g.host.logger.Warn("schema keyword not enforced by the host: "+u.Why+"; the guest validates it itself", args...)
+		g.host.logger.Warn("schema keyword not enforced by the host: "+u.Why+"; only the guest can check it", args...)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // unenforced is one keyword of a tool's schema the host leaves out of its own validation
 // because Go's regexp cannot run the ECMA-262 regular expression it holds (RATIONALE.md,
 // "Schema patterns the host cannot compile (wave 9)"). The schema advertised in tools/list
-// keeps it; the guest validates it itself.
+// keeps it; only the guest can check it.
 type unenforced struct {
 	Path    string // JSON Pointer (RFC 6901) of the keyword in the schema, e.g. "/properties/pw/pattern"
 	Pattern string // the regular expression as the guest wrote it; "" for a keyword left out with it
@@ -128,7 +128,8 @@ func hostRegexp(pattern string) (why string, err error) {
 
 // ecmaToGoSyntax returns pattern with each ECMA-262 construct Go's regexp lacks replaced by
 // Go syntax of the same shape — lookaround by a non-capturing group, a back-reference by an
-// empty group, \uXXXX, \u{X} and \cX by \x{…}, [] and [^] by an explicit class, \b in a class
+// empty group, \uXXXX, \u{X} and \cX by \x{…}, a Unicode property Go does not know by \pL,
+// [] and [^] by an explicit class, \b in a class
 // by \x08, a well-formed repeat count by {1} (Go allows none over 1000, nor nested ones
 // over 1000 in all; one over 1000 is named) — and the names of the constructs it replaced, in order of first appearance. The
 // result is only parsed, to check the rest of the pattern is well-formed; it never matches
@@ -178,6 +179,17 @@ func ecmaToGoSyntax(p string) (string, []string) {
 				note(`\c escapes`)
 				i += 3
 				continue
+			case (n == 'p' || n == 'P') && strings.HasPrefix(p[i+2:], "{") && strings.Contains(p[i:], "}"):
+				// A Unicode property escape (with the u flag): Go knows the general categories
+				// and scripts by their short names (\p{L}, \p{Greek}), not Script=, sc=, or
+				// binary properties such as Extended_Pictographic (z.emoji()).
+				j := i + strings.IndexByte(p[i:], '}')
+				if _, err := syntax.Parse(p[i:j+1], syntax.Perl); err != nil {
+					b.WriteString(`\` + string(n) + `L`)
+					note("Unicode property " + p[i+3:j])
+					i = j + 1
+					continue
+				}
 			case n == 'b' && inClass:
 				b.WriteString(`\x08`)
 				note(`\b (backspace) in a class`)

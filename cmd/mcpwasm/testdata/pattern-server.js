@@ -12,3 +12,10 @@ server.registerTool(
   { inputSchema: { pw: z.string().regex(/^(?=.*\d)(?=.*[a-z]).{8,}$/), note: z.string().max(3).optional() } },
   async ({ pw }) => ({ content: [{ type: "text", text: `ok ${pw.length}` }] }),
 );
+// A regex with a flag (JSON Schema's pattern has none: the schema leaves it to zod) and one
+// with a Unicode property Go's regexp does not know (z.emoji(): left to the guest).
+server.registerTool(
+  "hex",
+  { inputSchema: { v: z.string().regex(/^[0-9a-f]+$/i).regex(/^..+$/), e: z.string().emoji().optional() } },
+  async ({ v, e }) => ({ content: [{ type: "text", text: `hex ${v}${e ? " " + e : ""}` }] }),
+);

@@ -1025,9 +1025,31 @@
     if (isEmptyShape(s) && (io === "input" || !zod)) return { type: "object", properties: {} };
     const z = objectSchema(s);
     if (!z) return s;
-    const out = needZod().toJSONSchema(z, { io, unrepresentable: "any" });
+    const out = needZod().toJSONSchema(z, { io, unrepresentable: "any", override: flaglessPatterns });
     delete out.$schema;
     return out;
+  };
+  // flaglessPatterns drops from a string's JSON Schema each pattern whose zod regex has the
+  // i, m or s flag: JSON Schema's pattern has no flags, so its source alone (what
+  // toJSONSchema writes) would refuse what the tool accepts ("ABC" against /^[a-f]+$/i), in
+  // the host's validation and in any client's. zod still checks it in the guest.
+  const flaglessPatterns = (ctx) => {
+    const def = ctx.zodSchema && ctx.zodSchema._zod && ctx.zodSchema._zod.def;
+    if (!def || def.type !== "string") return;
+    const flagged = new Set();
+    const see = (re) => {
+      if (re instanceof RegExp && /[ims]/.test(re.flags)) flagged.add(re.source);
+    };
+    see(def.pattern); // a format's own (z.uuid())
+    for (const c of def.checks || []) see(c && c._zod && c._zod.def && c._zod.def.pattern);
+    if (!flagged.size) return;
+    const js = ctx.jsonSchema;
+    if (flagged.has(js.pattern)) delete js.pattern;
+    if (Array.isArray(js.allOf)) {
+      for (const sub of js.allOf) if (sub && flagged.has(sub.pattern)) delete sub.pattern;
+      js.allOf = js.allOf.filter((sub) => !sub || typeof sub !== "object" || Object.keys(sub).length > 0);
+      if (!js.allOf.length) delete js.allOf;
+    }
   };
   class McpError extends Error {
     constructor(code, message, data) {
