@@ -117,7 +117,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 	if len(pos) == 2 {
 		text := []byte(pos[1])
 		if file, ok := strings.CutPrefix(pos[1], "@"); ok { // @FILE: arguments too long for a command line
-			if text, err = os.ReadFile(file); err != nil {
+			if text, err = readArgsFile(file); err != nil {
 				return ExitUsage, fmt.Errorf("arguments: %w", err)
 			}
 		}
@@ -377,8 +377,35 @@ func objectJSON(s []byte) json.RawMessage {
 	return b.Bytes()
 }
 
-// abbreviate is b for an error message: its first 200 bytes, and "…" if there were more.
+// maxArgsFile bounds what @FILE reads: arguments over it are refused before a byte is sent.
+const maxArgsFile = 64 << 20
+
+// readArgsFile reads the arguments file of @FILE, at most maxArgsFile bytes.
+func readArgsFile(name string) ([]byte, error) {
+	if name == "" {
+		return nil, errors.New("@ needs a file name: @FILE")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxArgsFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(b) > maxArgsFile {
+		return nil, fmt.Errorf("%s is over %d MiB", name, maxArgsFile>>20)
+	}
+	return b, nil
+}
+
+// abbreviate is b for an error message: its first 200 bytes, and "…" if there were more;
+// "(empty)" for none.
 func abbreviate(b []byte) string {
+	if len(b) == 0 {
+		return "(empty)"
+	}
 	if len(b) > 200 {
 		return string(b[:200]) + "…"
 	}

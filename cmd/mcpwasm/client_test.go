@@ -305,8 +305,17 @@ func TestCallArgumentsFromFile(t *testing.T) {
 	for _, c := range []struct{ file, content, want string }{
 		{filepath.Join(dir, "missing.json"), "", "mcpwasm call: arguments: open " + filepath.Join(dir, "missing.json") + ": no such file or directory"},
 		{filepath.Join(dir, "array.json"), "[1]", "mcpwasm call: arguments must be a JSON object: [1]"},
+		{filepath.Join(dir, "empty.json"), "", "mcpwasm call: arguments must be a JSON object: (empty)"},
+		{"", "", "mcpwasm call: arguments: @ needs a file name: @FILE"},
+		{dir, "", "mcpwasm call: arguments: " + dir + ": read " + dir + ": is a directory"},
+		{filepath.Join(dir, "huge.json"), "", "mcpwasm call: arguments: " + filepath.Join(dir, "huge.json") + " is over 64 MiB"},
 	} {
-		if c.content != "" {
+		if strings.HasSuffix(c.file, "huge.json") { // sparse: 64 MiB and a byte of zeros
+			if err := os.WriteFile(c.file, nil, 0o600); err != nil || os.Truncate(c.file, maxArgsFile+1) != nil {
+				t.Fatal("huge.json")
+			}
+		}
+		if strings.HasSuffix(c.file, "empty.json") || c.content != "" {
 			if err := os.WriteFile(c.file, []byte(c.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
