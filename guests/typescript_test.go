@@ -395,7 +395,7 @@ func TestJavaScriptAbortSignal(t *testing.T) {
 	// busy machine does not make a clean end late.
 	grants := runtime.Grants{Clock: true, Net: []string{u.Host}}
 	g := load(t, h, module, &runtime.GuestConfig{Name: "abort", Grants: grants, Limits: runtime.Limits{Timeout: time.Minute}})
-	short := load(t, h, module, &runtime.GuestConfig{Name: "short", Grants: grants, Limits: runtime.Limits{Timeout: 2 * time.Second}})
+	short := load(t, h, module, &runtime.GuestConfig{Name: "short", Grants: grants, Limits: runtime.Limits{Timeout: deadlineTimeout}})
 
 	// Cancelled while a one-minute timer is pending.
 	logs := newLogLines()
@@ -718,13 +718,19 @@ func TestJavaScriptSnapshotNotCachedWithEnv(t *testing.T) {
 	}
 }
 
+// deadlineTimeout is the time limit of the tests that let a call run into it to see
+// extra.signal abort: the shortest that gets the longest grace (MaxGrace, 1 s, a tenth of the
+// limit), so a handler's clean end after the abort is not late on a busy machine under -race
+// (with 2 s, its 200 ms grace was missed while another CI run shared the machine).
+const deadlineTimeout = 10 * time.Second
+
 // An instance restored from the snapshot aborts extra.signal as a started one does: with
 // isolation call, the first call runs in the started instance and the second in a copy; both
 // see the signal abort as the time limit nears and answer with the handler's result.
 func TestJavaScriptRestoredInstanceAborts(t *testing.T) {
 	h := newHost(t)
 	g := load(t, h, buildJS(t, "testdata/abort.js"), &runtime.GuestConfig{Name: "abort", Isolation: "call",
-		Grants: runtime.Grants{Clock: true}, Limits: runtime.Limits{Timeout: 2 * time.Second}})
+		Grants: runtime.Grants{Clock: true}, Limits: runtime.Limits{Timeout: deadlineTimeout}})
 	for i := range 2 {
 		if got, want := call(t, g, "wait_timer", `{}`), fmt.Sprintf(textResult, `"aborted: TimeoutError"`); got != want {
 			t.Errorf("call %d (%s instance): %s, want %s", i+1, []string{"started", "restored"}[i], got, want)
