@@ -123,10 +123,10 @@ func anchors(md string) map[string]bool {
 	return out
 }
 
-// TestDocLinks: every relative link in README.md and docs/*.md names a file or directory of
-// the repository, and an anchor into one of those documentation files names a heading of it
-// (anchors into other files, such as RATIONALE.md, are not checked: they are rewritten by
-// topic independently).
+// TestDocLinks: every code block of README.md and docs/*.md is closed, every relative link in
+// them names a file or directory of the repository, and an anchor into one of those
+// documentation files names a heading of it (anchors into other files, such as RATIONALE.md,
+// are not checked: they are rewritten by topic independently).
 func TestDocLinks(t *testing.T) {
 	files := docFiles(t)
 	anchorsOf := map[string]map[string]bool{}
@@ -135,6 +135,15 @@ func TestDocLinks(t *testing.T) {
 	}
 	checked := 0
 	for _, f := range files {
+		fences := 0
+		for _, l := range strings.Split(f.text, "\n") {
+			if strings.HasPrefix(strings.TrimLeft(l, " "), "```") {
+				fences++
+			}
+		}
+		if fences%2 != 0 {
+			t.Errorf("%s: %d fence lines: a code block is not closed (the rest of the file would render as code)", f.name, fences)
+		}
 		_, prose := splitFences(f.text)
 		prose = inlineCode.ReplaceAllString(prose, "")
 		for i, line := range strings.Split(prose, "\n") {
