@@ -55,8 +55,8 @@ type GuestConfig struct {
 	//
 	// A fresh instance starts from a snapshot of the guest's first instance taken right after
 	// its start, and is usually the instance the last session or call used, reset in place
-	// to that snapshot (GuestStats.Resets counts them; README "Isolation: what a guest may
-	// rely on").
+	// to that snapshot (GuestStats.Resets counts them; docs/guests-abi.md "Isolation: what a
+	// guest may rely on").
 	//
 	// Validate (and Load) refuse any other value.
 	Isolation string
