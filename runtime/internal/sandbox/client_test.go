@@ -120,4 +120,3 @@ func TestClientGrantsNarrowAndUngranted(t *testing.T) {
 		t.Errorf("effective = %+v", eff)
 	}
 }
-
