@@ -61,13 +61,13 @@ func (p *pool) diskSnapshotName() string {
 	if !ok {
 		return ""
 	}
-	if p.profile.EnvGranted() || p.profile.Clock() {
+	if p.profile.EnvGranted() {
 		// A start may read the granted variables (a script's API key at its top level): the
 		// snapshot would hold their values on disk, and the next process, the variables
-		// changed, would restore the old ones. Likewise a start with the clock grant may keep
-		// the time it read (a script's `const started = Date.now()`): a copy restored by a
-		// later process would carry an earlier process's time. Such pools keep their
-		// snapshots in memory only (same process, same grants: pool.snaps).
+		// changed, would restore the old ones. Such pools keep their snapshots in memory only
+		// (same process, same grants: pool.snaps). A start with the clock grant is kept on
+		// disk: what it read is a time, no secret, and a copy restored later is the state of
+		// a process started earlier (RATIONALE "Snapshots").
 		return ""
 	}
 	sum := ""
