@@ -270,7 +270,7 @@ func TestDetectPlugins(t *testing.T) {
 		uses    []string
 	}{
 		{v1Wasm, V1, []string{"call", "describe"}, []string{"elicitation", "net", "roots", "sampling"}},
-		{v2Wasm, V2, []string{"call_tool", "complete", "get_prompt", "list_prompts", "list_resource_templates", "list_resources", "list_tools", "read_resource"}, nil},
+		{v2Wasm, V2, []string{"call_tool", "complete", "get_prompt", "list_prompts", "list_resource_templates", "list_resources", "list_tools", "read_resource"}, []string{"net"}},
 	} {
 		cm, err := rt.CompileModule(context.Background(), tc.wasm)
 		if err != nil {

@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,31 @@ var (
 
 // Name implements kind.Kind.
 func (Kind) Name() string { return "javascript" }
+
+// StartRequests implements kind.Kind: the requests the build wrote at the head of the script
+// (build.mjs: `globalThis.__mcpwasm={requests:{…}};` on the first line of SectionName, the
+// same the guest's manifest answers), so a script's top level reads its granted
+// environment, as under Node. A script without that line requests nothing at start.
+func (Kind) StartRequests(_ *kind.Module, customs map[string][]byte) abi.Requests {
+	return scriptRequests(customs[SectionName])
+}
+
+// scriptRequests parses the requests line build.mjs writes at the head of src; the zero
+// Requests if there is none or it does not parse.
+func scriptRequests(src []byte) abi.Requests {
+	const head, tail = "globalThis.__mcpwasm={requests:", "};"
+	line, _, _ := bytes.Cut(src, []byte("\n"))
+	var r abi.Requests
+	body, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte(head))
+	if !ok {
+		return r
+	}
+	body, ok = bytes.CutSuffix(body, []byte(tail))
+	if !ok || json.Unmarshal(body, &r) != nil {
+		return abi.Requests{}
+	}
+	return r
+}
 
 // hostFuncNames are the engine's env imports.
 var hostFuncNames = map[string]bool{"host_call": true, "host_interrupt": true, "host_promise_rejection": true,
