@@ -14,6 +14,7 @@ package main
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -30,7 +31,7 @@ const viewURI = "ui://appview/shout.html"
 
 // ShoutIn is shout's input.
 type ShoutIn struct {
-	Text string `json:"text" jsonschema:"the text to shout"`
+	Text string `json:"text"`
 }
 
 // ShoutOut is shout's structured result, which the view shows.
@@ -46,7 +47,11 @@ func init() {
 		Name:        "shout",
 		Title:       "Shout",
 		Description: "Upper-cases text and adds an exclamation mark; shows a view where hosts support MCP Apps.",
-		Meta:        guest.ViewMeta(viewURI),
+		// Schemas written out: this guest is built without schema inference (no go
+		// generate step, no -tags mcpwasm_infer).
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"the text to shout"}},"required":["text"],"additionalProperties":false}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"shout":{"type":"string"}},"required":["shout"]}`),
+		Meta:         guest.ViewMeta(viewURI),
 	}, func(_ context.Context, in ShoutIn) (ShoutOut, error) {
 		return ShoutOut{Shout: strings.ToUpper(in.Text) + "!"}, nil
 	})
