@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // appManifest has a tool naming an MCP Apps view (both keys registerAppTool writes, a reserved
@@ -18,11 +19,6 @@ const appManifest = `{"name":"app","tools":[` +
 	`{"name":"show","inputSchema":{"type":"object"},"_meta":{"ui":{"resourceUri":"ui://app/view.html","visibility":["model","app"]},"ui/resourceUri":"ui://app/view.html","io.modelcontextprotocol/x":1,"k":2}},` +
 	`{"name":"plain","inputSchema":{"type":"object"}}],` +
 	`"resources":[{"uri":"ui://app/view.html","name":"view","mimeType":"text/html;profile=mcp-app","_meta":{"ui":{"prefersBorder":true,"csp":{"connectDomains":[]}},"dev.mcp/y":1}}]}`
-
-func appServer(t *testing.T, logger *slog.Logger) *mcpserver.Options {
-	t.Helper()
-	return &mcpserver.Options{Logger: logger}
-}
 
 // toolMetas are the _meta of each tool of a tools/list answer, by name, as JSON ("" absent).
 func toolMetas(t *testing.T, answer string) map[string]string {
@@ -60,7 +56,7 @@ const (
 func TestAppsNegotiation(t *testing.T) {
 	logs := &syncBuf{}
 	g := loadGuest(t, newHost(t), manifestGuest(appManifest), "")
-	s, err := mcpserver.NewServer([]*runtime.Guest{g}, appServer(t, slog.New(slog.NewTextHandler(logs, nil))))
+	s, err := mcpserver.NewServer([]*runtime.Guest{g}, &mcpserver.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,5 +142,66 @@ func TestBadManifestMeta(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.manifest, err, tt.want)
 		}
+	}
+}
+
+// TestAppsToolPrefix: a tool prefix renames the tool, never the view's URI: _meta.ui and
+// the flat ui/resourceUri still name ui://app/view.html, which is served under that URI.
+func TestAppsToolPrefix(t *testing.T) {
+	g, err := newHost(t).Load(context.Background(), manifestGuest(appManifest), &runtime.GuestConfig{ToolPrefix: "p_"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := mcpserver.NewServer([]*runtime.Guest{g}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newStdioPeer(t, s)
+	p.ask("1", strings.Replace(initLine("2025-11-25"), `"capabilities":{}`, `"capabilities":`+appsCaps, 1))
+	p.tell(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	metas := toolMetas(t, p.ask("2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+	if _, ok := metas["show"]; ok || metas["p_show"] != fullShowMeta {
+		t.Errorf("tools/list _meta: %v; want p_show with %s", metas, fullShowMeta)
+	}
+	if res := p.ask("3", `{"jsonrpc":"2.0","id":3,"method":"resources/list"}`); !strings.Contains(res, viewResourceLn) {
+		t.Errorf("resources/list lacks %s:\n%s", viewResourceLn, res)
+	}
+}
+
+// TestGatewayAppsMeta: an upstream tool naming a view is exposed as its text-only variant
+// (the gateway serves no upstream resources, so the view could not be read); its other
+// _meta keys stay.
+func TestGatewayAppsMeta(t *testing.T) {
+	up := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+	up.AddTool(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"},
+		Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://up/v.html"}, "ui/resourceUri": "ui://up/v.html", "k": 1}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}}, nil
+		})
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := up.Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	ups, err := mcp.NewClient(&mcp.Implementation{Name: "gw", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ups.Close() })
+	s, err := mcpserver.NewServer(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuf{}
+	if _, err := mcpserver.Expose(context.Background(), s, "up", ups, &mcpserver.ExposeOptions{Logger: slog.New(slog.NewTextHandler(logs, nil))}); err != nil {
+		t.Fatal(err)
+	}
+	p := newStdioPeer(t, s)
+	p.ask("1", strings.Replace(initLine("2025-11-25"), `"capabilities":{}`, `"capabilities":`+appsCaps, 1))
+	p.tell(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if metas := toolMetas(t, p.ask("2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)); metas["up__t"] != `{"k":1}` {
+		t.Errorf("tools/list _meta of up__t = %s, want {\"k\":1}", metas["up__t"])
+	}
+	if want := `msg="gateway: MCP Apps view of tool not served (the gateway serves no upstream resources)" upstream=up tool=t`; !strings.Contains(logs.String(), want) {
+		t.Errorf("log lacks %s:\n%s", want, logs)
 	}
 }
