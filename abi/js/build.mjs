@@ -102,6 +102,13 @@ const guard = {
       return { path: name, namespace: "mcpwasm-node" };
     });
     b.onLoad({ filter: /.*/, namespace: "mcpwasm-node" }, (a) => ({ contents: shimModules[a.path], loader: "js" }));
+    // MCP Apps' server helpers: @modelcontextprotocol/ext-apps/server is the shim's (shim.js,
+    // mcp.apps); the rest of ext-apps is the view's side, which runs in the host's browser.
+    b.onResolve({ filter: /^@modelcontextprotocol\/ext-apps\/server(\.js)?$/ }, () => ({ path: "ext-apps/server", namespace: "mcpwasm-apps" }));
+    b.onLoad({ filter: /.*/, namespace: "mcpwasm-apps" }, () => ({
+      contents: `const a = globalThis.__mcpwasm.apps;\nexport const { registerAppTool, registerAppResource, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, EXTENSION_ID } = a;\n`,
+      loader: "js",
+    }));
     b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
       const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
       if (sdkModules.has(sub)) return { path: sdkStub };
