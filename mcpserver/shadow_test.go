@@ -184,3 +184,31 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// A reload to a version without prompts and resources removes the old version's and releases
+// their names: another guest may then serve them.
+func TestReplaceGuestDropsFeatures(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	names := &mcpserver.NameSet{}
+	old := loadExtism(t, h, extismPlugin(t, "v2.wasm"), "p", "")
+	s, err := mcpserver.NewServer([]*runtime.Guest{old}, &mcpserver.Options{Names: names})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := loadGuest(t, h, extismPlugin(t, "v1.wasm"), "p")
+	if _, err := mcpserver.ReplaceGuest(s, old, next, &mcpserver.GuestOptions{Names: names}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	if r, err := cs.ListResources(ctx, nil); err == nil && len(r.Resources) > 0 {
+		t.Errorf("resources after the reload: %v", r.Resources[0].URI)
+	}
+	if r, err := cs.ListPrompts(ctx, nil); err == nil && len(r.Prompts) > 0 {
+		t.Errorf("prompts after the reload: %v", r.Prompts[0].Name)
+	}
+	other := loadExtism(t, h, extismPlugin(t, "v2.wasm", otherTools...), "other", "")
+	if err := mcpserver.AddGuest(s, other, &mcpserver.GuestOptions{Names: names}); err != nil {
+		t.Errorf("the old version's prompt and resources were not released: %v", err)
+	}
+}

@@ -176,7 +176,7 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 	}
 	return &Call{
 		Guest: c.Guest, Tool: c.Tool, Config: c.Config, OutputBytes: c.Limits.OutputBytes, LogLevel: defaultLogLevel,
-		RequestID: c.RequestID, Meta: c.Meta,
+		RequestID: c.RequestID, Meta: metaOf(c),
 		Request: c.Request,
 		Log:     report,
 		Progress: func(progress, total float64, msg string) {
@@ -319,4 +319,13 @@ func (Kind) GuestName(source string) string {
 		return manifestName
 	}
 	return base
+}
+
+// metaOf is the _meta of c's request (JSON), encoded now — for a v2 plugin's "context" — or
+// nil.
+func metaOf(c *kind.Call) json.RawMessage {
+	if c.Meta == nil {
+		return nil
+	}
+	return c.Meta()
 }
