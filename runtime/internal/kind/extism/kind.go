@@ -184,12 +184,12 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 				c.Host.Progress(ctx, c, progress, total, msg)
 			}
 		},
+		// One report, one admission: the seam's resource.updated (c.Request) admits it
+		// against the report budget, as for every kind.
 		ResourceUpdated: func(uri string) {
 			body, _ := json.Marshal(abi.ResourceUpdatedRequest{URI: uri})
-			if c.Report.Admit(uint32(len(uri))) {
-				if st, b := c.Request(ctx, abi.KindResourceUpdated, body); st != abi.StatusOK {
-					report(abi.LevelWarning, fmt.Sprintf("notify_resource_updated %q: %s", uri, b))
-				}
+			if st, b := c.Request(ctx, abi.KindResourceUpdated, body); st != abi.StatusOK && st != abi.StatusTooLarge {
+				report(abi.LevelWarning, fmt.Sprintf("notify_resource_updated %q: %s", uri, b))
 			}
 		},
 		ListChanged: func(list string) {
