@@ -232,6 +232,7 @@ func ReplaceGuest(s *mcp.Server, old, next *runtime.Guest, opts *GuestOptions) (
 			removed = append(removed, t.Name)
 		}
 	}
+	old.ReplacedBy(next) // a call routed to old's handler that has not reached old: next's
 	registryOf(s).remove(old)
 	if ts := tasksOf(s); ts != nil {
 		for _, n := range removed {
