@@ -111,11 +111,21 @@ func withRequest(ctx context.Context, h *runtime.CallHooks, meta mcp.Meta) *runt
 // waiting for an instance. go-sdk has decoded the request's params by the time a handler runs,
 // so the bytes received are not at hand; this is their equal size.
 func encodeMeta(meta mcp.Meta) json.RawMessage {
+	b, err := marshalNoHTMLEscape(meta)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// marshalNoHTMLEscape is json.Marshal without its HTML escaping ('<', '>' and '&' as six
+// bytes each): for a client's values re-encoded on a request's path.
+func marshalNoHTMLEscape(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(meta); err != nil {
-		return nil
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
