@@ -43,6 +43,10 @@ type ExposeOptions struct {
 	// upstream's numbers exact (the SDK's own decoding rounds integers above 2^53 and refuses
 	// 1e400).
 	CallTool func(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error)
+	// ListTools, if set, lists the upstream's tools (every page) with each one's
+	// execution.taskSupport by name (upstream.Session.AllToolsTaskSupport), which the pins
+	// cover; nil means upstream.ListTools through Session, with no task support known.
+	ListTools func(ctx context.Context) ([]*mcp.Tool, map[string]string, error)
 	// Names is the server's tool-name registry, shared with AddGuest (Options.Names,
 	// GuestOptions.Names); a colliding exposed tool is withheld and logged. Nil means a
 	// private set.
@@ -118,14 +122,20 @@ func (e *Exposed) session(ctx context.Context) (*mcp.ClientSession, error) {
 // Refresh re-lists the upstream's tools and updates s: new tools are added (and pinned),
 // vanished ones removed, and tools whose definition differs from their pin withheld with a
 // warning naming the changed fields (pin.go; Approve accepts one).
-func (e *Exposed) Refresh(ctx context.Context) error {
+func (e *Exposed) Refresh(ctx context.Context) (err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	cs, err := e.session(ctx)
-	if err != nil {
-		return fmt.Errorf("upstream %q: %w", e.name, err)
+	var list []*mcp.Tool
+	var support map[string]string
+	if e.opts.ListTools != nil {
+		list, support, err = e.opts.ListTools(ctx)
+	} else {
+		var cs *mcp.ClientSession
+		if cs, err = e.session(ctx); err != nil {
+			return fmt.Errorf("upstream %q: %w", e.name, err)
+		}
+		list, err = upstream.ListTools(ctx, cs, e.opts.MaxPages, e.opts.Logger)
 	}
-	list, err := upstream.ListTools(ctx, cs, e.opts.MaxPages, e.opts.Logger)
 	if err != nil {
 		return fmt.Errorf("upstream %q: listing tools: %w", e.name, err)
 	}
@@ -150,7 +160,7 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 			log.Warn("gateway: tool withheld: the MCP SDK cannot serve it", "tool", t.Name, "problem", err.Error())
 			continue
 		}
-		if changed := e.pinCheck(t); changed == nil && e.opts.PinnedOnly && e.pins[t.Name] == nil {
+		if changed := e.pinCheck(t, support[t.Name]); changed == nil && e.opts.PinnedOnly && e.pins[t.Name] == nil {
 			log.Warn("gateway: tool withheld: it is not in the lock (approve it to serve it)", "tool", t.Name)
 			continue
 		} else if len(changed) > 0 { // pin.go

@@ -114,9 +114,10 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 
 // AddGuest registers every tool, resource, resource template and prompt of g on s. Names,
 // titles, descriptions, schemas, annotations and icons come from the guest's manifest. The
-// tool names are claimed in opts.Names for `guest "NAME"`: a name another owner holds (another
-// guest, an exposed upstream) is an error — `tool "echo" of guest "b" is already provided by
-// guest "a"` — and so is an annotation or icon list that is not valid MCP; on an error nothing
+// tool and prompt names, resource URIs and templates are claimed in opts.Names for
+// `guest "NAME"` (NameSet.ClaimGuest): one another owner holds (another guest, an exposed
+// upstream, the status tools) is an error — `tool "echo" of guest "b" is already provided by
+// guest "a"`, `prompt "greet" of guest "b" …` — and so is an annotation or icon list that is not valid MCP; on an error nothing
 // is registered. Tools, prompts and resources whose text hides characters are withheld unless
 // opts allows them.
 func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
@@ -135,7 +136,7 @@ func AddGuest(s *mcp.Server, g *runtime.Guest, opts *GuestOptions) error {
 		return err
 	}
 	if err := registerGuest(s, g, v, &o); err != nil {
-		_ = namesOf(&o).swap(toolNames(g), guestOwner(g), nil, owner{}, "")
+		_ = namesOf(&o).swap(guestItems(g.Manifest()), guestOwner(g), nil, owner{}, "")
 		return err
 	}
 	registryOf(s).add(g, &o)

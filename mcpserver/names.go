@@ -2,21 +2,25 @@ package mcpserver
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// NameSet is the one registry of the tool names on a server: which owner (a guest, an
-// upstream such as `upstream "docs"`) holds each. AddGuest, ReplaceGuest and Expose claim names
-// in it, so no owner can overwrite another's tool (mcp.Server.AddTool silently replaces a tool
+// NameSet is the one registry of the names on a server: which owner (a guest, an upstream
+// such as `upstream "docs"`, the status tools) holds each tool name, prompt name, resource URI
+// and resource template. AddGuest, ReplaceGuest, a guest's relist (refresh.go), AddStatus and
+// Expose claim names in it, so no owner can overwrite another's tool, prompt or resource
+// (mcp.Server's AddTool, AddPrompt, AddResource and AddResourceTemplate silently replace one
 // of the same name). A guest is its own owner, not its name: two loaded guests that happen to
 // share a name still conflict. Its methods are safe for concurrent use; the zero value is
 // ready.
 type NameSet struct {
 	mu     sync.Mutex
-	owners map[string]owner
+	owners map[string]owner // item.key() → owner
 }
 
 // owner is who holds a name: id is the identity compared (a *runtime.Guest, or the label of an
@@ -32,99 +36,176 @@ func guestOwner(g *runtime.Guest) owner {
 	return owner{id: g, label: fmt.Sprintf("guest %q", g.Name())}
 }
 
-// Claim gives name to owner (a label such as `upstream "docs"`) unless another owner holds
-// it; it returns the holder's label.
+// item is one name in one of the four namespaces: what is "tool", "prompt", "resource" (a
+// URI) or "resource template" (an RFC 6570 URI template).
+type item struct{ what, name string }
+
+// key is the registry key of it: templates that differ only in their variable names match
+// the same URIs, so a template's key blanks them (`mem://notes/{id}` and `mem://notes/{n}`
+// are both "mem://notes/{}"; an expression's operator, as in "{+path}", is kept).
+func (it item) key() string {
+	if it.what != "resource template" {
+		return it.what + "\x00" + it.name
+	}
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(it.name); i++ {
+		c := it.name[i]
+		switch {
+		case c == '{':
+			in = true
+			b.WriteByte(c)
+			if i+1 < len(it.name) && strings.IndexByte("+#./;?&=,!@|", it.name[i+1]) >= 0 {
+				b.WriteByte(it.name[i+1])
+				i++
+			}
+		case c == '}':
+			in = false
+			b.WriteByte(c)
+		case in && c == ',':
+			b.WriteByte(c) // {x,y} has two variables: keep the count
+		case in && c == '*':
+			b.WriteByte(c)
+		case !in:
+			b.WriteByte(c)
+		}
+	}
+	return it.what + "\x00" + b.String()
+}
+
+func toolItems(names []string) []item {
+	out := make([]item, len(names))
+	for i, n := range names {
+		out[i] = item{"tool", n}
+	}
+	return out
+}
+
+// Claim gives the tool name to owner (a label such as `upstream "docs"`) unless another owner
+// holds it; it returns the holder's label.
 func (n *NameSet) Claim(name, ownerLabel string) (holder string, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	o := labelOwner(ownerLabel)
-	if h, taken := n.owners[name]; taken && h.id != o.id {
+	k := item{"tool", name}.key()
+	if h, taken := n.owners[k]; taken && h.id != o.id {
 		return h.label, false
 	}
-	n.set(name, o)
+	n.set(k, o)
 	return ownerLabel, true
 }
 
-// Release frees name if owner (a label given to Claim) holds it.
+// Release frees the tool name if owner (a label given to Claim) holds it.
 func (n *NameSet) Release(name, ownerLabel string) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.owners[name].id == any(ownerLabel) {
-		delete(n.owners, name)
+	k := item{"tool", name}.key()
+	if n.owners[k].id == any(ownerLabel) {
+		delete(n.owners, k)
 	}
 }
 
-func (n *NameSet) set(name string, o owner) {
+func (n *NameSet) set(key string, o owner) {
 	if n.owners == nil {
 		n.owners = map[string]owner{}
 	}
-	n.owners[name] = o
+	n.owners[key] = o
 }
 
-// ClaimGuest claims the names of g's tools (as served, with its tool prefix) for g, all or
-// none, as AddGuest does before it registers them: a name another owner holds is an error
-// that names both — `tool "echo" of guest "b" is already provided by guest "a"`, and between
-// two guests the way out, a "tool_prefix". A tool its server withholds (hidden text) still
-// claims its name. It is the one rule of which names clash: a command that only describes
-// guests (mcpwasm inspect) asks it to report what serve would refuse.
+// ClaimGuest claims the names of g's tools and prompts (as served, with its tool prefix), its
+// resource URIs and its resource templates for g, all or none, as AddGuest does before it
+// registers them: a name another owner holds is an error that names both — `tool "echo" of
+// guest "b" is already provided by guest "a"`, `resource "mem://readme" of guest "b" is
+// already provided by guest "a"` — and between two guests the way out. A tool or feature its
+// server withholds (hidden text) still claims its name. It is the one rule of which names
+// clash: a command that only describes guests (mcpwasm inspect) asks it to report what serve
+// would refuse.
 func (n *NameSet) ClaimGuest(g *runtime.Guest) error {
-	return n.claimAll(toolNames(g), guestOwner(g), g.Source())
+	return n.claimAll(guestItems(g.Manifest()), guestOwner(g), g.Source())
 }
 
-// ClaimStatus claims the names of the status tools (mcpwasm_status, mcpwasm_stop), both or
-// neither, as AddStatus does: an error if a guest or upstream holds one.
+// ClaimStatus claims the names of the status tools (mcpwasm_status, mcpwasm_stop) and the
+// status resource (mcpwasm://status), all or none, as AddStatus does: an error if a guest or
+// upstream holds one.
 func (n *NameSet) ClaimStatus() error {
-	return n.claimAll([]string{StatusToolName, StopToolName}, labelOwner(statusOwnerLabel), "")
+	its := append(toolItems([]string{StatusToolName, StopToolName}), item{"resource", StatusURI})
+	return n.claimAll(its, labelOwner(statusOwnerLabel), "")
 }
 
-// claimAll claims names for o, all or none: on a conflict nothing changes and the error
+// claimAll claims items for o, all or none: on a conflict nothing changes and the error
 // names it.
-func (n *NameSet) claimAll(names []string, o owner, source string) error {
-	return n.swap(nil, owner{}, names, o, source)
+func (n *NameSet) claimAll(items []item, o owner, source string) error {
+	return n.swap(nil, owner{}, items, o, source)
 }
 
-// swap releases oldNames held by oldOwner and claims newNames for newOwner in one step, all or
+// swap releases oldItems held by oldOwner and claims newItems for newOwner in one step, all or
 // none: on a conflict nothing changes and the error names it (with source, the new guest's
 // module, when both owners carry the same label).
-func (n *NameSet) swap(oldNames []string, oldOwner owner, newNames []string, newOwner owner, source string) error {
+func (n *NameSet) swap(oldItems []item, oldOwner owner, newItems []item, newOwner owner, source string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	freed := map[string]bool{}
-	for _, name := range oldNames {
-		freed[name] = oldOwner.id != nil && n.owners[name].id == oldOwner.id
+	for _, it := range oldItems {
+		k := it.key()
+		freed[k] = oldOwner.id != nil && n.owners[k].id == oldOwner.id
 	}
-	for _, name := range newNames {
-		if h, taken := n.owners[name]; taken && h.id != newOwner.id && !freed[name] {
-			label, holder := newOwner.label, h.label
-			if label == holder {
-				label, holder = label+" ("+source+")", holder+" (another module)"
-				if g, ok := h.id.(*runtime.Guest); ok {
-					holder = h.label + " (" + g.Source() + ")"
-				}
-			}
-			err := fmt.Errorf("tool %q of %s is already provided by %s", name, label, holder)
-			if _, ok := h.id.(*runtime.Guest); ok {
-				if _, ok := newOwner.id.(*runtime.Guest); ok {
-					// hyper-mcp served every plugin's tools as plugin::tool; here a guest
-					// is prefixed only when the operator says so.
-					err = fmt.Errorf("%w; to serve both, give one a tool prefix (config: \"tool_prefix\" of the guest; runtime.GuestConfig.ToolPrefix)", err)
-				}
-			}
-			return err
+	for _, it := range newItems {
+		k := it.key()
+		if h, taken := n.owners[k]; taken && h.id != newOwner.id && !freed[k] {
+			return clashError(it, newOwner, h, source)
 		}
 	}
-	for name, ok := range freed {
+	for k, ok := range freed {
 		if ok {
-			delete(n.owners, name)
+			delete(n.owners, k)
 		}
 	}
-	for _, name := range newNames {
-		n.set(name, newOwner)
+	for _, it := range newItems {
+		n.set(it.key(), newOwner)
 	}
 	return nil
 }
 
-func toolNames(g *runtime.Guest) []string { return manifestToolNames(g.Manifest()) }
+// clashError is the refusal of newOwner's it, which holder h already provides.
+func clashError(it item, newOwner, h owner, source string) error {
+	label, holder := newOwner.label, h.label
+	if label == holder {
+		label, holder = label+" ("+source+")", holder+" (another module)"
+		if g, ok := h.id.(*runtime.Guest); ok {
+			holder = h.label + " (" + g.Source() + ")"
+		}
+	}
+	err := fmt.Errorf("%s %q of %s is already provided by %s", it.what, it.name, label, holder)
+	_, oldGuest := h.id.(*runtime.Guest)
+	_, newGuest := newOwner.id.(*runtime.Guest)
+	if !oldGuest || !newGuest {
+		return err
+	}
+	switch it.what {
+	case "tool", "prompt":
+		// hyper-mcp served every plugin's tools as plugin::tool; here a guest is prefixed
+		// only when the operator says so.
+		return fmt.Errorf("%w; to serve both, give one a tool prefix (config: \"tool_prefix\" of the guest; runtime.GuestConfig.ToolPrefix)", err)
+	}
+	// A URI is a reference the guest hands out (resource links, ui:// in tool _meta): a
+	// prefix never rewrites it (docs/decisions/h-names.md).
+	return fmt.Errorf("%w; a tool prefix does not rewrite resource URIs: serve only one of them", err)
+}
+
+// guestItems lists what m serves: its tool and prompt names, resource URIs and templates.
+func guestItems(m *abi.Manifest) []item {
+	out := toolItems(manifestToolNames(m))
+	for _, p := range m.Prompts {
+		out = append(out, item{"prompt", p.Name})
+	}
+	for _, r := range m.Resources {
+		out = append(out, item{"resource", r.URI})
+	}
+	for _, r := range m.ResourceTemplates {
+		out = append(out, item{"resource template", r.URITemplate})
+	}
+	return out
+}
 
 // ReplaceGuest serves next in place of old (a reload, which may rename the guest): old's names
 // are released and next's claimed in one step (see AddGuest), next's tools are added, and
@@ -137,12 +218,13 @@ func ReplaceGuest(s *mcp.Server, old, next *runtime.Guest, opts *GuestOptions) (
 		o = *opts
 	}
 	names := namesOf(&o)
-	if err := names.swap(toolNames(old), guestOwner(old), toolNames(next), guestOwner(next), next.Source()); err != nil {
+	oldItems, nextItems := guestItems(old.Manifest()), guestItems(next.Manifest())
+	if err := names.swap(oldItems, guestOwner(old), nextItems, guestOwner(next), next.Source()); err != nil {
 		return nil, err
 	}
 	o.Names = names
 	if err := AddGuest(s, next, &o); err != nil {
-		_ = names.swap(toolNames(next), guestOwner(next), toolNames(old), guestOwner(old), old.Source())
+		_ = names.swap(nextItems, guestOwner(next), oldItems, guestOwner(old), old.Source())
 		return nil, err
 	}
 	for _, t := range old.Manifest().Tools {
@@ -150,6 +232,7 @@ func ReplaceGuest(s *mcp.Server, old, next *runtime.Guest, opts *GuestOptions) (
 			removed = append(removed, t.Name)
 		}
 	}
+	old.ReplacedBy(next) // a call routed to old's handler that has not reached old: next's
 	registryOf(s).remove(old)
 	if ts := tasksOf(s); ts != nil {
 		for _, n := range removed {
@@ -159,6 +242,12 @@ func ReplaceGuest(s *mcp.Server, old, next *runtime.Guest, opts *GuestOptions) (
 	if len(removed) > 0 {
 		s.RemoveTools(removed...)
 	}
+	// Prompts, resources and templates old served and next does not: gone with old (next's
+	// own are registered by AddGuest above, in place of old's).
+	om, nm := old.Manifest(), next.Manifest()
+	s.RemovePrompts(gone(om.Prompts, nm.Prompts, func(p abi.Prompt) string { return p.Name })...)
+	s.RemoveResources(gone(om.Resources, nm.Resources, func(r abi.Resource) string { return r.URI })...)
+	s.RemoveResourceTemplates(gone(om.ResourceTemplates, nm.ResourceTemplates, func(r abi.ResourceTemplate) string { return r.URITemplate })...)
 	return removed, nil
 }
 

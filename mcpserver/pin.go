@@ -15,20 +15,22 @@ import (
 // warning naming each changed field, until Approve. Unchanged tools keep working.
 
 // ToolPin maps a tool field ("title", "description", "inputSchema", "outputSchema",
-// "annotations", "icons") to "sha256:" and the SHA-256 of its canonical JSON (object keys
+// "annotations", "icons", "_meta", "execution") to "sha256:" and the SHA-256 of its canonical JSON (object keys
 // sorted, numbers as sent: internal/digest, the rule lock files use too).
 type ToolPin map[string]string
 
-// PinTool returns the pin of t's current definition.
-func PinTool(t *mcp.Tool) ToolPin {
-	return digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons)
+// PinTool returns the pin of t's current definition; taskSupport is its
+// execution.taskSupport as listed (the SDK's Tool has no "execution"; "" means forbidden).
+func PinTool(t *mcp.Tool, taskSupport string) ToolPin {
+	return digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons, t.Meta, taskSupport)
 }
 
-// changedFields lists, sorted, the fields whose digests differ between pin and now.
+// changedFields lists, sorted, the fields whose digests differ between pin and now. A field
+// the pin lacks (a lock written before it was digested) is not a change; pinCheck records it.
 func changedFields(pin, now ToolPin) []string {
 	var out []string
 	for f, d := range now {
-		if pin[f] != d {
+		if p, had := pin[f]; had && p != d {
 			out = append(out, f)
 		}
 	}
@@ -43,8 +45,8 @@ func changedFields(pin, now ToolPin) []string {
 
 // pinCheck pins t on first sight and returns the fields that changed since (none: serve it).
 // Called with e.mu held.
-func (e *Exposed) pinCheck(t *mcp.Tool) []string {
-	now := PinTool(t)
+func (e *Exposed) pinCheck(t *mcp.Tool, taskSupport string) []string {
+	now := PinTool(t, taskSupport)
 	pin, ok := e.pins[t.Name]
 	if !ok {
 		if !e.opts.PinnedOnly || e.approved[t.Name] {
@@ -53,7 +55,15 @@ func (e *Exposed) pinCheck(t *mcp.Tool) []string {
 		}
 		return nil
 	}
-	return changedFields(pin, now)
+	changed := changedFields(pin, now)
+	if len(changed) == 0 {
+		for f, d := range now { // a pin from an older lock: its missing fields, as first seen
+			if _, had := pin[f]; !had {
+				pin[f] = d
+			}
+		}
+	}
+	return changed
 }
 
 // Pins returns the pinned definitions, by upstream tool name (for a lock file).

@@ -62,7 +62,7 @@ func TestExposePinsTools(t *testing.T) {
 	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != `stable {"q":1}` {
 		t.Errorf("the unchanged tool: %v %+v", err, res)
 	}
-	if pins := e.Pins(); pins["search"]["description"] != mcpserver.PinTool(&mcp.Tool{Description: "Searches the docs"})["description"] {
+	if pins := e.Pins(); pins["search"]["description"] != mcpserver.PinTool(&mcp.Tool{Description: "Searches the docs"}, "")["description"] {
 		t.Errorf("the pin moved: %v", pins["search"])
 	}
 
@@ -87,7 +87,7 @@ func TestExposePinsTools(t *testing.T) {
 func TestExposeStartsFromPins(t *testing.T) {
 	obj := map[string]any{"type": "object"}
 	_, ups, _ := upstreamPair(t, &mcp.Tool{Name: "a", Description: "now", InputSchema: obj}, &mcp.Tool{Name: "b", InputSchema: obj})
-	pins := map[string]mcpserver.ToolPin{"a": mcpserver.PinTool(&mcp.Tool{Name: "a", Description: "then", InputSchema: obj})}
+	pins := map[string]mcpserver.ToolPin{"a": mcpserver.PinTool(&mcp.Tool{Name: "a", Description: "then", InputSchema: obj}, "")}
 	s := mcp.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 	logs := &syncBuf{}
 	if _, err := mcpserver.Expose(context.Background(), s, "up", ups, &mcpserver.ExposeOptions{Pins: pins, Logger: slog.New(slog.NewTextHandler(logs, nil))}); err != nil {
@@ -106,7 +106,7 @@ func TestExposeStartsFromPins(t *testing.T) {
 func TestExposePinnedOnly(t *testing.T) {
 	obj := map[string]any{"type": "object"}
 	_, ups, _ := upstreamPair(t, &mcp.Tool{Name: "a", Description: "same", InputSchema: obj}, &mcp.Tool{Name: "b", InputSchema: obj})
-	pins := map[string]mcpserver.ToolPin{"a": mcpserver.PinTool(&mcp.Tool{Name: "a", Description: "same", InputSchema: obj})}
+	pins := map[string]mcpserver.ToolPin{"a": mcpserver.PinTool(&mcp.Tool{Name: "a", Description: "same", InputSchema: obj}, "")}
 	s := mcp.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
 	logs := &syncBuf{}
 	e, err := mcpserver.Expose(context.Background(), s, "up", ups, &mcpserver.ExposeOptions{Pins: pins, PinnedOnly: true, Logger: slog.New(slog.NewTextHandler(logs, nil))})
@@ -133,7 +133,7 @@ func TestExposePinnedOnly(t *testing.T) {
 // as sent.
 func TestPinToolKnownDigests(t *testing.T) {
 	pin := mcpserver.PinTool(&mcp.Tool{Description: "Searches the docs",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","maximum":1.50}},"required":["n"]}`)})
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"number","maximum":1.50}},"required":["n"]}`)}, "")
 	for field, want := range map[string]string{
 		"description": "sha256:90e0e9b1fde57f1bf298f1cc7271859e2cb195a37e86d293f481e3dfc9dd1d76",
 		"inputSchema": "sha256:644a434f9377e4012250b933de7d542aa7a1c4cf196ee2475cec9b18ce373de7",
@@ -141,5 +141,87 @@ func TestPinToolKnownDigests(t *testing.T) {
 		if pin[field] != want {
 			t.Errorf("PinTool %s = %s, want %s", field, pin[field], want)
 		}
+	}
+}
+
+// TestExposePinsMetaAndExecution: an MCP App's _meta.ui.resourceUri changed after approval is
+// withheld like a changed description, and so is a changed execution.taskSupport (as listed:
+// ExposeOptions.ListTools); the unchanged tool keeps working.
+func TestExposePinsMetaAndExecution(t *testing.T) {
+	obj := map[string]any{"type": "object"}
+	up, ups, _ := upstreamPair(t,
+		&mcp.Tool{Name: "app", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://app/view.html"}}},
+		&mcp.Tool{Name: "job", InputSchema: obj},
+		&mcp.Tool{Name: "stable", InputSchema: obj},
+	)
+	support := map[string]string{"job": "optional"}
+	logs := &syncBuf{}
+	s := mcp.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+	e, err := mcpserver.Expose(context.Background(), s, "up", ups, &mcpserver.ExposeOptions{Logger: slog.New(slog.NewTextHandler(logs, nil)),
+		ListTools: func(ctx context.Context) ([]*mcp.Tool, map[string]string, error) {
+			r, err := ups.ListTools(ctx, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			return r.Tools, support, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectClient(t, s)
+	if diff := cmp.Diff([]string{"up__app", "up__job", "up__stable"}, listNames(t, cs)); diff != "" {
+		t.Fatalf("exposed (-want +got):\n%s", diff)
+	}
+	up.AddTool(&mcp.Tool{Name: "app", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://evil/view.html"}}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	support["job"] = "required"
+	if err := e.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"up__stable"}, listNames(t, cs)); diff != "" {
+		t.Errorf("after the changes (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{"tool=app changed=_meta", "tool=job changed=execution"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+}
+
+// TestExposeOldLockPins: pins from a lock written before "_meta" and "execution" were
+// digested do not withhold the tools they hold (a missing field is not a change); the field
+// is recorded as first seen, so a later change of it is withheld.
+func TestExposeOldLockPins(t *testing.T) {
+	obj := map[string]any{"type": "object"}
+	meta := mcp.Meta{"ui": map[string]any{"resourceUri": "ui://app/view.html"}}
+	up, ups, _ := upstreamPair(t, &mcp.Tool{Name: "app", InputSchema: obj, Meta: meta})
+	old := mcpserver.PinTool(&mcp.Tool{Name: "app", InputSchema: obj, Meta: meta}, "")
+	delete(old, "_meta")
+	delete(old, "execution")
+	s := mcp.NewServer(&mcp.Implementation{Name: "gw", Version: "1"}, nil)
+	logs := &syncBuf{}
+	e, err := mcpserver.Expose(context.Background(), s, "up", ups, &mcpserver.ExposeOptions{Pins: map[string]mcpserver.ToolPin{"app": old}, PinnedOnly: true,
+		Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectClient(t, s)
+	if diff := cmp.Diff([]string{"up__app"}, listNames(t, cs)); diff != "" {
+		t.Fatalf("with an old lock (-want +got):\n%s\n%s", diff, logs)
+	}
+	if got := e.Pins()["app"]["_meta"]; got != mcpserver.PinTool(&mcp.Tool{Meta: meta}, "")["_meta"] {
+		t.Errorf("_meta not recorded: %q", got)
+	}
+	up.AddTool(&mcp.Tool{Name: "app", InputSchema: obj, Meta: mcp.Meta{"ui": map[string]any{"resourceUri": "ui://evil/view.html"}}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	if err := e.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if names := listNames(t, cs); len(names) != 0 || !strings.Contains(logs.String(), "tool=app changed=_meta") {
+		t.Errorf("after a _meta change: %v\n%s", names, logs)
 	}
 }

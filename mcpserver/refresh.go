@@ -15,8 +15,9 @@ import (
 // has are removed, the others added again, and the SDK sends every session
 // notifications/tools/list_changed (prompts, resources) for each list it changed. Refreshes
 // of one server run one at a time; one that finds the lists already served does nothing, so
-// calls that changed them together cause one. A new tool name another owner holds, or lists
-// the SDK would refuse, keep what s served, with a warning.
+// calls that changed them together cause one. A new tool or prompt name, resource URI or
+// template another owner holds (NameSet), or lists the SDK would refuse, keep what s served,
+// with a warning naming both owners: the owner keeps its item.
 func refreshGuest(s *mcp.Server, g *runtime.Guest) {
 	reg := registryOf(s)
 	if reg == nil {
@@ -43,7 +44,7 @@ func refreshGuest(s *mcp.Server, g *runtime.Guest) {
 		warn(err)
 		return
 	}
-	if err := namesOf(&o).swap(manifestToolNames(r.manifest), guestOwner(g), manifestToolNames(next), guestOwner(g), g.Source()); err != nil {
+	if err := namesOf(&o).swap(guestItems(r.manifest), guestOwner(g), guestItems(next), guestOwner(g), g.Source()); err != nil {
 		warn(err)
 		return
 	}

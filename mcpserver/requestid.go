@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -97,7 +99,33 @@ func parentContext(v reflect.Value) reflect.Value {
 func withRequest(ctx context.Context, h *runtime.CallHooks, meta mcp.Meta) *runtime.CallHooks {
 	h.RequestID = handlerRequestID(ctx)
 	if meta != nil {
-		h.Meta, _ = json.Marshal(meta)
+		h.Meta = sync.OnceValue(func() json.RawMessage { return encodeMeta(meta) })
 	}
 	return h
+}
+
+// encodeMeta is meta as JSON, encoded only when a guest's entry receives it (runtime.CallHooks
+// .Meta: an Extism v2 plugin, after the call has its instance) and without HTML escaping:
+// json.Marshal writes each '<', '>' and '&' as six bytes, so a client's _meta full of '<' cost
+// six times its size for every call, even calls of guests that never read it and calls still
+// waiting for an instance. go-sdk has decoded the request's params by the time a handler runs,
+// so the bytes received are not at hand; this is their equal size.
+func encodeMeta(meta mcp.Meta) json.RawMessage {
+	b, err := marshalNoHTMLEscape(meta)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// marshalNoHTMLEscape is json.Marshal without its HTML escaping ('<', '>' and '&' as six
+// bytes each): for a client's values re-encoded on a request's path.
+func marshalNoHTMLEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -784,7 +784,7 @@ func (ts *taskServer) lookup(method string, ss *mcp.ServerSession, p *taskIDPara
 // _meta["io.modelcontextprotocol/clientCapabilities"] (2026-07-28), else its session's.
 func requestCapabilities(ss *mcp.ServerSession, meta mcp.Meta) *mcp.ClientCapabilities {
 	if v, ok := meta[mcp.MetaKeyClientCapabilities]; ok {
-		b, err := json.Marshal(v)
+		b, err := marshalNoHTMLEscape(v) // requestid.go: a client's '<' stays one byte
 		var caps mcp.ClientCapabilities
 		if err == nil && json.Unmarshal(b, &caps) == nil {
 			return &caps

@@ -39,6 +39,11 @@ func (e *CallError) Unwrap() error { return e.Err }
 // error. It runs with the guest's grants (not narrowed per tool), under the guest's limits.
 // Errors are *CallError.
 func (g *Guest) ReadResource(ctx context.Context, uri string) ([]byte, error) {
+	v := g.hold()
+	defer v.running.Add(-1)
+	if v != g {
+		return v.ReadResource(ctx, uri)
+	}
 	l := g.lists()
 	return g.run(ctx, l.guestPool, kind.EntryRead, uri, nil, g.limits, l.guest)
 }
@@ -47,6 +52,11 @@ func (g *Guest) ReadResource(ctx context.Context, uri string) ([]byte, error) {
 // mcpwasm_prompt (ABI.md §2.4): an MCP GetPromptResult, or an abi.ErrorBody. It runs with
 // the guest's grants, as ReadResource. Errors are *CallError.
 func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte, error) {
+	v := g.hold()
+	defer v.running.Add(-1)
+	if v != g {
+		return v.GetPrompt(ctx, name, args)
+	}
 	if len(args) == 0 {
 		args = emptyObject
 	}
@@ -63,6 +73,11 @@ func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte
 // wrapping ErrTrap, ErrTimeLimit, ErrMemoryLimit, ErrOutputLimit or ErrABI. If ctx is
 // cancelled the guest is stopped and the error wraps ErrCancelled and ctx.Err().
 func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte, error) {
+	v := g.hold()
+	defer v.running.Add(-1)
+	if v != g { // replaced before the call reached g: the newest version answers
+		return v.Call(ctx, toolName, args)
+	}
 	t, ok := g.lists().tools[toolName]
 	if !ok {
 		return nil, &CallError{Guest: g.name, Name: toolName, Err: fmt.Errorf("%w %q", ErrUnknownTool, toolName)}

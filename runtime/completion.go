@@ -22,6 +22,11 @@ func (g *Guest) Completes() bool { return g.lists().manifest.Completions }
 // the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs with the
 // guest's grants (as ReadResource), under the guest's limits. Errors are *CallError.
 func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
+	v := g.hold()
+	defer v.running.Add(-1)
+	if v != g {
+		return v.Complete(ctx, req)
+	}
 	if !g.lists().manifest.Completions {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: the guest declares no completions", ErrABI)}
 	}

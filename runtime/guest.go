@@ -45,9 +45,12 @@ type Guest struct {
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 
 	closeOnce sync.Once
-	running   atomic.Int64  // calls from entry to answer, including those still getting an instance (Drain)
-	logRate   kind.Rate     // log, progress and resource.updated reports of all calls
-	stats     guestCounters // tool calls reported (observe.go)
+	running   atomic.Int64 // calls from reaching g (hold) to answer, including those still getting an instance (Drain)
+	// next is the version that replaced g (ReplacedBy): a call that reaches g after it is
+	// set is answered by next.
+	next    atomic.Pointer[Guest]
+	logRate kind.Rate     // log, progress and resource.updated reports of all calls
+	stats   guestCounters // tool calls reported (observe.go)
 }
 
 // lists is what a guest serves: its manifest and what load derived from it. They change only
@@ -156,10 +159,40 @@ func (g *Guest) HasOutputSchema(tool string) bool {
 	return ok && t.output != nil
 }
 
+// ReplacedBy makes next answer every call that reaches g from now on (Call, ReadResource,
+// GetPrompt, Complete): a reload calls it when next serves in g's place, before it drains and
+// closes g. A call handed to g's handler just before the swap, which had not reached g yet,
+// is so answered by next instead of failing on g's close; a call that reached g before is
+// counted (Drain) and answered by g.
+func (g *Guest) ReplacedBy(next *Guest) {
+	if next != nil && next != g {
+		g.next.Store(next)
+	}
+}
+
+// hold counts a call from the moment it reaches g (Drain), and returns the version that
+// answers it: g, or — once g was replaced (ReplacedBy) — the newest version, whose count it
+// holds instead. The caller ends the count with the answer: v.running.Add(-1). A call counted
+// here before ReplacedBy is seen by the Drain after it (both sides are sequentially
+// consistent atomics: the call adds and then loads next, the reload stores next and then
+// loads the count).
+func (g *Guest) hold() *Guest {
+	for {
+		g.running.Add(1)
+		n := g.next.Load()
+		if n == nil {
+			return g
+		}
+		g.running.Add(-1)
+		g = n
+	}
+}
+
 // Drain waits until no call of g is running, or ctx is done. Reloading uses it to let calls
-// on the old version finish before closing it. A call counts from the moment it enters —
-// also while it waits for the guest's code or a free instance, or starts a new one — to its
-// answer.
+// on the old version finish before closing it. A call counts from the moment it reaches g
+// (Call, ReadResource, GetPrompt, Complete) — also while it validates, waits for the guest's
+// code or a free instance, or starts a new one — to its answer; one that reaches g after
+// ReplacedBy is its successor's.
 func (g *Guest) Drain(ctx context.Context) error {
 	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()

@@ -31,9 +31,14 @@ type CallHooks struct {
 	// *mcp.ServerSession), nil for none. A guest with GuestConfig.Isolation "session" never
 	// hands an instance one session used to another; calls without a session count as one.
 	Session any
-	// RequestID and Meta are the MCP request's JSON-RPC id and its params' _meta, as JSON,
-	// for kinds whose entry points receive them (hyper-mcp v2 plugins' "context"); nil: none.
-	RequestID, Meta json.RawMessage
+	// RequestID is the MCP request's JSON-RPC id, as JSON, for kinds whose entry points
+	// receive it (hyper-mcp v2 plugins' "context"); nil: none.
+	RequestID json.RawMessage
+	// Meta returns the MCP request's params' _meta as JSON (never HTML-escaped), for kinds
+	// whose entry points receive it. It is called only by such a kind's entry, after the
+	// call has its instance — never while the call waits for one — and may be called once
+	// per entry (mcpserver memoizes it). Nil: none.
+	Meta func() json.RawMessage
 	// ListsChanged is called after the call when the guest reported its lists changed (an
 	// Extism plugin's notify_tool_list_changed and the like) and reading them again found
 	// them different: Guest.Manifest already returns the new lists. It runs once per call,

@@ -65,10 +65,14 @@ type GuestConfig struct {
 	// Config is the operator's key-value strings for the guest: what an Extism plugin reads
 	// with config_get (hyper-mcp's env_vars). A client never sets them. Copied at Load.
 	Config map[string]string
-	// ToolPrefix is put before the name of each of the guest's tools: the guest's tool
-	// "echo" is served (and called, and named in ToolLimits and ToolGrants) as
-	// ToolPrefix+"echo", and the guest still sees "echo". It lets two guests that name a tool
-	// alike be served side by side (hyper-mcp serves every plugin's tools as "plugin::tool").
+	// ToolPrefix is put before the name of each of the guest's tools and prompts: the
+	// guest's tool "echo" is served (and called, and named in ToolLimits and ToolGrants) as
+	// ToolPrefix+"echo", its prompt "greet" as ToolPrefix+"greet" (prompts/get and
+	// completion/complete refs are mapped back), and the guest still sees "echo" and
+	// "greet". It lets two guests that name a tool or prompt alike be served side by side
+	// (hyper-mcp serves every plugin's tools as "plugin::tool"). Resource URIs and templates
+	// are never rewritten: a URI is a reference the guest hands out (resource links, ui://
+	// in tool _meta), so two guests cannot serve one URI.
 	// A prefixed name must still match abi.NamePattern; a JavaScript or Extism guest's that
 	// does not is served as names.MapName maps it (names.go).
 	ToolPrefix string

@@ -25,8 +25,9 @@ type rename struct {
 	served string
 }
 
-// servedNames returns m as g serves it — each tool's name after prefix (GuestConfig.ToolPrefix)
-// and, when foreign, each tool and prompt name outside abi.NamePattern mapped by names.MapName —
+// servedNames returns m as g serves it — each tool's and prompt's name after prefix
+// (GuestConfig.ToolPrefix; resource URIs and templates are never rewritten: a URI is a
+// reference the guest hands out) and, when foreign, each tool and prompt name outside abi.NamePattern mapped by names.MapName —
 // with own, the declared name of each tool and prompt served under another name (keyed by
 // what+":"+served), and the renames made by the mapping. Two declared names served alike are
 // an error naming both.
@@ -40,9 +41,6 @@ func servedNames(m *abi.Manifest, prefix string, foreign bool) (*abi.Manifest, m
 	var renames []rename
 	serve := func(what, name string) (string, error) {
 		served := prefix + name
-		if what == "prompt" {
-			served = name
-		}
 		if foreign && !abi.ValidName(served) {
 			mapped := names.MapName(served)
 			renames = append(renames, rename{what, name, mapped})
@@ -67,7 +65,7 @@ func servedNames(m *abi.Manifest, prefix string, foreign bool) (*abi.Manifest, m
 		}
 		out.Tools[i].Name = served
 	}
-	if foreign {
+	if foreign || prefix != "" {
 		out.Prompts = slices.Clone(m.Prompts)
 		for i := range out.Prompts {
 			served, err := serve("prompt", out.Prompts[i].Name)

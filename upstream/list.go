@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,6 +95,60 @@ func listAll[T any](ctx context.Context, method string, maxPages int, logger *sl
 // AllTools lists every tool of s's server (see ListTools), with s's page cap and logger.
 func (s *Session) AllTools(ctx context.Context) ([]*mcp.Tool, error) {
 	return ListTools(ctx, s.ClientSession, s.maxPages, s.logger)
+}
+
+// AllToolsTaskSupport is AllTools with the execution.taskSupport of each tool as listed, by
+// tool name ("" or absent: the server said nothing, MCP's "forbidden"): the SDK's Tool has no
+// "execution", so each page is also read as the server sent it. A pin of an upstream tool
+// (mcpserver.PinTool) covers both.
+func (s *Session) AllToolsTaskSupport(ctx context.Context) ([]*mcp.Tool, map[string]string, error) {
+	support := map[string]string{}
+	if s.raw == nil {
+		list, err := s.AllTools(ctx)
+		return list, support, err
+	}
+	list, err := listAll(ctx, "tools/list", s.maxPages, s.logger, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
+		token := NewProgressToken()
+		s.raw.expect(token, nil)
+		p := &mcp.ListToolsParams{Cursor: cursor}
+		p.SetProgressToken(token)
+		r, err := s.ListTools(ctx, p)
+		raw := s.raw.take(token)
+		if err != nil {
+			return nil, "", err
+		}
+		if raw == nil { // not recorded: the SDK's page, no task support known
+			return r.Tools, r.NextCursor, nil
+		}
+		// The page as sent (the SDK was handed it without some members: exact.go).
+		var page struct {
+			Tools      []*mcp.Tool `json:"tools"`
+			NextCursor string      `json:"nextCursor"`
+		}
+		var exec struct {
+			Tools []struct {
+				Name      string `json:"name"`
+				Execution *struct {
+					TaskSupport string `json:"taskSupport"`
+				} `json:"execution"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, "", fmt.Errorf("tools/list: %w", err)
+		}
+		if json.Unmarshal(raw, &exec) == nil {
+			for _, t := range exec.Tools {
+				if _, seen := support[t.Name]; !seen && t.Execution != nil {
+					support[t.Name] = t.Execution.TaskSupport
+				}
+			}
+		}
+		return page.Tools, page.NextCursor, nil
+	}, func(t *mcp.Tool) string { return t.Name })
+	if err != nil {
+		return nil, nil, err
+	}
+	return list, support, nil
 }
 
 // AllResources lists every resource of s's server (see listResources).

@@ -18,7 +18,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
-	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -389,13 +388,13 @@ func lockUpstreams(ctx context.Context, cmd string, cfg *config.Config, lock *sh
 		if err != nil {
 			return fmt.Errorf("upstream %q: %w", name, err)
 		}
-		list, err := upstream.ListTools(ctx, s.ClientSession, 0, logger)
+		list, support, err := s.AllToolsTaskSupport(ctx)
 		if err != nil {
 			return fmt.Errorf("upstream %q: listing tools: %w", name, err)
 		}
 		now := map[string]ship.ToolDigests{}
 		for _, t := range list {
-			now[t.Name] = ship.ToolDigests(mcpserver.PinTool(t))
+			now[t.Name] = ship.ToolDigests(mcpserver.PinTool(t, support[t.Name]))
 		}
 		old, had := lock.Upstreams[name]
 		switch changes := ship.Diff(old, now); {

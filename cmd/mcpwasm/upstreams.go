@@ -94,6 +94,13 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 			continue
 		}
 		opts := &mcpserver.ExposeOptions{Logger: logger, AllowHiddenText: u.AllowHiddenText, Names: names, Pins: pins[name], PinnedOnly: pins[name] != nil,
+			ListTools: func(ctx context.Context) ([]*mcp.Tool, map[string]string, error) {
+				s, err := m.Session(ctx, name)
+				if err != nil {
+					return nil, nil, err
+				}
+				return s.AllToolsTaskSupport(ctx)
+			},
 			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
 				s, err := m.Session(ctx, name)
 				if err != nil {

@@ -74,8 +74,9 @@ type Guest struct {
 	// Config is the key-value strings an Extism plugin reads with config_get (hyper-mcp's
 	// runtime_config.env_vars); the operator's only, never the client's.
 	Config map[string]string `json:"config,omitempty"`
-	// ToolPrefix is put before each of the guest's tool names as served (and as "tools"
-	// names them): runtime.GuestConfig.ToolPrefix. Two guests naming a tool alike need it.
+	// ToolPrefix is put before each of the guest's tool and prompt names as served (and as
+	// "tools" names them): runtime.GuestConfig.ToolPrefix. Two guests naming a tool or prompt
+	// alike need it; resource URIs are never rewritten.
 	ToolPrefix string `json:"tool_prefix,omitempty"`
 	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
 	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are

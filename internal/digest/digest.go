@@ -39,12 +39,19 @@ func Of(v any) string {
 }
 
 // Tool returns the digests (Of) of a tool definition's fields by their MCP names: "title",
-// "description", "inputSchema", "outputSchema", "annotations" and "icons". A pin of an
+// "description", "inputSchema", "outputSchema", "annotations", "icons", "_meta" (the whole
+// object: an MCP App's ui.resourceUri and anything else a client acts on) and "execution"
+// (its taskSupport; "" counts as "forbidden", MCP's default). A pin of an
 // upstream's tool (mcpserver.PinTool, from an mcp.Tool) and a lock entry of a guest's
 // (internal/ship.ToolFields, from an abi.Tool) are both this map, so equal definitions have
 // equal digests whichever type carried them.
-func Tool(title, description string, inputSchema, outputSchema, annotations, icons any) map[string]string {
+func Tool(title, description string, inputSchema, outputSchema, annotations, icons, meta any, taskSupport string) map[string]string {
+	if taskSupport == "" {
+		taskSupport = "forbidden"
+	}
 	return map[string]string{
+		"_meta":        Of(meta),
+		"execution":    Of(map[string]string{"taskSupport": taskSupport}),
 		"title":        Of(title),
 		"description":  Of(description),
 		"inputSchema":  Of(inputSchema),

@@ -52,10 +52,12 @@ func TestHex(t *testing.T) {
 	}
 }
 
-// Tool digests each of the six MCP fields by name; an absent schema (nil) is "null".
+// Tool digests each of the eight MCP fields by name; an absent schema (nil) is "null"; an
+// absent taskSupport is "forbidden", MCP's default.
 func TestTool(t *testing.T) {
-	got := digest.Tool("", "Searches the docs", json.RawMessage(nil), nil, nil, nil)
-	if len(got) != 6 || got["description"] != "sha256:90e0e9b1fde57f1bf298f1cc7271859e2cb195a37e86d293f481e3dfc9dd1d76" ||
+	got := digest.Tool("", "Searches the docs", json.RawMessage(nil), nil, nil, nil, nil, "")
+	if len(got) != 8 || got["_meta"] != digest.Of(nil) ||
+		got["execution"] != digest.Tool("", "", nil, nil, nil, nil, nil, "forbidden")["execution"] || got["description"] != "sha256:90e0e9b1fde57f1bf298f1cc7271859e2cb195a37e86d293f481e3dfc9dd1d76" ||
 		got["inputSchema"] != digest.Of(nil) || got["title"] != digest.Of("") {
 		t.Errorf("Tool = %v", got)
 	}

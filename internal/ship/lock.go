@@ -121,11 +121,31 @@ func ManifestDigest(m *abi.Manifest) string { return digest.Of(m) }
 func ToolFields(m *abi.Manifest) map[string]ToolDigests {
 	out := make(map[string]ToolDigests, len(m.Tools))
 	for _, t := range m.Tools {
-		d := digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons)
+		var support string
+		if t.Execution != nil {
+			support = t.Execution.TaskSupport
+		}
+		d := digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons, toolMeta(t), support)
 		d["requests"] = digest.Of([]abi.Requests{m.Requests, t.Requests})
 		out[t.Name] = d
 	}
 	return out
+}
+
+// toolMeta is the "_meta" member of t as the manifest serves it (nil: none), read from t's
+// JSON so that whatever _meta abi.Tool carries is covered.
+func toolMeta(t abi.Tool) json.RawMessage {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil
+	}
+	var f struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(b, &f) != nil {
+		return nil
+	}
+	return f.Meta
 }
 
 // Change is one tool that differs between a lock and a manifest.
@@ -149,7 +169,9 @@ func (c Change) String() string {
 	return fmt.Sprintf("tool %q: %s", c.Tool, strings.Join(parts, ", "))
 }
 
-// Diff lists, sorted by tool name, how the tools now differ from those locked.
+// Diff lists, sorted by tool name, how the tools now differ from those locked. A field the
+// lock does not have (a lock written before that field was digested, e.g. "_meta" and
+// "execution") is not a change: the next lock --update records it.
 func Diff(locked, now map[string]ToolDigests) []Change {
 	var out []Change
 	for name, n := range now {
@@ -160,7 +182,7 @@ func Diff(locked, now map[string]ToolDigests) []Change {
 		}
 		var fields []string
 		for f, d := range n {
-			if o[f] != d {
+			if od, had := o[f]; had && od != d {
 				fields = append(fields, f)
 			}
 		}

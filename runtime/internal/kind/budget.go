@@ -1,6 +1,7 @@
 package kind
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -20,6 +21,12 @@ const (
 	MaxRequestKind = 64
 	// MaxRequestBody caps the JSON body of a capability request, in bytes (TOO_LARGE).
 	MaxRequestBody = 16 << 20
+	// MaxReportJSON caps a report passed as JSON (an Extism notify_logging_message or
+	// notify_progress, a JavaScript guest's log or progress): a MaxReportMessage text with
+	// every byte escaped (up to six each) and its envelope.
+	MaxReportJSON = 6*MaxReportMessage + 1024
+	// MaxSmallArg caps any other host-call argument (a JavaScript sleep, random or env op).
+	MaxSmallArg = 1024
 
 	// Per-call budget of reports — log, progress and resource.updated together: at most
 	// CallMessages reports and CallBytes of message text; reports beyond it are dropped. A
@@ -147,3 +154,25 @@ func (a *Arena) Shrink(n uint64) { a.used -= min(n, a.used) }
 
 // Used returns the bytes accounted now.
 func (a *Arena) Used() uint64 { return a.used }
+
+// ErrArgTooLarge marks a host-call argument over its cap (CheckArg).
+var ErrArgTooLarge = errors.New("host-call argument over its cap")
+
+// CheckArg is the one size check of a host-call argument, made by every kind's host
+// functions before the argument is copied out of the guest (its linear memory, an Extism
+// kernel block, a JavaScript string): nil when n bytes are within limit (MaxRequestKind,
+// MaxRequestBody, MaxReportJSON, MaxSmallArg), else an error wrapping ErrArgTooLarge that
+// names what, n and the limit. The kind answers it as TOO_LARGE (ABI.md §6) or ends the call
+// with it, and copies nothing. A log or progress message handed over as raw bytes is cut to
+// MaxReportMessage instead: only that much is copied.
+func CheckArg(what string, n, limit uint64) error {
+	if n <= limit {
+		return nil
+	}
+	return argError(fmt.Sprintf("%s of %d bytes is over the cap of %s", what, n, size.Format(limit)))
+}
+
+type argError string
+
+func (e argError) Error() string        { return string(e) }
+func (e argError) Is(target error) bool { return target == ErrArgTooLarge }

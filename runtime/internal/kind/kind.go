@@ -294,10 +294,14 @@ type Call struct {
 	// for a resource read, a prompt or a completion; for the start and describe the guest's
 	// grants within Kind.StartRequests. Nil only where the runtime has none to give (a test).
 	Sandbox *sandbox.Tool
-	// RequestID and Meta are the JSON-RPC id and the params' _meta (JSON) of the MCP request
-	// the entry serves, for kinds whose entry points receive them (hyper-mcp v2's
-	// "context"); nil when there is none (describe, a caller that gave none). Read only.
-	RequestID, Meta json.RawMessage
+	// RequestID is the JSON-RPC id (JSON) of the MCP request the entry serves, for kinds
+	// whose entry points receive it (hyper-mcp v2's "context"); nil when there is none
+	// (describe, a caller that gave none). Read only.
+	RequestID json.RawMessage
+	// Meta returns the params' _meta (JSON, not HTML-escaped) of that request; a kind calls
+	// it only when its entry point receives it, so no other kind pays for encoding it. Nil
+	// when there is none.
+	Meta func() json.RawMessage
 	// Input is the request body for kinds that pull their input (Extism input_*); nil unless
 	// the kind sets it in its entry point.
 	Input []byte

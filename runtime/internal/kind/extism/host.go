@@ -96,6 +96,16 @@ func (inst *Instance) handle(name, what string, off uint64) []byte {
 	return b
 }
 
+// arg is handle for an argument the host decodes or copies: one over limit (the seam's caps,
+// kind.CheckArg) ends the call before any of it is read.
+func (inst *Instance) arg(name, what string, off, limit uint64) []byte {
+	b := inst.handle(name, what, off)
+	if err := kind.CheckArg(what, uint64(len(b)), limit); err != nil {
+		fail(name, err)
+	}
+	return b
+}
+
 // newBlock copies data into a new kernel block, ending the call if the budget refuses it.
 func (inst *Instance) newBlock(name string, data []byte) uint64 {
 	off, ok := inst.Kernel.New(data)
@@ -155,8 +165,8 @@ var envFuncs = []HostFunc{
 	logFunc("log_error", 4, abi.LevelError),
 }
 
-// maxMessage caps a log message copied out of the kernel, in bytes (as for mcpwasm guests).
-const maxMessage = 64 << 10
+// A log message copied out of the kernel is cut to kind.MaxReportMessage (as for every kind).
+const maxMessage = kind.MaxReportMessage
 
 func clipString(b []byte, n int) string {
 	if len(b) > n {
@@ -246,7 +256,7 @@ func hostHTTPRequest(ctx context.Context, _ api.Module, s []uint64) {
 	inst := current(ctx, name)
 	clear(inst.httpHeaders)
 	inst.httpStatus = 0
-	raw := inst.handle(name, "http request", s[0])
+	raw := inst.arg(name, "http request", s[0], kind.MaxRequestBody)
 	var req HTTPRequest
 	if err := json.Unmarshal(raw, &req); err != nil {
 		fail(name, fmt.Errorf("%w: the request is not an Extism HttpRequest: %v", ErrABI, err))
@@ -260,7 +270,7 @@ func hostHTTPRequest(ctx context.Context, _ api.Module, s []uint64) {
 		}
 	}
 	if s[1] != 0 {
-		body := inst.handle(name, "http request body", s[1])
+		body := inst.arg(name, "http request body", s[1], kind.MaxRequestBody)
 		if utf8.Valid(body) {
 			out.Body = string(body)
 		} else {
@@ -397,7 +407,7 @@ func clientCall(ctx context.Context, inst *Instance, kind string, body []byte) (
 // reason, model "", stopReason "error".
 func hostCreateMessage(ctx context.Context, _ api.Module, s []uint64) {
 	inst := current(ctx, "create_message")
-	body := inst.handle("create_message", "create_message params", s[0])
+	body := inst.arg("create_message", "create_message params", s[0], kind.MaxRequestBody)
 	out, reason, ok := clientCall(ctx, inst, abi.KindSampling, bytes.Clone(body))
 	if !ok {
 		out, _ = json.Marshal(map[string]any{
@@ -414,7 +424,7 @@ func hostCreateMessage(ctx context.Context, _ api.Module, s []uint64) {
 // "content":{"error":reason}}, as hyper-mcp does.
 func hostCreateElicitation(ctx context.Context, _ api.Module, s []uint64) {
 	inst := current(ctx, "create_elicitation")
-	raw := inst.handle("create_elicitation", "create_elicitation params", s[0])
+	raw := inst.arg("create_elicitation", "create_elicitation params", s[0], kind.MaxRequestBody)
 	var params map[string]any
 	if err := json.Unmarshal(raw, &params); err != nil {
 		fail("create_elicitation", fmt.Errorf("%w: params are not a JSON object: %v", ErrABI, err))
@@ -476,7 +486,7 @@ var mcpLevels = map[string]abi.Level{
 // {level, logger?, data} delivered as a log line of the call (the same path as log_*).
 func hostNotifyLogging(ctx context.Context, _ api.Module, s []uint64) {
 	inst := current(ctx, "notify_logging_message")
-	raw := inst.handle("notify_logging_message", "logging message", s[0])
+	raw := inst.arg("notify_logging_message", "logging message", s[0], kind.MaxReportJSON)
 	var m struct {
 		Level  string          `json:"level"`
 		Logger string          `json:"logger"`
@@ -504,7 +514,7 @@ func hostNotifyLogging(ctx context.Context, _ api.Module, s []uint64) {
 // used, so a plugin cannot report on another request's token.
 func hostNotifyProgress(ctx context.Context, _ api.Module, s []uint64) {
 	inst := current(ctx, "notify_progress")
-	raw := inst.handle("notify_progress", "progress", s[0])
+	raw := inst.arg("notify_progress", "progress", s[0], kind.MaxReportJSON)
 	var p struct {
 		Progress *float64 `json:"progress"`
 		Total    float64  `json:"total"`
@@ -521,7 +531,7 @@ func hostNotifyProgress(ctx context.Context, _ api.Module, s []uint64) {
 // hostNotifyResourceUpdated is notify_resource_updated: {uri}.
 func hostNotifyResourceUpdated(ctx context.Context, _ api.Module, s []uint64) {
 	inst := current(ctx, "notify_resource_updated")
-	raw := inst.handle("notify_resource_updated", "resource updated", s[0])
+	raw := inst.arg("notify_resource_updated", "resource updated", s[0], kind.MaxRequestBody)
 	var p struct {
 		URI string `json:"uri"`
 	}

@@ -184,7 +184,7 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 	}
 	return &Call{
 		Guest: c.Guest, Tool: c.Tool, Config: c.Config, OutputBytes: c.Limits.OutputBytes, LogLevel: defaultLogLevel,
-		RequestID: c.RequestID, Meta: c.Meta,
+		RequestID: c.RequestID, Meta: metaOf(c),
 		Request: c.Request,
 		Log:     report,
 		Progress: func(progress, total float64, msg string) {
@@ -192,12 +192,12 @@ func (s *started) view(ctx context.Context, c *kind.Call) *Call {
 				c.Host.Progress(ctx, c, progress, total, msg)
 			}
 		},
+		// One report, one admission: the seam's resource.updated (c.Request) admits it
+		// against the report budget, as for every kind.
 		ResourceUpdated: func(uri string) {
 			body, _ := json.Marshal(abi.ResourceUpdatedRequest{URI: uri})
-			if c.Report.Admit(uint32(len(uri))) {
-				if st, b := c.Request(ctx, abi.KindResourceUpdated, body); st != abi.StatusOK {
-					report(abi.LevelWarning, fmt.Sprintf("notify_resource_updated %q: %s", uri, b))
-				}
+			if st, b := c.Request(ctx, abi.KindResourceUpdated, body); st != abi.StatusOK && st != abi.StatusTooLarge {
+				report(abi.LevelWarning, fmt.Sprintf("notify_resource_updated %q: %s", uri, b))
 			}
 		},
 		ListChanged: func(list string) {
@@ -327,4 +327,13 @@ func (Kind) GuestName(source string) string {
 		return manifestName
 	}
 	return base
+}
+
+// metaOf is the _meta of c's request (JSON), encoded now — for a v2 plugin's "context" — or
+// nil.
+func metaOf(c *kind.Call) json.RawMessage {
+	if c.Meta == nil {
+		return nil
+	}
+	return c.Meta()
 }

@@ -2,11 +2,9 @@ package mcpwasm
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
@@ -85,10 +83,12 @@ func hostRequest(ctx context.Context, mod api.Module, stack []uint64) {
 	var body []byte
 	// Sizes are checked before anything is copied: the kind is copied into a string, and an
 	// unknown kind is quoted back in the error.
-	if kindLen > kind.MaxRequestKind || reqLen > kind.MaxRequestBody {
-		st, body = abi.StatusTooLarge, sandbox.ErrorBody(fmt.Sprintf(
-			"request: kind of %d bytes or body of %d bytes is over the caps (%d bytes, %s)",
-			kindLen, reqLen, kind.MaxRequestKind, size.Format(kind.MaxRequestBody)))
+	err := kind.CheckArg("request kind", uint64(kindLen), kind.MaxRequestKind)
+	if err == nil {
+		err = kind.CheckArg("request body", uint64(reqLen), kind.MaxRequestBody)
+	}
+	if err != nil {
+		st, body = abi.StatusTooLarge, sandbox.ErrorBody("request: "+err.Error())
 		s.pending = body
 		stack[0] = abi.Pack(uint32(st), uint32(len(body)))
 		return

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -106,8 +107,18 @@ func HostFuncs(find CallFunc) []HostFunc {
 	}
 }
 
-// maxPayload bounds one host function argument (a request body, a log line).
-const maxPayload = 16 << 20
+// payloadCap is the cap of the payload of op (kind.CheckArg, before it is copied out of the
+// engine): a request's JSON (its kind and a body of kind.MaxRequestBody), a report's JSON
+// (kind.MaxReportJSON), or a small value.
+func payloadCap(op string) uint64 {
+	switch op {
+	case "request":
+		return kind.MaxRequestBody + kind.MaxRequestKind + 64
+	case "log", "progress":
+		return kind.MaxReportJSON
+	}
+	return kind.MaxSmallArg
+}
 
 // hostCall serves __mcpwasm_host(op, payload) and returns a JSValue* string: a refusal is
 // data, as in ABI.md §6. Without a call (a module the host does not run) it returns 0, which
@@ -124,7 +135,14 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 		if !ok {
 			return v.answer(ctx, nil)
 		}
-		if args[i], ok = v.argString(ctx, p); !ok {
+		what, limit := "host op", uint64(kind.MaxRequestKind)
+		if i == 1 {
+			what, limit = string(args[0])+" payload", payloadCap(string(args[0]))
+		}
+		var err error
+		if args[i], ok, err = v.argString(ctx, p, what, limit); err != nil {
+			return v.refuse(ctx, c, string(args[0]), err)
+		} else if !ok {
 			return v.answer(ctx, nil)
 		}
 	}
@@ -281,26 +299,45 @@ func (v *VM) bind() {
 
 // argString reads a JS string argument (JSValue* val) without running script code: only
 // strings are read (the shim passes strings).
-func (v *VM) argString(ctx context.Context, val uint32) ([]byte, bool) {
+func (v *VM) argString(ctx context.Context, val uint32, what string, limit uint64) ([]byte, bool, error) {
 	lenp, err := v.malloc(ctx, 4)
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	defer v.freePtr(ctx, lenp)
 	c, err := v.call0(ctx, v.f.getString, uint64(val), uint64(lenp))
 	if err != nil || c == 0 {
-		return nil, false
+		return nil, false, nil
 	}
 	defer func() { _, _ = v.call0(ctx, v.f.freeCString, uint64(c)) }()
 	n, ok := v.e.Memory().ReadUint32Le(lenp)
-	if !ok || n > maxPayload {
-		return nil, false
+	if !ok {
+		return nil, false, nil
+	}
+	if err := kind.CheckArg(what, uint64(n), limit); err != nil {
+		return nil, false, err // nothing copied
 	}
 	b, ok := v.e.Memory().Read(c, n)
 	if !ok {
-		return nil, false
+		return nil, false, nil
 	}
-	return append([]byte(nil), b...), true
+	return append([]byte(nil), b...), true, nil
+}
+
+// refuse answers a host call whose argument is over its cap (kind.CheckArg), having copied
+// none of it: a request gets TOO_LARGE naming the cap, as a refusal is data (ABI.md §6); a
+// log or progress report is dropped with a warning naming it; any other op gets nothing.
+func (v *VM) refuse(ctx context.Context, c *Call, op string, err error) uint32 {
+	switch op {
+	case "request":
+		body, _ := json.Marshal(map[string]string{"error": "request: " + err.Error()})
+		return v.answer(ctx, fmt.Appendf(nil, `{"status":%d,"body":%s}`, abi.StatusTooLarge, body))
+	case "log", "progress":
+		if c.Log != nil {
+			c.Log("warning", op+" dropped: "+err.Error())
+		}
+	}
+	return v.answer(ctx, nil)
 }
 
 // answer returns s as a new JS string (JSValue*) for the trampoline to own; 0 (an exception)
