@@ -112,7 +112,7 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		if rs != nil {
 			stateful.perIdentity = rs.cfg.MaxSessionsPerIdentity
 		}
-		h = byGeneration(h, stateful)                                                                                     // httpdual.go
+		h = byGeneration(h, stateful) // httpdual.go
 	}
 	h = taskNameHeader(o.MaxRequestBodyBytes, h) // taskhttp.go
 	h = negotiate(o.JSONResponse, h)
