@@ -85,6 +85,13 @@ type Issuer struct {
 	Client *http.Client
 }
 
+// Validate reports what NewHTTPHandler would refuse in c (it then answers every request
+// 500): no resource URI, no issuer, an algorithm it does not accept, a skew over 5 minutes.
+func (c *ResourceServer) Validate() error {
+	_, err := newResourceServer(c)
+	return err
+}
+
 // authError is a refusal of the resource server: an HTTP status and the RFC 6750 §3 error.
 type authError struct {
 	status int
