@@ -477,6 +477,8 @@ func (rs *resourceServer) authenticateHTTP(next http.Handler) http.Handler {
 			rs.challenge(w, aerr)
 			return
 		}
+		rs.logger.Debug("resource server: request", "subject", id.Subject, "issuer", id.Issuer, "method", r.Method,
+			"session", r.Header.Get("Mcp-Session-Id"))
 		if exp.IsZero() { // the static token: no expiry of its own
 			exp = time.Now().Add(24 * time.Hour)
 		}
