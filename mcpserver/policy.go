@@ -23,6 +23,9 @@ import (
 // matches the identity and covers the tool but a scope is missing, the call is refused with
 // 403 and WWW-Authenticate: Bearer error="insufficient_scope", scope="…" (RFC 6750 §3.1, MCP
 // "Authorization › Scope Challenge Handling"), so the client can ask for the scope.
+// Prompts and resources (lists, prompts/get, resources/read and subscribe) follow their
+// guest: they are served only to an identity a rule grants the whole guest (Guests), since a
+// tool pattern says nothing about them.
 type Policy struct {
 	Rules []PolicyRule
 }
@@ -113,6 +116,28 @@ func (p *Policy) decide(id *Identity, tool, guest string) decision {
 	return d
 }
 
+// guestAllowed reports whether p grants id guest as a whole (its prompts and resources): a
+// rule selecting id names the guest (or "*") and id holds its scopes. What no guest serves
+// (guest "") needs a rule granting "*".
+func (p *Policy) guestAllowed(id *Identity, guest string) bool {
+	if p == nil {
+		return true
+	}
+	if id == nil {
+		return false
+	}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		if !r.matches(id) || !(slices.Contains(r.Guests, "*") || guest != "" && slices.Contains(r.Guests, guest)) {
+			continue
+		}
+		if !slices.ContainsFunc(r.Scopes, func(s string) bool { return !id.HasScope(s) }) {
+			return true
+		}
+	}
+	return false
+}
+
 // deniedMessage is the text of a refused call.
 func (d decision) deniedMessage(id *Identity, tool string) string {
 	who := "subject " + fmt.Sprintf("%q", id.Subject)
@@ -145,6 +170,25 @@ func toolGuest(s *mcp.Server, tool string) string {
 	return ""
 }
 
+// promptGuest and resourceGuest name the guest serving a prompt or resource on s, or "".
+func promptGuest(s *mcp.Server, name string) string {
+	if r := registryOf(s); r != nil {
+		if g := r.prompt(name); g != nil {
+			return g.Name()
+		}
+	}
+	return ""
+}
+
+func resourceGuest(s *mcp.Server, uri string) string {
+	if r := registryOf(s); r != nil {
+		if g := r.resource(uri); g != nil {
+			return g.Name()
+		}
+	}
+	return ""
+}
+
 // policyMiddleware applies p to MCP requests on s: tools/list answers only the tools allowed
 // to the caller, tools/call of another is an error naming the policy. Requests without an
 // identity (stdio) pass.
@@ -165,6 +209,47 @@ func policyMiddleware(s *mcp.Server, p *Policy) mcp.Middleware {
 						return nil, &jsonrpc.Error{Code: CodeToolDenied, Message: d.deniedMessage(id, params.Name)}
 					}
 				}
+			case "prompts/get":
+				if params, ok := req.GetParams().(*mcp.GetPromptParams); ok && !p.guestAllowed(id, promptGuest(s, params.Name)) {
+					return nil, &jsonrpc.Error{Code: CodeToolDenied, Message: fmt.Sprintf("prompt %q is not allowed for subject %q: no rule of the server's policy grants its guest", params.Name, id.Subject)}
+				}
+			case "resources/read", "resources/subscribe":
+				uri := ""
+				switch params := req.GetParams().(type) {
+				case *mcp.ReadResourceParams:
+					uri = params.URI
+				case *mcp.SubscribeParams:
+					uri = params.URI
+				}
+				if !p.guestAllowed(id, resourceGuest(s, uri)) {
+					return nil, &jsonrpc.Error{Code: CodeToolDenied, Message: fmt.Sprintf("resource %q is not allowed for subject %q: no rule of the server's policy grants its guest", uri, id.Subject)}
+				}
+			case "prompts/list":
+				res, err := next(ctx, method, req)
+				if lr, ok := res.(*mcp.ListPromptsResult); ok && err == nil {
+					cp := *lr
+					cp.Prompts = slices.DeleteFunc(slices.Clone(lr.Prompts), func(x *mcp.Prompt) bool { return !p.guestAllowed(id, promptGuest(s, x.Name)) })
+					return &cp, nil
+				}
+				return res, err
+			case "resources/list":
+				res, err := next(ctx, method, req)
+				if lr, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
+					cp := *lr
+					cp.Resources = slices.DeleteFunc(slices.Clone(lr.Resources), func(x *mcp.Resource) bool { return !p.guestAllowed(id, resourceGuest(s, x.URI)) })
+					return &cp, nil
+				}
+				return res, err
+			case "resources/templates/list":
+				res, err := next(ctx, method, req)
+				if lr, ok := res.(*mcp.ListResourceTemplatesResult); ok && err == nil {
+					cp := *lr
+					cp.ResourceTemplates = slices.DeleteFunc(slices.Clone(lr.ResourceTemplates), func(x *mcp.ResourceTemplate) bool {
+						return !p.guestAllowed(id, resourceGuest(s, x.URITemplate))
+					})
+					return &cp, nil
+				}
+				return res, err
 			case "tools/list":
 				res, err := next(ctx, method, req)
 				if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {

@@ -134,13 +134,14 @@ type rsEnv struct {
 	server        *mcp.Server
 }
 
-// newRS serves a resource server with guest "echoer" (tool echo) and host tools
+// newRS serves a resource server with guests "echoer" (tool echo) and "mirror" (tool
+// mirror, prompt meta, resource mirror://meta) and host tools
 // admin_reset, lookup_user, write_note and whoami (which answers IdentityFrom's subject and
 // groups and ClientKey). configure adjusts the options before the handler is made.
 func newRS(t *testing.T, configure func(*mcpserver.ResourceServer, *mcpserver.Issuer)) *rsEnv {
 	t.Helper()
 	h := newHost(t)
-	s, err := mcpserver.NewServer([]*runtime.Guest{loadGuest(t, h, wat.Echo, "echoer")}, nil)
+	s, err := mcpserver.NewServer([]*runtime.Guest{loadGuest(t, h, wat.Echo, "echoer"), loadGuest(t, h, wat.Mirror, "mirror")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,11 +415,11 @@ func TestJWKSRotation(t *testing.T) {
 	})
 }
 
-// policy grants: group eng the guest echoer and admin_*; group support lookup_*, and
+// policy grants: group eng the guests echoer and mirror, and admin_*; group support lookup_*, and
 // write_note with scope mcp:write.
 func policyRS(rs *mcpserver.ResourceServer, _ *mcpserver.Issuer) {
 	rs.Policy = &mcpserver.Policy{Rules: []mcpserver.PolicyRule{
-		{Name: "eng", Groups: []string{"eng"}, Guests: []string{"echoer"}, Tools: []string{"admin_*", "whoami"}},
+		{Name: "eng", Groups: []string{"eng"}, Guests: []string{"echoer", "mirror"}, Tools: []string{"admin_*", "whoami"}},
 		{Name: "support", Groups: []string{"support"}, Tools: []string{"lookup_*", "whoami"}},
 		{Name: "support-write", Groups: []string{"support"}, Scopes: []string{"mcp:write"}, Tools: []string{"write_note"}},
 	}}
@@ -433,7 +434,7 @@ func TestPolicyByIdentity(t *testing.T) {
 	bob := env.token(t, "bob", map[string]any{"groups": []string{"support"}, "scope": "openid"})
 	sa, sb := env.session(t, alice), env.session(t, bob)
 
-	if got, want := strings.Join(rsToolNames(t, env, alice, sa), ","), "admin_reset,echo,whoami"; got != want {
+	if got, want := strings.Join(rsToolNames(t, env, alice, sa), ","), "admin_reset,echo,mirror,whoami"; got != want {
 		t.Errorf("alice lists %s; want %s", got, want)
 	}
 	if got, want := strings.Join(rsToolNames(t, env, bob, sb), ","), "lookup_user,whoami"; got != want {
@@ -464,6 +465,22 @@ func TestPolicyByIdentity(t *testing.T) {
 	if got := rsCall(t, env, bobWrite, sb, "write_note"); got != "write_note ok" {
 		t.Errorf("bob write_note with the scope: %q", got)
 	}
+	// Prompts and resources follow their guest: alice is granted mirror, bob is not.
+	for _, tc := range []struct {
+		token, sid, body, want string
+	}{
+		{alice, sa, `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`, `"prompts":[{"name":"meta"}]`},
+		{bob, sb, `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`, `"prompts":[]`},
+		{alice, sa, `{"jsonrpc":"2.0","id":5,"method":"resources/list"}`, `"uri":"mirror://meta"`},
+		{bob, sb, `{"jsonrpc":"2.0","id":5,"method":"resources/list"}`, `"resources":[]`},
+		{bob, sb, `{"jsonrpc":"2.0","id":6,"method":"prompts/get","params":{"name":"meta"}}`, `prompt \"meta\" is not allowed for subject \"bob\"`},
+		{bob, sb, `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"mirror://meta"}}`, `resource \"mirror://meta\" is not allowed for subject \"bob\"`},
+	} {
+		if resp, body := rsDo(t, env, tc.token, tc.sid, tc.body); !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %s %q; want %s", tc.body, resp.Status, body, tc.want)
+		}
+	}
+
 	// Alice's session named by Bob: the SDK refuses it (403), not Alice's session.
 	resp, body = rsDo(t, env, bob, sa, callBody("whoami"))
 	if resp.StatusCode != http.StatusForbidden || strings.Contains(body, "alice") {
