@@ -91,7 +91,8 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 			s.AddReceivingMiddleware(policyMiddleware(s, rs.cfg.Policy)) // policy.go
 		}
 		if rsErr == nil {
-			s.AddReceivingMiddleware(identityMiddleware) // identity.go: outermost
+			s.AddReceivingMiddleware((&taskOwners{}).middleware) // taskowner.go
+			s.AddReceivingMiddleware(identityMiddleware)         // identity.go
 		}
 	}
 	sdkHandler := func(stateless bool) http.Handler {

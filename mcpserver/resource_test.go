@@ -546,3 +546,48 @@ func TestStaticTokenIsOneIdentity(t *testing.T) {
 		t.Errorf("whoami: %q; want %q", got, want)
 	}
 }
+
+// TestTaskBoundToIdentity: a 2026-07-28 task (no session) is reachable by its id only from
+// the identity that created it: another gets the unknown-task error, revealing nothing.
+func TestTaskBoundToIdentity(t *testing.T) {
+	ctx := context.Background()
+	h, err := runtime.NewHost(ctx, &runtime.Options{CacheDir: askGuest.cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	grants := allClientGrants
+	grants.Clock = true
+	g, err := h.Load(ctx, confWasm(t), &runtime.GuestConfig{Grants: grants})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := mcpserver.NewServer([]*runtime.Guest{g}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mcpserver.StopTasks(context.Background(), s) })
+	is := newTestIssuer(t)
+	is.serve(publicJWK(rsaKey(), "k1", "RS256"))
+	const resource = "http://mcp.test/mcp"
+	hs := httptest.NewServer(mcpserver.NewHTTPHandler(s, &mcpserver.HTTPOptions{JSONResponse: true, ResourceServer: &mcpserver.ResourceServer{
+		Resource: resource, Issuers: []mcpserver.Issuer{{Issuer: is.url, JWKSURI: is.url}}}}))
+	t.Cleanup(hs.Close)
+	bearer := func(sub string) map[string]string {
+		return map[string]string{"Authorization": "Bearer " + mint(t, rsaKey(), jose.RS256, "k1", testClaims(is, resource, sub, nil))}
+	}
+	w := mustResult(t, "tools/call", post26(t, hs.URL, "tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 600, "label": "x"}}, tasksCaps, bearer("alice")))
+	var id string
+	if err := json.Unmarshal(w.result["taskId"], &id); err != nil || id == "" {
+		t.Fatalf("no taskId in %v", w.result)
+	}
+	for _, method := range []string{"tasks/get", "tasks/cancel"} {
+		got := post26(t, hs.URL, method, map[string]any{"taskId": id}, tasksCaps, bearer("bob"))
+		if want := `invalid params: unknown task "` + id + `" (it may have expired)`; got.err == nil || got.err.Code != -32602 || got.err.Message != want {
+			t.Errorf("bob %s of alice's task: %+v; want -32602 %q", method, got.err, want)
+		}
+	}
+	if got := mustResult(t, "tasks/get", post26(t, hs.URL, "tasks/get", map[string]any{"taskId": id}, tasksCaps, bearer("alice"))); string(got.result["status"]) != `"working"` {
+		t.Errorf("alice tasks/get: status %s; want working (bob's cancel must not have reached it)", got.result["status"])
+	}
+}
