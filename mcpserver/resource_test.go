@@ -331,6 +331,16 @@ func TestResourceServerRefusesBadTokens(t *testing.T) {
 			t.Errorf("%s: %s %q, WWW-Authenticate %q; want 401 invalid_token containing %q", tc.name, resp.Status, body, wa, tc.want)
 		}
 	}
+	req, _ := http.NewRequest(http.MethodPost, env.resource, strings.NewReader(httpInit))
+	req.Header.Set("Authorization", "Basic YWxpY2U6cHc=")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if wa := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(wa, `error="invalid_request"`) {
+		t.Errorf("Basic credentials: %s %q; want 400 invalid_request", resp.Status, wa)
+	}
 	if sid := env.session(t, env.token(t, "alice", nil)); sid == "" {
 		t.Fatal("no session for a good token after the attacks")
 	}
@@ -589,5 +599,41 @@ func TestTaskBoundToIdentity(t *testing.T) {
 	}
 	if got := mustResult(t, "tasks/get", post26(t, hs.URL, "tasks/get", map[string]any{"taskId": id}, tasksCaps, bearer("alice"))); string(got.result["status"]) != `"working"` {
 		t.Errorf("alice tasks/get: status %s; want working (bob's cancel must not have reached it)", got.result["status"])
+	}
+}
+
+// TestMetricsBehindResourceServer: with a resource server, GET /metrics needs a valid token.
+func TestMetricsBehindResourceServer(t *testing.T) {
+	s, err := mcpserver.NewServer(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is := newTestIssuer(t)
+	is.serve(publicJWK(rsaKey(), "k1", "RS256"))
+	const resource = "http://mcp.test/mcp"
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "calls 1\n") })
+	hs := httptest.NewServer(mcpserver.NewHTTPHandler(s, &mcpserver.HTTPOptions{Metrics: metrics, ResourceServer: &mcpserver.ResourceServer{
+		Resource: resource, Issuers: []mcpserver.Issuer{{Issuer: is.url, JWKSURI: is.url}}}}))
+	t.Cleanup(hs.Close)
+	for _, tc := range []struct {
+		token string
+		want  int
+	}{
+		{"", http.StatusUnauthorized},
+		{"garbage", http.StatusUnauthorized},
+		{mint(t, rsaKey(), jose.RS256, "k1", testClaims(is, resource, "prometheus", nil)), http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, hs.URL+"/metrics", nil)
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET /metrics with %.10q: %s; want %d", tc.token, resp.Status, tc.want)
+		}
 	}
 }
