@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -114,6 +115,7 @@ type resourceServer struct {
 	metaURL  string // absolute URL of the path-suffixed metadata document
 	metaBody []byte
 	logger   *slog.Logger
+	cache    tokenCache
 }
 
 func newResourceServer(c *ResourceServer) (*resourceServer, error) {
@@ -198,7 +200,81 @@ func (rs *resourceServer) authenticate(r *http.Request) (*Identity, time.Time, *
 	if len(token) > DefaultMaxTokenBytes {
 		return nil, time.Time{}, invalidToken("token longer than %d bytes", DefaultMaxTokenBytes)
 	}
-	return rs.verifyJWT(r.Context(), token)
+	key := sha256.Sum256([]byte(token))
+	if id, exp, ok := rs.cache.get(key, time.Now(), rs.generation); ok {
+		return id, exp, nil
+	}
+	id, exp, aerr := rs.verifyJWT(r.Context(), token)
+	if aerr == nil {
+		rs.cache.put(key, id, exp, rs.issuers[id.Issuer].generation(), time.Now())
+	}
+	return id, exp, aerr
+}
+
+// generation is the key-set generation of issuer.
+func (rs *resourceServer) generation(issuer string) uint64 {
+	if k := rs.issuers[issuer]; k != nil {
+		return k.generation()
+	}
+	return 0
+}
+
+// Bounds of the validated-token cache.
+const (
+	tokenCacheEntries = 4096
+	tokenCacheTTL     = time.Minute
+)
+
+// tokenCache keeps validated tokens (by SHA-256) for at most tokenCacheTTL and never past
+// their exp, and only while their issuer's key set is the one they were checked against (a
+// refetch, e.g. after a key was removed, checks them again). At most tokenCacheEntries: when
+// full, expired entries go, then arbitrary ones.
+type tokenCache struct {
+	mu sync.Mutex
+	m  map[[32]byte]cachedToken
+}
+
+type cachedToken struct {
+	id    *Identity
+	exp   time.Time // the token's exp
+	until time.Time // min(exp, cached + tokenCacheTTL)
+	gen   uint64
+}
+
+func (c *tokenCache) get(key [32]byte, now time.Time, gen func(string) uint64) (*Identity, time.Time, bool) {
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if !ok || !now.Before(e.until) || gen(e.id.Issuer) != e.gen {
+		return nil, time.Time{}, false
+	}
+	return e.id, e.exp, true
+}
+
+func (c *tokenCache) put(key [32]byte, id *Identity, exp time.Time, gen uint64, now time.Time) {
+	until := now.Add(tokenCacheTTL)
+	if exp.Before(until) {
+		until = exp
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[[32]byte]cachedToken{}
+	}
+	if len(c.m) >= tokenCacheEntries {
+		for k, e := range c.m {
+			if !now.Before(e.until) {
+				delete(c.m, k)
+			}
+		}
+		for k := range c.m {
+			if len(c.m) < tokenCacheEntries {
+				break
+			}
+			delete(c.m, k)
+		}
+	}
+	c.m[key] = cachedToken{id: id, exp: exp, until: until, gen: gen}
 }
 
 // claims are the claims read beyond the registered ones.
@@ -311,8 +387,16 @@ type issuerKeys struct {
 
 	mu      sync.RWMutex
 	keys    *jose.JSONWebKeySet
+	gen     uint64    // incremented each time keys is replaced: cached tokens of older keys are checked again
 	fetched time.Time // last attempt (success or not)
 	lastErr error
+}
+
+// generation is the number of times the key set has been replaced.
+func (k *issuerKeys) generation() uint64 {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.gen
 }
 
 func newIssuerKeys(c Issuer, logger *slog.Logger) (*issuerKeys, error) {
@@ -420,10 +504,12 @@ func (k *issuerKeys) refresh(ctx context.Context, seen time.Time) *jose.JSONWebK
 		k.logger.Warn("resource server: JWKS fetch failed", "issuer", k.cfg.Issuer, "jwks_uri", k.cfg.JWKSURI, "err", err)
 		if k.keys != nil && now.Sub(seen) > 2*k.cfg.JWKSMaxAge {
 			k.keys = nil
+			k.gen++
 		}
 		return k.keys
 	}
 	k.keys = set
+	k.gen++
 	return set
 }
 
