@@ -66,8 +66,15 @@ type ResourceServer struct {
 type Issuer struct {
 	// Issuer is its issuer identifier (RFC 8414 §2), matched exactly against "iss".
 	Issuer string
-	// JWKSURI is where its signing keys are (RFC 8414 jwks_uri).
+	// JWKSURI is where its signing keys are (RFC 8414 jwks_uri), for JWT access tokens.
 	JWKSURI string
+	// IntrospectionURL, if set, is its token introspection endpoint (RFC 7662): a bearer
+	// token that is not a JWT is sent there (POST, HTTP Basic with ClientID and
+	// ClientSecret), bounded by JWKSTimeout and JWKSMaxBytes. The answer must be active and
+	// carry sub, exp and an aud naming the resource. The first issuer with one introspects.
+	IntrospectionURL string
+	ClientID         string
+	ClientSecret     string
 	// Algorithms are the JWS algorithms its tokens may use (e.g. "RS256", "ES256"); a token
 	// with any other "alg" — "none", or HS256 against an RSA key — is refused. Empty: RS256.
 	Algorithms []string
@@ -116,6 +123,8 @@ type resourceServer struct {
 	metaBody []byte
 	logger   *slog.Logger
 	cache    tokenCache
+	// introspector is the first issuer with an introspection endpoint, or nil.
+	introspector *issuerKeys
 }
 
 func newResourceServer(c *ResourceServer) (*resourceServer, error) {
@@ -149,6 +158,9 @@ func newResourceServer(c *ResourceServer) (*resourceServer, error) {
 			return nil, fmt.Errorf("resource server: issuer %q listed twice", is.Issuer)
 		}
 		rs.issuers[is.Issuer] = k
+		if is.IntrospectionURL != "" && rs.introspector == nil {
+			rs.introspector = k
+		}
 		servers = append(servers, is.Issuer)
 	}
 	path := strings.TrimSuffix(u.EscapedPath(), "/")
@@ -289,6 +301,9 @@ func (rs *resourceServer) verifyJWT(ctx context.Context, token string) (*Identit
 	// against the header below.
 	tok, err := jwt.ParseSigned(token, allAlgorithms)
 	if err != nil {
+		if rs.introspector != nil && strings.Count(token, ".") != 2 { // opaque: not a JWS at all
+			return rs.introspect(ctx, token)
+		}
 		return nil, time.Time{}, invalidToken("not a signed JWT with an accepted algorithm: %v", err)
 	}
 	if len(tok.Headers) != 1 {
@@ -305,6 +320,9 @@ func (rs *resourceServer) verifyJWT(ctx context.Context, token string) (*Identit
 	hdr := tok.Headers[0]
 	if !slices.Contains(is.algs, jose.SignatureAlgorithm(hdr.Algorithm)) {
 		return nil, time.Time{}, invalidToken("algorithm %q is not one of issuer %q's (%s)", hdr.Algorithm, is.cfg.Issuer, joinAlgs(is.algs))
+	}
+	if is.cfg.JWKSURI == "" {
+		return nil, time.Time{}, invalidToken("issuer %q's tokens are checked by introspection, not as JWTs", is.cfg.Issuer)
 	}
 	key, err := is.key(ctx, hdr.KeyID, hdr.Algorithm)
 	if err != nil {
@@ -400,8 +418,8 @@ func (k *issuerKeys) generation() uint64 {
 }
 
 func newIssuerKeys(c Issuer, logger *slog.Logger) (*issuerKeys, error) {
-	if c.Issuer == "" || c.JWKSURI == "" {
-		return nil, errors.New("resource server: an issuer needs issuer and jwks_uri")
+	if c.Issuer == "" || (c.JWKSURI == "" && c.IntrospectionURL == "") {
+		return nil, errors.New("resource server: an issuer needs issuer, and jwks_uri or an introspection endpoint")
 	}
 	k := &issuerKeys{cfg: c, groupsClaim: c.GroupsClaim, logger: logger, client: c.Client}
 	if k.groupsClaim == "" {
@@ -572,4 +590,69 @@ func (rs *resourceServer) authenticateHTTP(next http.Handler) http.Handler {
 		ctx := context.WithValue(WithIdentity(r.Context(), id), tokenInfoCtxKey{}, ti)
 		sdk.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// introspect asks the introspecting issuer about an opaque token (RFC 7662 §2) and checks the
+// answer as verifyJWT checks claims: active, iss (when given) the issuer, aud naming the
+// resource, sub and exp present, exp/nbf within the skew.
+func (rs *resourceServer) introspect(ctx context.Context, token string) (*Identity, time.Time, *authError) {
+	is := rs.introspector
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), is.cfg.JWKSTimeout)
+	defer cancel()
+	form := neturl.Values{"token": {token}, "token_type_hint": {"access_token"}}
+	req, err := http.NewRequestWithContext(fctx, http.MethodPost, is.cfg.IntrospectionURL, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, time.Time{}, invalidToken("introspection endpoint: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if is.cfg.ClientID != "" {
+		req.SetBasicAuth(neturl.QueryEscape(is.cfg.ClientID), neturl.QueryEscape(is.cfg.ClientSecret)) // RFC 6749 §2.3.1
+	}
+	resp, err := is.client.Do(req)
+	if err != nil {
+		rs.logger.Warn("resource server: introspection failed", "issuer", is.cfg.Issuer, "err", err)
+		return nil, time.Time{}, invalidToken("introspection at issuer %q failed (timeout %v): %v", is.cfg.Issuer, is.cfg.JWKSTimeout, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, is.cfg.JWKSMaxBytes+1))
+	switch {
+	case err != nil:
+		return nil, time.Time{}, invalidToken("introspection at issuer %q: reading the answer (timeout %v): %v", is.cfg.Issuer, is.cfg.JWKSTimeout, err)
+	case resp.StatusCode != http.StatusOK:
+		return nil, time.Time{}, invalidToken("introspection at issuer %q: %s", is.cfg.Issuer, resp.Status)
+	case int64(len(body)) > is.cfg.JWKSMaxBytes:
+		return nil, time.Time{}, invalidToken("introspection answer larger than %d bytes", is.cfg.JWKSMaxBytes)
+	}
+	var r struct {
+		Active bool             `json:"active"`
+		Sub    string           `json:"sub"`
+		Iss    string           `json:"iss"`
+		Scope  string           `json:"scope"`
+		Aud    jwt.Audience     `json:"aud"`
+		Exp    *jwt.NumericDate `json:"exp"`
+		Nbf    *jwt.NumericDate `json:"nbf"`
+	}
+	var all map[string]any
+	if err := json.Unmarshal(body, &r); err != nil || json.Unmarshal(body, &all) != nil {
+		return nil, time.Time{}, invalidToken("introspection answer is not a JSON object: %v", err)
+	}
+	now := time.Now()
+	switch {
+	case !r.Active:
+		return nil, time.Time{}, invalidToken("token is not active (introspection at issuer %q)", is.cfg.Issuer)
+	case r.Iss != "" && r.Iss != is.cfg.Issuer:
+		return nil, time.Time{}, invalidToken("introspection names issuer %q, not %q", r.Iss, is.cfg.Issuer)
+	case !r.Aud.Contains(rs.cfg.Resource):
+		return nil, time.Time{}, invalidToken("token audience %q does not name this resource %q (RFC 8707)", []string(r.Aud), rs.cfg.Resource)
+	case r.Sub == "":
+		return nil, time.Time{}, invalidToken("introspection gave no sub")
+	case r.Exp == nil:
+		return nil, time.Time{}, invalidToken("introspection gave no exp")
+	case now.Add(-rs.skew).After(r.Exp.Time()):
+		return nil, time.Time{}, invalidToken("token expired at %s", r.Exp.Time().UTC().Format(time.RFC3339))
+	case r.Nbf != nil && now.Add(rs.skew).Before(r.Nbf.Time()):
+		return nil, time.Time{}, invalidToken("token not valid before %s", r.Nbf.Time().UTC().Format(time.RFC3339))
+	}
+	return &Identity{Subject: r.Sub, Issuer: is.cfg.Issuer, Scopes: strings.Fields(r.Scope), Groups: stringsClaim(all[is.groupsClaim])}, r.Exp.Time(), nil
 }

@@ -637,3 +637,63 @@ func TestMetricsBehindResourceServer(t *testing.T) {
 		}
 	}
 }
+
+// TestIntrospection: an opaque token is checked at the issuer's introspection endpoint
+// (RFC 7662) with the resource server's client credentials; inactive, other-audience,
+// expiry-less and expired answers are 401; an accepted token is cached (one call for two
+// requests).
+func TestIntrospection(t *testing.T) {
+	now := time.Now()
+	answers := map[string]map[string]any{
+		"good":     {"active": true, "sub": "carol", "aud": "http://mcp.test/mcp", "exp": now.Add(time.Hour).Unix(), "groups": []string{"eng"}},
+		"inactive": {"active": false},
+		"other":    {"active": true, "sub": "carol", "aud": "https://other.example", "exp": now.Add(time.Hour).Unix()},
+		"noexp":    {"active": true, "sub": "carol", "aud": "http://mcp.test/mcp"},
+		"expired":  {"active": true, "sub": "carol", "aud": []string{"x", "http://mcp.test/mcp"}, "exp": now.Add(-time.Hour).Unix()},
+	}
+	var calls atomic.Int32
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if id, secret, ok := r.BasicAuth(); !ok || id != "mcp-rs" || secret != "s3cret" || r.PostFormValue("token_type_hint") != "access_token" {
+			http.Error(w, "unauthorized client", http.StatusUnauthorized)
+			return
+		}
+		a, ok := answers[r.PostFormValue("token")]
+		if !ok {
+			a = map[string]any{"active": false}
+		}
+		_ = json.NewEncoder(w).Encode(a)
+	}))
+	t.Cleanup(as.Close)
+	s, err := mcpserver.NewServer(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		id := mcpserver.IdentityFrom(ctx)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: id.Subject + " " + strings.Join(id.Groups, ",")}}}, nil
+	})
+	hs := httptest.NewServer(mcpserver.NewHTTPHandler(s, &mcpserver.HTTPOptions{JSONResponse: true, ResourceServer: &mcpserver.ResourceServer{
+		Resource: "http://mcp.test/mcp", Issuers: []mcpserver.Issuer{{Issuer: as.URL, IntrospectionURL: as.URL, ClientID: "mcp-rs", ClientSecret: "s3cret"}}}}))
+	t.Cleanup(hs.Close)
+	env := &rsEnv{url: hs.URL, resource: hs.URL + "/mcp"}
+	for token, want := range map[string]string{
+		"inactive": "token is not active",
+		"other":    "does not name this resource",
+		"noexp":    "introspection gave no exp",
+		"expired":  "token expired at",
+		"unknown":  "token is not active",
+	} {
+		if resp, body := rsDo(t, env, token, "", httpInit); resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, want) {
+			t.Errorf("opaque token %q: %s %q; want 401 containing %q", token, resp.Status, body, want)
+		}
+	}
+	before := calls.Load()
+	sid := env.session(t, "good")
+	if got := rsCall(t, env, "good", sid, "whoami"); got != "carol eng" {
+		t.Errorf("whoami: %q; want %q", got, "carol eng")
+	}
+	if n := calls.Load() - before; n != 1 {
+		t.Errorf("%d introspection calls for one token used 3 times; want 1 (cached)", n)
+	}
+}

@@ -240,7 +240,15 @@ func resourceServer(a *config.HTTPAuth, token string, logger *slog.Logger) *mcps
 		rs.StaticToken = token
 	}
 	for _, is := range a.Issuers {
-		rs.Issuers = append(rs.Issuers, mcpserver.Issuer{Issuer: is.Issuer, JWKSURI: is.JWKSURI, Algorithms: is.Algorithms, GroupsClaim: is.GroupsClaim})
+		mi := mcpserver.Issuer{Issuer: is.Issuer, JWKSURI: is.JWKSURI, Algorithms: is.Algorithms, GroupsClaim: is.GroupsClaim,
+			IntrospectionURL: is.IntrospectionEndpoint, ClientID: is.ClientID}
+		if is.ClientSecretEnv != "" {
+			mi.ClientSecret = os.Getenv(is.ClientSecretEnv)
+			if mi.ClientSecret == "" {
+				logger.Warn("http_auth: introspection client secret variable is not set", "issuer", is.Issuer, "variable", is.ClientSecretEnv)
+			}
+		}
+		rs.Issuers = append(rs.Issuers, mi)
 	}
 	if a.Policy != nil {
 		rs.Policy = &mcpserver.Policy{}

@@ -91,9 +91,14 @@ type HTTPAuth struct {
 // AuthIssuer is one trusted authorization server.
 type AuthIssuer struct {
 	Issuer      string   `json:"issuer"`
-	JWKSURI     string   `json:"jwks_uri"`
+	JWKSURI     string   `json:"jwks_uri,omitempty"`
 	Algorithms  []string `json:"algorithms,omitempty"`
 	GroupsClaim string   `json:"groups_claim,omitempty"`
+	// IntrospectionEndpoint checks opaque tokens (RFC 7662) with ClientID and the secret in
+	// the environment variable ClientSecretEnv.
+	IntrospectionEndpoint string `json:"introspection_endpoint,omitempty"`
+	ClientID              string `json:"client_id,omitempty"`
+	ClientSecretEnv       string `json:"client_secret_env,omitempty"`
 }
 
 // PolicyRule grants guests and tools to the identities it selects (mcpserver.PolicyRule).

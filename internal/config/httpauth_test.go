@@ -25,6 +25,10 @@ func TestHTTPAuth(t *testing.T) {
 	if diff := cmp.Diff(want, c.HTTPAuth); diff != "" {
 		t.Errorf("http_auth (-want +got):\n%s", diff)
 	}
+	if c, err := Parse([]byte(`{"http_auth":{"resource":"https://h/mcp","issuers":[{"issuer":"https://i","introspection_endpoint":"https://i/introspect","client_id":"rs","client_secret_env":"RS_SECRET"}]}}`)); err != nil ||
+		!cmp.Equal(c.HTTPAuth.Issuers[0], AuthIssuer{Issuer: "https://i", IntrospectionEndpoint: "https://i/introspect", ClientID: "rs", ClientSecretEnv: "RS_SECRET"}) {
+		t.Errorf("introspecting issuer: %+v, %v", c, err)
+	}
 	iss := `"issuers":[{"issuer":"https://i","jwks_uri":"https://i/jwks"}]`
 	for cfg, want := range map[string]string{
 		`{"http_auth":{"resource":"https://h/mcp"}}`:     `http_auth`,
@@ -32,6 +36,7 @@ func TestHTTPAuth(t *testing.T) {
 		`{"http_auth":{"resource":"https://h/mcp","issuers":[{"issuer":"https://i","jwks_uri":"https://i/j","algorithms":["HS256"]}]}}`: `http_auth.issuers[0].algorithms[0]`,
 		`{"http_auth":{"resource":"https://h/mcp",` + iss + `,"audience":"x"}}`:                                                         `unknown key`,
 		`{"guests":[{"name":"a","path":"a.wasm"}],"http_auth":{"resource":"https://h/mcp",` + iss + `,"policy":[{"guests":["b"]}]}}`:    `http_auth.policy[0].guests[0]: no guest is named "b" in this file`,
+		`{"http_auth":{"resource":"https://h/mcp","issuers":[{"issuer":"https://i"}]}}`:                                                 `http_auth.issuers[0]`,
 		`{"http_auth":{"resource":"https://h/mcp",` + iss + `,"policy":[{"tools":["a["]}]}}`:                                            `http_auth.policy[0].tools[0]: pattern "a["`,
 	} {
 		_, err := Parse([]byte(cfg))
