@@ -83,3 +83,47 @@ func TestServeHTTPAuth(t *testing.T) {
 		t.Fatalf("call add: %s %q; want 403 naming the policy", resp.Status, body)
 	}
 }
+
+// TestPublicHTTPWithHTTPAuth: a non-loopback --http without a bearer token is refused
+// (ExitPublicNoToken) unless the config's http_auth makes the server a resource server; the
+// refusal waits for the config to be read, and says the same as before.
+func TestPublicHTTPWithHTTPAuth(t *testing.T) {
+	t.Setenv("MCPWASM_HTTP_TOKEN", "")
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	guests := `"guests":[{"name":"fixture","path":` + strconvQuote(fixturePath) + `}]`
+	plain := write("plain.json", `{`+guests+`}`)
+	withAuth := write("auth.json", `{`+guests+`,"http_auth":{"resource":"https://mcp.example.com/mcp","issuers":[{"issuer":"https://idp.example.com","jwks_uri":"https://idp.example.com/jwks"}]}}`)
+	wantErr := checkPublicHTTP("0.0.0.0:8080", "", "MCPWASM_HTTP_TOKEN", false)
+	for _, tc := range []struct {
+		cfg      string
+		wantCode int
+	}{{plain, ExitPublicNoToken}, {withAuth, ExitOK}} {
+		o, code, err := parseServeFlags([]string{"--http", "0.0.0.0:8080", "--config", tc.cfg}, io.Discard)
+		if err != nil {
+			t.Fatalf("%s: parse: %d %v", tc.cfg, code, err)
+		}
+		s := &serving{o: o}
+		code, err = s.readConfig(t.Context(), io.Discard)
+		if code != tc.wantCode {
+			t.Errorf("%s: readConfig = %d %v; want %d", filepath.Base(tc.cfg), code, err, tc.wantCode)
+		}
+		if tc.wantCode == ExitPublicNoToken && (err == nil || err.Error() != wantErr.Error()) {
+			t.Errorf("%s: error %v; want %v", filepath.Base(tc.cfg), err, wantErr)
+		}
+		if tc.wantCode == ExitOK && (s.o.http.auth == nil || s.o.http.auth.Resource != "https://mcp.example.com/mcp") {
+			t.Errorf("%s: no resource server from http_auth: %+v", filepath.Base(tc.cfg), s.o.http.auth)
+		}
+	}
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
