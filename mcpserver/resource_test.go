@@ -530,6 +530,19 @@ func TestSessionQuotaPerIdentity(t *testing.T) {
 		t.Fatalf("alice's third session: %s %d %q", resp.Status, code, msg)
 	}
 	env.session(t, bob)
+	// The default SSE answers too: the session id is read from the SSE answer's headers.
+	sse, _ := httpServer(t, &mcpserver.HTTPOptions{ResourceServer: &mcpserver.ResourceServer{Resource: env.resource, MaxSessionsPerIdentity: 1,
+		Issuers: []mcpserver.Issuer{{Issuer: env.is.url, JWKSURI: env.is.url}}}})
+	sseEnv := &rsEnv{url: sse.URL, resource: sse.URL + "/mcp"}
+	hdr := func(resp *http.Response, body string) string {
+		return resp.Status + " " + resp.Header.Get("Content-Type") + " " + body
+	}
+	if got := hdr(rsDo(t, sseEnv, alice, "", httpInit)); !strings.HasPrefix(got, "200 OK text/event-stream") {
+		t.Fatalf("SSE initialize: %s", got)
+	}
+	if resp, body := rsDo(t, sseEnv, alice, "", httpInit); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "per-identity session quota") {
+		t.Fatalf("SSE second session of alice: %s", hdr(resp, body))
+	}
 	req, _ := http.NewRequest(http.MethodDelete, env.resource, nil)
 	req.Header.Set("Authorization", "Bearer "+alice)
 	req.Header.Set("Mcp-Session-Id", first)
