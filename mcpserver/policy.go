@@ -148,26 +148,26 @@ func (d decision) deniedMessage(id *Identity, tool string) string {
 }
 
 // toolGuest returns the name of the guest serving tool on s, or "".
-func toolGuest(s *mcp.Server, tool string) string {
+func toolGuest(s *mcp.Server, tool string) string { return toolGuests(s)[tool] }
+
+// toolGuests maps every guest tool served on s to its guest's name (the latest guest to
+// claim a name wins, as in the registry).
+func toolGuests(s *mcp.Server) map[string]string {
 	r := registryOf(s)
 	if r == nil {
-		return ""
+		return nil
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for i := len(r.guests) - 1; i >= 0; i-- {
-		g := r.guests[i]
-		m := r.served[g].manifest
-		if m == nil {
-			continue
-		}
-		for _, t := range m.Tools {
-			if t.Name == tool {
-				return g.Name()
+	m := map[string]string{}
+	for _, g := range r.guests {
+		if man := r.served[g].manifest; man != nil {
+			for _, t := range man.Tools {
+				m[t.Name] = g.Name()
 			}
 		}
 	}
-	return ""
+	return m
 }
 
 // promptGuest and resourceGuest name the guest serving a prompt or resource on s, or "".
@@ -254,8 +254,9 @@ func policyMiddleware(s *mcp.Server, p *Policy) mcp.Middleware {
 				res, err := next(ctx, method, req)
 				if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 					kept := make([]*mcp.Tool, 0, len(lr.Tools))
+					owners := toolGuests(s) // once per list
 					for _, t := range lr.Tools {
-						if p.decide(id, t.Name, toolGuest(s, t.Name)).allowed {
+						if p.decide(id, t.Name, owners[t.Name]).allowed {
 							kept = append(kept, t)
 						}
 					}
