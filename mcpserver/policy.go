@@ -313,8 +313,12 @@ func policyGate(rs *resourceServer, s *mcp.Server, maxBody int64, next http.Hand
 		case d.allowed:
 			next.ServeHTTP(w, r)
 		case d.scopes != nil:
-			rs.challenge(w, &authError{status: http.StatusForbidden, code: "insufficient_scope",
-				desc: d.deniedMessage(id, m.Params.Name), scope: strings.Join(d.scopes, " ")})
+			// The challenge in the header (RFC 6750 §3.1) for clients that step up; a JSON-RPC
+			// error in the body for those that do not (the go-sdk client ends its session on
+			// a 403 whose body is not JSON-RPC).
+			msg := d.deniedMessage(id, m.Params.Name)
+			rs.setChallenge(w, &authError{status: http.StatusForbidden, code: "insufficient_scope", desc: msg, scope: strings.Join(d.scopes, " ")})
+			writeJSONRPCError(w, http.StatusForbidden, m.ID, CodeToolDenied, msg)
 		default:
 			rs.logger.Info("policy: tool call refused", "subject", id.Subject, "issuer", id.Issuer, "tool", m.Params.Name)
 			writeJSONRPCError(w, http.StatusForbidden, m.ID, CodeToolDenied, d.deniedMessage(id, m.Params.Name))

@@ -182,6 +182,12 @@ func (rs *resourceServer) metadata(w http.ResponseWriter, r *http.Request) {
 // challenge writes a refusal: 401 or 403 with WWW-Authenticate: Bearer resource_metadata=…
 // (RFC 9728 §5.1) and the RFC 6750 §3 error, and a plain-text body saying the same.
 func (rs *resourceServer) challenge(w http.ResponseWriter, e *authError) {
+	rs.setChallenge(w, e)
+	http.Error(w, e.desc, e.status)
+}
+
+// setChallenge sets the WWW-Authenticate (and Cache-Control) of refusal e.
+func (rs *resourceServer) setChallenge(w http.ResponseWriter, e *authError) {
 	params := []string{fmt.Sprintf("resource_metadata=%q", rs.metaURL)}
 	if e.code != "" {
 		params = append(params, fmt.Sprintf("error=%q", e.code))
@@ -192,7 +198,6 @@ func (rs *resourceServer) challenge(w http.ResponseWriter, e *authError) {
 	}
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	w.Header().Set("Cache-Control", "no-store")
-	http.Error(w, e.desc, e.status)
 }
 
 // authenticate returns the identity of r's bearer token, or the refusal.

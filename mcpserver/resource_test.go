@@ -467,8 +467,8 @@ func TestPolicyByIdentity(t *testing.T) {
 	}
 	resp, body = rsDo(t, env, bob, sb, callBody("write_note"))
 	wa := resp.Header.Get("WWW-Authenticate")
-	if resp.StatusCode != http.StatusForbidden || !strings.Contains(wa, `error="insufficient_scope"`) || !strings.Contains(wa, `scope="mcp:write"`) ||
-		!strings.Contains(body, `tool "write_note" needs scope "mcp:write" for subject "bob" (policy rule "support-write")`) {
+	if code, msg := jsonrpcError(t, body); resp.StatusCode != http.StatusForbidden || !strings.Contains(wa, `error="insufficient_scope"`) || !strings.Contains(wa, `scope="mcp:write"`) ||
+		code != mcpserver.CodeToolDenied || msg != `tool "write_note" needs scope "mcp:write" for subject "bob" (policy rule "support-write")` {
 		t.Errorf("bob write_note without the scope: %s %q %q", resp.Status, wa, body)
 	}
 	bobWrite := env.token(t, "bob", map[string]any{"groups": []string{"support"}, "scope": "openid mcp:write"})
@@ -708,5 +708,51 @@ func TestIntrospection(t *testing.T) {
 	}
 	if n := calls.Load() - before; n != 1 {
 		t.Errorf("%d introspection calls for one token used 3 times; want 1 (cached)", n)
+	}
+}
+
+// bearerTransport adds a bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestPolicyWithSDKClient: a go-sdk client with a token lists only its granted tools, calls
+// one, is refused another with an error naming the policy, and its session goes on.
+func TestPolicyWithSDKClient(t *testing.T) {
+	env := newRS(t, policyRS)
+	ctx := t.Context()
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: env.resource,
+		HTTPClient: &http.Client{Transport: bearerTransport{env.token(t, "bob", map[string]any{"groups": []string{"support"}})}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	lr, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range lr.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != "lookup_user,whoami" {
+		t.Errorf("bob lists %s; want lookup_user,whoami", got)
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "admin_reset"})
+	if err == nil || !strings.Contains(err.Error(), `tool "admin_reset" is not allowed for subject "bob"`) {
+		t.Errorf("admin_reset: %v; want the policy's refusal", err)
+	}
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "write_note"})
+	if err == nil || !strings.Contains(err.Error(), `needs scope "mcp:write"`) {
+		t.Errorf("write_note without the scope: %v; want the insufficient_scope refusal", err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lookup_user"})
+	if err != nil || len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text != "lookup_user ok" {
+		t.Errorf("lookup_user after the refusal: %+v %v", res, err)
 	}
 }
