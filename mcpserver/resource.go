@@ -463,9 +463,13 @@ func (k *issuerKeys) key(ctx context.Context, kid, alg string) (any, error) {
 	k.mu.RLock()
 	keys, fetched := k.keys, k.fetched
 	k.mu.RUnlock()
+	// At most one fetch per JWKSMinRefresh, whatever the reason (none yet, keys too old, an
+	// unknown kid, the last fetch failed): an issuer that is down or tokens with made-up kids
+	// do not make every request wait on the issuer.
+	mayFetch := fetched.IsZero() || now.Sub(fetched) >= k.cfg.JWKSMinRefresh
 	stale := keys == nil || now.Sub(fetched) >= k.cfg.JWKSMaxAge
 	jwk, found := lookupKey(keys, kid)
-	if stale || (!found && now.Sub(fetched) >= k.cfg.JWKSMinRefresh) {
+	if mayFetch && (stale || !found) {
 		keys = k.refresh(ctx, fetched)
 		jwk, found = lookupKey(keys, kid)
 	}

@@ -423,6 +423,21 @@ func TestJWKSRotation(t *testing.T) {
 			t.Fatalf("JWKS fetched %d times; want 1 (unknown kids within JWKSMinRefresh do not refetch)", n)
 		}
 	})
+	t.Run("issuer down", func(t *testing.T) {
+		env := newRS(t, func(rs *mcpserver.ResourceServer, is *mcpserver.Issuer) { is.JWKSMinRefresh = time.Hour })
+		env.is.mu.Lock()
+		env.is.handler = func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusBadGateway) }
+		env.is.mu.Unlock()
+		for i := range 5 {
+			resp, body := rsDo(t, env, env.token(t, "alice", nil), "", httpInit)
+			if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "keys are unavailable: fetching JWKS: 502 Bad Gateway") {
+				t.Fatalf("request %d with the JWKS down: %s %q", i, resp.Status, body)
+			}
+		}
+		if n := env.is.fetches.Load(); n != 1 {
+			t.Fatalf("JWKS fetched %d times while down; want 1 (at most one fetch per JWKSMinRefresh)", n)
+		}
+	})
 }
 
 // policy grants: group eng the guests echoer and mirror, and admin_*; group support lookup_*, and
