@@ -191,13 +191,27 @@ func (rs *resourceServer) setChallenge(w http.ResponseWriter, e *authError) {
 	params := []string{fmt.Sprintf("resource_metadata=%q", rs.metaURL)}
 	if e.code != "" {
 		params = append(params, fmt.Sprintf("error=%q", e.code))
-		params = append(params, fmt.Sprintf("error_description=%q", strings.ReplaceAll(e.desc, `"`, "'")))
+		params = append(params, `error_description="`+descriptionChars(e.desc)+`"`)
 	}
 	if e.scope != "" {
-		params = append(params, fmt.Sprintf("scope=%q", e.scope))
+		params = append(params, `scope="`+descriptionChars(e.scope)+`"`)
 	}
 	w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	w.Header().Set("Cache-Control", "no-store")
+}
+
+// descriptionChars keeps what RFC 6750 §3 allows in error_description and scope (printable
+// ASCII but '"' and '\'): '"' becomes "'", anything else outside the set '?'.
+func descriptionChars(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r < 0x20 || r > 0x7e || r == '\\':
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // authenticate returns the identity of r's bearer token, or the refusal.
@@ -209,7 +223,7 @@ func (rs *resourceServer) authenticate(r *http.Request) (*Identity, time.Time, *
 	scheme, token, _ := strings.Cut(h[0], " ")
 	token = strings.TrimSpace(token)
 	if len(h) > 1 || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return nil, time.Time{}, &authError{status: http.StatusBadRequest, code: "invalid_request", desc: "want one header Authorization: Bearer <token> (RFC 6750 §2.1)"}
+		return nil, time.Time{}, &authError{status: http.StatusBadRequest, code: "invalid_request", desc: "want one header Authorization: Bearer <token> (RFC 6750 section 2.1)"}
 	}
 	if rs.cfg.StaticToken != "" && subtle.ConstantTimeCompare([]byte(token), []byte(rs.cfg.StaticToken)) == 1 {
 		return &Identity{Subject: StaticTokenSubject}, time.Time{}, nil

@@ -327,6 +327,7 @@ func TestResourceServerRefusesBadTokens(t *testing.T) {
 	} {
 		resp, body := rsDo(t, env, tc.token, "", httpInit)
 		wa := resp.Header.Get("WWW-Authenticate")
+		checkChallengeChars(t, tc.name, wa)
 		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, tc.want) || !strings.Contains(wa, `error="invalid_token"`) || !strings.Contains(wa, "resource_metadata=") {
 			t.Errorf("%s: %s %q, WWW-Authenticate %q; want 401 invalid_token containing %q", tc.name, resp.Status, body, wa, tc.want)
 		}
@@ -338,11 +339,25 @@ func TestResourceServerRefusesBadTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+	checkChallengeChars(t, "Basic credentials", resp.Header.Get("WWW-Authenticate"))
 	if wa := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(wa, `error="invalid_request"`) {
 		t.Errorf("Basic credentials: %s %q; want 400 invalid_request", resp.Status, wa)
 	}
 	if sid := env.session(t, env.token(t, "alice", nil)); sid == "" {
 		t.Fatal("no session for a good token after the attacks")
+	}
+}
+
+// checkChallengeChars fails unless a WWW-Authenticate value is printable ASCII with
+// backslashes only where none is (RFC 6750 §3 allows neither '\\' nor non-ASCII in
+// error_description).
+func checkChallengeChars(t *testing.T, name, wa string) {
+	t.Helper()
+	for _, r := range wa {
+		if r < 0x20 || r > 0x7e || r == '\\' {
+			t.Errorf("%s: WWW-Authenticate %q has %q, which RFC 6750 does not allow", name, wa, r)
+			return
+		}
 	}
 }
 
