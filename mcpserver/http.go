@@ -42,6 +42,11 @@ type HTTPOptions struct {
 	// BodyTimeout bounds the time a request body takes to arrive once the headers are in
 	// (bodyDeadline, httpguard.go). Zero means DefaultBodyTimeout; negative, no bound.
 	BodyTimeout time.Duration
+	// ResourceServer, if set, makes the handler an OAuth 2.1 resource server with a policy
+	// per identity (resource.go, policy.go); BearerToken is then ignored (give it as
+	// ResourceServer.StaticToken to keep accepting it). Nil: BearerToken alone, or no
+	// authentication.
+	ResourceServer *ResourceServer
 	// SSEKeepAlive is the interval of keep-alive comments on a session's GET stream and the
 	// time any write to it may take (standaloneStreams, httpguard.go). Zero means
 	// DefaultSSEKeepAlive; negative, neither.
@@ -78,6 +83,18 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 	if o.MaxSessions == 0 {
 		o.MaxSessions = DefaultMaxSessions
 	}
+	var rs *resourceServer
+	var rsErr error
+	if o.ResourceServer != nil {
+		rs, rsErr = newResourceServer(o.ResourceServer)
+		if rsErr == nil && rs.cfg.Policy != nil {
+			s.AddReceivingMiddleware(policyMiddleware(s, rs.cfg.Policy)) // policy.go
+		}
+		if rsErr == nil {
+			s.AddReceivingMiddleware((&taskOwners{}).middleware) // taskowner.go
+			s.AddReceivingMiddleware(identityMiddleware)         // identity.go
+		}
+	}
 	sdkHandler := func(stateless bool) http.Handler {
 		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
 			Stateless:           stateless,
@@ -93,11 +110,21 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 	if !o.Stateless {
 		streams := &standaloneStreams{next: sdkHandler(false), keepAlive: orDefault(o.SSEKeepAlive, DefaultSSEKeepAlive)} // httpguard.go
 		stateful := &sessionGate{server: s, max: o.MaxSessions, maxBody: o.MaxRequestBodyBytes, next: streams}            // httpsession.go
-		h = byGeneration(h, stateful)                                                                                     // httpdual.go
+		if rs != nil {
+			stateful.perIdentity = rs.cfg.MaxSessionsPerIdentity
+		}
+		h = byGeneration(h, stateful) // httpdual.go
 	}
 	h = taskNameHeader(o.MaxRequestBodyBytes, h) // taskhttp.go
 	h = negotiate(o.JSONResponse, h)
-	if o.BearerToken != "" {
+	switch {
+	case rsErr != nil:
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, rsErr.Error(), http.StatusInternalServerError) // fail closed
+		})
+	case rs != nil:
+		h = rs.authenticateHTTP(policyGate(rs, s, o.MaxRequestBodyBytes, h)) // resource.go, policy.go
+	case o.BearerToken != "":
 		h = requireBearer(o.BearerToken, h)
 	}
 	h = originCheck(h)
@@ -118,8 +145,16 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
+	if rs != nil {
+		mux.HandleFunc("GET "+protectedResourcePrefix, rs.metadata) // RFC 9728 §3
+		mux.HandleFunc("GET "+protectedResourcePrefix+"/{path...}", rs.metadata)
+	}
 	if o.Metrics != nil {
-		mux.Handle("GET /metrics", metricsGate(o.BearerToken, o.Metrics)) // telemetry.go
+		if rs != nil {
+			mux.Handle("GET /metrics", metricsGate("", rs.authenticateHTTP(o.Metrics)))
+		} else {
+			mux.Handle("GET /metrics", metricsGate(o.BearerToken, o.Metrics)) // telemetry.go
+		}
 	}
 	mux.Handle("/", h)
 	return bodyDeadline(orDefault(o.BodyTimeout, DefaultBodyTimeout), mux) // httpguard.go

@@ -115,8 +115,13 @@ type sessionGate struct {
 	maxBody int64
 	next    http.Handler
 
-	mu      sync.Mutex
-	pending int // session-creating POSTs in flight (not yet in server.Sessions)
+	// perIdentity caps the live sessions of one identity (IdentityFrom); <= 0: no cap.
+	perIdentity int
+
+	mu        sync.Mutex
+	pending   int               // session-creating POSTs in flight (not yet in server.Sessions)
+	owners    map[string]string // session id -> Identity.Key of its creator (perIdentity > 0)
+	pendingBy map[string]int    // pending, by Identity.Key
 }
 
 func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -176,8 +181,83 @@ func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.mu.Unlock()
 		}()
 	}
+	if id := IdentityFrom(r.Context()); g.perIdentity > 0 && id != nil && !sessionless {
+		key := id.Key()
+		if !g.reserve(key) {
+			w.Header().Set("Retry-After", "10")
+			reqID, _, _ := requestID(body)
+			writeJSONRPCError(w, http.StatusServiceUnavailable, reqID, CodeTooManySessions,
+				fmt.Sprintf("too many sessions for subject %q (%d, the per-identity session quota): end unused sessions with DELETE", id.Subject, g.perIdentity))
+			return
+		}
+		rec := &sessionIDRecorder{ResponseWriter: w}
+		defer func() {
+			g.mu.Lock()
+			g.pendingBy[key]--
+			if rec.id != "" {
+				g.owners[rec.id] = key
+			}
+			g.mu.Unlock()
+		}()
+		w = rec
+	}
 	g.next.ServeHTTP(w, r)
 }
+
+// reserve counts a session-creating request of identity key against perIdentity: false if the
+// identity is at its quota. Owners of sessions no longer live are forgotten on the way.
+func (g *sessionGate) reserve(key string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.owners == nil {
+		g.owners, g.pendingBy = map[string]string{}, map[string]int{}
+	}
+	live := map[string]bool{}
+	for ss := range g.server.Sessions() {
+		if ss.ID() != "" {
+			live[ss.ID()] = true
+		}
+	}
+	n := g.pendingBy[key]
+	for sid, owner := range g.owners {
+		switch {
+		case !live[sid]:
+			delete(g.owners, sid)
+		case owner == key:
+			n++
+		}
+	}
+	if n >= g.perIdentity {
+		return false
+	}
+	g.pendingBy[key]++
+	return true
+}
+
+// sessionIDRecorder notes the Mcp-Session-Id the SDK gives a new session.
+type sessionIDRecorder struct {
+	http.ResponseWriter
+	id string
+}
+
+func (s *sessionIDRecorder) WriteHeader(code int) {
+	if s.id == "" {
+		s.id = s.Header().Get("Mcp-Session-Id")
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *sessionIDRecorder) Write(p []byte) (int, error) {
+	if s.id == "" {
+		s.id = s.Header().Get("Mcp-Session-Id")
+	}
+	return s.ResponseWriter.Write(p)
+}
+
+func (s *sessionIDRecorder) Flush() { _ = http.NewResponseController(s.ResponseWriter).Flush() }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *sessionIDRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // preInitializeRequest reports a single request (not a notification, not a batch) that the
 // SDK would refuse before initialize: anything but initialize, ping and server/discover,

@@ -76,6 +76,9 @@ func startToolCall(ctx context.Context, tracer trace.Tracer, g *runtime.Guest, t
 			attrs = append(attrs, attribute.String("mcp.session.id", id))
 		}
 	}
+	if id := IdentityFrom(ctx); id != nil { // the caller, as the resource server knows it (identity.go)
+		attrs = append(attrs, attribute.String("user.id", id.Subject))
+	}
 	ctx, span := tracer.Start(ctx, "tools/call "+tool, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 	return ctx, func(err error, isError bool) {
 		o := g.ReportCall(tool, err, isError, time.Since(start))

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,6 +28,12 @@ type httpFlags struct {
 	drainTimeout time.Duration
 	metrics      http.Handler // GET /metrics (observe.go); nil: none
 	guard        httpGuard    // exposure and slow clients (httpguard.go)
+	// auth makes the server an OAuth 2.1 resource server (the config's http_auth); nil: the
+	// bearer token alone, or none.
+	auth *mcpserver.ResourceServer
+	// publicErr is checkPublicHTTP's refusal, held until the config is read: http_auth
+	// protects a public address too.
+	publicErr error
 	// stopCalls ends the guest calls still running at the drain timeout, each answered with
 	// an error naming the shutdown (runtime.Host.Shutdown); nil: none.
 	stopCalls func()
@@ -176,10 +183,11 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 		SessionIdleTimeout:  orNever(f.idleTimeout), MaxSessions: orNoCap(f.maxSessions),
 		Ready: ready.check, Metrics: f.metrics,
 	}
+	hopts.ResourceServer = f.auth
 	f.guard.handlerOptions(hopts)                                                           // --body-timeout, --sse-keepalive
 	hsrv := f.guard.server(closeWhileDraining(ready, mcpserver.NewHTTPHandler(srv, hopts))) // --header-timeout, --conn-idle-timeout
 	logger.Info("serving", "transport", "http", "addr", ln.Addr().String(), "stateless", f.stateless,
-		"auth", token != "", "guests", guests, "tools", tools)
+		"auth", token != "" || f.auth != nil, "oauth", f.auth != nil, "guests", guests, "tools", tools)
 	errc := make(chan error, 1)
 	go func() { errc <- hsrv.Serve(ln) }()
 	select {
@@ -221,4 +229,33 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, f *httpFlags, maxMessage in
 	}
 	logger.Info("stopped", "transport", "http")
 	return ExitOK, nil
+}
+
+// resourceServer is the mcpserver.ResourceServer of the config's http_auth; token is the
+// --token-env bearer token, accepted as one identity when a.StaticToken.
+func resourceServer(a *config.HTTPAuth, token string, logger *slog.Logger) *mcpserver.ResourceServer {
+	rs := &mcpserver.ResourceServer{Resource: a.Resource, ScopesSupported: a.ScopesSupported,
+		MaxSessionsPerIdentity: a.MaxSessionsPerIdentity, ClockSkew: time.Duration(a.ClockSkewS) * time.Second, Logger: logger}
+	if a.StaticToken {
+		rs.StaticToken = token
+	}
+	for _, is := range a.Issuers {
+		mi := mcpserver.Issuer{Issuer: is.Issuer, JWKSURI: is.JWKSURI, Algorithms: is.Algorithms, GroupsClaim: is.GroupsClaim,
+			IntrospectionURL: is.IntrospectionEndpoint, ClientID: is.ClientID}
+		if is.ClientSecretEnv != "" {
+			mi.ClientSecret = os.Getenv(is.ClientSecretEnv)
+			if mi.ClientSecret == "" {
+				logger.Warn("http_auth: introspection client secret variable is not set", "issuer", is.Issuer, "variable", is.ClientSecretEnv)
+			}
+		}
+		rs.Issuers = append(rs.Issuers, mi)
+	}
+	if a.Policy != nil {
+		rs.Policy = &mcpserver.Policy{}
+		for _, r := range a.Policy {
+			rs.Policy.Rules = append(rs.Policy.Rules, mcpserver.PolicyRule{Name: r.Name, Subjects: r.Subjects, Groups: r.Groups,
+				Scopes: r.Scopes, Guests: r.Guests, Tools: r.Tools})
+		}
+	}
+	return rs
 }

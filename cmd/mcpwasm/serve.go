@@ -104,7 +104,10 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveOptions, int, error
 	}
 	if o.http.addr != "" {
 		if err := checkPublicHTTP(o.http.addr, o.http.token(), o.http.tokenEnv, o.http.guard.allowPublic); err != nil {
-			return nil, ExitPublicNoToken, err // before loading anything (httpguard.go)
+			if o.host.config == "" {
+				return nil, ExitPublicNoToken, err // before loading anything (httpguard.go)
+			}
+			o.http.publicErr = err // unless the config's http_auth protects it (readConfig)
 		}
 	}
 	return o, ExitOK, nil
@@ -157,6 +160,15 @@ func (s *serving) readConfig(ctx context.Context, stderr io.Writer) (int, error)
 	// isolation mode was validated by parseServeFlags.
 	if s.specs, s.cfg, err = guestSpecs(ctx, &s.o.ship, stderr, o.config, s.o.paths, o.limits(), o.isolation, s.o.watch); err != nil {
 		return ExitLoad, err
+	}
+	if s.o.http.publicErr != nil && (s.cfg == nil || s.cfg.HTTPAuth == nil) {
+		return ExitPublicNoToken, s.o.http.publicErr
+	}
+	if s.cfg != nil && s.cfg.HTTPAuth != nil && s.o.http.addr != "" {
+		s.o.http.auth = resourceServer(s.cfg.HTTPAuth, s.o.http.token(), logger) // http.go
+		if err := s.o.http.auth.Validate(); err != nil {
+			return ExitUsage, err
+		}
 	}
 	return ExitOK, nil
 }

@@ -22,6 +22,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,7 +61,54 @@ type Config struct {
 	// random key per process.
 	RequestStateKey string `json:"request_state_key,omitempty"`
 
+	// HTTPAuth makes serve --http an OAuth 2.1 resource server with a policy per identity
+	// (mcpserver.ResourceServer); nil: the bearer token of --token-env alone, or none.
+	HTTPAuth *HTTPAuth `json:"http_auth,omitempty"`
+
 	dir string // the file's directory: relative paths are resolved against it
+}
+
+// HTTPAuth is the "http_auth" section: serve --http as an OAuth 2.1 resource server (MCP
+// "Authorization"; RFC 9728, RFC 8707) with a policy per identity. See docs/team.md.
+type HTTPAuth struct {
+	// Resource is this server's canonical URI, e.g. "https://mcp.example.com/mcp": access
+	// tokens must name it in "aud".
+	Resource string       `json:"resource"`
+	Issuers  []AuthIssuer `json:"issuers"`
+	// ScopesSupported is advertised in the protected resource metadata.
+	ScopesSupported []string `json:"scopes_supported,omitempty"`
+	// StaticToken also accepts the --token-env bearer token, as the identity "static-token".
+	StaticToken bool `json:"static_token,omitempty"`
+	// MaxSessionsPerIdentity caps one identity's live sessions; 0: only --max-sessions.
+	MaxSessionsPerIdentity int `json:"max_sessions_per_identity,omitempty"`
+	// ClockSkewS is the tolerance on exp/nbf in seconds; 0: 60.
+	ClockSkewS int `json:"clock_skew_s,omitempty"`
+	// Policy grants tools to identities; absent: every valid token may use every tool;
+	// present (even empty): only what a rule grants.
+	Policy []PolicyRule `json:"policy,omitempty"`
+}
+
+// AuthIssuer is one trusted authorization server.
+type AuthIssuer struct {
+	Issuer      string   `json:"issuer"`
+	JWKSURI     string   `json:"jwks_uri,omitempty"`
+	Algorithms  []string `json:"algorithms,omitempty"`
+	GroupsClaim string   `json:"groups_claim,omitempty"`
+	// IntrospectionEndpoint checks opaque tokens (RFC 7662) with ClientID and the secret in
+	// the environment variable ClientSecretEnv.
+	IntrospectionEndpoint string `json:"introspection_endpoint,omitempty"`
+	ClientID              string `json:"client_id,omitempty"`
+	ClientSecretEnv       string `json:"client_secret_env,omitempty"`
+}
+
+// PolicyRule grants guests and tools to the identities it selects (mcpserver.PolicyRule).
+type PolicyRule struct {
+	Name     string   `json:"name,omitempty"`
+	Subjects []string `json:"subjects,omitempty"`
+	Groups   []string `json:"groups,omitempty"`
+	Scopes   []string `json:"scopes,omitempty"`
+	Guests   []string `json:"guests,omitempty"`
+	Tools    []string `json:"tools,omitempty"`
 }
 
 // Guest is one guest to load and what the operator grants it.
@@ -296,6 +344,7 @@ func (c *Config) check(p *problems) {
 		}
 	}
 	c.checkShip(p) // ship.go
+	c.checkHTTPAuth(p)
 	names := map[string]int{}
 	for i, g := range c.Guests {
 		path := fmt.Sprintf("guests[%d].name", i)
@@ -535,4 +584,29 @@ func (l Limits) runtime() runtime.Limits {
 		Instances: l.Instances, OutputBytes: l.OutputBytes,
 		ModuleBytes: l.ModuleMB << 20, ManifestBytes: l.ManifestBytes, Tools: l.Tools, Nesting: l.Nesting,
 		CompileMemory: uint64(max(l.CompileMemoryMB, 0)) << 20, CompileTimeout: time.Duration(l.CompileTimeoutMS) * time.Millisecond}
+}
+
+// checkHTTPAuth checks what the schema cannot: a policy naming a guest the file does not
+// list, and tool patterns path.Match cannot read.
+func (c *Config) checkHTTPAuth(p *problems) {
+	a := c.HTTPAuth
+	if a == nil || p.broken("http_auth") {
+		return
+	}
+	guests := map[string]bool{"*": true}
+	for _, g := range c.Guests {
+		guests[g.Name] = true
+	}
+	for i, r := range a.Policy {
+		for j, g := range r.Guests {
+			if !guests[g] && len(c.Guests) > 0 {
+				p.at(fmt.Sprintf("http_auth.policy[%d].guests[%d]", i, j), "no guest is named %q in this file", g)
+			}
+		}
+		for j, t := range r.Tools {
+			if _, err := path.Match(t, ""); err != nil {
+				p.at(fmt.Sprintf("http_auth.policy[%d].tools[%d]", i, j), "pattern %q: %v", t, err)
+			}
+		}
+	}
 }
