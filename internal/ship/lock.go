@@ -125,27 +125,11 @@ func ToolFields(m *abi.Manifest) map[string]ToolDigests {
 		if t.Execution != nil {
 			support = t.Execution.TaskSupport
 		}
-		d := digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons, toolMeta(t), support)
+		d := digest.Tool(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Icons, t.Meta, support)
 		d["requests"] = digest.Of([]abi.Requests{m.Requests, t.Requests})
 		out[t.Name] = d
 	}
 	return out
-}
-
-// toolMeta is the "_meta" member of t as the manifest serves it (nil: none), read from t's
-// JSON so that whatever _meta abi.Tool carries is covered.
-func toolMeta(t abi.Tool) json.RawMessage {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return nil
-	}
-	var f struct {
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(b, &f) != nil {
-		return nil
-	}
-	return f.Meta
 }
 
 // Change is one tool that differs between a lock and a manifest.

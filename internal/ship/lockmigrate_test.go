@@ -31,3 +31,19 @@ func TestDiffOldLockMissingFields(t *testing.T) {
 		t.Errorf("taskSupport optional → required: %v", c)
 	}
 }
+
+// A guest tool's _meta is in its lock: an MCP App view whose ui.resourceUri changed after the
+// lock was written is a change (the tool is withheld until lock --update), as a changed
+// description is; the same _meta in another key order is not.
+func TestDiffGuestToolMetaChanged(t *testing.T) {
+	tool := func(meta string) *abi.Manifest {
+		return &abi.Manifest{Tools: []abi.Tool{{Name: "shout", InputSchema: json.RawMessage(`{"type":"object"}`), Meta: json.RawMessage(meta)}}}
+	}
+	locked := ship.ToolFields(tool(`{"ui":{"resourceUri":"ui://shout/view.html","prefersBorder":true}}`))
+	if c := ship.Diff(locked, ship.ToolFields(tool(`{"ui":{"prefersBorder":true,"resourceUri":"ui://shout/view.html"}}`))); len(c) != 0 {
+		t.Errorf("same _meta, other key order: %v; want no change", c)
+	}
+	if c := ship.Diff(locked, ship.ToolFields(tool(`{"ui":{"resourceUri":"ui://shout/other.html","prefersBorder":true}}`))); len(c) != 1 || c[0].String() != `tool "shout": _meta changed` {
+		t.Errorf("resourceUri changed: %v; want one change naming _meta", c)
+	}
+}
