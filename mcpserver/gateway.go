@@ -207,7 +207,7 @@ func (e *Exposed) forward(tool string) mcp.ToolHandler {
 			}
 		}
 		if err == nil {
-			if meta := dropReservedMeta(e.opts.Logger, res.Meta, "upstream", e.name, "tool", tool); len(meta) != len(res.Meta) { // metakeys.go
+			if meta := dropUpstreamMeta(e.opts.Logger, res.Meta, "upstream", e.name, "tool", tool); len(meta) != len(res.Meta) { // metakeys.go
 				cp := *res
 				cp.Meta = meta
 				res = &cp
