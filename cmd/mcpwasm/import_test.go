@@ -54,7 +54,9 @@ func TestImportHyperMCP(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	if code := run(context.Background(), []string{"import", "hyper-mcp", typo}, strings.NewReader(""), &stdout, &stderr); code != ExitOK ||
-		stderr.String() != "guest v1 (/p/v1.wasm)\n  grants nothing\n  note: plugins.v1.runtime_config: unknown key \"allowed_host\" ignored (did you mean \"allowed_hosts\"?)\n" {
+		stderr.String() != "guest v1 (/p/v1.wasm)\n  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)\n"+
+			"  note: plugins.v1.runtime_config: unknown key \"allowed_host\" ignored (did you mean \"allowed_hosts\"?)\n"+
+			"the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)\n" {
 		t.Errorf("typo: exit %d, stderr:\n%s", code, stderr.String())
 	}
 }

@@ -421,9 +421,11 @@ func convertPlugin(name string, p Plugin, mapForm bool, c *config.Config) (confi
 	if len(rc.AllowedSecrets) > 0 {
 		rep.Notes = append(rep.Notes, "allowed_secrets not carried over: mcpwasm does not read the OS keyring for plugins (get_keyring_secret answers empty); give the values in config")
 	}
-	if len(rep.Grants) == 0 {
-		rep.Grants = []string{"nothing"}
-	}
+	// hyper-mcp (Extism) gives every plugin the real clock and OS entropy; mcpwasm's default
+	// is a deterministic clock and random source (a time plugin read 2022-01-01 after an
+	// import without them). Granted as hyper-mcp does, and said: the operator reviews them.
+	g.Grants.Clock, g.Grants.Random = true, true
+	rep.Grants = append(rep.Grants, "clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)")
 	return g, rep, nil
 }
 
@@ -522,6 +524,9 @@ func (r *Result) Summary() string {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if len(r.Guests) > 0 {
+		b.WriteString("the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)\n")
 	}
 	return b.String()
 }

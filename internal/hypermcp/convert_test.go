@@ -39,6 +39,10 @@ func TestConvert(t *testing.T) {
     {
       "name": "local",
       "path": "/opt/plugins/local.wasm",
+      "grants": {
+        "clock": true,
+        "random": true
+      },
       "limits": {
         "memory_mb": 1
       }
@@ -66,7 +70,9 @@ func TestConvert(t *testing.T) {
             "guest": "/data",
             "host": "/srv/data"
           }
-        ]
+        ],
+        "clock": true,
+        "random": true
       },
       "limits": {
         "memory_mb": 512
@@ -78,7 +84,11 @@ func TestConvert(t *testing.T) {
     },
     {
       "name": "time",
-      "path": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"
+      "path": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest",
+      "grants": {
+        "clock": true,
+        "random": true
+      }
     }
   ]
 }
@@ -92,6 +102,7 @@ func TestConvert(t *testing.T) {
 	}
 	wantSummary := `guest local (/opt/plugins/local.wasm)
   grants memory 1 MiB (1MB rounded up to whole MiB); it bounds linear and kernel memory together
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: allowed_secrets not carried over: mcpwasm does not read the OS keyring for plugins (get_keyring_secret answers empty); give the values in config
 guest myip (oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest)
   grants net "1.1.1.1", "*.ipify.org"
@@ -100,14 +111,16 @@ guest myip (oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest)
   grants fs /srv/data at /data (read-only)
   grants config FOO, TOKEN (read with config_get, not the WASI environment)
   grants memory 512 MiB; it bounds linear and kernel memory together
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: hyper-mcp allowed any port of an allowed host; mcpwasm grants the scheme's default port (write host:* for any), and refuses loopback, private and link-local addresses unless the grant names that IP or localhost
   note: config TOKEN is ${MYIP_TOKEN}: hyper-mcp read it from its environment; mcpwasm passes config values as written, so put the value in the config (and keep the file private)
   note: skip_tools "debug_.*" not carried over: mcpwasm serves everything a guest offers
 guest time (oci://ghcr.io/hyper-mcp-rs/time-plugin:latest)
-  grants nothing
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
 note: auths (credentials hyper-mcp uses to download plugins) are not carried over: mcpwasm takes registry credentials from the Docker config file ('docker login')
 note: hyper-mcp verifies cosign signatures of OCI plugins against the public Sigstore instance with any signer by default; mcpwasm verifies a signer you name: add a "signatures" policy (identity, issuer, trusted_root) for the registry
 note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
+the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)
 `
 	if got := r.Summary(); got != wantSummary {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, wantSummary)
@@ -173,13 +186,21 @@ func TestConvertPluginList(t *testing.T) {
     {
       "name": "v1",
       "path": "/p/v1.wasm",
+      "grants": {
+        "clock": true,
+        "random": true
+      },
       "limits": {
         "memory_mb": 2
       }
     },
     {
       "name": "a0",
-      "path": "/p/a0.wasm"
+      "path": "/p/a0.wasm",
+      "grants": {
+        "clock": true,
+        "random": true
+      }
     }
   ]
 }
@@ -235,10 +256,11 @@ func TestConvertUnknownRuntimeConfigKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `guest v1 (/p/v1.wasm)
-  grants nothing
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: plugins.v1.runtime_config: unknown key "allowed_host" ignored (did you mean "allowed_hosts"?)
   note: plugins.v1.runtime_config: unknown key "memlimit" ignored
 note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
+the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)
 `
 	if got := r.Summary(); got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
@@ -253,8 +275,9 @@ func TestConvertToolNamePrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `guest v1 (/p/v1.wasm)
-  grants nothing
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: tool_name_prefix "v1_" not carried over: mcpwasm serves a guest's tools under their own names; two guests offering the same tool name are refused when serve loads them
+the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)
 `
 	if got := r.Summary(); got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
@@ -279,7 +302,7 @@ func TestConvertFirstReleaseList(t *testing.T) {
 	}
 	sum := r.Summary()
 	for _, want := range []string{
-		"guest myip (oci://ghcr.io/tuananh/myip-plugin:latest)\n  grants net \"1.1.1.1\"\n",
+		"guest myip (oci://ghcr.io/tuananh/myip-plugin:latest)\n  grants net \"1.1.1.1\"\n  grants clock, random",
 		`  note: allowed_host "1.1.1.1" (hyper-mcp's first releases) read as allowed_hosts`,
 	} {
 		if !strings.Contains(sum, want) {
