@@ -410,10 +410,23 @@ func convertPlugin(name string, p Plugin, mapForm bool, c *config.Config) (confi
 		}
 		rep.Grants = append(rep.Grants, line+"; it bounds linear and kernel memory together")
 	}
+	if len(rc.SkipTools) > 0 {
+		// hyper-mcp anchors each pattern and matches it against the tool names the plugin
+		// declares: hide_tools means the same, so a tool hidden there stays hidden here. A
+		// pattern Go's RE2 cannot read is refused rather than dropped (dropping it would
+		// serve the tool the operator hid).
+		for _, p := range rc.SkipTools {
+			if _, err := regexp.Compile("^(?:" + p + ")$"); err != nil {
+				return g, rep, fmt.Errorf("runtime_config.skip_tools: the pattern %q has no Go RE2 form (%v): rewrite it, e.g. without look-around or backreferences", p, err)
+			}
+		}
+		g.HideTools = slices.Clone(rc.SkipTools)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("skip_tools %s carried over as hide_tools: those tools are not served", strings.Join(quoteAll(rc.SkipTools), ", ")))
+	}
 	for _, skip := range []struct {
 		field string
 		list  []string
-	}{{"skip_tools", rc.SkipTools}, {"skip_prompts", rc.SkipPrompts}, {"skip_resources", rc.SkipResources}, {"skip_resource_templates", rc.SkipResourceTemplates}} {
+	}{{"skip_prompts", rc.SkipPrompts}, {"skip_resources", rc.SkipResources}, {"skip_resource_templates", rc.SkipResourceTemplates}} {
 		if len(skip.list) > 0 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s not carried over: mcpwasm serves everything a guest offers", skip.field, strings.Join(quoteAll(skip.list), ", ")))
 		}

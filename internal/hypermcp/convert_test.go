@@ -80,7 +80,10 @@ func TestConvert(t *testing.T) {
       "config": {
         "FOO": "bar",
         "TOKEN": "${MYIP_TOKEN}"
-      }
+      },
+      "hide_tools": [
+        "debug_.*"
+      ]
     },
     {
       "name": "time",
@@ -114,7 +117,7 @@ guest myip (oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest)
   grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: hyper-mcp allowed any port of an allowed host; mcpwasm grants the scheme's default port (write host:* for any), and refuses loopback, private and link-local addresses unless the grant names that IP or localhost
   note: config TOKEN is ${MYIP_TOKEN}: hyper-mcp read it from its environment; mcpwasm passes config values as written, so put the value in the config (and keep the file private)
-  note: skip_tools "debug_.*" not carried over: mcpwasm serves everything a guest offers
+  note: skip_tools "debug_.*" carried over as hide_tools: those tools are not served
 guest time (oci://ghcr.io/hyper-mcp-rs/time-plugin:latest)
   grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
 note: auths (credentials hyper-mcp uses to download plugins) are not carried over: mcpwasm takes registry credentials from the Docker config file ('docker login')
@@ -358,5 +361,21 @@ func TestConvertTypeErrorsNameLine(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q: %v\nwant %q", tc.in, err, tc.want)
 		}
+	}
+}
+
+// skip_tools carries over as hide_tools, so a tool hidden under hyper-mcp stays hidden (issue
+// 45 item 14); a pattern Go's RE2 cannot read is refused, naming it, rather than dropped.
+func TestConvertSkipTools(t *testing.T) {
+	r, err := Convert([]byte(`{"plugins":{"gh":{"url":"file:///p/gh.wasm","runtime_config":{"skip_tools":["gh-delete-.*","gh-create-gist"]}}}}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.Config.Guests[0].HideTools, " "); got != "gh-delete-.* gh-create-gist" {
+		t.Errorf("hide_tools %q", got)
+	}
+	_, err = Convert([]byte(`{"plugins":{"gh":{"url":"file:///p/gh.wasm","runtime_config":{"skip_tools":["(?!gh-list).*"]}}}}`), false)
+	if want := `plugins.gh: runtime_config.skip_tools: the pattern "(?!gh-list).*" has no Go RE2 form`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("look-ahead: %v, want %q", err, want)
 	}
 }
