@@ -434,6 +434,15 @@ func convertPlugin(name string, p Plugin, mapForm bool, c *config.Config) (confi
 	if len(rc.AllowedSecrets) > 0 {
 		rep.Notes = append(rep.Notes, "allowed_secrets not carried over: mcpwasm does not read the OS keyring for plugins (get_keyring_secret answers empty); give the values in config")
 	}
+	// hyper-mcp runs each plugin as one instance that every client shares, one call at a
+	// time: what a plugin keeps between calls (a counter, a tool list it grows with
+	// add_tool) is one state. mcpwasm's default (an instance per session, several at once)
+	// gave two concurrent add_tool calls the same "tool_1". Whether a plugin keeps state is
+	// not in its config, nor knowable from its imports, so every plugin gets hyper-mcp's
+	// shape; the note says how to run a stateless one in parallel.
+	g.Isolation = "shared"
+	g.Limits.Instances = 1
+	rep.Notes = append(rep.Notes, sharedNote)
 	// hyper-mcp (Extism) gives every plugin the real clock and OS entropy; mcpwasm's default
 	// is a deterministic clock and random source (a time plugin read 2022-01-01 after an
 	// import without them). Granted as hyper-mcp does, and said: the operator reviews them.
@@ -441,6 +450,10 @@ func convertPlugin(name string, p Plugin, mapForm bool, c *config.Config) (confi
 	rep.Grants = append(rep.Grants, "clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)")
 	return g, rep, nil
 }
+
+// sharedNote explains the isolation and instances import writes for every plugin.
+const sharedNote = "one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls " +
+	"(a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session"
 
 func quoteAll(s []string) []string {
 	out := make([]string, len(s))

@@ -44,8 +44,10 @@ func TestConvert(t *testing.T) {
         "random": true
       },
       "limits": {
-        "memory_mb": 1
-      }
+        "memory_mb": 1,
+        "instances": 1
+      },
+      "isolation": "shared"
     },
     {
       "name": "myip",
@@ -75,7 +77,8 @@ func TestConvert(t *testing.T) {
         "random": true
       },
       "limits": {
-        "memory_mb": 512
+        "memory_mb": 512,
+        "instances": 1
       },
       "config": {
         "FOO": "bar",
@@ -83,7 +86,8 @@ func TestConvert(t *testing.T) {
       },
       "hide_tools": [
         "debug_.*"
-      ]
+      ],
+      "isolation": "shared"
     },
     {
       "name": "time",
@@ -91,7 +95,11 @@ func TestConvert(t *testing.T) {
       "grants": {
         "clock": true,
         "random": true
-      }
+      },
+      "limits": {
+        "instances": 1
+      },
+      "isolation": "shared"
     }
   ]
 }
@@ -107,6 +115,7 @@ func TestConvert(t *testing.T) {
   grants memory 1 MiB (1MB rounded up to whole MiB); it bounds linear and kernel memory together
   grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: allowed_secrets not carried over: mcpwasm does not read the OS keyring for plugins (get_keyring_secret answers empty); give the values in config
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 guest myip (oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest)
   grants net "1.1.1.1", "*.ipify.org"
   grants fs /tmp at /tmp (read-write, as hyper-mcp mounts it)
@@ -118,8 +127,10 @@ guest myip (oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest)
   note: hyper-mcp allowed any port of an allowed host; mcpwasm grants the scheme's default port (write host:* for any), and refuses loopback, private and link-local addresses unless the grant names that IP or localhost
   note: config TOKEN is ${MYIP_TOKEN}: hyper-mcp read it from its environment; mcpwasm passes config values as written, so put the value in the config (and keep the file private)
   note: skip_tools "debug_.*" carried over as hide_tools: those tools are not served
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 guest time (oci://ghcr.io/hyper-mcp-rs/time-plugin:latest)
   grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 note: auths (credentials hyper-mcp uses to download plugins) are not carried over: mcpwasm takes registry credentials from the Docker config file ('docker login')
 note: hyper-mcp verifies cosign signatures of OCI plugins against the public Sigstore instance with any signer by default; mcpwasm verifies a signer you name: add a "signatures" policy (identity, issuer, trusted_root) for the registry
 note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
@@ -194,8 +205,10 @@ func TestConvertPluginList(t *testing.T) {
         "random": true
       },
       "limits": {
-        "memory_mb": 2
-      }
+        "memory_mb": 2,
+        "instances": 1
+      },
+      "isolation": "shared"
     },
     {
       "name": "a0",
@@ -203,7 +216,11 @@ func TestConvertPluginList(t *testing.T) {
       "grants": {
         "clock": true,
         "random": true
-      }
+      },
+      "limits": {
+        "instances": 1
+      },
+      "isolation": "shared"
     }
   ]
 }
@@ -262,6 +279,7 @@ func TestConvertUnknownRuntimeConfigKey(t *testing.T) {
   grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: plugins.v1.runtime_config: unknown key "allowed_host" ignored (did you mean "allowed_hosts"?)
   note: plugins.v1.runtime_config: unknown key "memlimit" ignored
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
 the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)
 `
@@ -280,6 +298,7 @@ func TestConvertToolNamePrefix(t *testing.T) {
 	want := `guest v1 (/p/v1.wasm)
   grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: tool_name_prefix "v1_" not carried over: mcpwasm serves a guest's tools under their own names; two guests offering the same tool name are refused when serve loads them
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)
 `
 	if got := r.Summary(); got != want {
