@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -152,10 +153,12 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 		}
 		if changed := e.pinCheck(t); changed == nil && e.opts.PinnedOnly && e.pins[t.Name] == nil {
 			log.Warn("gateway: tool withheld: it is not in the lock (approve it to serve it)", "tool", t.Name)
+			setWithheld(e.s, exposed, "upstream "+strconv.Quote(e.name)+" tool "+strconv.Quote(t.Name)+" is not in the lock (approve it to serve it)") // a call says why
 			continue
 		} else if len(changed) > 0 { // pin.go
 			log.Warn("gateway: tool withheld: its definition changed since it was first seen (restart the server or approve it to serve it)",
 				"tool", t.Name, "changed", strings.Join(changed, ","))
+			setWithheld(e.s, exposed, "upstream "+strconv.Quote(e.name)+" tool "+strconv.Quote(t.Name)+": its definition changed ("+strings.Join(changed, ", ")+") since it was first seen (restart the server or approve it to serve it)")
 			continue
 		}
 		if holder, ok := e.opts.Names.Claim(exposed, e.owner); !ok {
@@ -168,6 +171,7 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 		cp := *t
 		cp.Name = exposed
 		e.s.AddTool(&cp, e.forward(t.Name))
+		setWithheld(e.s, exposed, "") // served again
 		next[exposed] = t.Name
 	}
 	var gone []string

@@ -52,10 +52,22 @@ func newRegistry() *registry {
 // `not in the lock (run mcpwasm lock --update to approve it)`.
 func WithholdTool(s *mcp.Server, tool, reason string) {
 	s.RemoveTools(tool)
-	if r := registryOf(s); r != nil {
-		r.mu.Lock()
+	setWithheld(s, tool, reason)
+}
+
+// setWithheld records why tool is not served on s, or forgets it (reason "": the
+// tool is served again).
+func setWithheld(s *mcp.Server, tool, reason string) {
+	r := registryOf(s)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if reason == "" {
+		delete(r.withheld, tool)
+	} else {
 		r.withheld[tool] = reason
-		r.mu.Unlock()
 	}
 }
 
