@@ -293,20 +293,19 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 // serverInfo): those of the one guest served, as the same server run under Node reports them
 // (a script's new McpServer({name: "Team Tools", version: "1.2.0"})), when it is the only
 // thing served; mcpwasm and its version when several guests, an exposed upstream or the
-// status tools share the server, since no one guest speaks for it then. A guest without a
-// version keeps mcpwasm's.
+// status tools share the server, since no one guest speaks for it then. A guest that
+// declares no version is named by its guest name, with mcpwasm's version.
 func serverInfo(gs []*runtime.Guest, more bool) (name, ver string) {
 	name, ver = "mcpwasm", version()
 	if len(gs) != 1 || more {
 		return name, ver
 	}
-	m := gs[0].Manifest()
 	name = gs[0].Name()
-	if m.Name != "" {
-		name = m.Name
-	}
-	if m.Version != "" {
-		ver = m.Version
+	if m := gs[0].Manifest(); m.Name != "" && m.Version != "" {
+		// The guest describes itself (an SDK's SetInfo, a script's McpServer): its own
+		// name, which may be a title ("Team Tools"). Without a version (an Extism plugin,
+		// whose manifest name is a placeholder) the guest's served name stands.
+		name, ver = m.Name, m.Version
 	}
 	return name, ver
 }
