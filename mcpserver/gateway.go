@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -162,10 +163,12 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 		}
 		if changed := e.pinCheck(t, support[t.Name]); changed == nil && e.opts.PinnedOnly && e.pins[t.Name] == nil {
 			log.Warn("gateway: tool withheld: it is not in the lock (approve it to serve it)", "tool", t.Name)
+			setWithheld(e.s, exposed, "upstream "+strconv.Quote(e.name)+" tool "+strconv.Quote(t.Name)+" is not in the lock (approve it to serve it)") // a call says why
 			continue
 		} else if len(changed) > 0 { // pin.go
 			log.Warn("gateway: tool withheld: its definition changed since it was first seen (restart the server or approve it to serve it)",
 				"tool", t.Name, "changed", strings.Join(changed, ","))
+			setWithheld(e.s, exposed, "upstream "+strconv.Quote(e.name)+" tool "+strconv.Quote(t.Name)+": its definition changed ("+strings.Join(changed, ", ")+") since it was first seen (restart the server or approve it to serve it)")
 			continue
 		}
 		if holder, ok := e.opts.Names.Claim(exposed, e.owner); !ok {
@@ -185,6 +188,7 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 			cp.Meta = withoutAppMeta(cp.Meta)
 		}
 		e.s.AddTool(&cp, e.forward(t.Name))
+		setWithheld(e.s, exposed, "") // served again
 		next[exposed] = t.Name
 	}
 	var gone []string
@@ -224,7 +228,7 @@ func (e *Exposed) forward(tool string) mcp.ToolHandler {
 			}
 		}
 		if err == nil {
-			if meta := dropReservedMeta(e.opts.Logger, res.Meta, "upstream", e.name, "tool", tool); len(meta) != len(res.Meta) { // metakeys.go
+			if meta := dropUpstreamMeta(e.opts.Logger, res.Meta, "upstream", e.name, "tool", tool); len(meta) != len(res.Meta) { // metakeys.go
 				cp := *res
 				cp.Meta = meta
 				res = &cp

@@ -102,6 +102,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	SetTaskOptions(s, o.Tasks)                                          // tasks.go
 	s.AddReceivingMiddleware(sessionMiddleware(serverVersions(&sopts))) // revision.go
 	s.AddReceivingMiddleware(protocolMiddleware)                        // protocol.go
+	s.AddReceivingMiddleware(withheldMiddleware(s))                     // registry.go: WithholdTool
 	s.AddReceivingMiddleware(revisionMiddleware)                        // revision.go
 	for _, g := range guests {
 		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider, RequestStateKey: o.RequestStateKey, Tasks: o.GuestTasks[g.Name()]}

@@ -43,6 +43,34 @@ func dropReservedMeta(logger *slog.Logger, meta mcp.Meta, source ...any) mcp.Met
 	return out
 }
 
+// sdkMetaKeys are the reserved _meta keys an MCP SDK writes on every result by itself:
+// go-sdk (and the other SDKs at 2026-07-28) puts the server's Implementation under
+// io.modelcontextprotocol/serverInfo unless the handler set it.
+var sdkMetaKeys = []string{mcp.MetaKeyServerInfo}
+
+// dropUpstreamMeta is dropReservedMeta for an upstream MCP server's result: the keys its SDK
+// wrote by itself (sdkMetaKeys) are dropped too, since they describe the upstream's hop, but
+// only logged at debug — every 2026-07-28 result carries them, so a warning would say nothing
+// an operator can act on (issue 45 item 9). Any other reserved key still warns.
+func dropUpstreamMeta(logger *slog.Logger, meta mcp.Meta, source ...any) mcp.Meta {
+	out, dropped := withoutReservedMeta(meta)
+	var loud, quiet []string
+	for _, k := range dropped {
+		if slices.Contains(sdkMetaKeys, k) {
+			quiet = append(quiet, k)
+		} else {
+			loud = append(loud, k)
+		}
+	}
+	if quiet != nil {
+		logger.Debug("result _meta keys its MCP SDK wrote dropped", append(source, "keys", quiet)...)
+	}
+	if loud != nil {
+		logger.Warn("result _meta keys in MCP's reserved namespace dropped", append(source, "keys", loud)...)
+	}
+	return out
+}
+
 // withoutReservedMeta returns meta without the keys of the reserved namespace, and those keys
 // (sorted); meta itself is not changed. An upstream MCP server's result carries them for its
 // own hop (its serverInfo at 2026-07-28): they say nothing true about this server.

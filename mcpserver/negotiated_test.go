@@ -301,13 +301,16 @@ func TestReservedMetaKey(t *testing.T) {
 }
 
 // TestGatewayReservedMeta: an upstream's result carries reserved _meta keys for its own hop
-// (its serverInfo at 2026-07-28); the gateway drops them with a warning, so the client reads
-// this server's serverInfo, and keeps the upstream's other keys.
+// (its serverInfo at 2026-07-28); the gateway drops them, so the client reads this server's
+// serverInfo, and keeps the upstream's other keys.
 func TestGatewayReservedMeta(t *testing.T) {
 	up := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
-	up.AddTool(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}},
-			Meta: mcp.Meta{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "up", "version": "1"}, "k": 1}}, nil
+	up.AddTool(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		meta := mcp.Meta{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "up", "version": "1"}, "k": 1}
+		if strings.Contains(string(req.Params.Arguments), "extra") {
+			meta["dev.mcp/x"] = 1
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x"}}, Meta: meta}, nil
 	})
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := up.Connect(context.Background(), st, nil); err != nil {
@@ -333,7 +336,17 @@ func TestGatewayReservedMeta(t *testing.T) {
 	if got != want {
 		t.Errorf("tools/call:\n got %s\nwant %s", got, want)
 	}
-	if want := `msg="result _meta keys in MCP's reserved namespace dropped" upstream=up tool=t keys=[io.modelcontextprotocol/serverInfo]`; !strings.Contains(logs.String(), want) {
+	// The serverInfo the upstream's SDK writes on every 2026-07-28 result is dropped without a
+	// warning (examples/run.sh printed one for every gateway call: issue 45 item 9); another
+	// reserved key still warns.
+	if strings.Contains(logs.String(), "WARN") {
+		t.Errorf("a warning for the upstream SDK's own serverInfo:\n%s", logs)
+	}
+	got = p.ask("2", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":`+meta26+`,"name":"up__t","arguments":{"extra":true}}}`)
+	if !strings.Contains(got, `"k":1`) || strings.Contains(got, "dev.mcp/x") {
+		t.Errorf("tools/call with an extra reserved key: %s", got)
+	}
+	if want := `level=WARN msg="result _meta keys in MCP's reserved namespace dropped" upstream=up tool=t keys=[dev.mcp/x]`; !strings.Contains(logs.String(), want) {
 		t.Errorf("log lacks %s:\n%s", want, logs)
 	}
 }

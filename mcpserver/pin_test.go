@@ -225,3 +225,33 @@ func TestExposeOldLockPins(t *testing.T) {
 		t.Errorf("after a _meta change: %v\n%s", names, logs)
 	}
 }
+
+// A call of an upstream tool the gateway withheld (not in the lock) says why, not only
+// "unknown tool"; once approved it is served and the reason is gone (issue 45 item 10).
+func TestExposeWithheldCallSaysWhy(t *testing.T) {
+	obj := map[string]any{"type": "object"}
+	_, ups, _ := upstreamPair(t, &mcp.Tool{Name: "b", InputSchema: obj})
+	s, err := mcpserver.NewServer(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := mcpserver.Expose(context.Background(), s, "up", ups, &mcpserver.ExposeOptions{PinnedOnly: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectClient(t, s)
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "up__b", Arguments: map[string]any{}})
+	if want := `unknown tool "up__b": withheld: upstream "up" tool "b" is not in the lock (approve it to serve it)`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("call of the withheld tool: %v, want %q", err, want)
+	}
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "up__zz", Arguments: map[string]any{}})
+	if err == nil || strings.Contains(err.Error(), "withheld") {
+		t.Errorf("call of an unknown tool: %v", err)
+	}
+	if err := e.Approve(context.Background(), "b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "up__b", Arguments: map[string]any{}}); err != nil {
+		t.Errorf("after approval: %v", err)
+	}
+}

@@ -61,6 +61,26 @@ func protocolMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// withheldMiddleware adds to the error of a tools/call of an unknown tool why s withheld
+// it, if it did (WithholdTool).
+func withheldMiddleware(s *mcp.Server) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			var je *jsonrpc.Error
+			if method != "tools/call" || !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.HasPrefix(je.Message, "unknown tool ") {
+				return res, err
+			}
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+				if why := withheldReason(s, p.Name); why != "" {
+					return nil, &jsonrpc.Error{Code: je.Code, Message: je.Message + ": withheld: " + why}
+				}
+			}
+			return res, err
+		}
+	}
+}
+
 // withCode gives a plain Go error a JSON-RPC code, as the stdio transport does for what
 // reaches it: the SDK answers a second initialize with a plain error, which would go out as
 // code 0 over HTTP. That is -32600 Invalid Request; any other plain error is -32603.

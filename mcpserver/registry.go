@@ -22,6 +22,9 @@ type registry struct {
 	served    map[*runtime.Guest]registration
 	refreshMu sync.Mutex  // one refreshGuest at a time
 	server    *mcp.Server // the server of this registry, set once by NewServer
+	// withheld is why a tool the server no longer lists was withheld (WithholdTool), by
+	// served name: a call of it says so instead of only "unknown tool".
+	withheld map[string]string
 }
 
 // registration is how a guest was added to a server: its options and the manifest served.
@@ -40,7 +43,43 @@ func registryOf(s *mcp.Server) *registry {
 }
 
 func newRegistry() *registry {
-	return &registry{prompts: map[string]*runtime.Guest{}, resources: map[string]*runtime.Guest{}, served: map[*runtime.Guest]registration{}}
+	return &registry{prompts: map[string]*runtime.Guest{}, resources: map[string]*runtime.Guest{}, served: map[*runtime.Guest]registration{}, withheld: map[string]string{}}
+}
+
+// WithholdTool removes tool from s (made by NewServer) and records why, so that a
+// tools/call of it is answered `unknown tool "NAME": withheld: REASON` (JSON-RPC -32602, as
+// for any unknown tool) rather than only `unknown tool "NAME"`. reason says what to do, e.g.
+// `not in the lock (run mcpwasm lock --update to approve it)`.
+func WithholdTool(s *mcp.Server, tool, reason string) {
+	s.RemoveTools(tool)
+	setWithheld(s, tool, reason)
+}
+
+// setWithheld records why tool is not served on s, or forgets it (reason "": the
+// tool is served again).
+func setWithheld(s *mcp.Server, tool, reason string) {
+	r := registryOf(s)
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if reason == "" {
+		delete(r.withheld, tool)
+	} else {
+		r.withheld[tool] = reason
+	}
+}
+
+// withheldReason is why tool was withheld from s (WithholdTool), or "".
+func withheldReason(s *mcp.Server, tool string) string {
+	r := registryOf(s)
+	if r == nil {
+		return ""
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.withheld[tool]
 }
 
 // add records what g serves, added with o; a later guest claiming a name or URI takes it over

@@ -2,9 +2,12 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
@@ -121,7 +124,14 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 	if err != nil {
 		return nil, &CallError{g.name, op, name, err}
 	}
+	mark := inst.stderr.Written() // what the instance's start wrote is not this call's
 	out, err := inst.enter(ctx, e, name, args, limits, sb)
+	if err != nil && errors.Is(err, ErrTrap) {
+		if line := trapLine(inst.stderr.Since(mark)); line != "" {
+			// The guest's panic text ("panicked at …") is the part a model can act on.
+			err = fmt.Errorf("%w (last stderr: %q)", err, line)
+		}
+	}
 	relisted, relistOK := false, true
 	if err == nil && e != kind.EntryDescribe && inst.call.ListsChanged != 0 {
 		relisted, relistOK = g.relistAfter(ctx, inst) // relist.go
@@ -169,6 +179,51 @@ func entryOp(e kind.Entry) string {
 		return abi.ExportComplete
 	}
 	return abi.ExportDescribe
+}
+
+// trapLineBytes bounds the stderr line a trap's error quotes (trapLine).
+const trapLineBytes = 512
+
+// trapLine picks from what a guest wrote to stderr during one call the line that explains its
+// trap: the last Go panic line ("panic: …"), else the last Rust panic line ("thread 'main'
+// panicked at src/lib.rs:3:5:") joined with the message line after it, else the last
+// non-empty line that is not a hint to set RUST_BACKTRACE. At most trapLineBytes bytes (cut at
+// a rune boundary, "…" added); "" if the call wrote nothing. The caller quotes it with %q, so
+// control and format characters show escaped, never raw.
+func trapLine(stderr string) string {
+	var lines []string
+	for l := range strings.Lines(stderr) {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	pick := ""
+	for i := len(lines) - 1; i >= 0 && pick == ""; i-- {
+		if strings.HasPrefix(lines[i], "panic: ") {
+			pick = lines[i]
+		}
+	}
+	for i := len(lines) - 1; i >= 0 && pick == ""; i-- {
+		if strings.Contains(lines[i], " panicked at ") {
+			pick = lines[i]
+			if strings.HasSuffix(pick, ":") && i+1 < len(lines) {
+				pick += " " + lines[i+1] // Rust ≥ 1.73 prints the message on the next line
+			}
+		}
+	}
+	for i := len(lines) - 1; i >= 0 && pick == ""; i-- {
+		if !strings.HasPrefix(lines[i], "note: run with `RUST_BACKTRACE") {
+			pick = lines[i]
+		}
+	}
+	if len(pick) > trapLineBytes {
+		cut := trapLineBytes
+		for cut > 0 && !utf8.RuneStart(pick[cut]) {
+			cut--
+		}
+		pick = pick[:cut] + "…"
+	}
+	return pick
 }
 
 // logStdio logs and clears what the guest wrote to stdout and stderr during one call. The

@@ -21,8 +21,10 @@ func (g *Guest) ToolGrants(tool string) (granted, effective Grants, ok bool) {
 	return t.sandbox.Granted(), t.sandbox.Effective(), true
 }
 
-// Ungranted lists the capabilities some tool of g requested but does not have, each once
-// with the tools that lack it, e.g. `net "*" (tools fetch, head)`, `clock (tool now)`.
+// Ungranted lists the capabilities some tool of g requested but does not have, grouped by the
+// tools that lack them, each group once, e.g. `net "*" (tools fetch, head)`, `clock (tool now)`,
+// or, when every tool of several lacks them, `net "*", clock, random (all 19 tools)` — a plugin
+// whose tools all request the same grants would otherwise name every tool once per grant.
 // Serving logs them, so an operator sees what a guest expected and was not given.
 func (g *Guest) Ungranted() []string {
 	var order []string
@@ -36,13 +38,26 @@ func (g *Guest) Ungranted() []string {
 			tools[item] = append(tools[item], td.Name)
 		}
 	}
-	out := make([]string, len(order))
-	for i, item := range order {
-		noun := "tools"
-		if len(tools[item]) == 1 {
-			noun = "tool"
+	var keys []string // one per distinct list of tools, in the order of their first item
+	items := map[string][]string{}
+	for _, item := range order {
+		k := strings.Join(tools[item], ", ")
+		if _, seen := items[k]; !seen {
+			keys = append(keys, k)
 		}
-		out[i] = fmt.Sprintf("%s (%s %s)", item, noun, strings.Join(tools[item], ", "))
+		items[k] = append(items[k], item)
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		n := len(tools[items[k][0]])
+		who := "tools " + k
+		switch {
+		case n == 1:
+			who = "tool " + k
+		case n == len(l.manifest.Tools):
+			who = fmt.Sprintf("all %d tools", n)
+		}
+		out[i] = fmt.Sprintf("%s (%s)", strings.Join(items[k], ", "), who)
 	}
 	return out
 }

@@ -139,7 +139,7 @@ func TestNetGrantSSRF(t *testing.T) {
 		{"http://api.example.test/to-metadata", `net: host "169.254.169.254" is not granted to guest "probe"`},
 		{"http://internal.example.test/", `net: "internal.example.test" resolves to 10.0.0.5, a private address; not allowed unless granted by that IP`},
 		{"http://api.example.test/to-internal", `net: "internal.example.test" resolves to 10.0.0.5, a private address; not allowed unless granted by that IP`},
-		{"http://api.example.test:8080/ok", `net: host "api.example.test:8080" is not granted to guest "probe"`},
+		{"http://api.example.test:8080/ok", `net: host "api.example.test:8080" is not granted to guest "probe" ("api.example.test" covers only the default port 80: grant "api.example.test:8080")`},
 	} {
 		text, isErr := result(t, g, "http", fmt.Sprintf(`{"url":%q}`, tc.url))
 		want := "http: DENIED: " + tc.want

@@ -114,6 +114,15 @@ func (g *Guest) Tool(name string) (abi.Tool, bool) {
 	return t.def, true
 }
 
+// DeclaredName returns the name the guest declares tool (a served name) under: tool without
+// its GuestConfig.ToolPrefix or name mapping; tool itself for an unknown name.
+func (g *Guest) DeclaredName(tool string) string {
+	if t, ok := g.lists().tools[tool]; ok {
+		return t.own
+	}
+	return tool
+}
+
 // LongestCall is the longest a call of g may take: the largest time limit of its tools and
 // of the guest (prompts, resource reads, completions). A call's limit covers its waits (the
 // guest's code, a free instance, its start), so after this long no call that was running is.

@@ -68,12 +68,20 @@ var _ kind.Host = guestHost{}
 // Log implements kind.Host.
 func (h guestHost) Log(ctx context.Context, c *kind.Call, level abi.Level, msg string) {
 	g := h.g
+	sl := slogLevel(level)
+	if c.Entry == kind.EntryDescribe && sl > slog.LevelInfo {
+		// What a guest logs while it starts or describes itself, outside any call, is its
+		// top-level output: a script's `console.error("… running on stdio")` banner, which
+		// the SDK's examples print to stderr because stdout is the protocol under Node. It
+		// is news, not an error of a call: info, with the guest's own level kept in "level".
+		sl = slog.LevelInfo
+	}
 	if g.name == "" && len(g.pools) > 0 {
 		// The instance that describes the guest logs before its manifest names it (a
 		// script's top-level console.error): the line waits for the name (pool.note).
-		g.pools[0].note(ctx, "", slogLevel(level), "guest log", slog.String("tool", c.Tool), slog.String("level", level.String()), slog.String("msg", msg))
+		g.pools[0].note(ctx, "", sl, "guest log", slog.String("tool", c.Tool), slog.String("level", level.String()), slog.String("msg", msg))
 	} else {
-		g.host.logger.Log(ctx, slogLevel(level), "guest log", "guest", g.name, "tool", c.Tool, "level", level.String(), "msg", msg)
+		g.host.logger.Log(ctx, sl, "guest log", "guest", g.name, "tool", c.Tool, "level", level.String(), "msg", msg)
 	}
 	if hk := hooksFrom(ctx); hk != nil && hk.Log != nil {
 		hk.Log(level, msg)

@@ -68,6 +68,9 @@ func (c *GuestConfig) Validate() error {
 			return fmt.Errorf("tool %q grants: %w", name, err)
 		}
 	}
+	if _, err := hidePatterns(c.HideTools); err != nil { // hide.go
+		return err
+	}
 	return nil
 }
 

@@ -76,6 +76,12 @@ type GuestConfig struct {
 	// A prefixed name must still match abi.NamePattern; a JavaScript or Extism guest's that
 	// does not is served as names.MapName maps it (names.go).
 	ToolPrefix string
+	// HideTools are Go regular expressions (RE2 syntax): a tool whose declared name — before
+	// ToolPrefix and any name mapping — one of them matches whole (anchored, as hyper-mcp's
+	// skip_tools) is not served: neither listed nor callable, for every kind and after a
+	// re-list too. "delete_.*" hides delete_gist; "gist" hides only gist. Validate refuses a
+	// pattern that does not compile, naming it.
+	HideTools []string
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -193,6 +199,10 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	base.logHeld(ctx)
+	m, hidden := hideTools(m, c.HideTools) // hide.go
+	if hidden != nil {
+		h.logger.Info("tools hidden by hide_tools", "guest", g.name, "tools", hidden)
+	}
 	served, own, renames, err := servedNames(m, c.ToolPrefix, g.foreign())
 	if err != nil {
 		return g, fmt.Errorf("guest %q: %w", g.name, err)
@@ -205,6 +215,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	g.logRenames(ctx, l, nil)
 	g.cur.Store(l)
 	g.gc = c
+	g.gc.HideTools = slices.Clone(c.HideTools) // a relist hides by the patterns of the load
 	for name := range c.ToolLimits {
 		if _, ok := l.tools[name]; !ok {
 			return g, fmt.Errorf("guest %q: limits given for unknown tool %q%s", g.name, name, prefixHint(l, c.ToolPrefix, name))

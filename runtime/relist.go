@@ -64,6 +64,7 @@ func (g *Guest) relist(ctx context.Context, inst *instance) (bool, error) {
 	if err != nil {
 		return refuse(err)
 	}
+	m, _ = hideTools(m, g.gc.HideTools) // hide.go
 	m, own, renames, err := servedNames(m, g.gc.ToolPrefix, g.foreign())
 	if err != nil {
 		return refuse(err)

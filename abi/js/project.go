@@ -8,7 +8,7 @@ import (
 )
 
 // lockfile is the projects' package-lock.json with the package named lockName: esbuild,
-// quickjs-wasi and zod at the versions of Dependencies.
+// quickjs-wasi, zod, the MCP TypeScript SDK and TypeScript at the versions of Dependencies.
 //
 //go:embed package-lock.json
 var lockfile string
@@ -16,7 +16,31 @@ var lockfile string
 const lockName = "mcpwasm-guest"
 
 // Dependencies are a project's devDependencies, pinned exactly (the lockfile holds the same).
-var Dependencies = map[string]string{"esbuild": "0.28.2", "quickjs-wasi": "3.7.0", "zod": "4.6.7"}
+// @modelcontextprotocol/sdk is the v1 line the shim follows, there for its types only (an
+// editor's and `npm run check`'s): the build points its imports at mcpwasm/sdk.js, so it is
+// never bundled. typescript runs `npm run check` (tsc --noEmit).
+var Dependencies = map[string]string{"@modelcontextprotocol/sdk": "1.32.2", "esbuild": "0.28.2", "quickjs-wasi": "3.7.0", "typescript": "7.0.2", "zod": "4.6.7"}
+
+// TSConfig is a project's tsconfig.json: what `npm run check` (tsc --noEmit) and an editor
+// check the server script with. A JavaScript project is checked too (allowJs, checkJs), less
+// strictly.
+func TSConfig(lang string) []byte {
+	opts := `    "target": "es2023",
+    "module": "nodenext",
+    "moduleResolution": "nodenext",
+    "strict": true,
+    "noEmit": true,
+    "skipLibCheck": true,
+    "types": []
+`
+	include := `"*.ts"`
+	if lang == "js" {
+		opts = strings.Replace(opts, `"strict": true`, `"allowJs": true,
+    "checkJs": true`, 1)
+		include = `"*.js"`
+	}
+	return []byte("{\n  \"compilerOptions\": {\n" + opts + "  },\n  \"include\": [" + include + "]\n}\n")
+}
 
 // PackageJSON is a project's package.json: its name, its build script for entry and the pinned
 // dependencies. What the guest asks for is read off its files by the build unless the
@@ -32,7 +56,7 @@ func PackageJSON(name, entry string) []byte {
 	}
 	b, _ := json.MarshalIndent(pkg{
 		Name: name, Version: "0.1.0", Private: true, Type: "module",
-		Scripts:         map[string]string{"build": fmt.Sprintf("node mcpwasm/build.mjs %s %s.wasm", entry, name)},
+		Scripts:         map[string]string{"build": fmt.Sprintf("node mcpwasm/build.mjs %s %s.wasm", entry, name), "check": "tsc --noEmit -p ."},
 		DevDependencies: Dependencies,
 	}, "", "  ")
 	return append(b, '\n')
@@ -60,6 +84,7 @@ func Project(lang, name string) (map[string][]byte, error) {
 	return map[string][]byte{
 		"package.json":      PackageJSON(name, entry),
 		"package-lock.json": Lockfile(name),
+		"tsconfig.json":     TSConfig(lang),
 		entry:               []byte(r.Replace(server)),
 		"mcpwasm/shim.js":   []byte(Shim),
 		"mcpwasm/sdk.js":    []byte(SDK),
@@ -108,7 +133,8 @@ await server.connect(new StdioServerTransport());
 const readme = "# NAME\n\n" +
 	"An mcpwasm guest written for the MCP TypeScript SDK, with one tool, `NAME`. Created by `mcpwasm new`.\n\n" +
 	"```sh\n" +
-	"npm ci                      # esbuild, quickjs-wasi (the engine) and zod, from package-lock.json\n" +
+	"npm ci                      # esbuild, quickjs-wasi (the engine), zod, and for types the SDK and TypeScript, from package-lock.json\n" +
+	"npm run check               # tsc --noEmit: ENTRY against the SDK's types (never bundled)\n" +
 	"npm run build               # NAME.wasm: the engine + ENTRY, bundled, in one file\n" +
 	"mcpwasm serve NAME.wasm\n" +
 	"mcpwasm call NAME '{\"name\":\"Ada\"}' -- mcpwasm serve NAME.wasm\n" +

@@ -16,7 +16,7 @@ func TestExampleCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range []string{"mcpwasm/shim.js", "mcpwasm/sdk.js", "mcpwasm/build.mjs", "package-lock.json", ".gitignore"} {
+	for _, rel := range []string{"mcpwasm/shim.js", "mcpwasm/sdk.js", "mcpwasm/build.mjs", "package-lock.json", "tsconfig.json", ".gitignore"} {
 		b, err := os.ReadFile(filepath.Join(dir, rel))
 		if err != nil {
 			t.Fatal(err)
@@ -88,5 +88,46 @@ func TestProjectReadmeEnvExample(t *testing.T) {
 		if bad := "process.env.weather"; strings.Contains(readme, bad) {
 			t.Errorf("%s README says %q", lang, bad)
 		}
+	}
+}
+
+// A project opened in an editor resolves the SDK's imports (issue 45 item 3: TS2307 on
+// @modelcontextprotocol/sdk/server/mcp.js): the SDK's v1 line is a pinned devDependency for
+// its types, a tsconfig.json is written and `npm run check` runs tsc --noEmit. The build
+// never bundles the SDK: build.mjs points its imports at mcpwasm/sdk.js.
+func TestProjectTypeChecks(t *testing.T) {
+	for _, lang := range []string{"ts", "js"} {
+		files, err := Project(lang, "greet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pkg struct {
+			Scripts         map[string]string
+			DevDependencies map[string]string
+		}
+		if err := json.Unmarshal(files["package.json"], &pkg); err != nil {
+			t.Fatal(err)
+		}
+		if pkg.Scripts["check"] != "tsc --noEmit -p ." || pkg.DevDependencies["@modelcontextprotocol/sdk"] != "1.32.2" || pkg.DevDependencies["typescript"] == "" {
+			t.Errorf("%s package.json: scripts %v, devDependencies %v", lang, pkg.Scripts, pkg.DevDependencies)
+		}
+		var tc struct {
+			CompilerOptions map[string]any
+			Include         []string
+		}
+		if err := json.Unmarshal(files["tsconfig.json"], &tc); err != nil {
+			t.Fatalf("%s tsconfig.json: %v\n%s", lang, err, files["tsconfig.json"])
+		}
+		want := map[string]string{"ts": "*.ts", "js": "*.js"}[lang]
+		if len(tc.Include) != 1 || tc.Include[0] != want || tc.CompilerOptions["noEmit"] != true || tc.CompilerOptions["module"] != "nodenext" {
+			t.Errorf("%s tsconfig.json: %s", lang, files["tsconfig.json"])
+		}
+		if lang == "js" && tc.CompilerOptions["checkJs"] != true {
+			t.Errorf("js tsconfig.json does not check the script: %s", files["tsconfig.json"])
+		}
+	}
+	// The shim follows the SDK version the types come from.
+	if !strings.Contains(Shim, "(1.32.2)") {
+		t.Errorf("the shim no longer names SDK 1.32.2: update Dependencies with it")
 	}
 }

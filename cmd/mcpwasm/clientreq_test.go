@@ -75,7 +75,7 @@ func TestInspectClientRequestGrants(t *testing.T) {
 	}
 	for _, want := range []string{
 		"requests: sampling; elicitation; roots\n",
-		"not granted: elicitation (tools summarize, confirm, draft, roots); roots (tools summarize, confirm, draft, roots); sampling (tools confirm, draft, roots)\n",
+		"not granted: elicitation, roots (all 4 tools); sampling (tools confirm, draft, roots)\n",
 		"  summarize — Summarize\n",
 		"    granted:   sampling\n    effective: sampling\n",
 	} {

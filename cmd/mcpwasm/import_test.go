@@ -54,7 +54,10 @@ func TestImportHyperMCP(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	if code := run(context.Background(), []string{"import", "hyper-mcp", typo}, strings.NewReader(""), &stdout, &stderr); code != ExitOK ||
-		stderr.String() != "guest v1 (/p/v1.wasm)\n  grants nothing\n  note: plugins.v1.runtime_config: unknown key \"allowed_host\" ignored (did you mean \"allowed_hosts\"?)\n" {
+		stderr.String() != "guest v1 (/p/v1.wasm)\n  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)\n"+
+			"  note: plugins.v1.runtime_config: unknown key \"allowed_host\" ignored (did you mean \"allowed_hosts\"?)\n"+
+			"  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session\n"+
+			"the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)\n" {
 		t.Errorf("typo: exit %d, stderr:\n%s", code, stderr.String())
 	}
 }

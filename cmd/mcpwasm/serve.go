@@ -266,7 +266,8 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 		return ExitLoad, err
 	}
 	allowed := allowHiddenText(cfg, s.gs)
-	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: "mcpwasm", Version: version(),
+	name, ver := serverInfo(s.gs, status || exposesUpstreams(cfg))
+	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: name, Version: ver,
 		ServerOptions: sopts, AllowHiddenText: allowed, Logger: logger, Names: s.names,
 		TracerProvider: s.obs.tp, RequestStateKey: s.stateKey, GuestTasks: guestTasks(cfg, s.gs)})
 	if err != nil {
@@ -298,6 +299,27 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 	}
 	s.tools -= withheld
 	return ExitOK, nil
+}
+
+// serverInfo is the name and version initialize reports (MCP "Lifecycle › Initialization",
+// serverInfo): those of the one guest served, as the same server run under Node reports them
+// (a script's new McpServer({name: "Team Tools", version: "1.2.0"})), when it is the only
+// thing served; mcpwasm and its version when several guests, an exposed upstream or the
+// status tools share the server, since no one guest speaks for it then. A guest that
+// declares no version is named by its guest name, with mcpwasm's version.
+func serverInfo(gs []*runtime.Guest, more bool) (name, ver string) {
+	name, ver = "mcpwasm", version()
+	if len(gs) != 1 || more {
+		return name, ver
+	}
+	name = gs[0].Name()
+	if m := gs[0].Manifest(); m.Name != "" && m.Version != "" {
+		// The guest describes itself (an SDK's SetInfo, a script's McpServer): its own
+		// name, which may be a title ("Team Tools"). Without a version (an Extism plugin,
+		// whose manifest name is a placeholder) the guest's served name stands.
+		name, ver = m.Name, m.Version
+	}
+	return name, ver
 }
 
 // runTransports starts the operator's controls (kill switch signals, --stop-file, --watch)

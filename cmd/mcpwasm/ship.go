@@ -12,8 +12,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/internal/digest"
+	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/internal/ship"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -203,18 +205,35 @@ func withholdChanged(srv *mcp.Server, g *runtime.Guest, locked *ship.LockedGuest
 	if locked == nil {
 		return 0
 	}
+	// The lock holds the tools as served without tool_prefix (lockEntry describes the guest
+	// without it): compare under those names, so that a tool_prefix added after pull changes
+	// no approval (issue 45 item 10: every tool was withheld and lock --update could not
+	// help), and withhold the served name.
+	m := *g.Manifest()
+	m.Tools = slices.Clone(m.Tools)
+	served := map[string]string{}
+	for i := range m.Tools {
+		key := g.DeclaredName(m.Tools[i].Name)
+		if !abi.ValidName(key) {
+			key = names.MapName(key) // a foreign name, mapped as servedNames maps it
+		}
+		served[key] = m.Tools[i].Name
+		m.Tools[i].Name = key
+	}
 	n := 0
-	for _, c := range ship.Diff(locked.Tools, ship.ToolFields(g.Manifest())) {
+	for _, c := range ship.Diff(locked.Tools, ship.ToolFields(&m)) {
+		var why string
 		switch c.Kind {
 		case "added":
-			logger.Warn("tool withheld: not in the lock (run mcpwasm lock --update to approve it)", "guest", g.Name(), "tool", c.Tool)
+			why = "not in the lock (run mcpwasm lock --update to approve it)"
+			logger.Warn("tool withheld: "+why, "guest", g.Name(), "tool", served[c.Tool])
 		case "changed":
-			logger.Warn("tool withheld: its definition changed since it was locked (run mcpwasm lock --update to approve it)",
-				"guest", g.Name(), "tool", c.Tool, "changed", strings.Join(c.Fields, ","))
+			why = "its definition changed since it was locked (run mcpwasm lock --update to approve it)"
+			logger.Warn("tool withheld: "+why, "guest", g.Name(), "tool", served[c.Tool], "changed", strings.Join(c.Fields, ","))
 		default:
 			continue
 		}
-		srv.RemoveTools(c.Tool)
+		mcpserver.WithholdTool(srv, served[c.Tool], why) // a call of it says why
 		n++
 	}
 	return n

@@ -224,7 +224,7 @@ func TestShipWithholdsChangedTools(t *testing.T) {
 		t.Errorf("tools = %v, want the changed echo withheld", tools)
 	}
 	s.send(callLine(3, "echo", `{"text":"x"}`))
-	if l := s.recv(); !strings.Contains(l, `"id":3`) || !strings.Contains(l, "echo") || strings.Contains(l, `"structuredContent"`) {
+	if l := s.recv(); !strings.Contains(l, `"id":3`) || !strings.Contains(l, `unknown tool \"echo\": withheld: its definition changed since it was locked (run mcpwasm lock --update to approve it)`) {
 		t.Errorf("calling the withheld tool answered %s", l)
 	}
 	s.closeAndWait(waitLimit(t))
@@ -411,4 +411,48 @@ func TestShipSignaturePolicyIgnoresStore(t *testing.T) {
 func unsignedAt(d string) string {
 	return "unsigned: no signature was published with the module (looked for OCI referrers of type " + ship.MediaTypeBundle +
 		" of " + d + ", and cosign signature tags " + ship.CosignSigTag(d) + ")\n"
+}
+
+// TestShipToolPrefixAfterPull: tool_prefix added after pull changes the served names, not
+// what the lock approved: the tools are served under the new names (issue 45 item 10: every
+// tool was withheld as "not in the lock", a call said only "unknown tool", and lock --update
+// could not help, since the lock holds the names without the prefix).
+func TestShipToolPrefixAfterPull(t *testing.T) {
+	e := newShipEnv(t)
+	e.push(wat.Echo)
+	if code, _, errOut := e.run("pull", "--config", e.config); code != ExitOK {
+		t.Fatalf("pull: %s", errOut)
+	}
+	cfg := `{"guests": [{"name": "echo", "path": "oci://` + e.host + `/tools/echo:v1", "tool_prefix": "my_"}]}`
+	if err := os.WriteFile(e.config, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tools, s := e.serveTools()
+	if tools["my_echo"] != "Returns its arguments" || len(tools) != 1 {
+		t.Errorf("tools = %v, want my_echo served", tools)
+	}
+	s.send(callLine(4, "nothing", `{}`)) // a name nobody withheld: the SDK's words only
+	if l := s.recv(); !strings.Contains(l, `"message":"unknown tool \"nothing\""`) {
+		t.Errorf("calling an unknown tool answered %s", l)
+	}
+	s.closeAndWait(waitLimit(t))
+	if strings.Contains(s.stderr.String(), "withheld") {
+		t.Errorf("serve withheld a tool:\n%s", s.stderr)
+	}
+	// A changed definition is still withheld under the prefix, and the call says why.
+	l := e.lock()
+	l.Guests[0].Tools["echo"]["description"] = "sha256:" + strings.Repeat("0", 64)
+	if err := l.Write(filepath.Join(e.dir, ship.LockName)); err != nil {
+		t.Fatal(err)
+	}
+	tools, s = e.serveTools()
+	if len(tools) != 0 {
+		t.Errorf("tools = %v, want my_echo withheld", tools)
+	}
+	s.send(callLine(3, "my_echo", `{"text":"x"}`))
+	want := `{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"unknown tool \"my_echo\": withheld: its definition changed since it was locked (run mcpwasm lock --update to approve it)"}}`
+	if got := s.recv(); got != want {
+		t.Errorf("calling the withheld tool answered\n%s\nwant\n%s", got, want)
+	}
+	s.closeAndWait(waitLimit(t))
 }

@@ -56,7 +56,7 @@ server.registerPrompt(
     description: "Asks for a code review",
     argsSchema: {
       code: z.string(),
-      language: completable(z.string().optional(), (value) => ["go", "rust", "typescript"].filter((l) => l.startsWith(value))),
+      language: completable(z.string().optional(), (value) => ["go", "rust", "typescript"].filter((l) => l.startsWith(value ?? ""))),
     },
   },
   ({ code, language }) => ({

@@ -126,6 +126,10 @@ type Guest struct {
 	// "tools" names them): runtime.GuestConfig.ToolPrefix. Two guests naming a tool or prompt
 	// alike need it; resource URIs are never rewritten.
 	ToolPrefix string `json:"tool_prefix,omitempty"`
+	// HideTools are regular expressions (Go RE2) of tool names not to serve, each matched
+	// against the whole name the guest declares, before tool_prefix:
+	// runtime.GuestConfig.HideTools. import fills it from hyper-mcp's skip_tools.
+	HideTools []string `json:"hide_tools,omitempty"`
 	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
 	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
 	// withheld.
@@ -549,6 +553,7 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 		Config:     g.Config,
 		Limits:     g.Limits.runtime(),
 		ToolPrefix: g.ToolPrefix,
+		HideTools:  g.HideTools,
 		Grants:     c.grants(g.Grants),
 	}
 	rc.Isolation = g.Isolation // the schema allows only valid names

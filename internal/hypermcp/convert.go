@@ -410,10 +410,23 @@ func convertPlugin(name string, p Plugin, mapForm bool, c *config.Config) (confi
 		}
 		rep.Grants = append(rep.Grants, line+"; it bounds linear and kernel memory together")
 	}
+	if len(rc.SkipTools) > 0 {
+		// hyper-mcp anchors each pattern and matches it against the tool names the plugin
+		// declares: hide_tools means the same, so a tool hidden there stays hidden here. A
+		// pattern Go's RE2 cannot read is refused rather than dropped (dropping it would
+		// serve the tool the operator hid).
+		for _, p := range rc.SkipTools {
+			if _, err := regexp.Compile("^(?:" + p + ")$"); err != nil {
+				return g, rep, fmt.Errorf("runtime_config.skip_tools: the pattern %q has no Go RE2 form (%v): rewrite it, e.g. without look-around or backreferences", p, err)
+			}
+		}
+		g.HideTools = slices.Clone(rc.SkipTools)
+		rep.Notes = append(rep.Notes, fmt.Sprintf("skip_tools %s carried over as hide_tools: those tools are not served", strings.Join(quoteAll(rc.SkipTools), ", ")))
+	}
 	for _, skip := range []struct {
 		field string
 		list  []string
-	}{{"skip_tools", rc.SkipTools}, {"skip_prompts", rc.SkipPrompts}, {"skip_resources", rc.SkipResources}, {"skip_resource_templates", rc.SkipResourceTemplates}} {
+	}{{"skip_prompts", rc.SkipPrompts}, {"skip_resources", rc.SkipResources}, {"skip_resource_templates", rc.SkipResourceTemplates}} {
 		if len(skip.list) > 0 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s %s not carried over: mcpwasm serves everything a guest offers", skip.field, strings.Join(quoteAll(skip.list), ", ")))
 		}
@@ -421,11 +434,26 @@ func convertPlugin(name string, p Plugin, mapForm bool, c *config.Config) (confi
 	if len(rc.AllowedSecrets) > 0 {
 		rep.Notes = append(rep.Notes, "allowed_secrets not carried over: mcpwasm does not read the OS keyring for plugins (get_keyring_secret answers empty); give the values in config")
 	}
-	if len(rep.Grants) == 0 {
-		rep.Grants = []string{"nothing"}
-	}
+	// hyper-mcp runs each plugin as one instance that every client shares, one call at a
+	// time: what a plugin keeps between calls (a counter, a tool list it grows with
+	// add_tool) is one state. mcpwasm's default (an instance per session, several at once)
+	// gave two concurrent add_tool calls the same "tool_1". Whether a plugin keeps state is
+	// not in its config, nor knowable from its imports, so every plugin gets hyper-mcp's
+	// shape; the note says how to run a stateless one in parallel.
+	g.Isolation = "shared"
+	g.Limits.Instances = 1
+	rep.Notes = append(rep.Notes, sharedNote)
+	// hyper-mcp (Extism) gives every plugin the real clock and OS entropy; mcpwasm's default
+	// is a deterministic clock and random source (a time plugin read 2022-01-01 after an
+	// import without them). Granted as hyper-mcp does, and said: the operator reviews them.
+	g.Grants.Clock, g.Grants.Random = true, true
+	rep.Grants = append(rep.Grants, "clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)")
 	return g, rep, nil
 }
+
+// sharedNote explains the isolation and instances import writes for every plugin.
+const sharedNote = "one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls " +
+	"(a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session"
 
 func quoteAll(s []string) []string {
 	out := make([]string, len(s))
@@ -522,6 +550,9 @@ func (r *Result) Summary() string {
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if len(r.Guests) > 0 {
+		b.WriteString("the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)\n")
 	}
 	return b.String()
 }

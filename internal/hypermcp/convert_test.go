@@ -39,9 +39,15 @@ func TestConvert(t *testing.T) {
     {
       "name": "local",
       "path": "/opt/plugins/local.wasm",
+      "grants": {
+        "clock": true,
+        "random": true
+      },
       "limits": {
-        "memory_mb": 1
-      }
+        "memory_mb": 1,
+        "instances": 1
+      },
+      "isolation": "shared"
     },
     {
       "name": "myip",
@@ -66,19 +72,34 @@ func TestConvert(t *testing.T) {
             "guest": "/data",
             "host": "/srv/data"
           }
-        ]
+        ],
+        "clock": true,
+        "random": true
       },
       "limits": {
-        "memory_mb": 512
+        "memory_mb": 512,
+        "instances": 1
       },
       "config": {
         "FOO": "bar",
         "TOKEN": "${MYIP_TOKEN}"
-      }
+      },
+      "hide_tools": [
+        "debug_.*"
+      ],
+      "isolation": "shared"
     },
     {
       "name": "time",
-      "path": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest"
+      "path": "oci://ghcr.io/hyper-mcp-rs/time-plugin:latest",
+      "grants": {
+        "clock": true,
+        "random": true
+      },
+      "limits": {
+        "instances": 1
+      },
+      "isolation": "shared"
     }
   ]
 }
@@ -92,7 +113,9 @@ func TestConvert(t *testing.T) {
 	}
 	wantSummary := `guest local (/opt/plugins/local.wasm)
   grants memory 1 MiB (1MB rounded up to whole MiB); it bounds linear and kernel memory together
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: allowed_secrets not carried over: mcpwasm does not read the OS keyring for plugins (get_keyring_secret answers empty); give the values in config
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 guest myip (oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest)
   grants net "1.1.1.1", "*.ipify.org"
   grants fs /tmp at /tmp (read-write, as hyper-mcp mounts it)
@@ -100,14 +123,18 @@ guest myip (oci://ghcr.io/hyper-mcp-rs/myip-plugin:latest)
   grants fs /srv/data at /data (read-only)
   grants config FOO, TOKEN (read with config_get, not the WASI environment)
   grants memory 512 MiB; it bounds linear and kernel memory together
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: hyper-mcp allowed any port of an allowed host; mcpwasm grants the scheme's default port (write host:* for any), and refuses loopback, private and link-local addresses unless the grant names that IP or localhost
   note: config TOKEN is ${MYIP_TOKEN}: hyper-mcp read it from its environment; mcpwasm passes config values as written, so put the value in the config (and keep the file private)
-  note: skip_tools "debug_.*" not carried over: mcpwasm serves everything a guest offers
+  note: skip_tools "debug_.*" carried over as hide_tools: those tools are not served
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 guest time (oci://ghcr.io/hyper-mcp-rs/time-plugin:latest)
-  grants nothing
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 note: auths (credentials hyper-mcp uses to download plugins) are not carried over: mcpwasm takes registry credentials from the Docker config file ('docker login')
 note: hyper-mcp verifies cosign signatures of OCI plugins against the public Sigstore instance with any signer by default; mcpwasm verifies a signer you name: add a "signatures" policy (identity, issuer, trusted_root) for the registry
 note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
+the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)
 `
 	if got := r.Summary(); got != wantSummary {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, wantSummary)
@@ -173,13 +200,27 @@ func TestConvertPluginList(t *testing.T) {
     {
       "name": "v1",
       "path": "/p/v1.wasm",
+      "grants": {
+        "clock": true,
+        "random": true
+      },
       "limits": {
-        "memory_mb": 2
-      }
+        "memory_mb": 2,
+        "instances": 1
+      },
+      "isolation": "shared"
     },
     {
       "name": "a0",
-      "path": "/p/a0.wasm"
+      "path": "/p/a0.wasm",
+      "grants": {
+        "clock": true,
+        "random": true
+      },
+      "limits": {
+        "instances": 1
+      },
+      "isolation": "shared"
     }
   ]
 }
@@ -235,10 +276,12 @@ func TestConvertUnknownRuntimeConfigKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `guest v1 (/p/v1.wasm)
-  grants nothing
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: plugins.v1.runtime_config: unknown key "allowed_host" ignored (did you mean "allowed_hosts"?)
   note: plugins.v1.runtime_config: unknown key "memlimit" ignored
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
 note: tool names: hyper-mcp names each tool PLUGIN-TOOL (PLUGIN::TOOL in earlier releases); mcpwasm serves a guest's tools under their own names, so clients call TOOL, and two guests offering the same tool name are refused when serve loads them (import does not load guests)
+the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)
 `
 	if got := r.Summary(); got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
@@ -253,8 +296,10 @@ func TestConvertToolNamePrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `guest v1 (/p/v1.wasm)
-  grants nothing
+  grants clock, random (as hyper-mcp gives every plugin; without them the plugin reads a fixed clock and a deterministic random source)
   note: tool_name_prefix "v1_" not carried over: mcpwasm serves a guest's tools under their own names; two guests offering the same tool name are refused when serve loads them
+  note: one instance shared by every client (isolation shared, limits.instances 1), as hyper-mcp runs each plugin, so what a plugin keeps between calls (a counter, tools added by add_tool) is one state; for a plugin that keeps nothing, raise limits.instances and drop isolation to run calls in parallel and per session
+the grants above are written into the converted config: review them before serving it (mcpwasm grants a guest nothing the config does not)
 `
 	if got := r.Summary(); got != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", got, want)
@@ -279,7 +324,7 @@ func TestConvertFirstReleaseList(t *testing.T) {
 	}
 	sum := r.Summary()
 	for _, want := range []string{
-		"guest myip (oci://ghcr.io/tuananh/myip-plugin:latest)\n  grants net \"1.1.1.1\"\n",
+		"guest myip (oci://ghcr.io/tuananh/myip-plugin:latest)\n  grants net \"1.1.1.1\"\n  grants clock, random",
 		`  note: allowed_host "1.1.1.1" (hyper-mcp's first releases) read as allowed_hosts`,
 	} {
 		if !strings.Contains(sum, want) {
@@ -335,5 +380,21 @@ func TestConvertTypeErrorsNameLine(t *testing.T) {
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q: %v\nwant %q", tc.in, err, tc.want)
 		}
+	}
+}
+
+// skip_tools carries over as hide_tools, so a tool hidden under hyper-mcp stays hidden (issue
+// 45 item 14); a pattern Go's RE2 cannot read is refused, naming it, rather than dropped.
+func TestConvertSkipTools(t *testing.T) {
+	r, err := Convert([]byte(`{"plugins":{"gh":{"url":"file:///p/gh.wasm","runtime_config":{"skip_tools":["gh-delete-.*","gh-create-gist"]}}}}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.Config.Guests[0].HideTools, " "); got != "gh-delete-.* gh-create-gist" {
+		t.Errorf("hide_tools %q", got)
+	}
+	_, err = Convert([]byte(`{"plugins":{"gh":{"url":"file:///p/gh.wasm","runtime_config":{"skip_tools":["(?!gh-list).*"]}}}}`), false)
+	if want := `plugins.gh: runtime_config.skip_tools: the pattern "(?!gh-list).*" has no Go RE2 form`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("look-ahead: %v, want %q", err, want)
 	}
 }

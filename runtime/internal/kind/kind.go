@@ -466,6 +466,14 @@ func Detect(m *Module, kinds []Kind) (Kind, error) {
 	case len(possible) > 1:
 		return nil, fmt.Errorf("%w: module could be a %s or a %s guest (its exports match both, it imports neither's host module)", fault.ErrABI, possible[0].Name(), possible[1].Name())
 	}
+	if slices.Equal(m.Exports, []string{"_initialize"}) {
+		// Stock Go's -buildmode=c-shared with entry points marked //export (TinyGo's
+		// directive, which Go ignores, so the linker drops them and the PDK imports with
+		// them): hyper-mcp's Go plugins are written so.
+		return nil, fmt.Errorf("%w: not a guest module: imports %s, exports only _initialize, as stock Go builds a module whose functions are marked //export "+
+			"(TinyGo's directive, which Go ignores): use //go:wasmexport NAME on each entry point (an Extism plugin: //go:wasmexport call and //go:wasmexport describe, "+
+			"or list_tools and call_tool) with Go 1.24 or later (see abi/EXTISM.md, \"Go plugins with stock Go\")", fault.ErrABI, m.importList())
+	}
 	return nil, fmt.Errorf("%w: not a guest module: imports %s, exports %s (see abi/ABI.md)", fault.ErrABI, m.importList(), m.exportList())
 }
 

@@ -57,6 +57,8 @@ type netTarget struct {
 	host    string // lowercase, no trailing dot, no brackets
 	port    int
 	pattern hostpattern.Pattern
+
+	defaultPort int // the scheme's
 }
 
 func (t netTarget) key() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
@@ -130,13 +132,39 @@ func (c *Tool) checkURL(u *url.URL) (netTarget, error) {
 		hostPort = net.JoinHostPort(host, strconv.Itoa(port))
 	}
 	if _, ok := match(c.granted.Net); !ok {
-		return t, deny("net: host %q is not granted to %s", clip(hostPort), c.subject())
+		return t, deny("net: host %q is not granted to %s%s", clip(hostPort), c.subject(), c.portHint(host, port, defaultPort))
 	}
 	p, ok := match(c.effective.Net)
 	if !ok {
 		return t, deny("net: host %q is granted but not requested by guest %q (its manifest must list it)", hostPort, c.guest)
 	}
-	return netTarget{host: host, port: port, pattern: p}, nil
+	return netTarget{host: host, port: port, defaultPort: defaultPort, pattern: p}, nil
+}
+
+// portHint explains a refusal of host:port when a granted pattern matches the host but not
+// the port ("*" on 127.0.0.1:18931): a pattern without a port covers only the scheme's
+// default one, and "*" never reaches loopback or private addresses. "" when no pattern
+// matches the host.
+func (c *Tool) portHint(host string, port, defaultPort int) string {
+	for _, s := range c.granted.Net {
+		p, err := hostpattern.Parse(s)
+		if err != nil || !p.MatchesHost(host) {
+			continue
+		}
+		if p.Any || p.Wildcard {
+			return fmt.Sprintf(" (%q leaves out loopback, private addresses and non-default ports: grant %q)", s, grantFor(host, port, defaultPort))
+		}
+		return fmt.Sprintf(" (%q covers only the default port %d: grant %q)", s, defaultPort, grantFor(host, port, defaultPort))
+	}
+	return ""
+}
+
+// grantFor is the net grant that names host:port exactly (no port for the default one).
+func grantFor(host string, port, defaultPort int) string {
+	if port == defaultPort {
+		return host
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
 // isNumericHost reports whether a URL host would be read as an IPv4 address by a WHATWG URL
@@ -279,6 +307,18 @@ func (c *Tool) dialPinned(ctx context.Context, network string, target netTarget)
 		why := forbiddenAddr(a)
 		if why == "" || explicitlyGranted(target.pattern, a) {
 			continue
+		}
+		if p := target.pattern; p.Any || p.Wildcard {
+			left := "loopback and private addresses"
+			if p.Port == 0 {
+				left = "loopback, private addresses and non-default ports"
+			}
+			if _, err := netip.ParseAddr(target.host); err == nil {
+				return nil, deny("net: %q resolves to %s, %s; %q leaves out %s: grant %q itself",
+					target.host, a.Unmap(), why, p.String(), left, grantFor(target.host, target.port, target.defaultPort))
+			}
+			return nil, deny("net: %q resolves to %s, %s; %q leaves out %s: only a grant of that IP (with the IP in the URL) reaches it",
+				target.host, a.Unmap(), why, p.String(), left)
 		}
 		return nil, deny("net: %q resolves to %s, %s; not allowed unless granted by that IP", target.host, a.Unmap(), why)
 	}

@@ -524,7 +524,7 @@ func TestV1HTTP(t *testing.T) {
 		{"another host", sandboxCall(toolSandbox(t, p, policy.Grants{Net: []string{"example.com"}}), nil),
 			fmt.Sprintf(`refused: net: host %q is not granted to guest "g"`, u.Host)},
 		{"loopback under *:*", sandboxCall(toolSandbox(t, p, policy.Grants{Net: []string{"*:*"}}), nil),
-			`refused: net: "127.0.0.1" resolves to 127.0.0.1, a loopback address; not allowed unless granted by that IP`},
+			fmt.Sprintf(`refused: net: "127.0.0.1" resolves to 127.0.0.1, a loopback address; "*:*" leaves out loopback and private addresses: grant %q itself`, u.Host)},
 		{"outside a tool call", &Call{}, "http: request outside a tool call (UNAVAILABLE)"},
 	} {
 		_, err := p.CallTool(context.Background(), tc.c, "http", []byte(args))
