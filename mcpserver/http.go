@@ -96,6 +96,7 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		h = byGeneration(h, stateful)                                                                                     // httpdual.go
 	}
 	h = taskNameHeader(o.MaxRequestBodyBytes, h) // taskhttp.go
+	h = exactIDs(o.MaxRequestBodyBytes, h)       // httpid.go
 	h = negotiate(o.JSONResponse, h)
 	if o.BearerToken != "" {
 		h = requireBearer(o.BearerToken, h)

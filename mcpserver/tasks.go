@@ -234,16 +234,16 @@ type task struct {
 	held    int64 // bytes counted for it in the store while it waits for input; guarded by taskServer.mu
 
 	// guarded by taskServer.mu
-	status    string
-	message   string
-	updated   time.Time
-	finished  time.Time // zero while running
-	result    json.RawMessage
-	rpcErr    *jsonrpc.Error
-	asked     mcp.InputRequestMap          // input requests not answered yet
-	answered  map[string]mcp.InputResponse // answers of the current round
-	answerCh  chan struct{}                // closed when asked is empty
-	changed   chan struct{} // closed (and replaced) at every change of status
+	status   string
+	message  string
+	updated  time.Time
+	finished time.Time // zero while running
+	result   json.RawMessage
+	rpcErr   *jsonrpc.Error
+	asked    mcp.InputRequestMap          // input requests not answered yet
+	answered map[string]mcp.InputResponse // answers of the current round
+	answerCh chan struct{}                // closed when asked is empty
+	changed  chan struct{}                // closed (and replaced) at every change of status
 }
 
 // touch records a change of t's status. ts.mu is held.
