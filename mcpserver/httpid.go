@@ -38,8 +38,9 @@ func exactIDs(maxBody int64, next http.Handler) http.Handler {
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 		r.Body.Close()
-		if err != nil {
-			http.Error(w, "reading body: "+err.Error(), http.StatusBadRequest)
+		if err != nil { // the SDK reads what came and meets the same error, which it answers
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+			next.ServeHTTP(w, r)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body)) // the SDK reads it again (and applies the limit)
@@ -107,3 +108,8 @@ func exactID(id string) bool {
 	f := float64(n)
 	return f < math.MaxInt64 && f >= math.MinInt64 && int64(f) == n
 }
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
