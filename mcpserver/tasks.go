@@ -986,3 +986,23 @@ func StopTasks(ctx context.Context, s *mcp.Server) error {
 		return ctx.Err()
 	}
 }
+
+// TaskStats is what the tasks of a server hold at one moment.
+type TaskStats struct {
+	Tasks    int   // tasks held: running, waiting for input, or finished and kept
+	Bytes    int64 // bytes they hold (arguments, input requests, requestState, answers, results)
+	Clients  int   // clients (subjects, sessions, the anonymous bucket) holding a task
+	Watchers int   // sessions watched for their end (one per session with a task)
+}
+
+// TaskStatsOf reports what the tasks of s hold; zero for a server without tasks.
+func TaskStatsOf(s *mcp.Server) TaskStats {
+	ts := tasksOf(s)
+	if ts == nil {
+		return TaskStats{}
+	}
+	u := ts.store.Total()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return TaskStats{Tasks: u.Tasks, Bytes: u.Bytes, Clients: u.Clients, Watchers: len(ts.watchers)}
+}

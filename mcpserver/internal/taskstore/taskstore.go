@@ -7,7 +7,9 @@
 // (Resize), when it waits for input (Wait, Resume) and when it finished (Finish).
 //
 // Eviction: a new entry (or a grown one) may push out the oldest finished entries of its own
-// client only; another client's finished entry stays until its TTL has passed. Expiry runs on
+// client only; another client's finished entry stays until its TTL has passed. The anonymous
+// bucket (Anonymous: every request without subject or session) evicts nothing: it holds many
+// clients' results. Expiry runs on
 // timers (time.AfterFunc), not goroutines.
 package taskstore
 
@@ -141,7 +143,8 @@ func newID() string {
 }
 
 // fits makes room for extra tasks and more bytes of client, dropping the client's own oldest
-// finished entries (never another client's) while a bound is exceeded; the LimitError of the
+// finished entries (never another client's, none of the anonymous bucket) while a bound is
+// exceeded; the LimitError of the
 // bound still exceeded, else nil. s.mu is held.
 func (s *Store[V]) fits(client string, extraTasks int, more int64, keep *Entry[V]) error {
 	u := s.clients[client]
@@ -164,7 +167,9 @@ func (s *Store[V]) fits(client string, extraTasks int, more int64, keep *Entry[V
 		if err == nil {
 			return nil
 		}
-		if !s.dropOldestFinished(u, keep) {
+		// The anonymous bucket is many clients: one of them must not push out another's
+		// result, so it waits for the TTL.
+		if client == Anonymous || !s.dropOldestFinished(u, keep) {
 			return err
 		}
 	}
