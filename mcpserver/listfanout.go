@@ -71,7 +71,7 @@ func (l *listChangedLog) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		l.missed[method]++
 		if l.reason == "" {
-			l.reason = err.Error()
+			l.reason = "calling " + method + ": " + err.Error()
 		}
 		if !l.pending {
 			l.pending = true

@@ -18,8 +18,8 @@ import (
 type recordHandler struct{ out chan string }
 
 func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h recordHandler) WithGroup(string) slog.Handler           { return h }
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h recordHandler) WithGroup(string) slog.Handler            { return h }
 func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(r.Message)

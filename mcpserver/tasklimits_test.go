@@ -251,4 +251,3 @@ func TestStopTasksRefusesLateTasks(t *testing.T) {
 		}
 	}
 }
-
