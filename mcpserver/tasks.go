@@ -807,8 +807,14 @@ func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputReq
 	t.touch()
 	ts.mu.Unlock()
 	ts.store.Wait(t.entry, func() {
-		ts.finish(t, TaskFailed, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+		ts.mu.Lock()
+		if t.answerCh != ch { // answered (or ended) as the timer fired
+			ts.mu.Unlock()
+			return
+		}
+		ts.finishLocked(t, TaskFailed, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 			Message: fmt.Sprintf("task limit reached: no input within %v (input_ttl_ms = %d)", ts.opts.InputTTL, ts.opts.InputTTL.Milliseconds())})
+		ts.mu.Unlock()
 		t.cancel()
 	})
 	select {
@@ -832,6 +838,11 @@ func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputReq
 func (ts *taskServer) finish(t *task, status string, result json.RawMessage, rpcErr *jsonrpc.Error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
+	ts.finishLocked(t, status, result, rpcErr)
+}
+
+// finishLocked is finish with ts.mu held.
+func (ts *taskServer) finishLocked(t *task, status string, result json.RawMessage, rpcErr *jsonrpc.Error) {
 	if !t.finished.IsZero() {
 		return
 	}

@@ -45,12 +45,13 @@ func main() {
 }
 
 const (
-	ttl      = 2 * time.Second         // a finished task is kept this long
-	inputTTL = 1500 * time.Millisecond // a task waiting for input expires after this long
+	ttl      = 2 * time.Second // a finished task is kept this long
+	inputTTL = 3 * time.Second // a task waiting for input expires after this long
 )
 
 func run(duration time.Duration, nclients int) error {
 	ctx := context.Background()
+	began := time.Now()
 	dir, err := os.MkdirTemp("", "mcpwasm-tasksoak")
 	if err != nil {
 		return err
@@ -66,6 +67,7 @@ func run(duration time.Duration, nclients int) error {
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the conformance guest: %v\n%s", err, out)
 	}
+	built := time.Now()
 	wasm, err := os.ReadFile(wasmPath)
 	if err != nil {
 		return err
@@ -169,7 +171,7 @@ func run(duration time.Duration, nclients int) error {
 		}
 	}
 	fmt.Printf("## Tasks soak: %d clients (%d with sessions, %d sessionless) for %v; TTL %v, input TTL %v\n\n", nclients, (nclients+1)/2, nclients/2, duration, ttl, inputTTL)
-	fmt.Printf("Actions served: %v\n\n", total)
+	fmt.Printf("Actions served: %v; guest built in %.1f s, soak and checks %.1f s\n\n", total, built.Sub(began).Seconds(), time.Since(built).Seconds())
 	fmt.Println("| moment | RSS | goroutines | tasks | task bytes |")
 	fmt.Println("|---|--:|--:|--:|--:|")
 	fmt.Printf("| start | %.1f MB | %d | 0 | 0 |\n", float64(rss0)/1e6, g0)
@@ -397,7 +399,7 @@ func (c *client) run(deadline time.Time) (map[string]int, error) {
 			}
 			n["completed"]++
 		case 2: // a long computation, cancelled
-			id, err := c.start("slow_compute", map[string]any{"seconds": 20})
+			id, err := c.start("slow_compute", map[string]any{"seconds": 3}) // in the request when there is no room
 			if err != nil {
 				return n, err
 			}
