@@ -45,8 +45,8 @@ func main() {
 }
 
 const (
-	ttl      = 2 * time.Second // a finished task is kept this long
-	inputTTL = 3 * time.Second // a task waiting for input expires after this long
+	ttl      = time.Second     // a finished task is kept this long
+	inputTTL = 2 * time.Second // a task waiting for input expires after this long
 )
 
 func run(duration time.Duration, nclients int) error {
@@ -399,7 +399,7 @@ func (c *client) run(deadline time.Time) (map[string]int, error) {
 			}
 			n["completed"]++
 		case 2: // a long computation, cancelled
-			id, err := c.start("slow_compute", map[string]any{"seconds": 3}) // in the request when there is no room
+			id, err := c.start("slow_compute", map[string]any{"seconds": 1}) // in the request when there is no room
 			if err != nil {
 				return n, err
 			}
