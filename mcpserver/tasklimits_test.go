@@ -127,7 +127,7 @@ func TestTaskBytesCoverInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := mustResult(t, "tasks/get", post26(t, url, "tasks/get", map[string]any{"taskId": id}, askCaps, nil))
-	if e := string(g.result["error"]); !strings.Contains(e, "task limit reached: task bytes of clients without a session (anonymous_bytes = 8000)") {
+	if e := string(g.result["error"]); !strings.Contains(e, "task limit reached: task bytes of clients without a session (anonymous_mb: 8000 bytes)") {
 		t.Errorf("big question: error %s; want the limit named", e)
 	}
 	if _, after, _, _ := mcpserver.TaskUsage(s, ""); after != held {

@@ -57,16 +57,20 @@ func (l Limits) Check() error {
 }
 
 // LimitError is a refusal by a quota. Limit names it in words ("tasks per client"), Key as
-// the configuration names it ("client_tasks", see mcpserver.TaskOptions), Max is its value
-// (a count, or bytes for a *_bytes key).
+// the configuration file names it ("client_tasks", "client_mb": mcpserver.TaskOptions), Max
+// is its value (a count, or bytes when Bytes).
 type LimitError struct {
 	Limit  string
 	Key    string
 	Max    int64
+	Bytes  bool
 	Server bool // a server-wide limit, not the client's own
 }
 
 func (e *LimitError) Error() string {
+	if e.Bytes {
+		return fmt.Sprintf("task limit reached: %s (%s: %d bytes)", e.Limit, e.Key, e.Max)
+	}
 	return fmt.Sprintf("task limit reached: %s (%s = %d)", e.Limit, e.Key, e.Max)
 }
 
@@ -158,11 +162,11 @@ func (s *Store[V]) fits(client string, extraTasks int, more int64, keep *Entry[V
 		case u.tasks+extraTasks > ctasks:
 			err = &LimitError{Limit: "tasks " + share, Key: key + "tasks", Max: int64(ctasks)}
 		case u.bytes+more > cbytes:
-			err = &LimitError{Limit: "task bytes " + share, Key: key + "bytes", Max: cbytes}
+			err = &LimitError{Limit: "task bytes " + share, Key: key + "mb", Max: cbytes, Bytes: true}
 		case s.tasks+extraTasks > s.lim.MaxTasks:
 			err = &LimitError{Limit: "tasks per server", Key: "max_tasks", Max: int64(s.lim.MaxTasks), Server: true}
 		case s.bytes+more > s.lim.MaxBytes:
-			err = &LimitError{Limit: "task bytes per server", Key: "max_bytes", Max: s.lim.MaxBytes, Server: true}
+			err = &LimitError{Limit: "task bytes per server", Key: "max_mb", Max: s.lim.MaxBytes, Bytes: true, Server: true}
 		}
 		if err == nil {
 			return nil

@@ -69,10 +69,10 @@ func TestQuotas(t *testing.T) {
 	if _, err := s.Add("a", 1, 3); limitOf(t, err) != "client_tasks" {
 		t.Errorf("a's third: %v", err)
 	}
-	if _, err := s.Add("b", 61, 4); limitOf(t, err) != "client_bytes" {
+	if _, err := s.Add("b", 61, 4); limitOf(t, err) != "client_mb" {
 		t.Errorf("b over its bytes: %v", err)
 	}
-	if _, err := s.Add(Anonymous, 11, 5); limitOf(t, err) != "anonymous_bytes" {
+	if _, err := s.Add(Anonymous, 11, 5); limitOf(t, err) != "anonymous_mb" {
 		t.Errorf("anonymous over its bytes: %v", err)
 	}
 	an, err := s.Add(Anonymous, 5, 6)
@@ -115,7 +115,7 @@ func TestLifecycle(t *testing.T) {
 	m := newManual()
 	s.SetAfterFunc(m.afterFunc)
 	e, _ := s.Add("a", 10, 1)
-	if err := s.Resize(e, 61); limitOf(t, err) != "client_bytes" {
+	if err := s.Resize(e, 61); limitOf(t, err) != "client_mb" {
 		t.Errorf("resize over: %v", err)
 	}
 	if err := s.Resize(e, 40); err != nil {
