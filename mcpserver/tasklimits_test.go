@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	goruntime "runtime"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // session25 is a 2025-11-25 session (declaring askCaps) of the task server at url.
@@ -249,5 +251,20 @@ func TestStopTasksRefusesLateTasks(t *testing.T) {
 		if late.err == nil || late.err.Message != `tool "`+tool+`": the server is stopping its tasks: no new task is accepted` {
 			t.Errorf("%s after StopTasks: %+v %v", tool, late.err, late.result)
 		}
+	}
+}
+
+// The client key is pluggable: with TaskOptions.Subject naming one subject for every
+// request, two sessions share that subject's quota.
+func TestTaskQuotaBySubject(t *testing.T) {
+	subject := func(context.Context, *mcp.CallToolRequest) string { return "alice" }
+	_, url := taskServer(t, &mcpserver.Options{Tasks: mcpserver.TaskOptions{ClientTasks: 1, Subject: subject}})
+	a, b := openSession25(t, url), openSession25(t, url)
+	if w := mustResult(t, "a", a.call("tools/call", confirm())); w.str("resultType") != "task" {
+		t.Fatalf("a's task: %v", w.result)
+	}
+	if w := b.call("tools/call", map[string]any{"name": "failing_job"}); w.err == nil ||
+		w.err.Message != `tool "failing_job": task limit reached: tasks per client (client_tasks = 1); try again when a task has finished` {
+		t.Errorf("b, the same subject: %+v", w.err)
 	}
 }
