@@ -84,8 +84,8 @@ const (
 	DefaultMaxTaskBytes     = 256 << 20
 	DefaultClientTasks      = 100
 	DefaultClientTaskBytes  = 32 << 20
-	DefaultAnonymousTasks   = 50
-	DefaultAnonymousBytes   = 16 << 20
+	DefaultAnonymousTasks   = 200
+	DefaultAnonymousBytes   = 32 << 20
 	DefaultTaskPollInterval = time.Second
 )
 
@@ -601,7 +601,7 @@ func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.
 
 // clientKey is the store's key of r's client: "subject:" and TaskOptions.Subject's answer,
 // else "session:" and the owning session's id (its address when it has none: stdio), else
-// taskstore.Anonymous.
+// taskstore.Anonymous — also for a stateless HTTP request, whose session lasts the request.
 func (ts *taskServer) clientKey(ctx context.Context, r *mcp.CallToolRequest, owner *mcp.ServerSession) string {
 	if ts.opts.Subject != nil {
 		if sub := ts.opts.Subject(ctx, r); sub != "" {
@@ -611,6 +611,9 @@ func (ts *taskServer) clientKey(ctx context.Context, r *mcp.CallToolRequest, own
 	if owner != nil {
 		if id := owner.ID(); id != "" {
 			return "session:" + id
+		}
+		if r.Extra != nil && r.Extra.Header != nil {
+			return taskstore.Anonymous // stateless HTTP: a session per request is no client
 		}
 		return fmt.Sprintf("session:%p", owner)
 	}
