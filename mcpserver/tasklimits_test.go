@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	goruntime "runtime"
 	"strings"
 	"testing"
@@ -266,5 +267,29 @@ func TestTaskQuotaBySubject(t *testing.T) {
 	if w := b.call("tools/call", map[string]any{"name": "failing_job"}); w.err == nil ||
 		w.err.Message != `tool "failing_job": task limit reached: tasks per client (client_tasks = 1); try again when a task has finished` {
 		t.Errorf("b, the same subject: %+v", w.err)
+	}
+}
+
+// A stateless server makes a session per request: such requests count in the anonymous
+// bucket, not each as a client of its own (which would leave them bounded by the server's
+// count only).
+func TestTaskStatelessIsAnonymous(t *testing.T) {
+	s, _ := taskServer(t, &mcpserver.Options{Tasks: mcpserver.TaskOptions{AnonymousTasks: 1}})
+	hs := httptest.NewServer(mcpserver.NewHTTPHandler(s, &mcpserver.HTTPOptions{Stateless: true, JSONResponse: true}))
+	t.Cleanup(hs.Close)
+	call := func(tool string) wire {
+		return send(t, hs.URL, "", hdr25, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
+			"name": tool, "arguments": map[string]any{"filename": "f"},
+			"_meta": map[string]any{"io.modelcontextprotocol/clientCapabilities": askCaps}}})
+	}
+	w := call("confirm_delete")
+	if w.str("resultType") != "task" {
+		t.Skipf("a stateless 2025-11-25 request makes no task here: %+v %v", w.err, w.result)
+	}
+	if n, _, _, _ := mcpserver.TaskUsage(s, ""); n != 1 {
+		t.Errorf("anonymous bucket holds %d tasks after a stateless task, want 1", n)
+	}
+	if w := call("failing_job"); w.err == nil || !strings.Contains(w.err.Message, "anonymous_tasks = 1") {
+		t.Errorf("second stateless task: %+v %v, want refused naming anonymous_tasks", w.err, w.result)
 	}
 }
