@@ -52,7 +52,7 @@ import (
 //     arguments, the guest's input requests, the round's requestState, the answers, the
 //     result — counts against a byte budget per client and one per server, and the tasks
 //     against a count per client and one per server (TaskOptions; the table and its quotas
-//     are internal/taskstore). A client is its authenticated subject (TaskOptions.Subject),
+//     are mcpserver/internal/taskstore). A client is its authenticated subject (TaskOptions.Subject),
 //     else its session, else the one anonymous bucket shared by every sessionless request.
 //     When a task cannot be created, an "optional" tool runs inside its request (its plain
 //     result) and a "required" one is refused with -32603 naming the limit; a new task may
@@ -76,7 +76,7 @@ const (
 	TaskCancelled     = "cancelled"
 )
 
-// Defaults of TaskOptions (docs/tasks.md; the reasons are in RATIONALE.md, "Tasks").
+// Defaults of TaskOptions (docs/tasks.md explains them to operators).
 const (
 	DefaultTaskTTL          = time.Hour
 	DefaultTaskInputTTL     = 10 * time.Minute
