@@ -116,6 +116,7 @@ func NewHTTPHandler(s *mcp.Server, opts *HTTPOptions) http.Handler {
 		h = byGeneration(h, stateful) // httpdual.go
 	}
 	h = taskNameHeader(o.MaxRequestBodyBytes, h) // taskhttp.go
+	h = exactIDs(o.MaxRequestBodyBytes, h)       // httpid.go
 	h = negotiate(o.JSONResponse, h)
 	switch {
 	case rsErr != nil:

@@ -99,11 +99,16 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
 	reg.server = s // completions refresh a guest that re-listed (refresh.go)
 	registries.Store(s, reg)
-	SetTaskOptions(s, o.Tasks)                                          // tasks.go
-	s.AddReceivingMiddleware(sessionMiddleware(serverVersions(&sopts))) // revision.go
-	s.AddReceivingMiddleware(protocolMiddleware)                        // protocol.go
-	s.AddReceivingMiddleware(withheldMiddleware(s))                     // registry.go: WithholdTool
-	s.AddReceivingMiddleware(revisionMiddleware)                        // revision.go
+	SetTaskOptions(s, o.Tasks) // tasks.go
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	s.AddSendingMiddleware((&listChangedLog{logger: logger}).middleware) // listfanout.go
+	s.AddReceivingMiddleware(sessionMiddleware(serverVersions(&sopts)))  // revision.go
+	s.AddReceivingMiddleware(protocolMiddleware)                         // protocol.go
+	s.AddReceivingMiddleware(withheldMiddleware(s))                      // registry.go: WithholdTool
+	s.AddReceivingMiddleware(revisionMiddleware)                         // revision.go
 	for _, g := range guests {
 		gopts := &GuestOptions{AllowHiddenText: slices.Contains(o.AllowHiddenText, g.Name()), Logger: o.Logger, Names: o.Names, TracerProvider: o.TracerProvider, RequestStateKey: o.RequestStateKey, Tasks: o.GuestTasks[g.Name()]}
 		if err := AddGuest(s, g, gopts); err != nil {

@@ -49,6 +49,7 @@ func refreshGuest(s *mcp.Server, g *runtime.Guest) {
 		return
 	}
 	old := r.manifest
+	onlyChanged(v, old) // listfanout.go: an unchanged list is not registered again (nor announced)
 	s.RemoveTools(gone(old.Tools, next.Tools, func(t abi.Tool) string { return t.Name })...)
 	s.RemovePrompts(gone(old.Prompts, next.Prompts, func(p abi.Prompt) string { return p.Name })...)
 	s.RemoveResources(gone(old.Resources, next.Resources, func(r abi.Resource) string { return r.URI })...)

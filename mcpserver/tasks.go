@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/mcpserver/internal/taskstore"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,9 +47,18 @@ import (
 //     session of a revision before 2026-07-28 ends, its tasks are cancelled, and another
 //     session does not see them. A 2026-07-28 request has no session: its task is reachable
 //     by its id alone (128 random bits) until it expires.
-//   - A finished task is kept TaskOptions.TTL; at most TaskOptions.MaxTasks tasks and
-//     TaskOptions.MaxResultBytes bytes of results are kept per server (a new task beyond that
-//     is refused with -32603 naming the limit; the oldest finished tasks go first).
+//   - A finished task is kept TaskOptions.TTL; a task waiting for input expires after
+//     TaskOptions.InputTTL (it fails naming input_ttl). Everything a task holds — the call's
+//     arguments, the guest's input requests, the round's requestState, the answers, the
+//     result — counts against a byte budget per client and one per server, and the tasks
+//     against a count per client and one per server (TaskOptions; the table and its quotas
+//     are mcpserver/internal/taskstore). A client is its authenticated subject (TaskOptions.Subject),
+//     else its session, else the one anonymous bucket shared by every sessionless request.
+//     When a task cannot be created, an "optional" tool runs inside its request (its plain
+//     result) and a "required" one is refused with -32603 naming the limit; a new task may
+//     push out its own client's oldest finished tasks, never another client's before their
+//     TTL.
+//   - StopTasks cancels every task and refuses the ones that arrive after it.
 //   - Across replicas the task lives in the process that created it: route tasks/* by the
 //     Mcp-Name header (SEP-2663: it carries the taskId) to that replica; elsewhere the id is
 //     unknown (-32602).
@@ -68,27 +76,81 @@ const (
 	TaskCancelled     = "cancelled"
 )
 
-// Defaults of TaskOptions.
+// Defaults of TaskOptions (docs/tasks.md explains them to operators).
 const (
-	DefaultTaskTTL            = time.Hour
-	DefaultMaxTasks           = 1000
-	DefaultMaxTaskResultBytes = 64 << 20
-	DefaultTaskPollInterval   = time.Second
+	DefaultTaskTTL          = time.Hour
+	DefaultTaskInputTTL     = 10 * time.Minute
+	DefaultMaxTasks         = 1000
+	DefaultMaxTaskBytes     = 256 << 20
+	DefaultClientTasks      = 100
+	DefaultClientTaskBytes  = 32 << 20
+	DefaultAnonymousTasks   = 200
+	DefaultAnonymousBytes   = 32 << 20
+	DefaultTaskPollInterval = time.Second
 )
 
-// TaskOptions bound a server's tasks. Zero fields take the defaults.
+// TaskOptions bound a server's tasks. Zero fields take the defaults; a client's share is
+// capped at the server's.
 type TaskOptions struct {
 	// TTL is how long a task is kept after it finished (ttlMs on the wire); default
 	// DefaultTaskTTL.
 	TTL time.Duration
-	// MaxTasks caps the tasks a server holds, running or kept; default DefaultMaxTasks.
+	// InputTTL is how long a task may wait in input_required for tasks/update; then it
+	// fails naming the limit. Default DefaultTaskInputTTL.
+	InputTTL time.Duration
+	// MaxTasks caps the tasks a server holds, running, waiting or kept; default
+	// DefaultMaxTasks.
 	MaxTasks int
-	// MaxResultBytes caps the JSON bytes of the results kept; default
-	// DefaultMaxTaskResultBytes.
-	MaxResultBytes int
+	// MaxBytes caps the bytes all tasks hold: the JSON of the call's arguments, of the
+	// input requests, answers and requestState of a waiting task, and of a kept result.
+	// Default DefaultMaxTaskBytes.
+	MaxBytes int64
+	// ClientTasks and ClientBytes are one client's share (a subject or a session); defaults
+	// DefaultClientTasks and DefaultClientTaskBytes.
+	ClientTasks int
+	ClientBytes int64
+	// AnonymousTasks and AnonymousBytes are the share of the one bucket every request
+	// without subject or session (2026-07-28) falls in; defaults DefaultAnonymousTasks and
+	// DefaultAnonymousBytes.
+	AnonymousTasks int
+	AnonymousBytes int64
+	// Subject names the authenticated client of a tools/call ("" if none); its tasks are
+	// counted under it rather than its session. Nil: no request has a subject.
+	Subject func(ctx context.Context, r *mcp.CallToolRequest) string
 	// PollInterval is the pollIntervalMs suggested to clients; default
 	// DefaultTaskPollInterval.
 	PollInterval time.Duration
+}
+
+// withDefaults fills o's zero fields; a client's share is capped at the server's.
+func (o TaskOptions) withDefaults() TaskOptions {
+	def := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	ttl, ittl, poll := int64(o.TTL), int64(o.InputTTL), int64(o.PollInterval)
+	mt, ct, at := int64(o.MaxTasks), int64(o.ClientTasks), int64(o.AnonymousTasks)
+	def(&ttl, int64(DefaultTaskTTL))
+	def(&ittl, int64(DefaultTaskInputTTL))
+	def(&poll, int64(DefaultTaskPollInterval))
+	def(&mt, DefaultMaxTasks)
+	def(&ct, DefaultClientTasks)
+	def(&at, DefaultAnonymousTasks)
+	def(&o.MaxBytes, DefaultMaxTaskBytes)
+	def(&o.ClientBytes, DefaultClientTaskBytes)
+	def(&o.AnonymousBytes, DefaultAnonymousBytes)
+	o.TTL, o.InputTTL, o.PollInterval = time.Duration(ttl), time.Duration(ittl), time.Duration(poll)
+	o.MaxTasks, o.ClientTasks, o.AnonymousTasks = int(mt), int(min(ct, mt)), int(min(at, mt))
+	o.ClientBytes, o.AnonymousBytes = min(o.ClientBytes, o.MaxBytes), min(o.AnonymousBytes, o.MaxBytes)
+	return o
+}
+
+// limits are o's store limits (o has its defaults).
+func (o TaskOptions) limits() taskstore.Limits {
+	return taskstore.Limits{MaxTasks: o.MaxTasks, MaxBytes: o.MaxBytes, ClientTasks: o.ClientTasks,
+		ClientBytes: o.ClientBytes, AnonymousTasks: o.AnonymousTasks, AnonymousBytes: o.AnonymousBytes,
+		TTL: o.TTL, InputTTL: o.InputTTL}
 }
 
 // TaskCaps is the operator's narrowing of a guest's task support (config "tasks"): Max caps
@@ -144,33 +206,44 @@ type taskServer struct {
 	opts TaskOptions
 	now  func() time.Time
 
-	mu      sync.Mutex
-	support map[string]string // tool name → abi.TaskOptional or abi.TaskRequired
-	tasks   map[string]*task
-	bytes   int // JSON bytes of the results kept
+	store *taskstore.Store[*task] // the table: ids, clients, bytes, quotas, expiry
+
+	mu       sync.Mutex
+	support  map[string]string // tool name → abi.TaskOptional or abi.TaskRequired
+	stopped  bool              // StopTasks ran: no new task
+	watchers map[*mcp.ServerSession]*sessionWatch
 
 	running sync.WaitGroup // guest calls of tasks (run) not yet returned
+}
+
+// sessionWatch cancels the tasks of one session when it ends: one goroutine per session that
+// has made a task, not one per task.
+type sessionWatch struct {
+	tasks map[*task]struct{} // its tasks not finished yet; guarded by taskServer.mu
 }
 
 // task is one detached tools/call.
 type task struct {
 	id      string
+	entry   *taskstore.Entry[*task]
 	owner   *mcp.ServerSession // nil: reachable by id alone (2026-07-28)
+	client  string             // the store's client key (clientKey)
 	created time.Time
 	cancel  context.CancelFunc
+	input   int64 // bytes of the call's arguments and requestState (counted while it runs)
+	held    int64 // bytes counted for it in the store while it waits for input; guarded by taskServer.mu
 
 	// guarded by taskServer.mu
-	status    string
-	message   string
-	updated   time.Time
-	finished  time.Time // zero while running
-	result    json.RawMessage
-	rpcErr    *jsonrpc.Error
-	asked     mcp.InputRequestMap          // input requests not answered yet
-	answered  map[string]mcp.InputResponse // answers of the current round
-	answerCh  chan struct{}                // closed when asked is empty
-	resultLen int
-	changed   chan struct{} // closed (and replaced) at every change of status
+	status   string
+	message  string
+	updated  time.Time
+	finished time.Time // zero while running
+	result   json.RawMessage
+	rpcErr   *jsonrpc.Error
+	asked    mcp.InputRequestMap          // input requests not answered yet
+	answered map[string]mcp.InputResponse // answers of the current round
+	answerCh chan struct{}                // closed when asked is empty
+	changed  chan struct{}                // closed (and replaced) at every change of status
 }
 
 // touch records a change of t's status. ts.mu is held.
@@ -210,19 +283,9 @@ func enableTasks(s *mcp.Server) *taskServer {
 	if v, ok := taskOptions.Load(s); ok {
 		o = v.(TaskOptions)
 	}
-	if o.TTL <= 0 {
-		o.TTL = DefaultTaskTTL
-	}
-	if o.MaxTasks <= 0 {
-		o.MaxTasks = DefaultMaxTasks
-	}
-	if o.MaxResultBytes <= 0 {
-		o.MaxResultBytes = DefaultMaxTaskResultBytes
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = DefaultTaskPollInterval
-	}
-	ts := &taskServer{opts: o, now: time.Now, support: map[string]string{}, tasks: map[string]*task{}}
+	o = o.withDefaults()
+	ts := &taskServer{opts: o, now: time.Now, support: map[string]string{},
+		store: taskstore.New[*task](o.limits()), watchers: map[*mcp.ServerSession]*sessionWatch{}}
 	if v, loaded := taskServers.LoadOrStore(s, ts); loaded {
 		return v.(*taskServer)
 	}
@@ -442,47 +505,12 @@ func (ts *taskServer) envelope(t *task, detailed bool) *taskEnvelope {
 	return e
 }
 
-// newTaskID is 128 random bits in hex.
-func newTaskID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
-// sweep drops the finished tasks whose TTL has passed. ts.mu is held.
-func (ts *taskServer) sweep(now time.Time) {
-	for id, t := range ts.tasks {
-		if !t.finished.IsZero() && now.Sub(t.finished) >= ts.opts.TTL {
-			ts.drop(id, t)
-		}
-	}
-}
-
-func (ts *taskServer) drop(id string, t *task) {
-	ts.bytes -= t.resultLen
-	delete(ts.tasks, id)
-}
-
-// dropOldestFinished drops the finished task that finished first; false if none is.
-// ts.mu is held.
-func (ts *taskServer) dropOldestFinished() bool {
-	var oldest *task
-	for _, t := range ts.tasks {
-		if !t.finished.IsZero() && (oldest == nil || t.finished.Before(oldest.finished)) {
-			oldest = t
-		}
-	}
-	if oldest == nil {
-		return false
-	}
-	ts.drop(oldest.id, oldest)
-	return true
-}
-
 // start runs r's guest call detached and answers tools/call at the first of these events:
 //
 //   - the guest reports progress: the call becomes a task, registered before the
-//     CreateTaskResult goes out (SEP-2663 "durable create"), and the guest runs on;
+//     CreateTaskResult goes out (SEP-2663 "durable create"), and the guest runs on — unless
+//     the task cannot be created (a quota, taskstore): an "optional" tool then runs on inside
+//     its request, a "required" one is stopped and refused naming the limit;
 //   - the call ends with input requests (2026-07-28, clientreq.go) before that: the
 //     input-required result is the answer, a synchronous round (SEP-2322) — input asked up
 //     front is gathered before the task exists (SEP-2663 "MRTR → Tasks composition");
@@ -496,34 +524,59 @@ func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.
 	if !ProtocolAtLeast(revisionOf(r), sessionlessVersion) {
 		owner = r.Session
 	}
+	ts.mu.Lock()
+	if ts.stopped {
+		ts.mu.Unlock()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: %v", r.Params.Name, taskstore.ErrStopped)}
+	}
+	ts.running.Add(1)
+	ts.mu.Unlock()
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	t := &task{owner: owner, status: TaskWorking, cancel: cancel}
+	t := &task{owner: owner, client: ts.clientKey(ctx, r, owner), status: TaskWorking, cancel: cancel,
+		input: int64(len(r.Params.Arguments) + len(r.Params.RequestState))}
 	progressed := make(chan struct{})
 	var once sync.Once
 	signal := func() { once.Do(func() { close(progressed) }) }
 	first := make(chan roundResult, 1)
 	created := make(chan struct{}) // closed once t is registered (or never will be)
-	ts.running.Add(1)
 	go ts.run(context.WithValue(tctx, taskStartKey{}, signal), t, next, r, first, created)
 
 	var rr roundResult
+	got := false
 	select {
 	case <-ctx.Done():
 		cancel()
 		close(created)
 		return nil, ctx.Err()
 	case rr = <-first:
+		got = true
 	case <-progressed:
 	}
 	select {
 	case <-progressed: // the guest reported progress (perhaps finishing soon after): a task
-		e, err := ts.register(t, r.Params.Name)
-		close(created) // run settles t from its first round on
-		if err != nil {
+		e, limited, err := ts.register(t, r.Params.Name)
+		if err == nil {
+			close(created) // run settles t from its first round on
+			return e, nil
+		}
+		if support == abi.TaskRequired || !limited {
+			cancel()
+			close(created)
 			return nil, err
 		}
-		ts.watchSession(tctx, t)
-		return e, nil
+		// No room for a task: the optional tool answers in its request.
+		if !got {
+			select {
+			case <-ctx.Done():
+				cancel()
+				close(created)
+				return nil, ctx.Err()
+			case rr = <-first:
+			}
+		}
+		cancel()
+		close(created)
+		return rr.res, rr.err
 	default:
 	}
 	// The call ended before it reported progress.
@@ -533,8 +586,9 @@ func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.
 		return rr.res, rr.err
 	}
 	defer close(created)
-	e, err := ts.register(t, r.Params.Name)
+	e, _, err := ts.register(t, r.Params.Name)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	ts.settle(t, rr)
@@ -545,50 +599,81 @@ func (ts *taskServer) start(ctx context.Context, next mcp.MethodHandler, r *mcp.
 	return e, nil
 }
 
-// register gives t its id and keeps it: the CreateTaskResult of t, or -32603 when the server
-// holds MaxTasks tasks already.
-func (ts *taskServer) register(t *task, tool string) (*taskEnvelope, error) {
+// clientKey is the store's key of r's client: "subject:" and TaskOptions.Subject's answer,
+// else "session:" and the owning session's id (its address when it has none: stdio), else
+// taskstore.Anonymous — also for a stateless HTTP request, whose session lasts the request.
+func (ts *taskServer) clientKey(ctx context.Context, r *mcp.CallToolRequest, owner *mcp.ServerSession) string {
+	if ts.opts.Subject != nil {
+		if sub := ts.opts.Subject(ctx, r); sub != "" {
+			return "subject:" + sub
+		}
+	}
+	if owner != nil {
+		if id := owner.ID(); id != "" {
+			return "session:" + id
+		}
+		if r.Extra != nil && r.Extra.Header != nil {
+			return taskstore.Anonymous // stateless HTTP: a session per request is no client
+		}
+		return fmt.Sprintf("session:%p", owner)
+	}
+	return taskstore.Anonymous
+}
+
+// register gives t its id and keeps it: the CreateTaskResult of t, or -32603 naming the
+// limit (limited) when its client or the server has no room, or the server stopped its tasks.
+func (ts *taskServer) register(t *task, tool string) (e *taskEnvelope, limited bool, err error) {
 	now := ts.now()
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	ts.sweep(now)
-	for len(ts.tasks) >= ts.opts.MaxTasks && ts.dropOldestFinished() {
+	if ts.stopped {
+		return nil, false, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q: %v", tool, taskstore.ErrStopped)}
 	}
-	if len(ts.tasks) >= ts.opts.MaxTasks {
-		t.cancel()
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("tool %q: the server already holds %d tasks (its limit); try again when one has finished", tool, ts.opts.MaxTasks)}
+	entry, err := ts.store.Add(t.client, t.input, t)
+	if err != nil {
+		var le *taskstore.LimitError
+		return nil, errors.As(err, &le), &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("tool %q: %v; try again when a task has finished", tool, err)}
 	}
-	t.id, t.created, t.updated = newTaskID(), now, now
+	t.entry, t.id, t.created, t.updated = entry, entry.ID, now, now
 	t.touch()
-	ts.tasks[t.id] = t
-	e := ts.envelope(t, false)
+	if t.owner != nil {
+		w := ts.watchers[t.owner]
+		if w == nil {
+			w = &sessionWatch{tasks: map[*task]struct{}{}}
+			ts.watchers[t.owner] = w
+			go ts.watch(t.owner, w)
+		}
+		w.tasks[t] = struct{}{}
+	}
+	e = ts.envelope(t, false)
 	e.ResultType = "task"
-	return e, nil
+	return e, false, nil
 }
 
-// watchSession cancels t when its owning session ends.
-func (ts *taskServer) watchSession(ctx context.Context, t *task) {
+// watch waits for ss to end and cancels its tasks not finished by then. It is the session's
+// one watcher (register starts it with the session's first task); its tasks leave w when they
+// finish, so nothing of a finished task is held here.
+func (ts *taskServer) watch(ss *mcp.ServerSession, w *sessionWatch) {
+	_ = ss.Wait()
+	ts.mu.Lock()
+	delete(ts.watchers, ss)
+	live := slices.Collect(maps.Keys(w.tasks))
+	w.tasks = nil
+	ts.mu.Unlock()
+	for _, t := range live {
+		ts.finishCancelled(t, "the session ended")
+	}
+}
+
+// unwatch forgets t in its session's watcher. ts.mu is held.
+func (ts *taskServer) unwatch(t *task) {
 	if t.owner == nil {
 		return
 	}
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-sessionDone(t.owner):
-			ts.finishCancelled(t, "the session ended")
-		}
-	}()
-}
-
-// sessionDone is closed when ss ends.
-func sessionDone(ss *mcp.ServerSession) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		_ = ss.Wait()
-		close(done)
-	}()
-	return done
+	if w := ts.watchers[t.owner]; w != nil && w.tasks != nil {
+		delete(w.tasks, t)
+	}
 }
 
 // taskStartKey carries the func a guest's progress report calls (callHooks) to make its
@@ -658,7 +743,7 @@ func (ts *taskServer) run(ctx context.Context, t *task, next mcp.MethodHandler, 
 		}
 		if rr.inputRequired() {
 			ctr := res.(*mcp.CallToolResult)
-			answers, ok := ts.waitInput(ctx, t, ctr.InputRequests)
+			answers, ok := ts.waitInput(ctx, t, ctr.InputRequests, ctr.RequestState)
 			if !ok {
 				ts.finishCancelled(t, "cancelled")
 				return
@@ -701,8 +786,19 @@ func (ts *taskServer) settle(t *task, rr roundResult) {
 }
 
 // waitInput parks t in input_required with asked until tasks/update answered every key;
-// false if the task was cancelled first.
-func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputRequestMap) (mcp.InputResponseMap, bool) {
+// false if the task ended first: cancelled, or failed because what it holds now (arguments,
+// asked, requestState) does not fit its client's or the server's byte budget, or because it
+// waited longer than InputTTL.
+func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputRequestMap, state string) (mcp.InputResponseMap, bool) {
+	held := t.input + int64(len(state))
+	if b, err := json.Marshal(asked); err == nil {
+		held += int64(len(b))
+	}
+	if err := ts.store.Resize(t.entry, held); err != nil {
+		ts.finish(t, TaskFailed, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("the task's input requests do not fit: %v", err)})
+		return nil, false
+	}
 	ch := make(chan struct{})
 	ts.mu.Lock()
 	if t.status != TaskWorking {
@@ -710,41 +806,61 @@ func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputReq
 		return nil, false
 	}
 	t.status, t.message, t.updated = TaskInputRequired, "", ts.now()
-	t.asked, t.answered, t.answerCh = maps.Clone(asked), map[string]mcp.InputResponse{}, ch
+	t.asked, t.answered, t.answerCh, t.held = maps.Clone(asked), map[string]mcp.InputResponse{}, ch, held
 	t.touch()
 	ts.mu.Unlock()
+	ts.store.Wait(t.entry, func() {
+		ts.mu.Lock()
+		if t.answerCh != ch { // answered (or ended) as the timer fired
+			ts.mu.Unlock()
+			return
+		}
+		ts.finishLocked(t, TaskFailed, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("task limit reached: no input within %v (input_ttl_ms = %d)", ts.opts.InputTTL, ts.opts.InputTTL.Milliseconds())})
+		ts.mu.Unlock()
+		t.cancel()
+	})
 	select {
 	case <-ctx.Done():
 		return nil, false
 	case <-ch:
 	}
+	ts.store.Resume(t.entry)
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	answers := mcp.InputResponseMap(t.answered)
 	t.status, t.updated, t.asked, t.answered, t.answerCh = TaskWorking, ts.now(), nil, nil, nil
+	// The next round runs with the answers and the state: the store keeps counting held
+	// until the task waits again or finishes.
 	t.touch()
 	return answers, true
 }
 
-// finish ends t with status (completed or failed) unless it already ended.
+// finish ends t with status (completed or failed) unless it already ended. A result that
+// does not fit its client's or the server's byte budget fails the task naming the limit.
 func (ts *taskServer) finish(t *task, status string, result json.RawMessage, rpcErr *jsonrpc.Error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
+	ts.finishLocked(t, status, result, rpcErr)
+}
+
+// finishLocked is finish with ts.mu held.
+func (ts *taskServer) finishLocked(t *task, status string, result json.RawMessage, rpcErr *jsonrpc.Error) {
 	if !t.finished.IsZero() {
 		return
 	}
-	for ts.bytes+len(result) > ts.opts.MaxResultBytes && ts.dropOldestFinished() {
-	}
-	if ts.bytes+len(result) > ts.opts.MaxResultBytes {
-		status, result = TaskFailed, nil
-		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("the result does not fit in the %d bytes this server keeps for task results", ts.opts.MaxResultBytes)}
+	if t.entry != nil {
+		if err := ts.store.Finish(t.entry, int64(len(result))); err != nil {
+			status, result = TaskFailed, nil
+			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the task's result does not fit: %v", err)}
+			_ = ts.store.Finish(t.entry, 0)
+		}
 	}
 	now := ts.now()
 	t.status, t.updated, t.finished = status, now, now
-	t.result, t.rpcErr, t.resultLen = result, rpcErr, len(result)
+	t.result, t.rpcErr = result, rpcErr
 	t.asked, t.answered = nil, nil
-	ts.bytes += len(result)
+	ts.unwatch(t)
 	t.touch()
 }
 
@@ -752,9 +868,13 @@ func (ts *taskServer) finish(t *task, status string, result json.RawMessage, rpc
 func (ts *taskServer) finishCancelled(t *task, message string) {
 	ts.mu.Lock()
 	if t.finished.IsZero() {
+		if t.entry != nil {
+			_ = ts.store.Finish(t.entry, 0)
+		}
 		now := ts.now()
 		t.status, t.message, t.updated, t.finished = TaskCancelled, message, now, now
 		t.asked, t.answered = nil, nil
+		ts.unwatch(t)
 		t.touch()
 	}
 	ts.mu.Unlock()
@@ -770,10 +890,10 @@ func (ts *taskServer) lookup(method string, ss *mcp.ServerSession, p *taskIDPara
 	if p.TaskID == "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + method + " needs a taskId"}
 	}
-	ts.mu.Lock()
-	ts.sweep(ts.now())
-	t := ts.tasks[p.TaskID]
-	ts.mu.Unlock()
+	var t *task
+	if e := ts.store.Get(p.TaskID); e != nil {
+		t = e.Value
+	}
 	if t == nil || (t.owner != nil && t.owner != ss) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: unknown task %q (it may have expired)", p.TaskID)}
 	}
@@ -823,6 +943,12 @@ func (ts *taskServer) update(_ context.Context, ss *mcp.ServerSession, p *taskID
 		if _, ok := t.asked[key]; !ok {
 			continue
 		}
+		// The answer is held until the next round: it counts (the asked request it answers
+		// stays counted until then too).
+		if err := ts.store.Resize(t.entry, t.held+int64(len(raw))); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("input response %q does not fit: %v", key, err)}
+		}
+		t.held += int64(len(raw))
 		var one mcp.InputResponseMap
 		if err := json.Unmarshal([]byte(`{`+strconv.Quote(key)+`:`+string(raw)+`}`), &one); err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + err.Error()}
@@ -847,22 +973,20 @@ func (ts *taskServer) cancelTask(_ context.Context, ss *mcp.ServerSession, p *ta
 	return &ackResult{ResultType: "complete"}, nil
 }
 
-// StopTasks cancels every running task of s (they end "cancelled") and waits until their
-// guest calls have returned, or ctx ends (its error is returned). Call it before closing the
-// runtime.Host that runs the guests. A server without tasks returns at once.
+// StopTasks cancels every running task of s (they end "cancelled"), refuses every task that
+// arrives after it (-32603 naming the stop), and waits until their guest calls have returned,
+// or ctx ends (its error is returned). Call it before closing the runtime.Host that runs the
+// guests. A server without tasks returns at once.
 func StopTasks(ctx context.Context, s *mcp.Server) error {
 	ts := tasksOf(s)
 	if ts == nil {
 		return nil
 	}
 	ts.mu.Lock()
-	running := make([]*task, 0, len(ts.tasks))
-	for _, t := range ts.tasks {
-		running = append(running, t)
-	}
+	ts.stopped = true // start and register refuse from now on
 	ts.mu.Unlock()
-	for _, t := range running {
-		ts.finishCancelled(t, "the server stopped")
+	for _, e := range ts.store.Stop() {
+		ts.finishCancelled(e.Value, "the server stopped")
 	}
 	done := make(chan struct{})
 	go func() {
@@ -875,4 +999,24 @@ func StopTasks(ctx context.Context, s *mcp.Server) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// TaskStats is what the tasks of a server hold at one moment.
+type TaskStats struct {
+	Tasks    int   // tasks held: running, waiting for input, or finished and kept
+	Bytes    int64 // bytes they hold (arguments, input requests, requestState, answers, results)
+	Clients  int   // clients (subjects, sessions, the anonymous bucket) holding a task
+	Watchers int   // sessions watched for their end (one per session with a task)
+}
+
+// TaskStatsOf reports what the tasks of s hold; zero for a server without tasks.
+func TaskStatsOf(s *mcp.Server) TaskStats {
+	ts := tasksOf(s)
+	if ts == nil {
+		return TaskStats{}
+	}
+	u := ts.store.Total()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return TaskStats{Tasks: u.Tasks, Bytes: u.Bytes, Clients: u.Clients, Watchers: len(ts.watchers)}
 }

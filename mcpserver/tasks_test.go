@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -407,29 +406,29 @@ func TestTaskCaps(t *testing.T) {
 func TestTaskBounds(t *testing.T) {
 	s, url := taskServer(t, &mcpserver.Options{Tasks: mcpserver.TaskOptions{TTL: time.Minute, MaxTasks: 1}})
 	ctx := testCtx(t)
-	var mu sync.Mutex
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	mcpserver.SetTaskClock(s, func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+	clock := mcpserver.SetTaskClock(s, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	w := mustResult(t, "tools/call", post26(t, url, "tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 600}}, tasksCaps, nil))
 	id := w.str("taskId")
 	if w.str("createdAt") != "2026-01-02T03:04:05.000Z" || string(w.result["ttlMs"]) != "60000" {
 		t.Errorf("createdAt %s ttlMs %s", w.result["createdAt"], w.result["ttlMs"])
 	}
-	w = post26(t, url, "tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 600}}, tasksCaps, nil)
-	if w.err == nil || w.err.Code != -32603 || w.err.Message != `tool "slow_compute": the server already holds 1 tasks (its limit); try again when one has finished` {
-		t.Errorf("second task: %+v", w.err)
+	// No room for a second task: a "required" tool is refused naming the limit, an
+	// "optional" one answers in its request.
+	w = post26(t, url, "tools/call", map[string]any{"name": "failing_job"}, tasksCaps, nil)
+	if w.err == nil || w.err.Code != -32603 || w.err.Message != `tool "failing_job": task limit reached: tasks of clients without a session (anonymous_tasks = 1); try again when a task has finished` {
+		t.Errorf("second task, required: %+v", w.err)
+	}
+	w = mustResult(t, "optional, no room", post26(t, url, "tools/call", map[string]any{"name": "slow_compute", "arguments": map[string]any{"seconds": 0, "label": "x"}}, tasksCaps, nil))
+	if rt := w.str("resultType"); rt == "task" || !strings.Contains(string(w.result["content"]), "Computed x after 0s") {
+		t.Errorf("second task, optional: resultType %q content %s; want the plain result", rt, w.result["content"])
 	}
 	mustResult(t, "tasks/cancel", post26(t, url, "tasks/cancel", map[string]any{"taskId": id}, tasksCaps, nil))
 	if err := mcpserver.WaitTaskStatus(ctx, s, id, mcpserver.TaskCancelled); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	now = now.Add(59 * time.Second)
-	mu.Unlock()
+	clock.Advance(59 * time.Second)
 	mustResult(t, "tasks/get before the TTL", post26(t, url, "tasks/get", map[string]any{"taskId": id}, tasksCaps, nil))
-	mu.Lock()
-	now = now.Add(time.Second)
-	mu.Unlock()
+	clock.Advance(time.Second)
 	if w := post26(t, url, "tasks/get", map[string]any{"taskId": id}, tasksCaps, nil); w.err == nil || w.err.Code != -32602 {
 		t.Errorf("tasks/get after the TTL: %+v, want -32602", w.err)
 	}

@@ -269,10 +269,16 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 	name, ver := serverInfo(s.gs, status || exposesUpstreams(cfg))
 	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: name, Version: ver,
 		ServerOptions: sopts, AllowHiddenText: allowed, Logger: logger, Names: s.names,
-		TracerProvider: s.obs.tp, RequestStateKey: s.stateKey, GuestTasks: guestTasks(cfg, s.gs)})
+		TracerProvider: s.obs.tp, RequestStateKey: s.stateKey, GuestTasks: guestTasks(cfg, s.gs), Tasks: taskOptions(cfg)})
 	if err != nil {
 		return ExitLoad, err
 	}
+	srv := s.srv
+	s.onClose(func() { // before the host closes (registered earlier)
+		ctx, cancel := context.WithTimeout(context.Background(), taskStopWait)
+		defer cancel()
+		_ = mcpserver.StopTasks(ctx, srv)
+	})
 	withheld := 0
 	for i, sp := range s.specs {
 		withheld += withholdChanged(s.srv, s.gs[i], sp.locked, logger) // ship.go: changed since locked

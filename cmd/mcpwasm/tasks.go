@@ -8,7 +8,9 @@ import (
 	"maps"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/internal/termtext"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,7 +24,22 @@ const (
 	taskPollMax     = 10 * time.Second
 	// taskCancelWait bounds the tasks/cancel sent when the user interrupts.
 	taskCancelWait = 5 * time.Second
+	// taskStopWait bounds how long serve waits at exit for the guests of cancelled tasks.
+	taskStopWait = 5 * time.Second
 )
+
+// taskOptions are the task bounds of cfg's "task_limits" (zero: the defaults).
+func taskOptions(cfg *config.Config) mcpserver.TaskOptions {
+	if cfg == nil || cfg.TaskLimits == nil {
+		return mcpserver.TaskOptions{}
+	}
+	l := cfg.TaskLimits
+	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
+	return mcpserver.TaskOptions{MaxTasks: l.MaxTasks, MaxBytes: int64(l.MaxMB) << 20,
+		ClientTasks: l.ClientTasks, ClientBytes: int64(l.ClientMB) << 20,
+		AnonymousTasks: l.AnonymousTasks, AnonymousBytes: int64(l.AnonymousMB) << 20,
+		TTL: ms(l.TTLMS), InputTTL: ms(l.InputTTLMS)}
+}
 
 // withTasks declares the tasks extension (io.modelcontextprotocol/tasks, SEP-2663) in co, so
 // that a server may answer a tools/call with a task (which followTask follows).

@@ -51,6 +51,9 @@ type Config struct {
 	// Status serves the status resource and the mcpwasm_status and mcpwasm_stop tools
 	// (mcpserver.AddStatus; serve --status); off by default.
 	Status bool `json:"status,omitempty"`
+	// TaskLimits bound the server's tasks (mcpserver.TaskOptions); absent fields keep the
+	// defaults.
+	TaskLimits *TaskLimits `json:"task_limits,omitempty"`
 
 	// Shipping guests from URLs and registries (internal/ship; ship.go).
 	Ship
@@ -166,6 +169,20 @@ type Limits struct {
 	Nesting          int `json:"nesting,omitempty"`
 	CompileMemoryMB  int `json:"compile_memory_mb,omitempty"`
 	CompileTimeoutMS int `json:"compile_timeout_ms,omitempty"`
+}
+
+// TaskLimits mirrors mcpserver.TaskOptions in the file's units (MiB, milliseconds); 0 or
+// absent means the default. A client is an authenticated subject, else a session; every
+// sessionless request shares the anonymous bucket.
+type TaskLimits struct {
+	MaxTasks       int `json:"max_tasks,omitempty"`
+	MaxMB          int `json:"max_mb,omitempty"`
+	ClientTasks    int `json:"client_tasks,omitempty"`
+	ClientMB       int `json:"client_mb,omitempty"`
+	AnonymousTasks int `json:"anonymous_tasks,omitempty"`
+	AnonymousMB    int `json:"anonymous_mb,omitempty"`
+	TTLMS          int `json:"ttl_ms,omitempty"`
+	InputTTLMS     int `json:"input_ttl_ms,omitempty"`
 }
 
 // Upstream is an MCP server the host can connect to as a client: a command to spawn (stdio)

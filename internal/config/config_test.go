@@ -342,3 +342,23 @@ func TestLoadNamesFileOnEachLine(t *testing.T) {
 		t.Errorf("Load: %v\nwant %s", err, want)
 	}
 }
+
+// "task_limits" is strict: its keys are known integers of at least 1.
+func TestTaskLimitsKeys(t *testing.T) {
+	c, err := Parse([]byte(`{"guests": [], "task_limits": {"max_tasks": 500, "client_tasks": 20, "anonymous_mb": 4, "input_ttl_ms": 30000}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := c.TaskLimits; l == nil || *l != (TaskLimits{MaxTasks: 500, ClientTasks: 20, AnonymousMB: 4, InputTTLMS: 30000}) {
+		t.Errorf("task_limits = %+v", l)
+	}
+	for _, in := range []string{
+		`{"guests": [], "task_limits": {"client_task": 20}}`,
+		`{"guests": [], "task_limits": {"input_ttl_ms": 0}}`,
+		`{"guests": [], "task_limits": {"max_mb": "1G"}}`,
+	} {
+		if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), "task_limits") {
+			t.Errorf("%s: %v, want an error naming task_limits", in, err)
+		}
+	}
+}
