@@ -150,6 +150,9 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults, 
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	if spec.WrapTransport != nil {
+		rt = spec.WrapTransport(rt)
+	}
 	hc := *base
 	endpoint, _ := url.Parse(spec.URL) // nil (unparsable): no request is the endpoint's origin
 	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw, probe: pr}
