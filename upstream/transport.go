@@ -214,7 +214,11 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
-	if discover && err == nil {
+	// A 401 or 403 is no answer to the probe: the transport authorizes (a user at a browser, a
+	// token endpoint) and sends it again, and that answer starts the deadline. Counted from the
+	// refusal, it ran out when the retry's answer came late on a loaded machine, and the
+	// connection started over with a legacy initialize.
+	if discover && err == nil && resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 		t.probe.answer()
 	}
 	if cancel && err == nil {
