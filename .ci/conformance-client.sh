@@ -79,10 +79,11 @@ lane() {
 		# endpoint"). 100 s, inside this step's own 110 s.
 		timeout 110 "$node" "$cli" client --command "$PWD/$dir/run" --scenario "$s" "${version[@]}" \
 			--timeout 100000 -o "$tmp/results-$rev" >"$out" 2>&1 </dev/null || rc=$?
+		counts=$(sed -n 's/\x1b\[[0-9;]*m//g; s/^\(Passed: .*\)$/\1/p' "$out" | tail -n 1)
 		if grep -q 'OVERALL: PASSED' "$out"; then
-			echo "pass $s@$rev"
+			echo "pass $s@$rev $counts"
 		elif grep -qE '^(Passed: |.*OVERALL: FAILED)' "$out"; then
-			echo "fail $s@$rev"
+			echo "fail $s@$rev $counts"
 		else
 			echo "conformance-client: scenario $s ($rev) did not complete (exit $rc):" >&2
 			tail -n 30 "$out" >&2
@@ -104,7 +105,8 @@ lane extension >"$tmp/lane-extension.txt" || exit 1 # after the others: no third
 declare -A failed passed
 for rev in "${revisions[@]}"; do
 	n_pass=0 n_fail=0
-	while read -r verdict key; do
+	while read -r verdict key counts; do
+		say "  $verdict $key${counts:+ ($counts)}"
 		if [ "$verdict" = pass ]; then
 			passed[$key]=1
 			n_pass=$((n_pass + 1))
