@@ -200,7 +200,7 @@ func verifyAssertion(registered *ecdsa.PublicKey, assertion, clientID, aud strin
 	}
 	var c struct {
 		Iss, Sub, Aud, Jti string
-		Exp, Iat          int64
+		Exp, Iat           int64
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
 		return err
