@@ -22,7 +22,7 @@ import (
 
 // authFlags are the OAuth flags of the --url client commands and of login.
 type authFlags struct {
-	clientID, secretEnv, metadataURL                    *string
+	clientID, secretEnv, secretFile, metadataURL        *string
 	keyFile, keyEnv, signingAlg                         *string
 	workloadTokenFile                                   *string
 	idTokenFile, idpTokenURL, idpClientID, idpSecretEnv *string
@@ -37,6 +37,7 @@ func addAuthFlags(fs *flag.FlagSet) *authFlags {
 	return &authFlags{
 		clientID:          fs.String("client-id", "", "OAuth: a pre-registered client ID (default: a client ID metadata document or dynamic registration)"),
 		secretEnv:         fs.String("client-secret-env", "", "OAuth: the environment variable holding the pre-registered client's secret"),
+		secretFile:        fs.String("client-secret-file", "", "OAuth: the file holding the pre-registered client's secret (trailing whitespace ignored)"),
 		metadataURL:       fs.String("client-metadata-url", "", "OAuth: this client's client ID metadata document (https URL), used where the authorization server supports them"),
 		credentials:       fs.Bool("client-credentials", false, "OAuth: use the client credentials grant (needs --client-id and --client-secret-env or --private-key-file/-env)"),
 		keyFile:           fs.String("private-key-file", "", "OAuth: PEM private key file: authenticate the client with private_key_jwt (RFC 7523)"),
@@ -53,7 +54,7 @@ func addAuthFlags(fs *flag.FlagSet) *authFlags {
 
 // authSettings are the OAuth settings of the flags or of an upstream's config, resolved.
 type authSettings struct {
-	ClientID, SecretEnv, MetadataURL                    string
+	ClientID, SecretEnv, SecretFile, MetadataURL        string
 	KeyFile, KeyEnv, SigningAlg                         string
 	WorkloadTokenFile                                   string
 	IDTokenFile, IdPTokenURL, IdPClientID, IdPSecretEnv string
@@ -61,7 +62,7 @@ type authSettings struct {
 }
 
 func (a *authFlags) settings() authSettings {
-	return authSettings{ClientID: *a.clientID, SecretEnv: *a.secretEnv, MetadataURL: *a.metadataURL,
+	return authSettings{ClientID: *a.clientID, SecretEnv: *a.secretEnv, SecretFile: *a.secretFile, MetadataURL: *a.metadataURL,
 		KeyFile: *a.keyFile, KeyEnv: *a.keyEnv, SigningAlg: *a.signingAlg, WorkloadTokenFile: *a.workloadTokenFile,
 		IDTokenFile: *a.idTokenFile, IdPTokenURL: *a.idpTokenURL, IdPClientID: *a.idpClientID, IdPSecretEnv: *a.idpSecretEnv,
 		ClientCredentials: *a.credentials, DPoP: *a.dpop}
@@ -80,9 +81,20 @@ func (s authSettings) oauthConfig(server string, logger *slog.Logger) (oauth.Con
 		return v, nil
 	}
 	var err error
-	if s.SecretEnv != "" {
+	switch {
+	case s.SecretEnv != "" && s.SecretFile != "":
+		return c, errors.New("give the client secret as a variable or as a file, not both")
+	case s.SecretEnv != "":
 		if c.ClientSecret, err = env("client secret", s.SecretEnv); err != nil {
 			return c, err
+		}
+	case s.SecretFile != "":
+		b, err := os.ReadFile(s.SecretFile)
+		if err != nil {
+			return c, fmt.Errorf("client secret: %w", err)
+		}
+		if c.ClientSecret = strings.TrimSpace(string(b)); c.ClientSecret == "" {
+			return c, fmt.Errorf("client secret: %s is empty", s.SecretFile)
 		}
 	}
 	var key crypto.Signer
@@ -336,7 +348,7 @@ func clientOAuth(af *authFlags, url string, stderr io.Writer, logger *slog.Logge
 func upstreamOAuth(name string, u config.Upstream, logger *slog.Logger) auth.OAuthHandler {
 	var st authSettings
 	if o := u.OAuth; o != nil {
-		st = authSettings{ClientID: o.ClientID, SecretEnv: o.ClientSecretEnv, MetadataURL: o.ClientMetadataURL,
+		st = authSettings{ClientID: o.ClientID, SecretEnv: o.ClientSecretEnv, SecretFile: o.ClientSecretFile, MetadataURL: o.ClientMetadataURL,
 			ClientCredentials: o.ClientCredentials, KeyFile: o.PrivateKeyFile, KeyEnv: o.PrivateKeyEnv, SigningAlg: o.SigningAlg,
 			WorkloadTokenFile: o.WorkloadTokenFile, IDTokenFile: o.IDTokenFile, IdPTokenURL: o.IdPTokenURL,
 			IdPClientID: o.IdPClientID, IdPSecretEnv: o.IdPClientSecretEnv, DPoP: o.DPoP}

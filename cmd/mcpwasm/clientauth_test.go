@@ -24,6 +24,7 @@ func TestAuthSettingsHeadlessFlows(t *testing.T) {
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 	keyFile := filepath.Join(dir, "key.pem")
 	os.WriteFile(keyFile, keyPEM, 0o600)
+	os.WriteFile(keyFile+".secret", []byte("file-secret\n"), 0o600)
 	wl := filepath.Join(dir, "wl.jwt")
 	os.WriteFile(wl, []byte("workload-jwt\n"), 0o600)
 	t.Setenv("H_SECRET", "s3cret-value")
@@ -39,6 +40,7 @@ func TestAuthSettingsHeadlessFlows(t *testing.T) {
 		withKey   bool
 		assertion string
 	}{
+		"secret file":  {s: authSettings{ClientID: "a", SecretFile: keyFile + ".secret", ClientCredentials: true}, grant: oauth.GrantClientCredentials},
 		"secret":       {s: authSettings{ClientID: "a", SecretEnv: "H_SECRET", ClientCredentials: true}, grant: oauth.GrantClientCredentials},
 		"key file":     {s: authSettings{ClientID: "a", KeyFile: keyFile, ClientCredentials: true}, grant: oauth.GrantClientCredentials, withKey: true},
 		"key variable": {s: authSettings{ClientID: "a", KeyEnv: "H_KEY", ClientCredentials: true, DPoP: true}, grant: oauth.GrantClientCredentials, withKey: true},
@@ -63,6 +65,13 @@ func TestAuthSettingsHeadlessFlows(t *testing.T) {
 		})
 	}
 
+	t.Run("secret file is trimmed", func(t *testing.T) {
+		c, err := authSettings{ClientID: "a", SecretFile: keyFile + ".secret", ClientCredentials: true}.oauthConfig(url, logger)
+		if err != nil || c.Headless.ClientSecret != "file-secret" {
+			t.Fatalf("secret from the file: %v (equal: %v)", err, err == nil && c.Headless.ClientSecret == "file-secret")
+		}
+	})
+
 	t.Run("workload from the environment", func(t *testing.T) {
 		t.Setenv(WorkloadTokenEnv, wl)
 		c, err := authSettings{ClientID: "w"}.oauthConfig(url, logger)
@@ -78,6 +87,7 @@ func TestAuthSettingsHeadlessFlows(t *testing.T) {
 		"unset secret":   {authSettings{ClientID: "a", SecretEnv: "H_UNSET", ClientCredentials: true}, "client secret: H_UNSET is not set"},
 		"no secret":      {authSettings{ClientID: "a", ClientCredentials: true}, "needs a client ID and a client secret or a private key"},
 		"bad key":        {authSettings{ClientID: "a", KeyEnv: "H_BADKEY", ClientCredentials: true}, "$H_BADKEY: oauth: private key (PRIVATE KEY): not a valid key"},
+		"two secrets":    {authSettings{ClientID: "a", SecretEnv: "H_SECRET", SecretFile: keyFile, ClientCredentials: true}, "not both"},
 		"two keys":       {authSettings{ClientID: "a", KeyEnv: "H_KEY", KeyFile: keyFile, ClientCredentials: true}, "not both"},
 		"key, no grant":  {authSettings{ClientID: "a", KeyFile: keyFile}, "add --client-credentials"},
 		"enterprise gap": {authSettings{ClientID: "a", IDTokenFile: wl}, "needs the IdP's token URL"},

@@ -145,6 +145,8 @@ type UpstreamOAuth struct {
 	ClientCredentials bool `json:"client_credentials,omitempty"`
 	// ClientMetadataURL is this client's client ID metadata document (https URL).
 	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+	// ClientSecretFile is a file holding the client's secret (instead of ClientSecretEnv).
+	ClientSecretFile string `json:"client_secret_file,omitempty"`
 	// PrivateKeyFile or PrivateKeyEnv hold a PEM private key: the client authenticates with
 	// private_key_jwt (RFC 7523 §2.2), signed with SigningAlg (default from the key).
 	PrivateKeyFile string `json:"private_key_file,omitempty"`
@@ -307,8 +309,10 @@ func (c *Config) check(p *problems) {
 		} else if o := u.OAuth; o != nil {
 			hasKey := o.PrivateKeyFile != "" || o.PrivateKeyEnv != ""
 			switch {
-			case o.ClientCredentials && (o.ClientID == "" || (o.ClientSecretEnv == "" && !hasKey)):
+			case o.ClientCredentials && (o.ClientID == "" || (o.ClientSecretEnv == "" && o.ClientSecretFile == "" && !hasKey)):
 				p.at(path+".oauth", `"client_credentials" needs "client_id" and "client_secret_env" or "private_key_file"/"private_key_env"`)
+			case o.ClientSecretEnv != "" && o.ClientSecretFile != "":
+				p.at(path+".oauth", `give "client_secret_env" or "client_secret_file", not both`)
 			case o.PrivateKeyFile != "" && o.PrivateKeyEnv != "":
 				p.at(path+".oauth", `give "private_key_file" or "private_key_env", not both`)
 			case o.IDTokenFile != "" && (o.IdPTokenURL == "" || o.IdPClientID == "" || o.ClientID == ""):

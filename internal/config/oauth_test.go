@@ -56,6 +56,7 @@ func TestUpstreamOAuthHeadlessFlows(t *testing.T) {
 		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"client_id":"a","client_credentials":true,"private_key_file":"k","private_key_env":"K"}}}}`: `give "private_key_file" or "private_key_env", not both`,
 		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"client_id":"a","id_token_file":"t"}}}}`:                                                    `"id_token_file" (enterprise-managed authorization) needs "idp_token_url", "idp_client_id" and "client_id"`,
 		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"client_id":"a","client_credentials":true}}}}`:                                              `"client_credentials" needs "client_id" and "client_secret_env" or "private_key_file"/"private_key_env"`,
+		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"client_secret_env":"S","client_secret_file":"f"}}}}`:                                       `give "client_secret_env" or "client_secret_file", not both`,
 		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"signing_alg":"HS256"}}}}`:                                                                  `signing_alg`,
 		`{"upstreams":{"d":{"url":"http://h/mcp","oauth":{"private_key_env":"not a name"}}}}`:                                                         `private_key_env`,
 	} {
