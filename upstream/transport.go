@@ -150,6 +150,9 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults, 
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	if spec.WrapTransport != nil {
+		rt = spec.WrapTransport(rt)
+	}
 	hc := *base
 	endpoint, _ := url.Parse(spec.URL) // nil (unparsable): no request is the endpoint's origin
 	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw, probe: pr}
@@ -211,7 +214,11 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
-	if discover && err == nil {
+	// A 401 or 403 is no answer to the probe: the transport authorizes (a user at a browser, a
+	// token endpoint) and sends it again, and that answer starts the deadline. Counted from the
+	// refusal, it ran out when the retry's answer came late on a loaded machine, and the
+	// connection started over with a legacy initialize.
+	if discover && err == nil && resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 		t.probe.answer()
 	}
 	if cancel && err == nil {

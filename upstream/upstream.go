@@ -51,6 +51,9 @@ type Spec struct {
 	// on a 403 with insufficient_scope (step-up), then retries once. One handler serves every
 	// session of the server, so a token outlives restarts. Nil: no OAuth.
 	OAuth auth.OAuthHandler
+	// WrapTransport, if set, wraps the HTTP transport of a URL server under the operator's
+	// headers: oauth.WrapTransport's DPoP proofs (RFC 9449). Nil: none.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// Elicit, if set, answers the server's form elicitations (MCP "Client Features ›
 	// Elicitation"), and the form elicitation capability is declared; nil declares none.
 	// It overrides Options.Client's ElicitationHandler for this server.

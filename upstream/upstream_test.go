@@ -22,6 +22,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/stdio"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 )
 
 // syncBuffer collects logs or stderr written from several goroutines.
@@ -409,5 +410,63 @@ func TestSlowStdioServerIsStartedOnce(t *testing.T) {
 	}
 	if got := callText(t, s, "echo", map[string]any{"text": "once"}); got != "once" {
 		t.Errorf("echo = %q", got)
+	}
+}
+
+// fakeOAuth authorizes at once: after its first Authorize, every request carries its token.
+type fakeOAuth struct {
+	mu   sync.Mutex
+	done bool
+}
+
+func (f *fakeOAuth) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.done {
+		return nil, nil
+	}
+	return oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "tok"}), nil
+}
+
+func (f *fakeOAuth) Authorize(_ context.Context, _ *http.Request, resp *http.Response) error {
+	resp.Body.Close()
+	f.mu.Lock()
+	f.done = true
+	f.mu.Unlock()
+	return nil
+}
+
+// The server/discover probe's deadline does not start at a 401: the authorization and the
+// retried probe come first, and the retry's answer starts it. Before, the deadline ran from the
+// 401 and ran out while a slow server (a loaded machine) had not yet answered the retry; the
+// connection then started over with a legacy initialize — how the conformance scenarios
+// auth/scope-step-up and auth/authorization-server-migration failed now and then.
+func TestDiscoverDeadlineStartsAfterAuthorization(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "authd", Version: "1"}, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer tok" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://127.0.0.1/none"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"server/discover"`)) {
+			time.Sleep(100 * time.Millisecond) // slow to answer the retry, 100 times DiscoverTimeout
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	logs := &syncBuffer{}
+	o := testOptions(logs)
+	o.DiscoverTimeout = time.Millisecond
+	s, err := Dial(context.Background(), Spec{URL: hs.URL, OAuth: &fakeOAuth{}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if got, want := s.InitializeResult().ProtocolVersion, mcp.SupportedProtocolVersions()[0]; got != want {
+		t.Errorf("protocol version = %q, want %q (logs:\n%s)", got, want, logs)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/oauth"
 	"github.com/mcpwasm/mcpwasm/internal/progress"
 	"github.com/mcpwasm/mcpwasm/internal/termtext"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
@@ -133,6 +134,7 @@ func client(ctx context.Context, cmd string, args []string, stdin io.Reader, std
 		}
 		defer release()
 		spec.OAuth = &bearerHint{inner: h, url: *url, hasHeader: hasAuthorization(headers)} // bearerhint.go
+		spec.WrapTransport = oauth.WrapTransport(h)                                         // DPoP proofs
 	}
 	var serverStderr io.Writer = stderr
 	tail := &tailBuffer{max: 4 << 10}

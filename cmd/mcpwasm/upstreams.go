@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/oauth"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/upstream"
@@ -29,6 +30,9 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger, onRestart func(name s
 		}
 		if u.URL != "" {
 			spec.OAuth = upstreamOAuth(name, u, logger) // auth.go
+			if spec.OAuth != nil {
+				spec.WrapTransport = oauth.WrapTransport(spec.OAuth)
+			}
 		}
 		specs[name] = spec
 	}

@@ -215,6 +215,25 @@ type UpstreamOAuth struct {
 	ClientCredentials bool `json:"client_credentials,omitempty"`
 	// ClientMetadataURL is this client's client ID metadata document (https URL).
 	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
+	// ClientSecretFile is a file holding the client's secret (instead of ClientSecretEnv).
+	ClientSecretFile string `json:"client_secret_file,omitempty"`
+	// PrivateKeyFile or PrivateKeyEnv hold a PEM private key: the client authenticates with
+	// private_key_jwt (RFC 7523 §2.2), signed with SigningAlg (default from the key).
+	PrivateKeyFile string `json:"private_key_file,omitempty"`
+	PrivateKeyEnv  string `json:"private_key_env,omitempty"`
+	SigningAlg     string `json:"signing_alg,omitempty"`
+	// WorkloadTokenFile is a workload identity token (a JWT, re-read at each grant): the
+	// JWT-bearer grant (RFC 7523 §2.1, SEP-1933).
+	WorkloadTokenFile string `json:"workload_token_file,omitempty"`
+	// IDTokenFile, IdPTokenURL, IdPClientID and IdPClientSecretEnv: enterprise-managed
+	// authorization (SEP-990): the ID token exchanged at the IdP (RFC 8693) for an ID-JAG,
+	// then the JWT-bearer grant with it at the server's authorization server.
+	IDTokenFile        string `json:"id_token_file,omitempty"`
+	IdPTokenURL        string `json:"idp_token_url,omitempty"`
+	IdPClientID        string `json:"idp_client_id,omitempty"`
+	IdPClientSecretEnv string `json:"idp_client_secret_env,omitempty"`
+	// DPoP binds tokens to a key of the process (RFC 9449, SEP-1932); they are not stored.
+	DPoP bool `json:"dpop,omitempty"`
 }
 
 // schema checks a file against Schema, on first use: a server without a config skips it.
@@ -357,8 +376,18 @@ func (c *Config) check(p *problems) {
 		}
 		if u.OAuth != nil && u.URL == "" {
 			p.at(path+".oauth", `applies to a "url", not a spawned "command"`)
-		} else if o := u.OAuth; o != nil && o.ClientCredentials && (o.ClientID == "" || o.ClientSecretEnv == "") {
-			p.at(path+".oauth", `"client_credentials" needs "client_id" and "client_secret_env"`)
+		} else if o := u.OAuth; o != nil {
+			hasKey := o.PrivateKeyFile != "" || o.PrivateKeyEnv != ""
+			switch {
+			case o.ClientCredentials && (o.ClientID == "" || (o.ClientSecretEnv == "" && o.ClientSecretFile == "" && !hasKey)):
+				p.at(path+".oauth", `"client_credentials" needs "client_id" and "client_secret_env" or "private_key_file"/"private_key_env"`)
+			case o.ClientSecretEnv != "" && o.ClientSecretFile != "":
+				p.at(path+".oauth", `give "client_secret_env" or "client_secret_file", not both`)
+			case o.PrivateKeyFile != "" && o.PrivateKeyEnv != "":
+				p.at(path+".oauth", `give "private_key_file" or "private_key_env", not both`)
+			case o.IDTokenFile != "" && (o.IdPTokenURL == "" || o.IdPClientID == "" || o.ClientID == ""):
+				p.at(path+".oauth", `"id_token_file" (enterprise-managed authorization) needs "idp_token_url", "idp_client_id" and "client_id"`)
+			}
 		}
 		if len(u.Env) > 0 && u.URL != "" {
 			p.at(path+".env", `applies to a spawned "command", not a "url"`)

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
@@ -36,6 +35,13 @@ type Config struct {
 	// ClientCredentials uses the client credentials grant (RFC 6749 §4.4) with ClientID and
 	// ClientSecret instead of the authorization code flow: for headless servers.
 	ClientCredentials bool
+	// Headless, if set, replaces the authorization code flow with a grant that needs no user
+	// (client credentials with a secret or private_key_jwt, JWT bearer, enterprise-managed).
+	// Its tokens are not stored: each run asks for its own.
+	Headless *Headless
+	// DPoP binds tokens to a key made for this handler (RFC 9449, SEP-1932): the MCP client
+	// must then use WrapTransport(handler) under its HTTP transport.
+	DPoP bool
 	// ClientMetadataURL is this client's client ID metadata document (an https URL with a
 	// path), used as client_id where the authorization server supports such documents.
 	ClientMetadataURL string
@@ -65,14 +71,36 @@ func NewHandler(c Config) (auth.OAuthHandler, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if c.ClientCredentials {
+	if c.DPoP {
+		k, err := newDPoPKey()
+		if err != nil {
+			return nil, err
+		}
+		d := *hc
+		d.Transport = k.transport(hc.Transport)
+		// The token is bound to this process's key: storing it would only hand a later
+		// process a token it cannot present.
+		c.DPoP, c.HTTPClient, c.Store = false, &d, nil
+		h, err := NewHandler(c)
+		if err != nil {
+			return nil, err
+		}
+		if hh, ok := h.(*headless); ok {
+			hh.dpop = true
+		}
+		return &withDPoP{OAuthHandler: h, key: k}, nil
+	}
+	if c.Headless != nil {
+		return newHeadless(c.Server, *c.Headless, hc, false)
+	}
+	if c.ClientCredentials && c.Headless == nil {
 		if c.ClientID == "" || c.ClientSecret == "" {
 			return nil, errors.New("oauth: the client credentials grant needs a client ID and a client secret")
 		}
-		return extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
-			Credentials: &oauthex.ClientCredentials{ClientID: c.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: c.ClientSecret}},
-			HTTPClient:  hc,
-		})
+		c.Headless = &Headless{Grant: GrantClientCredentials, ClientID: c.ClientID, ClientSecret: c.ClientSecret}
+	}
+	if c.Headless != nil {
+		return newHeadless(c.Server, *c.Headless, hc, false)
 	}
 	key := ResourceKey(c.Server)
 	saver := &saver{store: c.Store, key: key, logger: logger}
