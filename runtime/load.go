@@ -72,6 +72,10 @@ type GuestConfig struct {
 	// A prefixed name must still match abi.NamePattern; a JavaScript or Extism guest's that
 	// does not is served as names.MapName maps it (names.go).
 	ToolPrefix string
+	// Args is the guest's command-line arguments: argv after the program name, as a server
+	// run from a shell gets them (a JavaScript guest's process.argv.slice(2); the directories
+	// an npm file server is given). The operator's only; copied at Load.
+	Args []string
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -143,7 +147,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), compiled: compiled, kind: k, limits: limits, isolation: iso, customs: customs}
+	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), args: slices.Clone(c.Args), compiled: compiled, kind: k, limits: limits, isolation: iso, customs: customs}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	if v, ok := k.(kind.Versioner); ok {
 		g.kindVersion = v.Version(slices.Collect(maps.Keys(g.code.exports(compiled))))

@@ -57,16 +57,17 @@ func Project(lang, name string) (map[string][]byte, error) {
 		return nil, fmt.Errorf("unknown JavaScript language %q (want js or ts)", lang)
 	}
 	r := strings.NewReplacer("NAME", name, "ENTRY", entry)
-	return map[string][]byte{
+	files := map[string][]byte{
 		"package.json":      PackageJSON(name, entry),
 		"package-lock.json": Lockfile(name),
 		entry:               []byte(r.Replace(server)),
-		"mcpwasm/shim.js":   []byte(Shim),
-		"mcpwasm/sdk.js":    []byte(SDK),
-		"mcpwasm/build.mjs": []byte(Build),
 		"README.md":         []byte(r.Replace(readme)),
 		".gitignore":        []byte("node_modules/\n/" + name + ".wasm\n"),
-	}, nil
+	}
+	for p, b := range Files() {
+		files["mcpwasm/"+p] = b
+	}
+	return files, nil
 }
 
 const serverTS = `// NAME — an MCP server written for the TypeScript SDK, built by mcpwasm into one sandboxed

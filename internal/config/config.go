@@ -74,6 +74,9 @@ type Guest struct {
 	// Config is the key-value strings an Extism plugin reads with config_get (hyper-mcp's
 	// runtime_config.env_vars); the operator's only, never the client's.
 	Config map[string]string `json:"config,omitempty"`
+	// Args is the guest's command-line arguments, argv after the program name
+	// (runtime.GuestConfig.Args): for a JavaScript guest process.argv.slice(2).
+	Args []string `json:"args,omitempty"`
 	// ToolPrefix is put before each of the guest's tool names as served (and as "tools"
 	// names them): runtime.GuestConfig.ToolPrefix. Two guests naming a tool alike need it.
 	ToolPrefix string `json:"tool_prefix,omitempty"`
@@ -497,6 +500,7 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 		Source:     source,
 		SHA256:     g.SHA256,
 		Config:     g.Config,
+		Args:       g.Args,
 		Limits:     g.Limits.runtime(),
 		ToolPrefix: g.ToolPrefix,
 		Grants:     c.grants(g.Grants),

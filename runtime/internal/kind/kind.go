@@ -277,8 +277,11 @@ type Call struct {
 	// Config is the operator's key-value strings for the guest (GuestConfig.Config), which
 	// Extism plugins read with config_get; never the client's. Read only.
 	Config map[string]string
-	Tool   string // the tool running; "" outside tools/call
-	Entry  Entry
+	// Args is the operator's arguments for the guest (GuestConfig.Args): argv after the
+	// program name, as a server's command line would give them. Read only.
+	Args  []string
+	Tool  string // the tool running; "" outside tools/call
+	Entry Entry
 	// Limits of the entry: the tool's for a tool call, else the guest's; for Describe,
 	// OutputBytes is the manifest limit. The pool enforces Timeout and MemoryBytes (linear
 	// memory plus Vars); a kind names them in messages and caps its results at OutputBytes.

@@ -219,6 +219,7 @@ func (s *started) enter(ctx context.Context, c *kind.Call) {
 	cl := &s.call
 	cl.Sandbox = requester{c: c}
 	cl.Env, cl.Clock, cl.Random = s.in.Environ(), false, false
+	cl.Args = c.Args
 	if c.Sandbox != nil {
 		p := c.Sandbox.Profile(0)
 		cl.Clock, cl.Random = p.Clock(), p.Random()
