@@ -1022,6 +1022,7 @@
     const e = new Error((r.body && r.body.error) || "fs: request failed with status " + r.status);
     const m = /^(E[A-Z]+): [^,]*, (\w+) /.exec(e.message);
     if (m) Object.assign(e, { errno: errnos[m[1]] || -5, code: m[1], syscall: m[2], path });
+    else if (!e.message.includes(path)) e.message += " (fs " + op + " '" + path + "')";
     throw e;
   };
   // fsAsync runs fn as an async fs function: its throw is the promise's rejection, an aborted

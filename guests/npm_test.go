@@ -1,0 +1,210 @@
+package guests_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/guests"
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
+)
+
+// This file runs servers written as published npm servers are (issue 40): the SDK's
+// low-level Server, Node built-ins with a sandbox meaning, and those without one.
+
+// buildJSResult runs the build of entry (relative to guests/typescript) and returns its
+// combined output and the module, or the build's error.
+func buildJSResult(tb testing.TB, entry string, flags ...string) (string, []byte, error) {
+	tb.Helper()
+	guests.ReadTrees(tb, "typescript/mcpwasm", "typescript/testdata")
+	if _, err := os.Stat(filepath.Join("typescript", "node_modules", "esbuild")); err != nil {
+		testenv.Skip(tb, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		testenv.Skip(tb, "node is not installed: %v", err)
+	}
+	out := filepath.Join(tb.TempDir(), "guest.wasm")
+	cmd := exec.Command(node, append([]string{"mcpwasm/build.mjs", entry, out}, flags...)...)
+	cmd.Dir = "typescript"
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(b), nil, err
+	}
+	wasm, err := os.ReadFile(out)
+	return string(b), wasm, err
+}
+
+// A server written with the low-level Server and setRequestHandler (lowlevel.ts of the
+// newcomer cases, and every request schema the SDK exports): its list handlers make the
+// manifest (pages followed), its call, read, get and complete handlers answer.
+func TestJavaScriptLowLevelServer(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "testdata/lowlevel.js"), nil)
+	m := g.Manifest()
+	var tools []string
+	for _, tl := range m.Tools {
+		tools = append(tools, tl.Name)
+	}
+	if g.Name() != "lowlevel" || strings.Join(tools, ",") != "shout,count" {
+		t.Fatalf("name %q, tools %v; want lowlevel with shout,count (both pages)", g.Name(), tools)
+	}
+	if got, want := call(t, g, "shout", `{"text":"hi"}`), fmt.Sprintf(textResult, `"HI"`); got != want {
+		t.Errorf("shout: %s, want %s", got, want)
+	}
+	if got, want := call(t, g, "count", `{"text":"four"}`), fmt.Sprintf(textResult, `"4"`); got != want {
+		t.Errorf("count: %s, want %s", got, want)
+	}
+	if len(m.Resources) != 1 || m.Resources[0].URI != "memo://one" || len(m.ResourceTemplates) != 1 || m.ResourceTemplates[0].URITemplate != "memo://{id}" {
+		t.Errorf("resources %+v, templates %+v", m.Resources, m.ResourceTemplates)
+	}
+	out, err := g.ReadResource(context.Background(), "memo://7")
+	if want := `{"contents":[{"uri":"memo://7","text":"memo 7"}]}`; err != nil || string(out) != want {
+		t.Errorf("read memo://7: %s, %v; want %s", out, err, want)
+	}
+	out, err = g.GetPrompt(context.Background(), "greet", []byte(`{"who":"Ada"}`))
+	if want := `{"messages":[{"role":"user","content":{"type":"text","text":"Say hello to Ada"}}]}`; err != nil || string(out) != want {
+		t.Errorf("prompt greet: %s, %v; want %s", out, err, want)
+	}
+	if !g.Completes() {
+		t.Fatal("a CompleteRequestSchema handler: completions not served")
+	}
+	out, err = g.Complete(context.Background(), []byte(`{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"al"}}`))
+	if want := `{"completion":{"values":["alan"],"hasMore":false}}`; err != nil || string(out) != want {
+		t.Errorf("complete: %s, %v; want %s", out, err, want)
+	}
+	_, err = g.Call(context.Background(), "nope", []byte(`{}`))
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("unknown tool: %v, want an error naming it", err)
+	}
+}
+
+// Node built-ins with a sandbox meaning answer as Node's do (the expected values are
+// Node 20's for the same calls); process.argv is the config's args; HOME comes from the env
+// grant; node:fs goes through the fs grant, what the grant does not cover is refused by the
+// sandbox, what the host does not offer (rename) fails with ENOSYS naming it.
+func TestJavaScriptNodeBuiltins(t *testing.T) {
+	h := newHost(t)
+	dir := t.TempDir()
+	g := load(t, h, buildJS(t, "testdata/nodebuiltins.js"), &runtime.GuestConfig{
+		Args:   []string{"--flag", "x"},
+		Grants: runtime.Grants{Env: []string{"HOME=/home/ada"}, FS: []policy.FS{{Guest: "/data", Host: dir, RW: true}}},
+	})
+	var probe map[string]any
+	text := func(tool string, v any) {
+		t.Helper()
+		var r struct{ Content []struct{ Text string } }
+		out := call(t, g, tool, `{}`)
+		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Content) != 1 {
+			t.Fatalf("%s: %s", tool, out)
+		}
+		if err := json.Unmarshal([]byte(r.Content[0].Text), v); err != nil {
+			t.Fatalf("%s: %s: %v", tool, r.Content[0].Text, err)
+		}
+	}
+	text("probe", &probe)
+	want := map[string]string{
+		"join":          `"/a/c/d.txt"`,
+		"resolve":       `"/y"`,
+		"relative":      `"../../d"`,
+		"parse":         `{"base":"file.tar.gz","dir":"/home/u","ext":".gz","name":"file.tar","root":"/"}`,
+		"posix":         `true`,
+		"fileURLToPath": `"/tmp/a b.txt"`,
+		"pathToFileURL": `"file:///tmp/a%20b%23.txt"`,
+		"format":        `"list has 3 items {\"a\":1}"`,
+		"inspect":       `"{ a: [ 1, 'x' ], m: Map(1) { 'k' =\u003e 2 } }"`,
+		"isDate":        `true`,
+		"promisify":     `"slept 5"`,
+		"events":        `["once:1","on:1","on:2"]`,
+		"stream":        `"abcd,pq"`,
+		"os":            `[true,"linux","/home/ada","/tmp"]`,
+		"sha256":        `"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"`,
+		"sha1":          `"a9993e364706816aba3e25717850c26c9cd0d89d"`,
+		"md5":           `"d41d8cd98f00b204e9800998ecf8427e"`,
+		"md5long":       `"NqksyUqeD6IfYl+L+wB63w=="`,
+		"hmac":          `"f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8"`,
+		"randomBytes":   `8`,
+		"decoder":       `"|€"`,
+		"isatty":        `false`,
+		"argv":          `["--flag","x"]`,
+	}
+	for k, w := range want {
+		b, _ := json.Marshal(probe[k])
+		var wv any
+		_ = json.Unmarshal([]byte(w), &wv)
+		wb, _ := json.Marshal(wv)
+		if string(b) != string(wb) {
+			t.Errorf("%s: %s, want %s", k, b, wb)
+		}
+	}
+	var files struct {
+		Text, Stream, Again, Rename, Outside, Realpath string
+		Exists                                         []bool
+		Size                                           int
+		List                                           []string
+	}
+	text("files", &files)
+	if files.Text != "written by writeFileSync" || files.Stream != "writ" || files.Size != 24 || files.Realpath != "/data/sync.txt" || files.Again != "EEXIST" {
+		t.Errorf("files: %+v", files)
+	}
+	if strings.Join(files.List, ",") != "new.txt,sync.txt" || len(files.Exists) != 2 || !files.Exists[0] || files.Exists[1] {
+		t.Errorf("files: list %v, exists %v", files.List, files.Exists)
+	}
+	if !strings.HasPrefix(files.Rename, "ENOSYS ") || !strings.Contains(files.Rename, "fs.rename is not one of them") {
+		t.Errorf("rename: %q, want ENOSYS naming fs.rename", files.Rename)
+	}
+	if !strings.Contains(files.Outside, "/etc/passwd is not granted") {
+		t.Errorf("read /etc/passwd: %q, want the sandbox's refusal", files.Outside)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "sync.txt")); err != nil || string(b) != "written by writeFileSync" {
+		t.Errorf("the granted directory holds %q, %v", b, err)
+	}
+}
+
+// node:child_process has no sandbox meaning: the build links a stub and says so (a warning;
+// --strict fails it), and the stub's throw at start fails the load naming the module and why
+// (child-process.ts of the newcomer cases).
+func TestJavaScriptStubBuiltin(t *testing.T) {
+	out, wasm, err := buildJSResult(t, "testdata/childprocess.js")
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "warning: node:child_process (imported by testdata/childprocess.js) is a stub: a guest runs no processes or threads") {
+		t.Errorf("build output lacks the stub warning:\n%s", out)
+	}
+	h := newHost(t)
+	_, err = h.Load(context.Background(), wasm, nil)
+	if err == nil || !strings.Contains(err.Error(), "node:child_process.execSync is not available in the mcpwasm sandbox: a guest runs no processes or threads") {
+		t.Errorf("load: %v, want the stub's error naming node:child_process.execSync", err)
+	}
+	out, _, err = buildJSResult(t, "testdata/childprocess.js", "--strict")
+	if err == nil || !strings.Contains(out, "error: node:child_process (imported by testdata/childprocess.js) is a stub") {
+		t.Errorf("--strict build: %v\n%s; want it to fail naming the stub", err, out)
+	}
+}
+
+// A server that runs its own HTTP transport (http.ts of the newcomer cases) fails the build
+// saying why and which path it needs.
+func TestJavaScriptOwnTransportRefused(t *testing.T) {
+	out, _, err := buildJSResult(t, "testdata/httpserver.js")
+	if err == nil || !strings.Contains(out, `unsupported import "@modelcontextprotocol/sdk/server/streamableHttp.js"`) || !strings.Contains(out, "needs the whole-server path") {
+		t.Errorf("build: %v\n%s; want a refusal naming the import and the whole-server path", err, out)
+	}
+}
+
+// readFileSync at start (readfilesync.ts of the newcomer cases) goes through the fs grant:
+// without one for /etc the load fails naming the file.
+func TestJavaScriptReadFileSyncAtStart(t *testing.T) {
+	h := newHost(t)
+	_, err := h.Load(context.Background(), buildJS(t, "testdata/readfilesync.js"), nil)
+	if err == nil || !strings.Contains(err.Error(), "/etc/hostname") {
+		t.Errorf("load without an fs grant: %v, want a failure naming /etc/hostname", err)
+	}
+}
