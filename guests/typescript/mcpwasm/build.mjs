@@ -105,6 +105,7 @@ module.exports = new Proxy({}, { get: (_, k) => (k === "__esModule" || typeof k 
 // node:fs and node:fs/promises (mcpwasm/node/fs.js) go over the fs grant (request kind "fs");
 // an import of them by the project's own files asks for fs (see inferRequests).
 let importsFS = false;
+const namedHosts = new Set(); // hosts named by URL literals of the project's own files
 
 // Node built-ins the shim serves as globals, by import: node:timers the global timers; node:timers/promises their promise forms (setTimeout(ms,
 // value, {signal}), setImmediate(value, {signal}), scheduler.wait). Each also without "node:".
@@ -319,7 +320,11 @@ function inferRequests(meta) {
     // "*:*" is any host on any port (abi/ABI.md's host patterns): "*" alone is any host on
     // the scheme's default port, which left a granted "127.0.0.1:8080" not requested. The
     // operator's grant decides what the guest reaches.
-    if (/\bfetch\s*\(/.test(src)) r.net = ["*:*"];
+    if (/\bfetch\s*\(/.test(src)) {
+      r.net = ["*:*"];
+      // The hosts its URL literals name: what the printed config entry grants.
+      for (const m of src.matchAll(/["'`]https?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,})(?::\d+)?[\/"'`?]/g)) namedHosts.add(m[1].toLowerCase());
+    }
     for (const m of src.matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)|process\.env\[\s*["'`]([^"'`]+)["'`]\s*\]/g)) env.add(m[1] || m[2]);
     // Timers wait for real only with the clock, and Date.now/performance.now read it.
     if (importsTimers || /\bset(Timeout|Interval)\s*\(|\bDate\.now\s*\(|\bnew\s+Date\s*\(\s*\)|\bperformance\.now\s*\(/.test(src)) r.clock = true;
@@ -400,3 +405,8 @@ const source = Buffer.from(script, "utf8");
 const out_ = Buffer.concat([engine, section(SECTION, source), section(BYTECODE_SECTION, bytecode)]);
 writeFileSync(out, out_);
 console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length}); requests ${JSON.stringify(requests || {})}`);
+// For `mcpwasm build`: one JSON line it reads (the requests, the hosts the code names, the
+// stubs linked, the files embedded) to print a ready config entry.
+if (process.env.MCPWASM_BUILD_REPORT) {
+  writeFileSync(process.env.MCPWASM_BUILD_REPORT, JSON.stringify({ requests: requests || {}, hosts: [...namedHosts].sort(), stubs: [...stubs.keys()].sort(), embedded: Object.keys(files).length, bytes: out_.length }));
+}
