@@ -100,6 +100,25 @@
     return true;
   };
 
+  // ---- engine fixes: where the pinned engine answers differently from Node (V8) ----
+  // setUTCFullYear(NaN, …) and setFullYear(NaN, …) leave the time value as it was (0 for
+  // new Date(0)) where ECMA-262 §21.4.4.21 makes it NaN: date-fns's parseISO("nope") then
+  // gave 1970-01-01 instead of Invalid Date. testdata/engine-probes checks the rest.
+  for (const name of ["setUTCFullYear", "setFullYear"]) {
+    const orig = Date.prototype[name];
+    const fixed = {
+      [name](year, ...rest) {
+        if (Number.isNaN(Number(year))) {
+          orig.call(this, 1970); // the receiver check and its TypeError, as the original
+          this.setTime(NaN);
+          return NaN;
+        }
+        return orig.call(this, year, ...rest);
+      },
+    }[name];
+    Object.defineProperty(Date.prototype, name, { value: fixed, writable: true, configurable: true, enumerable: false });
+  }
+
   // ---- text encoding ----
   class TextEncoder {
     get encoding() {
