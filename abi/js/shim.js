@@ -1543,7 +1543,10 @@
     if (!Object.keys(lists).some((m) => lowHandler(m))) return describeMcp();
     const m = server ? describeMcp() : { name: lowServer._info.name || "script", version: lowServer._info.version || "", tools: [] };
     if (!server && lowServer._info.description) m.description = lowServer._info.description;
-    if (!server && mcp.requests) m.requests = mcp.requests;
+    if (!server) {
+      const rq = requestsNow();
+      if (rq) m.requests = rq;
+    }
     return (async () => {
       for (const method of Object.keys(lists)) {
         const fn = lowHandler(method);
@@ -1611,8 +1614,19 @@
     if (resourceTemplates.length) m.resourceTemplates = resourceTemplates;
     if (prompts.length) m.prompts = prompts;
     if (completions) m.completions = true;
-    if (mcp.requests) m.requests = mcp.requests;
+    const rq = requestsNow();
+    if (rq) m.requests = rq;
     return m;
+  };
+  // requestsNow is what the guest asks for: mcp.requests, and for a package built with its
+  // directories from its arguments (build.mjs: fsFromArgs) each absolute path of
+  // process.argv.slice(2) as an fs request.
+  const requestsNow = () => {
+    if (!mcp.fsFromArgs) return mcp.requests;
+    const r = Object.assign({}, mcp.requests);
+    const dirs = g.process.argv.slice(2).filter((a) => typeof a === "string" && a.startsWith("/")).map(cleanPath);
+    r.fs = (r.fs || []).concat(dirs.map((path) => (mcp.fsFromArgs === "rw" ? { path, rw: true } : { path })));
+    return r;
   };
   const fieldOf = (issue) => (issue.path && issue.path.length ? issue.path.join(".") : "(arguments)");
   const invalid = (where, err) => {

@@ -213,6 +213,8 @@ func (b *jsBuild) fromPackageDir(dir string) error {
 // buildReport is what build.mjs writes to MCPWASM_BUILD_REPORT.
 type buildReport struct {
 	Requests map[string]json.RawMessage `json:"requests"`
+	// FSFromArgs is "ro" or "rw" when the package's fs requests are its args' directories.
+	FSFromArgs string `json:"fsFromArgs"`
 	Hosts    []string                   `json:"hosts"`
 	Stubs    []string                   `json:"stubs"`
 	Embedded int                        `json:"embedded"`
@@ -401,28 +403,31 @@ func printConfigEntry(w io.Writer, out string, r *buildReport) {
 			_ = json.Unmarshal(v, &dirs)
 			var fs []map[string]any
 			for _, d := range dirs {
-				guest := d.Path
-				if guest == "/" {
-					guest = "/data" // a package given its directories as args: one of them
-				}
-				e := map[string]any{"host": "/path/on/this/machine", "guest": guest}
+				e := map[string]any{"host": "/path/on/this/machine", "guest": d.Path}
 				if d.RW {
 					e["rw"] = true
 				}
 				fs = append(fs, e)
-				hostDirs = true
 			}
 			grants["fs"] = fs
 		default:
 			grants[k] = v
 		}
 	}
+	if r.FSFromArgs != "" {
+		e := map[string]any{"host": "/path/on/this/machine", "guest": "/data"}
+		if r.FSFromArgs == "rw" {
+			e["rw"] = true
+		}
+		grants["fs"] = []map[string]any{e}
+		hostDirs = true
+	}
 	entry := map[string]any{"path": out}
 	if len(grants) > 0 {
 		entry["grants"] = grants
 	}
 	if hostDirs {
-		entry["args"] = []string{}
+		entry["args"] = []string{"/data"} // a package given its directories as arguments
 	}
 	b, _ := json.MarshalIndent(map[string]any{"guests": []any{entry}}, "", "  ")
 	if len(r.Stubs) > 0 {

@@ -105,6 +105,7 @@ module.exports = new Proxy({}, { get: (_, k) => (k === "__esModule" || typeof k 
 // node:fs and node:fs/promises (mcpwasm/node/fs.js) go over the fs grant (request kind "fs");
 // an import of them by the project's own files asks for fs (see inferRequests).
 let importsFS = false;
+let fsFromArgs = ""; // a package's fs requests are its args' directories: "ro" or "rw"
 const namedHosts = new Set(); // hosts named by URL literals of the project's own files
 
 // Node built-ins the shim serves as globals, by import: node:timers the global timers; node:timers/promises their promise forms (setTimeout(ms,
@@ -344,10 +345,11 @@ function inferRequests(meta) {
     }
   }
   if (importsFS && pkgDir) {
-    // A package's directories come from its arguments and the operator's grants, not from
-    // the path literals of its code.
+    // A package's directories come from its arguments, not from the path literals of its
+    // code: it requests each absolute path of the config's args (the shim reads them at
+    // start, shim.js describe), writable if it writes; the operator's grants decide.
     dirs.clear();
-    dirs.add("/");
+    fsFromArgs = writes ? "rw" : "ro";
   } else if (importsFS && dirs.size === 0) {
     console.error(`${entry}: imports node:fs but names no absolute directory: add "mcpwasm": {"requests": {"fs": [{"path": "/data", "rw": true}]}} to package.json (the directories the operator may grant)`);
   }
@@ -359,6 +361,7 @@ function inferRequests(meta) {
 }
 const prelude = {};
 if (requests) prelude.requests = requests;
+if (fsFromArgs) prelude.fsFromArgs = fsFromArgs;
 if (pkgDir) {
   prelude.files = files;
   prelude.filesRoot = FILES_ROOT;
@@ -404,9 +407,9 @@ const section = (name, payload) => {
 const source = Buffer.from(script, "utf8");
 const out_ = Buffer.concat([engine, section(SECTION, source), section(BYTECODE_SECTION, bytecode)]);
 writeFileSync(out, out_);
-console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length}); requests ${JSON.stringify(requests || {})}`);
+console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length}); requests ${JSON.stringify(requests || {})}${fsFromArgs ? `, and fs${fsFromArgs === "rw" ? " (read-write)" : ""}: each absolute path of the config's args` : ""}`);
 // For `mcpwasm build`: one JSON line it reads (the requests, the hosts the code names, the
 // stubs linked, the files embedded) to print a ready config entry.
 if (process.env.MCPWASM_BUILD_REPORT) {
-  writeFileSync(process.env.MCPWASM_BUILD_REPORT, JSON.stringify({ requests: requests || {}, hosts: [...namedHosts].sort(), stubs: [...stubs.keys()].sort(), embedded: Object.keys(files).length, bytes: out_.length }));
+  writeFileSync(process.env.MCPWASM_BUILD_REPORT, JSON.stringify({ requests: requests || {}, fsFromArgs, hosts: [...namedHosts].sort(), stubs: [...stubs.keys()].sort(), embedded: Object.keys(files).length, bytes: out_.length }));
 }
