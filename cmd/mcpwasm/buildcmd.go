@@ -214,11 +214,11 @@ func (b *jsBuild) fromPackageDir(dir string) error {
 type buildReport struct {
 	Requests map[string]json.RawMessage `json:"requests"`
 	// FSFromArgs is "ro" or "rw" when the package's fs requests are its args' directories.
-	FSFromArgs string `json:"fsFromArgs"`
-	Hosts    []string                   `json:"hosts"`
-	Stubs    []string                   `json:"stubs"`
-	Embedded int                        `json:"embedded"`
-	Bytes    int                        `json:"bytes"`
+	FSFromArgs string   `json:"fsFromArgs"`
+	Hosts      []string `json:"hosts"`
+	Stubs      []string `json:"stubs"`
+	Embedded   int      `json:"embedded"`
+	Bytes      int      `json:"bytes"`
 }
 
 func (b *jsBuild) run(ctx context.Context, toolchain, tmp string, stdout, stderr io.Writer) (*buildReport, error) {
