@@ -314,3 +314,60 @@ func TestNpmServerFilesystem(t *testing.T) {
 		t.Errorf("read /secret (named in args, not granted): %s, want the sandbox's refusal", out)
 	}
 }
+
+// A published-style package built with --package (testdata/npmpkg) reads its own files
+// without a grant — package.json through createRequire(import.meta.url), a data file by
+// new URL(…, import.meta.url) — and cannot write them (EROFS); import() of its own module
+// works; the older server.tool/resource/prompt API serves; a tools/list handler set on
+// McpServer.server makes the list while McpServer's tools answer the calls.
+func TestNpmPackageOwnFiles(t *testing.T) {
+	out, wasm, err := buildJSResult(t, "testdata/npmpkg/dist/index.js", "--package", "testdata/npmpkg")
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	h := newHost(t)
+	g := load(t, h, wasm, nil)
+	var listed []string
+	for _, tl := range g.Manifest().Tools {
+		listed = append(listed, tl.Name+": "+tl.Description)
+	}
+	if got, want := strings.Join(listed, "; "), "about: What the package read of itself; echo: Echoes (listed by the low-level handler)"; got != want {
+		t.Errorf("tools %q, want %q", got, want)
+	}
+	if got, want := call(t, g, "about", `{}`), fmt.Sprintf(textResult, `"{\"version\":\"3.1.4\",\"hello\":\"hello from the package\",\"here\":\"/.mcpwasm/pkg/dist\",\"extra\":\"loaded by import()\",\"write\":\"EROFS\"}"`); got != want {
+		t.Errorf("about: %s, want %s", got, want)
+	}
+	if got, want := call(t, g, "echo", `{"text":"hi"}`), fmt.Sprintf(textResult, `"hi"`); got != want {
+		t.Errorf("echo: %s, want %s", got, want)
+	}
+	res, err := g.ReadResource(context.Background(), "selfread://readme")
+	if want := `{"contents":[{"uri":"selfread://readme","text":"hello from the package"}]}`; err != nil || string(res) != want {
+		t.Errorf("read selfread://readme: %s, %v; want %s", res, err, want)
+	}
+	res, err = g.GetPrompt(context.Background(), "ask", []byte(`{"topic":"wasm"}`))
+	if want := `{"messages":[{"role":"user","content":{"type":"text","text":"About wasm"}}]}`; err != nil || string(res) != want {
+		t.Errorf("prompt ask: %s, %v; want %s", res, err, want)
+	}
+}
+
+// An import the shim does not have is refused at build with what it has, not esbuild's bare
+// "No matching export".
+func TestJavaScriptUnsupportedImportExplained(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct{ file, src, want string }{
+		{"badsdk.js", `import { Server, SSEServerTransport } from "@modelcontextprotocol/sdk/server/index.js"; new Server({}); SSEServerTransport;`,
+			`unsupported import "SSEServerTransport" from the MCP SDK: mcpwasm's shim serves McpServer`},
+		{"badfs.js", `import { cpSync } from "node:fs"; cpSync("/a", "/b");`,
+			`unsupported import "cpSync" from node:fs: mcpwasm's node:fs does not have it`},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, c.file)
+		if err := os.WriteFile(p, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := buildJSResult(t, p)
+		if err == nil || !strings.Contains(out, c.want) {
+			t.Errorf("%s: %v\n%s\nwant %q", c.file, err, out, c.want)
+		}
+	}
+}
