@@ -114,10 +114,11 @@ const readme = "# NAME\n\n" +
 	"mcpwasm serve NAME.wasm\n" +
 	"mcpwasm call NAME '{\"name\":\"Ada\"}' -- mcpwasm serve NAME.wasm\n" +
 	"```\n\n" +
-	"The build (mcpwasm/build.mjs) points the SDK's server imports at mcpwasm/sdk.js and fails on\n" +
-	"an import the sandbox cannot serve (node:net, node:fs's readFileSync, …). fetch, process.env,\n" +
-	"node:fs/promises, crypto.getRandomValues, timers and console work through the operator's\n" +
-	"grants; extra.signal aborts when the client cancels a call or its time limit nears. What the guest\n" +
+	"The build (mcpwasm/build.mjs) points the SDK's server imports at mcpwasm/sdk.js and Node's\n" +
+	"built-ins with a sandbox meaning (path, url, util, events, stream, fs, os, crypto, …) at\n" +
+	"mcpwasm/node/; one without (node:net, child_process, …) is a stub that throws on use, listed\n" +
+	"as a warning (--strict fails the build). fetch, process.env, node:fs, crypto, timers and\n" +
+	"console work through the operator's grants; extra.signal aborts when the client cancels a call or its time limit nears. What the guest\n" +
 	"asks for is read off ENTRY (fetch → net \"*:*\" (any host and port granted), process.env.API_KEY → env API_KEY,\n" +
 	"node:fs/promises → fs: the directories its absolute paths name, …; the build\n" +
 	"prints it); to list it yourself, add \"mcpwasm\": {\"requests\": {\"net\": [\"api.example.com\"]}}\n" +
