@@ -371,3 +371,23 @@ func TestJavaScriptUnsupportedImportExplained(t *testing.T) {
 		}
 	}
 }
+
+// date-fns's parseISO("nope") is an Invalid Date, as under Node (dateprobe-parseiso.ts of the
+// newcomer cases; the engine's setUTCFullYear(NaN) is patched in the shim).
+func TestNpmDateFnsParseISO(t *testing.T) {
+	entry, err := filepath.Abs(filepath.Join("..", "testdata", "npm-servers", "dateprobe.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join("..", "testdata", "npm-servers", "node_modules", "date-fns")); err != nil {
+		testenv.Skip(t, "testdata/npm-servers is not installed (run: npm ci --prefix testdata/npm-servers): %v", err)
+	}
+	out, wasm, err := buildJSResult(t, entry)
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	g := load(t, newHost(t), wasm, nil)
+	if got, want := call(t, g, "probe", `{}`), fmt.Sprintf(textResult, `"{\"nope\":\"Invalid Date\",\"isNaN\":true,\"ok\":\"2026-12-07T04:05:06.000Z\"}"`); got != want {
+		t.Errorf("probe: %s, want %s", got, want)
+	}
+}
