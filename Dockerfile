@@ -1,5 +1,5 @@
 # mcpwasm container image: one static binary (the bundled guests are embedded in it) on an
-# empty base. Build and run (README "Run in production: container and Kubernetes"):
+# empty base. Build and run (docs/operations.md, "Container image"):
 #
 #   docker build -t mcpwasm .
 #   docker run --rm -p 8080:8080 -e MCPWASM_HTTP_TOKEN="$(openssl rand -hex 32)" \

@@ -3,8 +3,8 @@
 # install dir testdata/conformance and its baseline) against THREE `mcpwasm serve --http
 # --stateless` replicas behind testdata/lbproxy, a round-robin load balancer that routes only
 # to replicas whose GET /readyz is 200 — so consecutive requests of one client reach different
-# processes, as behind a Kubernetes Service (README "Run in production: container and
-# Kubernetes"). Modes: stateless and stateless-json (sessions cannot span replicas).
+# processes, as behind a Kubernetes Service (docs/operations.md,
+# "Three replicas behind a load balancer"). Modes: stateless and stateless-json (sessions cannot span replicas).
 #
 # Exit status: non-zero if a scenario fails that testdata/conformance/baseline.txt does not
 # list for that mode (entries "stateless/X", "stateless-json/X" or a bare "X") and fails again

@@ -51,7 +51,7 @@ step timeout 300 go build -o "$tmp/mcpwasm" ./cmd/mcpwasm
 step env GOOS=wasip1 GOARCH=wasm timeout 300 go build -buildmode=c-shared -trimpath -ldflags="-s -w" \
 	-o "$tmp/conformance.wasm" ./testdata/guests/conformance
 # The conformance guest requests sampling, elicitation and roots (its manifest); the config
-# grants them (README "Grant capabilities"), so test_sampling, test_elicitation* and the
+# grants them (docs/grants.md), so test_sampling, test_elicitation* and the
 # test_input_required_result_* tools reach the client, and the clock, so the tasks fixtures
 # (slow_compute, failing_job) can wait. calc and text get nothing.
 cat >"$tmp/mcpwasm.json" <<JSON

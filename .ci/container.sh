@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The container image for real (README "Run in production: container and Kubernetes"):
+# The container image for real (docs/operations.md, "Built and run in CI"):
 #
 #  1. Starts dockerd unless a daemon answers already (installs Debian's docker.io, nginx and
 #     curl if missing; stops the daemon it started at exit).

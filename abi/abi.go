@@ -122,6 +122,9 @@ type Resource struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	MIMEType    string `json:"mimeType,omitempty"`
+	// Meta is the resource's MCP _meta object (ABI.md §4), e.g. MCP Apps' {"ui":{"csp":…,
+	// "prefersBorder":true}}; reserved keys are dropped as for a tool's.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // ResourceTemplate is a family of resources (RFC 6570 URI template) a guest serves through
@@ -132,6 +135,8 @@ type ResourceTemplate struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	MIMEType    string `json:"mimeType,omitempty"`
+	// Meta is the template's MCP _meta object; reserved keys are dropped.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Prompt is a prompt template a guest serves through mcpwasm_prompt (MCP "Server Features ›
@@ -163,6 +168,9 @@ type ResourceContents struct {
 	MIMEType string `json:"mimeType,omitempty"`
 	Text     string `json:"text,omitempty"`
 	Blob     []byte `json:"blob,omitempty"`
+	// Meta is the contents' MCP _meta object, e.g. MCP Apps' {"ui":{"csp":…}} on a ui://
+	// view; reserved keys are dropped.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PromptResult is what mcpwasm_prompt returns: an MCP GetPromptResult. On failure the guest
@@ -188,7 +196,11 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Icons        json.RawMessage `json:"icons,omitempty"` // MCP Icon array
-	Requests     Requests        `json:"requests,omitzero"`
+	// Meta is the tool's MCP _meta object, passed to clients in tools/list (ABI.md §4): e.g.
+	// MCP Apps' {"ui":{"resourceUri":"ui://…"}}. Keys of MCP's reserved namespace
+	// (io.modelcontextprotocol/…) are the host's and are dropped.
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+	Requests Requests        `json:"requests,omitzero"`
 	// Execution is how the tool may be run (MCP ToolExecution); nil means the defaults
 	// (taskSupport "forbidden").
 	Execution *ToolExecution `json:"execution,omitempty"`

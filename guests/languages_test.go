@@ -195,6 +195,18 @@ func TestAllLanguagesInOneHost(t *testing.T) {
 			t.Errorf("%s %s %s:\n got %s\nwant %s", tc.lang, tc.tool, tc.args, got, tc.want)
 		}
 	}
+	// The C and Rust SDKs set a tool's _meta (mcpwasm_set_tool_meta, set_tool_meta).
+	for lang, want := range map[string]string{"c": "wc " + `{"com.example/origin":"ctext"}`, "rust": "roman " + `{"com.example/origin":"rtext"}`} {
+		var got []string
+		for _, tl := range g[lang].Manifest().Tools {
+			if len(tl.Meta) > 0 {
+				got = append(got, tl.Name+" "+string(tl.Meta))
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s guest's tools with _meta: %q, want [%s]", lang, got, want)
+		}
+	}
 	// Tool names are per guest: an unknown name stops at the host (so the SDKs' own
 	// unknown-tool answers are unreachable through Guest.Call).
 	if _, err := g["c"].Call(context.Background(), "slugify", nil); !errors.Is(err, runtime.ErrUnknownTool) {

@@ -236,16 +236,6 @@ func npmServer(t *testing.T, pkg string) []byte {
 	return wasm
 }
 
-// needsGrantsAtStart skips when a load failed only because the start ran without the
-// guest's grants (issue 40 item 4, integrated separately): the server's own top level read
-// a granted variable or directory and exited.
-func needsGrantsAtStart(t *testing.T, err error) {
-	t.Helper()
-	if err != nil && strings.Contains(err.Error(), "process.exit(1) called") {
-		t.Skipf("the start runs without the guest's grants yet (issue 40 item 4): %v", err)
-	}
-}
-
 // @modelcontextprotocol/server-brave-search 0.6.2 (SDK 1.0.1's low-level Server): without the
 // env grant its start exits with its own message; with it, it loads, lists its tools, and a
 // search without a net grant is refused by the sandbox naming api.search.brave.com.
@@ -257,7 +247,6 @@ func TestNpmBraveSearch(t *testing.T) {
 		t.Fatalf("load without BRAVE_API_KEY: %v, want the server's own message", err)
 	}
 	g, err := h.Load(context.Background(), wasm, &runtime.GuestConfig{Grants: runtime.Grants{Env: []string{"BRAVE_API_KEY=test-key-0"}}})
-	needsGrantsAtStart(t, err)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +278,6 @@ func TestNpmServerFilesystem(t *testing.T) {
 		Args:   []string{"/data", "/secret"},
 		Grants: runtime.Grants{FS: []policy.FS{{Guest: "/data", Host: dir, RW: true}}},
 	})
-	needsGrantsAtStart(t, err)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -790,3 +790,56 @@ func TestJavaScriptRandomAtStart(t *testing.T) {
 		})
 	}
 }
+
+// Every handler of a JavaScript guest runs with its guest's grants, as a Node server's run
+// with its process's environment: the top level (which refuses to start without its key, as
+// published servers do), a resource that fetches, a prompt that reads the environment. A
+// grant narrowed per tool still applies to that tool alone. Before, the start and the
+// resource and prompt handlers ran with no grants: the load failed with "API_KEY is not set"
+// whatever the config granted, the fetch was refused "request outside a tool call" and the
+// prompt read "unset".
+func TestJavaScriptHandlersHaveGuestGrants(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "cloudy in %s", r.URL.Query().Get("city"))
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	module := buildJS(t, "testdata/grants.js")
+	h := newHost(t)
+	ctx := context.Background()
+
+	if _, err := h.Load(ctx, module, &runtime.GuestConfig{Name: "grants"}); err == nil || !strings.Contains(err.Error(), "API_KEY is not set") {
+		t.Fatalf("without the env grant: %v, want the script's own error", err)
+	}
+	env := []string{"API_KEY=k-123", "TEAM=core", "WEATHER_URL=" + srv.URL}
+	g := load(t, h, module, &runtime.GuestConfig{Name: "grants", Grants: runtime.Grants{Env: env, Net: []string{u.Host}}})
+	out, err := g.ReadResource(ctx, "weather://oslo")
+	if want := `"text":"200 cloudy in Oslo"`; err != nil || !strings.Contains(string(out), want) {
+		t.Errorf("resource read: %s %v, want %s", out, err, want)
+	}
+	out, err = g.GetPrompt(ctx, "team", []byte(`{"topic":"wasm"}`))
+	if want := `"text":"team=core topic=wasm"`; err != nil || !strings.Contains(string(out), want) {
+		t.Errorf("prompt: %s %v, want %s", out, err, want)
+	}
+	if got, want := call(t, g, "team_tool", `{}`), fmt.Sprintf(textResult, `"team=core key=5"`); got != want {
+		t.Errorf("tool: %s, want %s", got, want)
+	}
+
+	// Without the net grant the resource's fetch is refused naming the grant; the rest serves.
+	g2 := load(t, h, module, &runtime.GuestConfig{Name: "grants2", Grants: runtime.Grants{Env: env}})
+	if out, err := g2.ReadResource(ctx, "weather://oslo"); err == nil && !strings.Contains(string(out), "not granted") && !strings.Contains(string(out), "no hosts are granted") {
+		t.Errorf("resource read without net: %s, want a refusal naming the grant", out)
+	} else if err != nil && !strings.Contains(err.Error(), "net") {
+		t.Errorf("resource read without net: %v, want a refusal naming the net grant", err)
+	}
+
+	// Narrowed per tool: team_tool loses TEAM, the prompt (the guest's grants) keeps it.
+	g3 := load(t, h, module, &runtime.GuestConfig{Name: "grants3", Grants: runtime.Grants{Env: env},
+		ToolGrants: map[string]runtime.Grants{"team_tool": {Env: []string{"API_KEY=k-123"}}}})
+	if got, want := call(t, g3, "team_tool", `{}`), fmt.Sprintf(textResult, `"team=unset key=5"`); got != want {
+		t.Errorf("narrowed tool: %s, want %s", got, want)
+	}
+	if out, err := g3.GetPrompt(ctx, "team", []byte(`{"topic":"x"}`)); err != nil || !strings.Contains(string(out), `"text":"team=core topic=x"`) {
+		t.Errorf("prompt beside a narrowed tool: %s %v", out, err)
+	}
+}

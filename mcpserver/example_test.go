@@ -68,8 +68,8 @@ func ExampleAddGuest() {
 	// text: {"text":"hi"}
 }
 
-// Serve a guest module over stdio from your own program: the README's "Embed in your own Go
-// MCP server", verbatim (TestReadmeGoSnippets checks that they match).
+// Serve a guest module over stdio from your own program: docs/embed.md's snippet,
+// verbatim (TestReadmeGoSnippets checks that they match).
 func ExampleAddGuest_stdio() {
 	ctx := context.Background()
 	host, err := runtime.NewHost(ctx, nil) // nil: default options (compiled code cached on disk)

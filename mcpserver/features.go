@@ -22,6 +22,29 @@ type manifestValues struct {
 	m         *abi.Manifest
 	// taskSupport is the execution.taskSupport each tool declares, by index of tools.
 	taskSupport []string
+	// dropped lists the _meta keys of MCP's reserved namespace taken out of tools and
+	// resources (metakeys.go); registerGuest logs them.
+	dropped []droppedMeta
+}
+
+// droppedMeta is the reserved _meta keys dropped from one tool ("tool"), resource
+// ("resource") or template ("resource template") named name.
+type droppedMeta struct {
+	kind, name string
+	keys       []string
+}
+
+// guestMeta is a manifest _meta without its reserved keys, recording those in v.dropped.
+func (v *manifestValues) guestMeta(kind, name string, raw json.RawMessage) (mcp.Meta, error) {
+	meta, err := decodeMeta(raw) // apps.go
+	if err != nil {
+		return nil, err
+	}
+	meta, keys := withoutReservedMeta(meta)
+	if keys != nil {
+		v.dropped = append(v.dropped, droppedMeta{kind, name, keys})
+	}
+	return meta, nil
 }
 
 // sdkValues converts and checks the manifest m of guest (see checkForSDK); the error names
@@ -41,19 +64,33 @@ func sdkValues(guest string, m *abi.Manifest) (*manifestValues, error) {
 		if err != nil {
 			return nil, fmt.Errorf("guest %q tool %q: %w", guest, td.Name, err)
 		}
+		var keys []string
+		if t.Meta, keys = withoutReservedMeta(t.Meta); keys != nil {
+			v.dropped = append(v.dropped, droppedMeta{"tool", td.Name, keys})
+		}
 		v.tools = append(v.tools, t)
 		v.taskSupport = append(v.taskSupport, support)
 	}
 	for _, r := range m.Resources {
 		mr := &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
-		if err := checkForSDK(mr); err != nil {
+		meta, err := v.guestMeta("resource", r.URI, r.Meta)
+		if err == nil {
+			mr.Meta = meta
+			err = checkForSDK(mr)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("guest %q resource %q: %w", guest, r.URI, err)
 		}
 		v.resources = append(v.resources, mr)
 	}
 	for _, r := range m.ResourceTemplates {
 		mt := &mcp.ResourceTemplate{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: r.MIMEType}
-		if err := checkForSDK(mt); err != nil {
+		meta, err := v.guestMeta("resource template", r.URITemplate, r.Meta)
+		if err == nil {
+			mt.Meta = meta
+			err = checkForSDK(mt)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("guest %q resource template %q: %w", guest, r.URITemplate, err)
 		}
 		v.templates = append(v.templates, mt)
@@ -87,6 +124,11 @@ func (f *manifestValues) addFeatures(s *mcp.Server, g *runtime.Guest, o *GuestOp
 			return nil, err
 		}
 		res.Meta = dropReservedMeta(o.Logger, res.Meta, "guest", g.Name(), "resource", req.Params.URI) // metakeys.go
+		for _, c := range res.Contents {
+			if c != nil {
+				c.Meta = dropReservedMeta(o.Logger, c.Meta, "guest", g.Name(), "resource", req.Params.URI, "contents", c.URI)
+			}
+		}
 		return &res, nil
 	}
 	for i, r := range f.m.Resources {

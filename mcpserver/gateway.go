@@ -167,6 +167,13 @@ func (e *Exposed) Refresh(ctx context.Context) error {
 		}
 		cp := *t
 		cp.Name = exposed
+		if namesView(cp.Meta) {
+			// The gateway serves an upstream's tools, not its resources: the ui:// view the
+			// tool names could not be read here, so the tool is served as its text-only
+			// variant (apps.go).
+			log.Info("gateway: MCP Apps view of tool not served (the gateway serves no upstream resources)", "tool", t.Name)
+			cp.Meta = withoutAppMeta(cp.Meta)
+		}
 		e.s.AddTool(&cp, e.forward(t.Name))
 		next[exposed] = t.Name
 	}

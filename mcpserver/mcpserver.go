@@ -152,9 +152,15 @@ func registerGuest(s *mcp.Server, g *runtime.Guest, v *manifestValues, o *GuestO
 			err = fmt.Errorf("guest %q: the MCP SDK refused its manifest: %v", g.Name(), r)
 		}
 	}()
+	for _, d := range v.dropped {
+		o.Logger.Warn("manifest _meta keys in MCP's reserved namespace dropped", "guest", g.Name(), d.kind, d.name, "keys", d.keys)
+	}
 	for i, t := range v.tools {
 		if withheld(g, t, o) { // hidden characters (hygiene.go)
 			continue
+		}
+		if namesView(t.Meta) {
+			enableApps(s) // apps.go
 		}
 		if support := effectiveTaskSupport(v.taskSupport[i], o.Tasks, t.Name); support != "" {
 			enableTasks(s).setSupport(t.Name, support) // tasks.go
@@ -188,6 +194,11 @@ func mcpTool(td abi.Tool) (*mcp.Tool, error) {
 			return nil, fmt.Errorf("icons: %w", err)
 		}
 	}
+	meta, err := decodeMeta(td.Meta) // apps.go
+	if err != nil {
+		return nil, err
+	}
+	t.Meta = meta
 	return t, nil
 }
 

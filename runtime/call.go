@@ -36,20 +36,22 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // ReadResource reads uri through the guest's mcpwasm_read (ABI.md §2.4) and returns its
 // JSON answer: an MCP ReadResourceResult, or an abi.ErrorBody the caller maps to a JSON-RPC
-// error. It runs without capability grants, under the guest's limits. Errors are *CallError.
+// error. It runs with the guest's grants (not narrowed per tool), under the guest's limits.
+// Errors are *CallError.
 func (g *Guest) ReadResource(ctx context.Context, uri string) ([]byte, error) {
-	return g.run(ctx, g.pools[0], kind.EntryRead, uri, nil, g.limits, nil)
+	l := g.lists()
+	return g.run(ctx, l.guestPool, kind.EntryRead, uri, nil, g.limits, l.guest)
 }
 
 // GetPrompt renders prompt name with args (a JSON object of strings) through the guest's
-// mcpwasm_prompt (ABI.md §2.4): an MCP GetPromptResult, or an abi.ErrorBody. Errors are
-// *CallError.
+// mcpwasm_prompt (ABI.md §2.4): an MCP GetPromptResult, or an abi.ErrorBody. It runs with
+// the guest's grants, as ReadResource. Errors are *CallError.
 func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte, error) {
 	if len(args) == 0 {
 		args = emptyObject
 	}
 	l := g.lists()
-	return g.run(ctx, g.pools[0], kind.EntryPrompt, l.ownPrompt(name), args, g.limits, l.prompts)
+	return g.run(ctx, l.guestPool, kind.EntryPrompt, l.ownPrompt(name), args, g.limits, l.guest)
 }
 
 // Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and

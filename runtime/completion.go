@@ -19,8 +19,8 @@ func (g *Guest) Completes() bool { return g.lists().manifest.Completions }
 
 // Complete asks the guest's mcpwasm_complete for completions of one argument. req is an
 // abi.CompleteRequest as JSON (at most 64 KiB, else ErrInvalidArguments);
-// the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs without
-// capability grants, under the guest's limits. Errors are *CallError.
+// the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs with the
+// guest's grants (as ReadResource), under the guest's limits. Errors are *CallError.
 func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	if !g.lists().manifest.Completions {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: the guest declares no completions", ErrABI)}
@@ -28,7 +28,8 @@ func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	if len(req) > maxCompleteRequestBytes {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), maxCompleteRequestBytes)}
 	}
-	return g.run(ctx, g.pools[0], kind.EntryComplete, "", g.lists().ownComplete(req), g.limits, nil)
+	l := g.lists()
+	return g.run(ctx, l.guestPool, kind.EntryComplete, "", l.ownComplete(req), g.limits, l.guest)
 }
 
 // ServesResource reports whether uri is one of the guest's resources or matches one of its

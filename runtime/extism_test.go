@@ -128,6 +128,32 @@ func TestExtismPluginNet(t *testing.T) {
 	}
 }
 
+// A plugin's resource read runs with its guest's grants: the read that calls http_request is
+// refused without a net grant, naming it, and with the loopback server granted reads its
+// body. Before, a read had no grants at all: "http_request: request outside a tool call
+// (UNAVAILABLE)" whatever the config granted.
+func TestExtismResourceReadHasGuestGrants(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "sunny") }))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	h, _ := newHost(t)
+	ctx := context.Background()
+	uri := srv.URL + "/weather"
+
+	g := load(t, h, extismPlugin(t, "v2"), &runtime.GuestConfig{Name: "ungranted"})
+	if out, err := g.ReadResource(ctx, uri); err == nil || !strings.Contains(err.Error(), `net: no hosts are granted to guest "ungranted"`) {
+		t.Errorf("read without a net grant: %s %v, want the refusal naming the grant", out, err)
+	}
+	g = load(t, h, extismPlugin(t, "v2"), &runtime.GuestConfig{Name: "granted", Grants: policy.Grants{Net: []string{u.Host}}})
+	out, err := g.ReadResource(ctx, uri)
+	if want := `"text":"sunny"`; err != nil || !strings.Contains(string(out), want) {
+		t.Errorf("read with the grant: %s %v, want %s", out, err, want)
+	}
+	if out, err := g.ReadResource(ctx, "mem://notes/7"); err != nil || !strings.Contains(string(out), `"text":"content of mem://notes/7"`) {
+		t.Errorf("read of a plain uri: %s %v", out, err)
+	}
+}
+
 // The limits every kind gets: a loop ends at the time limit, an allocation without bound at
 // the memory limit (kernel memory counts), the kill switch stops a running plugin; the guest
 // keeps serving after each.

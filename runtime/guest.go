@@ -35,7 +35,13 @@ type Guest struct {
 	kindVersion string
 	limits      Limits
 	isolation   isolationMode // which calls may share an instance (isolation.go)
-	pools       []*pool       // pools[0] has no grants and the guest's memory limit: describe runs there
+	// pools[0] has the guest's start grants (start, below) and its memory limit: describe and
+	// relists run there, and so do resource reads, prompts and completions when the guest's
+	// own grants give the same instances (lists.guestPool).
+	pools []*pool
+	// start is what the start functions, Start and describe may use: the guest's grants
+	// within what its kind reads off the module before running it (kind.StartRequests).
+	start *sandbox.Tool
 
 	code *guestCode // whether compiled is set yet, or still (lazy.go)
 
@@ -51,7 +57,10 @@ type lists struct {
 	manifest abi.Manifest
 	served   *sandbox.Resources // the resource URIs it serves (resource.updated, ServesResource)
 	tools    map[string]*tool
-	prompts  *sandbox.Tool // what mcpwasm_prompt may request: sandbox.PromptGrants
+	// guest is what resource reads, prompts and completions may use: the guest's grants (not
+	// narrowed per tool) within the guest's and all its tools' requests; guestPool runs them.
+	guest     *sandbox.Tool
+	guestPool *pool
 	// own maps "tool:"+name and "prompt:"+name of each tool and prompt served under another
 	// name than the guest declares (a tool prefix, a foreign name mapped) to the declared one.
 	own     map[string]string

@@ -83,9 +83,9 @@ func (h guestHost) Progress(ctx context.Context, _ *kind.Call, progress, total f
 }
 
 // Request implements kind.Host: one request import call (ABI.md §6.1) through the sandbox of
-// the entry. A tool call gets its tool's grants, a prompt the client request kinds its guest
-// was granted (sandbox.PromptGrants); resource reads, completions and describe run no tool:
-// they get nothing. The observer sees it; Stop and Close cancel it.
+// the entry (kind.Call.Sandbox): a tool call's tool's grants; a prompt's, a read's or a
+// completion's guest grants; the start's and describe's start grants (ABI.md §6.7). The
+// observer sees it; Stop and Close cancel it.
 func (h guestHost) Request(ctx context.Context, c *kind.Call, rkind string, body []byte) (abi.Status, []byte) {
 	g := h.g
 	inst, _ := c.Instance.(*instance)

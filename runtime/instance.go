@@ -155,7 +155,9 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 // armed like the start functions.
 func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error) {
 	c := &inst.call
-	c.Entry, c.Limits = kind.EntryDescribe, inst.g.limits
+	// The start runs with the guest's start grants (a script's top level reads its granted
+	// environment and may fetch; such a start is not snapshotted: Call.StartRequest).
+	c.Entry, c.Limits, c.Sandbox = kind.EntryDescribe, inst.g.limits, inst.g.start
 	defer c.Reset()
 	d, _ := ctx.Deadline()
 	inst.intr.arm(ctx, inst.g.host.watch.reading(d), 0)

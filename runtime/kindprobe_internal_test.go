@@ -32,7 +32,8 @@ const probeModule = "probe_v1"
 
 var _ kind.Kind = probeKind{}
 
-func (probeKind) Name() string { return "probe" }
+func (probeKind) Name() string                                               { return "probe" }
+func (probeKind) StartRequests(*kind.Module, map[string][]byte) abi.Requests { return abi.Requests{} }
 
 // Detect: an import of probe_v1 is Confident; an unknown function of it is refused by name.
 func (probeKind) Detect(m *kind.Module) (kind.Match, error) {

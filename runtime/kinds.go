@@ -19,7 +19,7 @@ import (
 var kinds = []kind.Kind{
 	mcpwasm.Kind{},
 	extism.Kind{},  // Extism plugins written for hyper-mcp (abi/EXTISM.md)
-	quickjs.Kind{}, // JavaScript: quickjs-wasi with the script in custom sections (README "Write a tool in TypeScript")
+	quickjs.Kind{}, // JavaScript: quickjs-wasi with the script in custom sections (docs/typescript.md)
 }
 
 // kindByName returns the registered kind called name, or nil.

@@ -193,6 +193,9 @@ type guestCode struct {
 	raw   []byte         // the manifest describe returned, to cache
 	wasm  []byte         // the module, to compile in the background or again after an unload
 	path  string         // or, for LoadFile's cache hit, its file: read and checked at each compile
+	// startRequests is what the kind read off the module for its start (kind.StartRequests),
+	// cached with the manifest.
+	startRequests abi.Requests
 
 	mu     sync.Mutex
 	state  codeState     // set only through setState
@@ -324,6 +327,7 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 		e.MinMemoryPages = mem.Min()
 	}
 	e.Kind = g.kind.Name()
+	e.StartRequests = c.startRequests
 	e.Exports = exportNames(cm)
 	h.lazy.manifests.put(c.key, c.sum, e)
 	c.raw = nil

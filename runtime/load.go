@@ -55,8 +55,8 @@ type GuestConfig struct {
 	//
 	// A fresh instance starts from a snapshot of the guest's first instance taken right after
 	// its start, and is usually the instance the last session or call used, reset in place
-	// to that snapshot (GuestStats.Resets counts them; README "Isolation: what a guest may
-	// rely on").
+	// to that snapshot (GuestStats.Resets counts them; docs/guests-abi.md "Isolation: what a
+	// guest may rely on").
 	//
 	// Validate (and Load) refuse any other value.
 	Isolation string
@@ -155,7 +155,22 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if file != nil {
 		g.code.path = file.path
 	}
-	base, err := newPool(g, sandbox.Bare(limits.MemoryBytes), limits.Instances)
+	startReq := abi.Requests{}
+	switch {
+	case compiled != nil:
+		startReq = k.StartRequests(moduleOf(compiled, customs), customs)
+	case entry != nil:
+		startReq = entry.StartRequests
+	}
+	g.code.startRequests = startReq
+	if ar, ok := k.(kind.ArgRequester); ok {
+		startReq = ar.ArgRequests(startReq, c.Args) // not cached: the args are the config's
+	}
+	if g.start, err = sandbox.NewTool(c.Name, "", c.Grants, false, g.requested(startReq, c.Grants),
+		sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams}); err != nil {
+		return g, fmt.Errorf("%s: start grants: %w", src, err)
+	}
+	base, err := newPool(g, g.start.Profile(limits.MemoryBytes), limits.Instances)
 	if err != nil {
 		return g, fmt.Errorf("%s: %w", src, err)
 	}
@@ -277,13 +292,8 @@ func (g *Guest) buildLists(m *abi.Manifest, own map[string]string, c *GuestConfi
 	if err := g.checkResourcesAndPrompts(l, exports); err != nil {
 		return nil, fmt.Errorf("guest %q: %w", g.name, err)
 	}
-	if len(l.manifest.Prompts) > 0 {
-		sb, err := sandbox.NewTool(g.name, "", sandbox.PromptGrants(c.Grants), false, g.requested(l.manifest.Requests, sandbox.PromptGrants(c.Grants)),
-			sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
-		if err != nil {
-			return nil, fmt.Errorf("guest %q prompts: %w", g.name, err)
-		}
-		l.prompts = sb
+	if err := g.grantGuest(l, c, newPools); err != nil {
+		return nil, fmt.Errorf("guest %q resources, prompts and completions: %w", g.name, err)
 	}
 	for _, td := range m.Tools {
 		g.warnUnenforced(l.tools[td.Name])
@@ -364,6 +374,45 @@ func (g *Guest) requested(r abi.Requests, granted policy.Grants) abi.Requests {
 		return k.Requested(r, granted)
 	}
 	return r
+}
+
+// grantGuest computes what l's resource reads, prompts and completions may use — the guest's
+// grants (per-tool narrowing applies to tools only) within the guest's requests and every
+// tool's, since a guest's handlers share its code — and picks the pool that runs them: one
+// whose instances have those grants, made if none has and newPools (else, at a relist,
+// the one the lists had).
+func (g *Guest) grantGuest(l *lists, c *GuestConfig, newPools bool) error {
+	req := l.manifest.Requests
+	for _, td := range l.manifest.Tools {
+		req = sandbox.MergeRequests(req, td.Requests)
+	}
+	sb, err := sandbox.NewTool(g.name, "", c.Grants, false, g.requested(req, c.Grants),
+		sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams})
+	if err != nil {
+		return err
+	}
+	l.guest = sb
+	prof := sb.Profile(g.limits.MemoryBytes)
+	for _, p := range g.pools {
+		if p.profile.Equal(prof) {
+			l.guestPool = p
+			return nil
+		}
+	}
+	if !newPools {
+		if old := g.cur.Load(); old != nil {
+			l.guestPool = old.guestPool
+			return nil
+		}
+		return errors.New("its grants differ from those it had at load, which a relist cannot add (reload the guest)")
+	}
+	p, err := newPool(g, prof, g.limits.Instances)
+	if err != nil {
+		return err
+	}
+	g.pools = append(g.pools, p)
+	l.guestPool = p
+	return nil
 }
 
 // grantTool computes what tool t of manifest m may use and gives it a pool of instances built
@@ -505,7 +554,7 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	// The manifest is describe's result: the manifest limit is its output limit.
 	limits := g.limits
 	limits.OutputBytes = min(limits.ManifestBytes, limits.OutputBytes)
-	raw, err := inst.enter(ctx, kind.EntryDescribe, "", nil, limits, nil)
+	raw, err := inst.enter(ctx, kind.EntryDescribe, "", nil, limits, g.start)
 	if errors.Is(err, ErrOutputLimit) {
 		return nil, fmt.Errorf("%w: manifest is over the manifest limit of %s (%w)", ErrLoadLimit, size.Format(uint64(limits.OutputBytes)), err)
 	}

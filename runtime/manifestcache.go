@@ -30,7 +30,7 @@ import (
 // cannot be read back is ignored (and logged) and rewritten by the next load.
 
 // manifestFormat is the layout of a cache entry; bump it when manifestEntry changes.
-const manifestFormat = 3 // 2: Exports records mcpwasm_complete too; 3: Kind, and Exports lists every exported function
+const manifestFormat = 4 // 2: Exports records mcpwasm_complete too; 3: Kind, and Exports lists every exported function; 4: StartRequests
 
 // manifestEntry is one cached describe result, manifests/<key>.json.
 type manifestEntry struct {
@@ -47,6 +47,9 @@ type manifestEntry struct {
 	// Exports lists the module's exported functions, sorted: what Kind.CheckManifest checks
 	// a lazily loaded manifest against, and the background compile holds the module to.
 	Exports []string `json:"exports,omitempty"`
+	// StartRequests is what the kind read off the module before running it
+	// (kind.StartRequests): a lazily loaded guest's start grants, without the module.
+	StartRequests abi.Requests `json:"start_requests,omitzero"`
 	// Manifest is the raw JSON mcpwasm_describe returned.
 	Manifest json.RawMessage `json:"manifest"`
 }

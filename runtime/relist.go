@@ -50,7 +50,7 @@ func (g *Guest) relist(ctx context.Context, inst *instance) (bool, error) {
 	defer g.relistMu.Unlock()
 	limits := g.limits
 	limits.OutputBytes = min(limits.ManifestBytes, limits.OutputBytes)
-	raw, err := inst.enter(ctx, kind.EntryDescribe, "", nil, limits, nil)
+	raw, err := inst.enter(ctx, kind.EntryDescribe, "", nil, limits, g.start)
 	if errors.Is(err, ErrOutputLimit) {
 		return false, fmt.Errorf("the lists are over the manifest limit of %s (%w)", size.Format(uint64(limits.OutputBytes)), err)
 	}

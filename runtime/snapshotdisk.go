@@ -64,7 +64,10 @@ func (p *pool) diskSnapshotName() string {
 	if p.profile.EnvGranted() {
 		// A start may read the granted variables (a script's API key at its top level): the
 		// snapshot would hold their values on disk, and the next process, the variables
-		// changed, would restore the old ones.
+		// changed, would restore the old ones. Such pools keep their snapshots in memory only
+		// (same process, same grants: pool.snaps). A start with the clock grant is kept on
+		// disk: what it read is a time, no secret, and a copy restored later is the state of
+		// a process started earlier (RATIONALE "Snapshots").
 		return ""
 	}
 	sum := ""

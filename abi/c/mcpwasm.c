@@ -153,6 +153,7 @@ void mcpwasm_buf_free(mcpwasm_buf *b) {
 struct tool {
 	const char *name, *description, *schema;
 	mcpwasm_handler handler;
+	const char *meta; /* _meta JSON object, or NULL */
 };
 
 static struct {
@@ -169,8 +170,18 @@ void mcpwasm_set_info(const char *name, const char *version, const char *descrip
 int mcpwasm_add_tool(const char *name, const char *description, const char *input_schema,
                      mcpwasm_handler handler) {
 	if (reg.ntools == MCPWASM_MAX_TOOLS) return -1;
-	reg.tools[reg.ntools++] = (struct tool){name, description, input_schema, handler};
+	reg.tools[reg.ntools++] = (struct tool){name, description, input_schema, handler, NULL};
 	return 0;
+}
+
+int mcpwasm_set_tool_meta(const char *name, const char *meta_json) {
+	for (int i = 0; i < reg.ntools; i++) {
+		if (strcmp(reg.tools[i].name, name) == 0) {
+			reg.tools[i].meta = meta_json;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 static void ensure_init(void) {
@@ -502,6 +513,10 @@ EXPORT("mcpwasm_describe") uint64_t mcpwasm_describe(void) {
 			put_field(m, "description", t->description);
 			mcpwasm_buf_puts(m, ",\"inputSchema\":");
 			mcpwasm_buf_puts(m, t->schema ? t->schema : "{\"type\":\"object\"}");
+			if (t->meta) {
+				mcpwasm_buf_puts(m, ",\"_meta\":");
+				mcpwasm_buf_puts(m, t->meta);
+			}
 			mcpwasm_buf_puts(m, "}");
 		}
 		mcpwasm_buf_puts(m, "]}");

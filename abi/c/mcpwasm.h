@@ -103,6 +103,13 @@ void mcpwasm_set_info(const char *name, const char *version, const char *descrip
 int mcpwasm_add_tool(const char *name, const char *description, const char *input_schema,
                      mcpwasm_handler handler);
 
+/* Sets the _meta of the registered tool `name` to the JSON object meta_json (not copied, not
+ * checked: the host refuses a guest whose tool _meta is not a JSON object, naming the tool).
+ * MCP Apps names a tool's view so:
+ *   {"ui":{"resourceUri":"ui://app/view.html"},"ui/resourceUri":"ui://app/view.html"}
+ * (abi/ABI.md §4). Returns 0, or -1 if no tool has that name. */
+int mcpwasm_set_tool_meta(const char *name, const char *meta_json);
+
 /* ---- Arguments: a small, bounded JSON reader for flat objects ------------------------------ */
 
 /* Results of mcpwasm_arg_*. */

@@ -103,7 +103,10 @@ func appendManifest(dst []byte, m *abi.Manifest) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendResource(dst, "uri", r.URI, r.Name, r.Title, r.Description, r.MIMEType)
+			var err error
+			if dst, err = appendResource(dst, "uri", r.URI, r.Name, r.Title, r.Description, r.MIMEType, r.Meta); err != nil {
+				return dst, err
+			}
 		}
 		dst = append(dst, ']')
 	}
@@ -113,7 +116,10 @@ func appendManifest(dst []byte, m *abi.Manifest) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendResource(dst, "uriTemplate", r.URITemplate, r.Name, r.Title, r.Description, r.MIMEType)
+			var err error
+			if dst, err = appendResource(dst, "uriTemplate", r.URITemplate, r.Name, r.Title, r.Description, r.MIMEType, r.Meta); err != nil {
+				return dst, err
+			}
 		}
 		dst = append(dst, ']')
 	}
@@ -149,7 +155,7 @@ func appendTool(dst []byte, t *abi.Tool) ([]byte, error) {
 	for _, f := range [...]struct {
 		key string
 		raw []byte
-	}{{"outputSchema", t.OutputSchema}, {"annotations", t.Annotations}, {"icons", t.Icons}} {
+	}{{"outputSchema", t.OutputSchema}, {"annotations", t.Annotations}, {"icons", t.Icons}, {"_meta", t.Meta}} {
 		if len(f.raw) > 0 {
 			if dst, err = appendRaw(appendField(dst, &first, f.key), f.raw); err != nil {
 				return dst, err
@@ -162,7 +168,7 @@ func appendTool(dst []byte, t *abi.Tool) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-func appendResource(dst []byte, uriKey, uri, name, title, description, mimeType string) []byte {
+func appendResource(dst []byte, uriKey, uri, name, title, description, mimeType string, meta []byte) ([]byte, error) {
 	first := true
 	dst = append(dst, '{')
 	dst = appendStr(appendField(dst, &first, uriKey), uri, true)
@@ -170,7 +176,13 @@ func appendResource(dst []byte, uriKey, uri, name, title, description, mimeType 
 	dst = appendOptStr(dst, &first, "title", title, true)
 	dst = appendOptStr(dst, &first, "description", description, true)
 	dst = appendOptStr(dst, &first, "mimeType", mimeType, true)
-	return append(dst, '}')
+	if len(meta) > 0 {
+		var err error
+		if dst, err = appendRaw(appendField(dst, &first, "_meta"), meta); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
 }
 
 func appendPrompt(dst []byte, p *abi.Prompt) []byte {
@@ -269,6 +281,15 @@ func appendResourceContents(dst []byte, c *abi.ResourceContents, html bool) []by
 		dst = append(appendField(dst, &first, "blob"), '"')
 		dst = base64.StdEncoding.AppendEncode(dst, c.Blob)
 		dst = append(dst, '"')
+	}
+	if len(c.Meta) > 0 {
+		// A _meta that is not JSON is written as it is; the host refuses the result, naming it.
+		field := appendField(dst, &first, "_meta")
+		if out, err := appendCompact(field, c.Meta, html); err == nil {
+			dst = out
+		} else {
+			dst = append(field, c.Meta...)
+		}
 	}
 	return append(dst, '}')
 }

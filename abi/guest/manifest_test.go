@@ -20,9 +20,12 @@ func TestAppendManifest(t *testing.T) {
 					Env: []string{"X"}, Clock: true, Random: true, MCP: []string{"m"}, Sampling: true, Elicitation: true, Roots: true}},
 			{Name: "v", InputSchema: json.RawMessage(`{}`), Requests: abi.Requests{Net: []string{}}},
 			{Name: "w", InputSchema: json.RawMessage(`{}`), Requests: abi.Requests{Roots: true}},
+			{Name: "app", InputSchema: json.RawMessage(`{}`), Meta: json.RawMessage(` {"ui": {"resourceUri": "ui://a/<b>&"}, "ui/resourceUri": "ui://a"} `), Requests: abi.Requests{Clock: true}},
 		},
-		Resources:         []abi.Resource{{URI: "x://a", Name: "a"}, {URI: odd, Name: odd, Title: odd, Description: odd, MIMEType: "text/plain"}},
-		ResourceTemplates: []abi.ResourceTemplate{{URITemplate: "x://{a}", Name: "t", Title: "T", Description: "d", MIMEType: "m"}},
+		Resources: []abi.Resource{{URI: "x://a", Name: "a"}, {URI: odd, Name: odd, Title: odd, Description: odd, MIMEType: "text/plain"},
+			{URI: "ui://a", Name: "v", MIMEType: "text/html;profile=mcp-app", Meta: json.RawMessage(`{"ui": {"prefersBorder": true, "csp": {"connectDomains": ["https://<x>"]}}}`)}},
+		ResourceTemplates: []abi.ResourceTemplate{{URITemplate: "x://{a}", Name: "t", Title: "T", Description: "d", MIMEType: "m"},
+			{URITemplate: "ui://{a}", Name: "u", Meta: json.RawMessage(`{"k":1}`)}},
 		Prompts: []abi.Prompt{{Name: "p"}, {Name: "q", Title: odd, Description: "d",
 			Arguments: []abi.PromptArgument{{Name: "a"}, {Name: "b", Title: "B", Description: odd, Required: true}}}},
 		Completions: true, Requests: abi.Requests{Clock: true, FS: []abi.FSRequest{}},
@@ -58,7 +61,8 @@ func TestAppendResults(t *testing.T) {
 		}
 	}
 	for _, r := range []*abi.ResourceResult{nil, {}, {Contents: []abi.ResourceContents{}},
-		{Contents: []abi.ResourceContents{{URI: odd}, {URI: "x", MIMEType: odd, Text: odd, Blob: []byte("\x00\xffblob")}}}} {
+		{Contents: []abi.ResourceContents{{URI: odd}, {URI: "x", MIMEType: odd, Text: odd, Blob: []byte("\x00\xffblob")}}},
+		{Contents: []abi.ResourceContents{{URI: "ui://v", MIMEType: "text/html;profile=mcp-app", Text: "<p>&</p>", Meta: json.RawMessage(` {"ui": {"prefersBorder": false, "csp": {"resourceDomains": ["https://<cdn>"]}}} `)}}}} {
 		check(appendResourceResult(nil, r), r)
 	}
 	contents := []abi.Content{{Type: "text"}, {Type: "text", Text: odd}, {Type: "image", Data: []byte{1, 2, 3}, MIMEType: "image/png"},

@@ -148,6 +148,13 @@ const guard = {
       return { path: name, namespace: "mcpwasm-node" };
     });
     b.onLoad({ filter: /.*/, namespace: "mcpwasm-node" }, (a) => ({ contents: shimModules[a.path], loader: "js" }));
+    // MCP Apps' server helpers: @modelcontextprotocol/ext-apps/server is the shim's (shim.js,
+    // mcp.apps); the rest of ext-apps is the view's side, which runs in the host's browser.
+    b.onResolve({ filter: /^@modelcontextprotocol\/ext-apps\/server(\.js)?$/ }, () => ({ path: "ext-apps/server", namespace: "mcpwasm-apps" }));
+    b.onLoad({ filter: /.*/, namespace: "mcpwasm-apps" }, () => ({
+      contents: `const a = globalThis.__mcpwasm.apps;\nexport const { registerAppTool, registerAppResource, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, EXTENSION_ID } = a;\n`,
+      loader: "js",
+    }));
     b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
       const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
       if (sdkModules.has(sub)) return { path: sdkStub };
@@ -359,16 +366,22 @@ function inferRequests(meta) {
   if (env.size) r.env = [...env].sort();
   return Object.keys(r).length ? r : null;
 }
-const prelude = {};
-if (requests) prelude.requests = requests;
-if (fsFromArgs) prelude.fsFromArgs = fsFromArgs;
+// The prelude: the requests line first — the host reads it before the start
+// (runtime/internal/kind/quickjs scriptRequests: `globalThis.__mcpwasm={requests:{…}};`, the
+// whole first line) — then the rest. A package whose directories come from its arguments
+// requests them as the fs path "$ARGS" (the host puts each absolute path of the config's
+// args in its place; the shim does the same in its manifest).
+const startRequests = fsFromArgs ? Object.assign({}, requests, { fs: ((requests && requests.fs) || []).concat([fsFromArgs === "rw" ? { path: "$ARGS", rw: true } : { path: "$ARGS" }]) }) : requests;
+const rest = {};
+if (fsFromArgs) rest.fsFromArgs = fsFromArgs;
 if (pkgDir) {
-  prelude.files = files;
-  prelude.filesRoot = FILES_ROOT;
-  prelude.script = FILES_ROOT + "/" + relative(pkgDir, resolvePath(entry)).split(sep).join("/");
+  rest.files = files;
+  rest.filesRoot = FILES_ROOT;
+  rest.script = FILES_ROOT + "/" + relative(pkgDir, resolvePath(entry)).split(sep).join("/");
 }
 const script =
-  (Object.keys(prelude).length ? `globalThis.__mcpwasm=${JSON.stringify(prelude)};\n` : "") +
+  (startRequests ? `globalThis.__mcpwasm={requests:${JSON.stringify(startRequests)}};\n` : "") +
+  (Object.keys(rest).length ? `globalThis.__mcpwasm=Object.assign(globalThis.__mcpwasm||{},${JSON.stringify(rest)});\n` : "") +
   readFileSync(join(here, "shim.js"), "utf8") +
   "\n" +
   result.outputFiles[0].text.replace(/^#![^\n]*\n/, ""); // a hashbang is valid only at the very start

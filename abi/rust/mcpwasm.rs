@@ -64,6 +64,7 @@ struct Tool {
     description: String,
     schema: String,
     handler: Handler,
+    meta: String, // _meta JSON object, or empty
 }
 
 #[derive(Default)]
@@ -100,8 +101,27 @@ pub fn add_tool(name: &str, description: &str, input_schema: &str, handler: Hand
             description: description.to_string(),
             schema: input_schema.to_string(),
             handler,
+            meta: String::new(),
         })
     });
+}
+
+/// Sets the `_meta` of the registered tool `name` to the JSON object `meta_json` (not checked:
+/// the host refuses a guest whose tool `_meta` is not a JSON object, naming the tool). MCP
+/// Apps names a tool's view so:
+/// `{"ui":{"resourceUri":"ui://app/view.html"},"ui/resourceUri":"ui://app/view.html"}`
+/// (abi/ABI.md §4). Returns false if no tool has that name.
+pub fn set_tool_meta(name: &str, meta_json: &str) -> bool {
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        match s.tools.iter_mut().find(|t| t.name == name) {
+            Some(t) => {
+                t.meta = meta_json.to_string();
+                true
+            }
+            None => false,
+        }
+    })
 }
 
 // ---- Results (abi/ABI.md §5) -------------------------------------------------------------
@@ -529,6 +549,10 @@ pub extern "C" fn mcpwasm_describe() -> u64 {
                 opt_field(&mut m, "description", &t.description);
                 m.push_str(",\"inputSchema\":");
                 m.push_str(&t.schema);
+                if !t.meta.is_empty() {
+                    m.push_str(",\"_meta\":");
+                    m.push_str(&t.meta);
+                }
                 m.push('}');
             }
             m.push_str("]}");

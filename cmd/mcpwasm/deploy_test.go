@@ -24,8 +24,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The container image and the Kubernetes objects (README "Run in production: container and
-// Kubernetes") are checked against the repository and the binary here; .ci/container.sh builds
+// The container image and the Kubernetes objects (docs/operations.md,
+// "Container image" and "Kubernetes") are checked against the repository and the binary here; .ci/container.sh builds
 // and runs the image for real (docker, nginx), and kubectl apply is left to the user.
 
 // dockerfile is the parsed ../../Dockerfile.

@@ -10,23 +10,19 @@ import (
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
-// The README's grants example loads as written once its setup lines have run: files.wasm's
-// fs grant names "docs" beside the config (it named /srv/docs, which a newcomer's machine
-// does not have: exit 3 after compiling every guest). Without that directory it fails,
-// naming it. echo.wasm and state.wasm stand in for fetch.wasm and git.wasm (their grants
-// are not effective then; their tool names, echo and remember, clash with no other guest's,
-// as the real guests' do not); files.wasm is the real guest, whose request makes the fs
-// grant count.
+// The grants example of docs/grants.md (the README's until the guides moved to docs/) loads
+// as written once its setup lines have run: files.wasm's fs grant names "docs" beside the
+// config (it named /srv/docs, which a newcomer's machine does not have: exit 3 after
+// compiling every guest). Without that directory it fails, naming it. echo.wasm and
+// state.wasm stand in for fetch.wasm and git.wasm (their grants are not effective then; their
+// tool names, echo and remember, clash with no other guest's, as the real guests' do not);
+// files.wasm is the real guest, whose request makes the fs grant count.
 func TestReadmeGrantsExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, after, ok := strings.Cut(string(readme), "Nothing is granted by default.")
+	_, after, ok := strings.Cut(docFileText(t, "docs/grants.md"), "Nothing is granted by default.")
 	_, block, ok2 := strings.Cut(after, "```json\n")
 	block, _, ok3 := strings.Cut(block, "```\n")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README: no json block after \"Nothing is granted by default.\"")
+		t.Fatal("docs/grants.md: no json block after \"Nothing is granted by default.\"")
 	}
 	dir := t.TempDir()
 	files := filepath.Join(dir, "files.wasm")

@@ -13,18 +13,24 @@ import (
 	"testing"
 )
 
-// Every Go snippet in the README is code that compiles, so it cannot drift from the API: a
-// fragment is, verbatim, the body of an Example function of the repository (compiled by go
-// vet and go test, run when it has an Output comment); a whole file (a guest: "package" or a
-// build constraint first) is built for wasip1 and its tool called.
+// Every Go snippet in README.md and docs/*.md is code that compiles, so it cannot drift from
+// the API: a fragment is, verbatim, the body of an Example function of the repository
+// (compiled by go vet and go test, run when it has an Output comment); a whole file (a guest:
+// "package" or a build constraint first) is built for wasip1 and its tool called. A snippet
+// repeated in several files is checked once.
 func TestReadmeGoSnippets(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var blocks []string
+	from := map[string]string{}
+	for _, f := range docFiles(t) {
+		for _, b := range goBlocks(f.text) {
+			if _, dup := from[b]; !dup {
+				blocks = append(blocks, b)
+				from[b] = f.name
+			}
+		}
 	}
-	blocks := goBlocks(string(readme))
 	if len(blocks) < 2 {
-		t.Fatalf("README has %d ```go blocks, want at least 2 (the guest and the embedding)", len(blocks))
+		t.Fatalf("README.md and docs/*.md have %d distinct ```go blocks, want at least 2 (the guest and the embedding)", len(blocks))
 	}
 	examples := exampleBodies(t, "../..")
 	for _, b := range blocks {
@@ -33,12 +39,12 @@ func TestReadmeGoSnippets(t *testing.T) {
 			continue
 		}
 		if examples[b] == "" {
-			t.Errorf("README snippet is not the body of any Example function (write it as one, verbatim):\n%s", b)
+			t.Errorf("%s: snippet is not the body of any Example function (write it as one, verbatim):\n%s", from[b], b)
 		}
 	}
 }
 
-// goBlocks returns the contents of the README's ```go blocks, without the final newline.
+// goBlocks returns the contents of a markdown file's ```go blocks, without the final newline.
 func goBlocks(md string) []string {
 	var out []string
 	for {

@@ -111,4 +111,6 @@ void mcpwasm_init(void) {
 	                 "{\"type\":\"object\",\"properties\":{\"mode\":{\"enum\":[\"loop\",\"trap\"]}},"
 	                 "\"required\":[\"mode\"]}",
 	                 misbehave);
+	/* A tool's _meta reaches clients in tools/list (abi/ABI.md §4). */
+	mcpwasm_set_tool_meta("wc", "{\"com.example/origin\":\"ctext\"}");
 }

@@ -27,6 +27,8 @@ fn register() {
         r#"{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}"#,
         roman,
     );
+    // A tool's _meta reaches clients in tools/list (abi/ABI.md §4).
+    mcpwasm::set_tool_meta("roman", r#"{"com.example/origin":"rtext"}"#);
 }
 
 fn slugify(args: &mcpwasm::Args) -> Result<Output, String> {

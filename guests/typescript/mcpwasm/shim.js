@@ -1525,6 +1525,34 @@
     return schema;
   };
   mcp.sdk = { McpServer, ResourceTemplate, Server, StdioServerTransport, McpError, ErrorCode, completable };
+  // MCP Apps' server helpers (what @modelcontextprotocol/ext-apps/server exports; build.mjs
+  // points that import here): registerAppTool writes the view's URI under both _meta.ui.resourceUri
+  // and the deprecated flat _meta["ui/resourceUri"]; registerAppResource defaults the MIME
+  // type to the MCP Apps one. The host negotiates the extension (io.modelcontextprotocol/ui).
+  const APP_MIME = "text/html;profile=mcp-app";
+  const APP_URI_KEY = "ui/resourceUri";
+  mcp.apps = {
+    RESOURCE_MIME_TYPE: APP_MIME,
+    RESOURCE_URI_META_KEY: APP_URI_KEY,
+    EXTENSION_ID: "io.modelcontextprotocol/ui",
+    registerAppTool(s, name, config, handler) {
+      const meta = (config && config._meta) || {};
+      const ui = meta.ui;
+      const legacy = meta[APP_URI_KEY];
+      let m = meta;
+      if (ui && ui.resourceUri && !legacy) m = Object.assign({}, meta, { [APP_URI_KEY]: ui.resourceUri });
+      else if (legacy && !(ui && ui.resourceUri)) m = Object.assign({}, meta, { ui: Object.assign({}, ui, { resourceUri: legacy }) });
+      return s.registerTool(name, Object.assign({}, config, { _meta: m }), handler);
+    },
+    registerAppResource(s, name, uri, config, read) {
+      return s.registerResource(name, uri, Object.assign({ mimeType: APP_MIME }, config), read);
+    },
+    // A guest's lists are read once, at start, before any client: it cannot see one client's
+    // capabilities. The host gives _meta.ui only to clients that declared the extension.
+    getUiCapability(caps) {
+      return caps && caps.extensions ? caps.extensions["io.modelcontextprotocol/ui"] : undefined;
+    },
+  };
   mcp.fs = fsPromises; // what node:fs/promises resolves to (build.mjs)
   // node:fs (mcpwasm/node/fs.js) builds on these: the synchronous forms (paths as given),
   // the path reader and the classes.
@@ -1571,12 +1599,12 @@
       tools.push(tool);
     }
     const resources = [];
-    for (const r of s._resources.values()) if (r.enabled) resources.push(Object.assign({ uri: r.uri, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
+    for (const r of s._resources.values()) if (r.enabled) resources.push(Object.assign({ uri: r.uri, name: r.name }, pick(r.config, ["title", "description", "mimeType", "_meta"])));
     const resourceTemplates = [];
     const listed = [];
     for (const r of s._templates.values()) {
       if (!r.enabled) continue;
-      resourceTemplates.push(Object.assign({ uriTemplate: r.template._uriTemplate, name: r.name }, pick(r.config, ["title", "description", "mimeType"])));
+      resourceTemplates.push(Object.assign({ uriTemplate: r.template._uriTemplate, name: r.name }, pick(r.config, ["title", "description", "mimeType", "_meta"])));
       if (typeof r.template._callbacks.list === "function") listed.push('"' + r.name + '"');
     }
     if (listed.length && !toldList) {
@@ -1625,7 +1653,8 @@
     if (!mcp.fsFromArgs) return mcp.requests;
     const r = Object.assign({}, mcp.requests);
     const dirs = g.process.argv.slice(2).filter((a) => typeof a === "string" && a.startsWith("/")).map(cleanPath);
-    r.fs = (r.fs || []).concat(dirs.map((path) => (mcp.fsFromArgs === "rw" ? { path, rw: true } : { path })));
+    r.fs = (r.fs || []).filter((f) => f.path !== "$ARGS").concat(dirs.map((path) => (mcp.fsFromArgs === "rw" ? { path, rw: true } : { path })));
+    if (!r.fs.length) delete r.fs;
     return r;
   };
   const fieldOf = (issue) => (issue.path && issue.path.length ? issue.path.join(".") : "(arguments)");

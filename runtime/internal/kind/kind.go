@@ -56,6 +56,13 @@ type Kind interface {
 	// for a lazily loaded guest, name the functions only: the definitions are nil). Errors
 	// wrap fault.ErrABI.
 	CheckManifest(m *abi.Manifest, exports map[string]api.FunctionDefinition) error
+	// StartRequests is what a guest of m asks for before any of its code runs, read from the
+	// module alone (its imports; customs, its script sections): the start (start functions
+	// and Start) and the guest-level entries run under the operator's guest grants
+	// intersected with it (after Requester, for a kind that has one). A kind whose guests
+	// name their requests only in their describe answer returns the zero Requests: their
+	// start runs with no grants.
+	StartRequests(m *Module, customs map[string][]byte) abi.Requests
 	// Start prepares a fresh instance, whose start section and WASI reactor _initialize
 	// have run (the pool runs them, armed, for every kind), under c's limits: a JS engine's
 	// setup and the guest's script, an ABI handshake. It returns the instance's state.
@@ -163,6 +170,13 @@ type Versioner interface {
 // requests of its manifest (what Describe returned), instead of taking those as they are.
 type Requester interface {
 	Requested(manifest abi.Requests, granted policy.Grants) abi.Requests
+}
+
+// ArgRequester is a Kind whose start requests can name the guest's arguments
+// (GuestConfig.Args): ArgRequests returns start (what StartRequests read) with them in
+// place. JavaScript: a package given its directories on its command line requests each.
+type ArgRequester interface {
+	ArgRequests(start abi.Requests, args []string) abi.Requests
 }
 
 // Started is one started instance of a kind. The pool serialises its methods: never two at
@@ -286,8 +300,9 @@ type Call struct {
 	// OutputBytes is the manifest limit. The pool enforces Timeout and MemoryBytes (linear
 	// memory plus Vars); a kind names them in messages and caps its results at OutputBytes.
 	Limits policy.Limits
-	// Sandbox is the entry's only capability: a tool call's tool, a prompt's client request
-	// kinds (sandbox.PromptGrants); nil for describe, resource reads and completions.
+	// Sandbox is the entry's only capability: a tool call's tool's grants; the guest's grants
+	// for a resource read, a prompt or a completion; for the start and describe the guest's
+	// grants within Kind.StartRequests. Nil only where the runtime has none to give (a test).
 	Sandbox *sandbox.Tool
 	// RequestID and Meta are the JSON-RPC id and the params' _meta (JSON) of the MCP request
 	// the entry serves, for kinds whose entry points receive them (hyper-mcp v2's

@@ -12,14 +12,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
-// PromptGrants is what a prompt of a guest granted g may use (ABI.md §6.7): only the client
-// request kinds sampling, elicitation and roots, which ask the client of the same
-// prompts/get. A prompt renders text; it never gets net, exec, fs, env, clock, random or mcp.
-// Per-tool narrowing does not apply: a prompt is not a tool.
-func PromptGrants(g policy.Grants) policy.Grants {
-	return policy.Grants{Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots}
-}
-
 // maxClientResponseBytes caps one client answer handed to a guest, in bytes (16 MiB).
 const maxClientResponseBytes = 16 << 20
 

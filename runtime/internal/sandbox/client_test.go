@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -119,37 +118,5 @@ func TestClientGrantsNarrowAndUngranted(t *testing.T) {
 	}
 	if eff := tl.Effective(); !eff.Sampling || eff.Elicitation || eff.Roots {
 		t.Errorf("effective = %+v", eff)
-	}
-}
-
-// A prompt's sandbox (PromptGrants) keeps only the client kinds of a guest's grants: its
-// sampling request reaches the client, and net, exec and mcp are DENIED although granted.
-func TestPromptGrants(t *testing.T) {
-	all := policy.Grants{Net: []string{"example.com"}, Exec: []policy.Exec{{Name: "true", Path: "/bin/true"}}, Env: []string{"HOME"},
-		Clock: true, Random: true, MCP: []string{"docs"}, Sampling: true, Roots: true}
-	if got, want := PromptGrants(all), (policy.Grants{Sampling: true, Roots: true}); !reflect.DeepEqual(got, want) {
-		t.Fatalf("PromptGrants = %+v, want %+v", got, want)
-	}
-	req := abi.Requests{Net: []string{"example.com"}, Exec: []string{"/bin/true"}, MCP: []string{"docs"}, Sampling: true, Roots: true}
-	p, err := NewTool("g", "", PromptGrants(all), false, req, Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := &clientFunc{fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{"role":"assistant"}`), nil }}
-	ctx := WithClient(context.Background(), cl)
-	if st, body := p.Request(ctx, abi.KindSampling, []byte(`{"maxTokens":1}`)); st != abi.StatusOK || string(body) != `{"role":"assistant"}` {
-		t.Errorf("sampling: %v %s", st, body)
-	}
-	for kind, body := range map[string]string{
-		abi.KindHTTP:    `{"url":"https://example.com/"}`,
-		abi.KindExec:    `{"program":"true"}`,
-		abi.KindMCPCall: `{"server":"docs","tool":"x"}`,
-	} {
-		if st, out := p.Request(ctx, kind, []byte(body)); st != abi.StatusDenied {
-			t.Errorf("%s from a prompt: %v %s, want DENIED", kind, st, out)
-		}
-	}
-	if len(cl.calls) != 1 {
-		t.Errorf("client saw %v, want only the sampling request", cl.calls)
 	}
 }

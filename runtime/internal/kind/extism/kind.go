@@ -53,6 +53,14 @@ func (Kind) Version(exports []string) string {
 // Name implements kind.Kind.
 func (Kind) Name() string { return "extism" }
 
+// StartRequests implements kind.Kind: what the plugin's WASI imports use (its environment,
+// files, clock and random source: requestsOf), which Requested turns into what the
+// operator granted. Its host functions (http_request, the client callbacks) are not used
+// before a call.
+func (Kind) StartRequests(m *kind.Module, _ map[string][]byte) abi.Requests {
+	return requestsOf(Info{}, wasiImports(m))
+}
+
 // importsOf converts the seam's imports, with their signatures (Detect refuses one that is
 // not the hosted one, naming both). An import whose signature the reader did not give is
 // taken to have the hosted one.

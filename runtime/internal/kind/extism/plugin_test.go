@@ -70,14 +70,14 @@ func TestWATPluginsCurrent(t *testing.T) {
 	}
 }
 
-// TestPluginsCurrent rebuilds testdata/v1.c, v2.c, reactor.c, dyn.c and names.c and compares them with the committed
+// TestPluginsCurrent rebuilds testdata/v1.c, v2.c, reactor.c, dyn.c, names.c and apps.c and compares them with the committed
 // .wasm files.
 func TestPluginsCurrent(t *testing.T) {
 	clang, err := exec.LookPath("clang-16")
 	if err != nil {
 		testenv.Skip(t, "clang-16 not installed (Debian packages clang-16, lld-16)")
 	}
-	for _, name := range []string{"v1", "v2", "reactor", "dyn", "names"} {
+	for _, name := range []string{"v1", "v2", "reactor", "dyn", "names", "apps"} {
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), name+".wasm")
 			args := []string{"--target=wasm32-unknown-unknown", "-O2", "-fno-builtin", "-nostdlib", "-Wl,--no-entry", "-Wl,--strip-all", "-o", out, name + ".c"}
@@ -270,7 +270,7 @@ func TestDetectPlugins(t *testing.T) {
 		uses    []string
 	}{
 		{v1Wasm, V1, []string{"call", "describe"}, []string{"elicitation", "net", "roots", "sampling"}},
-		{v2Wasm, V2, []string{"call_tool", "complete", "get_prompt", "list_prompts", "list_resource_templates", "list_resources", "list_tools", "read_resource"}, nil},
+		{v2Wasm, V2, []string{"call_tool", "complete", "get_prompt", "list_prompts", "list_resource_templates", "list_resources", "list_tools", "read_resource"}, []string{"net"}},
 	} {
 		cm, err := rt.CompileModule(context.Background(), tc.wasm)
 		if err != nil {

@@ -24,6 +24,10 @@ var _ kind.Kind = Kind{}
 // Name implements kind.Kind.
 func (Kind) Name() string { return "mcpwasm" }
 
+// StartRequests implements kind.Kind: a guest of this ABI names its requests in its describe
+// answer only (ABI.md §3), so its start runs with no grants.
+func (Kind) StartRequests(*kind.Module, map[string][]byte) abi.Requests { return abi.Requests{} }
+
 // Detect implements kind.Kind: an import of mcpwasm_v1 is Confident (an unknown function of
 // it is an error wrapping fault.ErrABI), the export mcpwasm_describe alone Possible.
 func (Kind) Detect(m *kind.Module) (kind.Match, error) {

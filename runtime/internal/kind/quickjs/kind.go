@@ -1,10 +1,13 @@
 package quickjs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -19,14 +22,64 @@ import (
 type Kind struct{}
 
 var (
-	_ kind.Kind       = Kind{}
-	_ kind.Restorer   = Kind{}
-	_ kind.StateCodec = Kind{}
-	_ kind.Foreign    = Kind{}
+	_ kind.Kind         = Kind{}
+	_ kind.Restorer     = Kind{}
+	_ kind.StateCodec   = Kind{}
+	_ kind.Foreign      = Kind{}
+	_ kind.ArgRequester = Kind{}
 )
 
 // Name implements kind.Kind.
 func (Kind) Name() string { return "javascript" }
+
+// StartRequests implements kind.Kind: the requests the build wrote at the head of the script
+// (build.mjs: `globalThis.__mcpwasm={requests:{…}};` on the first line of SectionName, the
+// same the guest's manifest answers), so a script's top level reads its granted
+// environment, as under Node. A script without that line requests nothing at start.
+func (Kind) StartRequests(_ *kind.Module, customs map[string][]byte) abi.Requests {
+	return scriptRequests(customs[SectionName])
+}
+
+// ArgsPath is the fs request path that stands for the guest's arguments: build.mjs writes it
+// for a package that is given its directories on its command line.
+const ArgsPath = "$ARGS"
+
+// ArgRequests implements kind.ArgRequester: each fs request for ArgsPath becomes one request
+// per absolute path among args (cleaned; read-write as the request), so the operator's grant
+// for a directory the config's args name is effective at start. Other args are no paths.
+func (Kind) ArgRequests(start abi.Requests, args []string) abi.Requests {
+	var fs []abi.FSRequest
+	for _, f := range start.FS {
+		if f.Path != ArgsPath {
+			fs = append(fs, f)
+			continue
+		}
+		for _, a := range args {
+			if strings.HasPrefix(a, "/") {
+				fs = append(fs, abi.FSRequest{Path: path.Clean(a), RW: f.RW})
+			}
+		}
+	}
+	start.FS = fs
+	return start
+}
+
+// scriptRequests parses the requests line build.mjs writes at the head of src; the zero
+// Requests if there is none or it does not parse.
+func scriptRequests(src []byte) abi.Requests {
+	const head, tail = "globalThis.__mcpwasm={requests:", "};"
+	line, _, _ := bytes.Cut(src, []byte("\n"))
+	var r abi.Requests
+	body, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte(head))
+	if !ok {
+		return r
+	}
+	body, ok = bytes.CutSuffix(body, []byte(tail))
+	if !ok || json.Unmarshal(body, &r) != nil {
+		return abi.Requests{}
+	}
+	return r
+}
 
 // hostFuncNames are the engine's env imports.
 var hostFuncNames = map[string]bool{"host_call": true, "host_interrupt": true, "host_promise_rejection": true,
