@@ -379,3 +379,31 @@ func TestNpmDateFnsParseISO(t *testing.T) {
 		t.Errorf("probe: %s, want %s", got, want)
 	}
 }
+
+// What the shim cannot serve is said at build: a bundle carrying its own SDK fails naming the
+// whole-server path; an interval that sends notifications between calls is a warning.
+func TestJavaScriptWholeServerPathNamed(t *testing.T) {
+	dir := t.TempDir()
+	own := filepath.Join(dir, "ownsdk.js")
+	if err := os.WriteFile(own, []byte(`class StdioServerTransport { start() {} }
+new StdioServerTransport().start();
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := buildJSResult(t, own)
+	if err == nil || !strings.Contains(out, "the server brings its own MCP SDK bundle") || !strings.Contains(out, "needs the whole-server path") {
+		t.Errorf("own SDK bundle: %v\n%s", err, out)
+	}
+	ticker := filepath.Join(dir, "ticker.js")
+	if err := os.WriteFile(ticker, []byte(`import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+const server = new McpServer({ name: "ticker", version: "1" });
+setInterval(() => server.server.sendResourceUpdated({ uri: "tick://now" }), 1000);
+await server.connect();
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = buildJSResult(t, ticker)
+	if err != nil || !strings.Contains(out, "sets an interval and sends notifications") || !strings.Contains(out, "needs the whole-server path") {
+		t.Errorf("ticker: %v\n%s", err, out)
+	}
+}
