@@ -23,6 +23,7 @@ type Guest struct {
 	name   string
 	source string
 	config map[string]string // GuestConfig.Config, read by Extism plugins (config_get)
+	args   []string          // GuestConfig.Args: argv after the program name
 	// cur is what it serves; a guest that reports a list changed replaces it whole (relist).
 	cur      atomic.Pointer[lists]
 	gc       GuestConfig // as loaded: grants and limits of the tools a relist adds

@@ -120,7 +120,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	inst.intr.init(mod, g.host.watch)
 	inst.budget.Rate = &g.logRate
 	// Bound before the start runs, so what a start asks of the host is known (StartRequest).
-	inst.call = kind.Call{Guest: g.name, Config: g.config, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
+	inst.call = kind.Call{Guest: g.name, Config: g.config, Args: g.args, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
 	kind.Bind(mod, &inst.call)
 	if snap != nil {
 		err = inst.restore(mod, snap)

@@ -82,6 +82,10 @@ type GuestConfig struct {
 	// re-list too. "delete_.*" hides delete_gist; "gist" hides only gist. Validate refuses a
 	// pattern that does not compile, naming it.
 	HideTools []string
+	// Args is the guest's command-line arguments: argv after the program name, as a server
+	// run from a shell gets them (a JavaScript guest's process.argv.slice(2); the directories
+	// an npm file server is given). The operator's only; copied at Load.
+	Args []string
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -153,7 +157,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), compiled: compiled, kind: k, limits: limits, isolation: iso, customs: customs}
+	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), args: slices.Clone(c.Args), compiled: compiled, kind: k, limits: limits, isolation: iso, customs: customs}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
 	if v, ok := k.(kind.Versioner); ok {
 		g.kindVersion = v.Version(slices.Collect(maps.Keys(g.code.exports(compiled))))
@@ -169,6 +173,9 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		startReq = entry.StartRequests
 	}
 	g.code.startRequests = startReq
+	if ar, ok := k.(kind.ArgRequester); ok {
+		startReq = ar.ArgRequests(startReq, c.Args) // not cached: the args are the config's
+	}
 	if g.start, err = sandbox.NewTool(c.Name, "", c.Grants, false, g.requested(startReq, c.Grants),
 		sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams}); err != nil {
 		return g, fmt.Errorf("%s: start grants: %w", src, err)

@@ -1,18 +1,29 @@
-// Builds one mcpwasm guest from an MCP server script written for the TypeScript SDK:
+// Builds one mcpwasm guest from an MCP server script written for the TypeScript SDK, or from
+// a published npm package's server:
 //
-//   node mcpwasm/build.mjs server.ts NAME.wasm
+//   node mcpwasm/build.mjs SERVER.ts NAME.wasm [--strict] [--package DIR] [--embed-max BYTES]
 //
+// (`mcpwasm build` runs it.) SERVER is the entry; the project is the working directory (its
+// package.json, its node_modules), or with --package the package directory DIR (an installed
+// npm package: the entry is its "bin" script).
 // 1. esbuild bundles the script and its npm dependencies (zod, …) into one ES module, with
-//    the SDK's server imports (@modelcontextprotocol/sdk/server/mcp.js, …/server/stdio.js,
-//    …/types.js) pointed at mcpwasm/sdk.js, and node:buffer, node:timers and
-//    node:timers/promises at the shim's Buffer and timers; any other import the sandbox
-//    cannot serve (node:net, fs, child_process, another SDK module) fails the build with its
-//    name.
+//    the SDK's server imports (@modelcontextprotocol/sdk/server/mcp.js, …/server/index.js,
+//    …/server/stdio.js, …/types.js) pointed at mcpwasm/sdk.js, and Node's built-ins that
+//    have a sandbox meaning (path, url, util, events, stream, fs, os, crypto, module,
+//    process, tty, string_decoder, buffer, timers) at mcpwasm/node/*.js, which go through
+//    the operator's grants like everything else. A built-in without one (http, net,
+//    child_process, zlib, …) becomes a stub that throws on use, naming the module and why;
+//    the build lists each stub it linked as a warning (--strict: an error). Another SDK module
+//    (a transport of its own, the client) fails the build saying which path it needs.
 // 2. The engine, quickjs-wasi's quickjs.wasm, is checked against the sha256 pinned below.
 // 3. NAME.wasm = the engine + a custom section "mcpwasm.js" holding mcpwasm/shim.js and the
 //    bundle, + a custom section "mcpwasm.jsbc" holding the same script compiled to QuickJS
 //    bytecode by the same engine (the host loads it ~5× faster than it parses the source): one
 //    file, one digest, served by `mcpwasm serve NAME.wasm`.
+// With --package, the files the package reads relative to itself (import.meta.url,
+// __dirname: its package.json, templates) are embedded read-only under /.mcpwasm/pkg (the
+// package directory without node_modules, source maps and TypeScript sources; at most
+// --embed-max bytes, 1 MiB by default): the guest reads them without a grant.
 //
 // What the guest asks for (abi/ABI.md §4; the operator's grants decide) is package.json's
 // "mcpwasm": {"requests": {…}} if it has one; else it is read off the project's own files
@@ -21,13 +32,14 @@
 // performance.now() → clock, crypto.getRandomValues, randomUUID or Math.random → random,
 // createMessage → sampling, elicitInput → elicitation, listRoots → roots, an import of
 // node:fs/promises → fs: the directories its absolute path literals name, writable if it calls
-// writeFile, appendFile or mkdir. A file written for Node thus needs nothing added.
+// writeFile, appendFile or mkdir (a package that names none: "/", the directories are the
+// operator's to grant). A file written for Node thus needs nothing added.
 import { build } from "esbuild";
 import { CompileFlags, EvalFlags, QuickJS } from "quickjs-wasi";
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { dirname, extname, join, relative, resolve as resolvePath, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ENGINE = "quickjs-wasi/quickjs.wasm";
@@ -37,28 +49,68 @@ const SECTION = "mcpwasm.js";
 const BYTECODE_SECTION = "mcpwasm.jsbc";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const [entry, out] = process.argv.slice(2);
-if (!entry || !out) {
-  console.error("usage: node mcpwasm/build.mjs SERVER.ts OUT.wasm");
+const positional = [];
+let strict = false;
+let pkgDir = null;
+let embedMax = 1 << 20;
+{
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--strict") strict = true;
+    else if (a === "--package") pkgDir = resolvePath(argv[++i] || ".");
+    else if (a === "--embed-max") embedMax = Number(argv[++i]);
+    else positional.push(a);
+  }
+}
+const [entry, out] = positional;
+if (!entry || !out || !(embedMax >= 0)) {
+  console.error("usage: node mcpwasm/build.mjs SERVER.ts OUT.wasm [--strict] [--package DIR] [--embed-max BYTES]");
   process.exit(2);
 }
+const projectDir = pkgDir || process.cwd();
+// own says whether a bundled file is the project's (or the package's) own, not a dependency's.
+const own = (file) => {
+  const f = resolvePath(file);
+  if (pkgDir) return f.startsWith(pkgDir + sep) && !f.slice(pkgDir.length).includes(sep + "node_modules" + sep);
+  return !f.includes(sep + "node_modules" + sep) && !f.startsWith(here + sep);
+};
+const FILES_ROOT = "/.mcpwasm/pkg"; // where --package's own files are embedded (shim.js reads it)
 
 const sdkStub = join(here, "sdk.js");
-const sdkModules = new Set(["server/mcp", "server/stdio", "server/completable", "types", "server/index", "server"]);
+const sdkModules = new Set(["server/mcp", "server/stdio", "server/completable", "types", "server/index", "server", "shared/protocol"]);
 const builtins = new Set(builtinModules.flatMap((m) => [m, "node:" + m]));
+// Node built-ins served by mcpwasm/node/NAME.js ("/" in a name is "_").
+const nodeModules = new Set(["path", "path/posix", "url", "util", "events", "stream", "stream/promises", "fs", "fs/promises", "os", "crypto", "module", "process", "tty", "string_decoder", "buffer"]);
+const nodeFile = (name) => join(here, "node", (name === "path/posix" ? "path" : name.replace("/", "_")) + ".js");
+// Why a built-in without a sandbox meaning is a stub (what the stub's error and the build's
+// warning say).
+const stubWhy = (name) => {
+  const base = name.split("/")[0];
+  if (["http", "https", "http2", "net", "tls", "dgram", "dns", "inspector"].includes(base)) return "a guest opens no sockets and serves no HTTP itself: the host is the transport; use fetch (over the net grant)";
+  if (["child_process", "cluster", "worker_threads"].includes(base)) return "a guest runs no processes or threads";
+  if (base === "zlib") return "there is no compression built in: bundle a JavaScript implementation (fflate, pako)";
+  if (base === "async_hooks") return "the engine tracks no async context";
+  if (["vm", "v8", "repl", "readline", "perf_hooks", "trace_events", "wasi", "sqlite", "test"].includes(base)) return "it has no meaning inside the sandbox";
+  return "it has no meaning inside the sandbox";
+};
+const stubs = new Map(); // module → first importer
+const stubSource = (name) => `const why = ${JSON.stringify(stubWhy(name))};
+const fail = (what) => { throw new Error("node:${name}" + (what ? "." + what : "") + " is not available in the mcpwasm sandbox: " + why); };
+const member = (k) => new Proxy(function () {}, { apply: () => fail(k), construct: () => fail(k), get: (_, kk) => (typeof kk === "symbol" || kk === "then" ? undefined : fail(k + "." + String(kk))) });
+const proto = new Proxy({}, { get: (_, k) => (typeof k === "symbol" || k === "then" || k === "__esModule" ? undefined : member(String(k))) });
+module.exports = new Proxy({}, { get: (_, k) => (k === "__esModule" || typeof k === "symbol" || k === "then" ? undefined : k === "default" ? module.exports : member(String(k))), getPrototypeOf: () => proto });
+`;
 
-// node:fs/promises (and fs/promises, node:fs's and fs's promises) resolve to the shim's
-// file API over the fs grant (request kind "fs"); the rest of node:fs is not there, so an
-// import of readFileSync fails the build with esbuild's "No matching export".
-const fsModules = new Set(["fs/promises", "node:fs/promises", "fs", "node:fs"]);
-const fsNames = ["readFile", "writeFile", "appendFile", "readdir", "stat", "access", "mkdir"];
+// node:fs and node:fs/promises (mcpwasm/node/fs.js) go over the fs grant (request kind "fs");
+// an import of them by the project's own files asks for fs (see inferRequests).
 let importsFS = false;
+let fsFromArgs = ""; // a package's fs requests are its args' directories: "ro" or "rw"
+const namedHosts = new Set(); // hosts named by URL literals of the project's own files
 
-// Node built-ins the shim serves as globals, by import: node:buffer is the global Buffer;
-// node:timers the global timers; node:timers/promises their promise forms (setTimeout(ms,
+// Node built-ins the shim serves as globals, by import: node:timers the global timers; node:timers/promises their promise forms (setTimeout(ms,
 // value, {signal}), setImmediate(value, {signal}), scheduler.wait). Each also without "node:".
 const shimModules = {
-  buffer: `export const Buffer = globalThis.Buffer;\nexport default { Buffer };\n`,
   timers: `export const { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate } = globalThis;\nexport default { setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate };\n`,
   "timers/promises": `const g = globalThis;
 const wait = (set, clear, ms, value, options) =>
@@ -87,18 +139,12 @@ const guard = {
   name: "mcpwasm",
   setup(b) {
     b.onResolve({ filter: /^(node:)?fs(\/promises)?$/ }, (a) => {
-      if (!a.importer.includes("node_modules")) importsFS = true; // the project's own files ask
-      return { path: a.path, namespace: "mcpwasm-fs" };
+      if (own(a.importer)) importsFS = true; // the project's own files ask
+      return { path: nodeFile(a.path.replace(/^node:/, "")) };
     });
-    b.onLoad({ filter: /.*/, namespace: "mcpwasm-fs" }, (a) => ({
-      contents: a.path.endsWith("promises")
-        ? `const fs = globalThis.__mcpwasm.fs;\nexport const { ${fsNames.join(", ")} } = fs;\nexport default fs;\n`
-        : `const fs = globalThis.__mcpwasm.fs;\nexport const promises = fs;\nexport default { promises: fs };\n`,
-      loader: "js",
-    }));
-    b.onResolve({ filter: /^(node:)?(buffer|timers|timers\/promises)$/ }, (a) => {
+    b.onResolve({ filter: /^(node:)?(timers|timers\/promises)$/ }, (a) => {
       const name = a.path.replace(/^node:/, "");
-      if (name.startsWith("timers") && !a.importer.includes("node_modules")) importsTimers = true; // timers wait with the clock
+      if (name.startsWith("timers") && own(a.importer)) importsTimers = true; // timers wait with the clock
       return { path: name, namespace: "mcpwasm-node" };
     });
     b.onLoad({ filter: /.*/, namespace: "mcpwasm-node" }, (a) => ({ contents: shimModules[a.path], loader: "js" }));
@@ -112,14 +158,42 @@ const guard = {
     b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
       const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
       if (sdkModules.has(sub)) return { path: sdkStub };
-      return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: mcpwasm serves the SDK's server API (server/mcp.js, server/stdio.js, server/completable.js, types.js); the host is the transport` }] };
+      const transport = /^(server|client)\/(sse|streamableHttp|express|websocket|auth)/.test(sub) || sub.startsWith("client");
+      return {
+        errors: [
+          {
+            text:
+              `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: mcpwasm's shim serves the SDK's server API (server/mcp.js, server/index.js, server/stdio.js, server/completable.js, types.js) and the host is the transport (stdio and Streamable HTTP are mcpwasm serve's)` +
+              (transport ? "; a server that runs its own transport or client needs the whole-server path (the package run as a whole WASI program), not the shim" : ""),
+          },
+        ],
+      };
     });
     b.onResolve({ filter: /^[^./]/ }, (a) => {
-      if (builtins.has(a.path) || a.path.startsWith("node:")) {
-        return { errors: [{ text: `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: a mcpwasm guest has no Node.js built-in modules but node:fs/promises, node:buffer, node:timers and node:timers/promises; use fetch, process.env, console, crypto.getRandomValues, node:fs/promises (they go through the operator's grants)` }] };
-      }
-      return undefined;
+      if (!builtins.has(a.path) && !a.path.startsWith("node:")) return undefined;
+      const name = a.path.replace(/^node:/, "");
+      if (nodeModules.has(name)) return { path: nodeFile(name) };
+      if (name === "sys") return { path: nodeFile("util") };
+      if (!stubs.has(name)) stubs.set(name, relative(process.cwd(), a.importer));
+      return { path: name, namespace: "mcpwasm-stub" };
     });
+    b.onLoad({ filter: /.*/, namespace: "mcpwasm-stub" }, (a) => ({ contents: stubSource(a.path), loader: "js" }));
+    // The package's own files see where they are: import.meta.url (and __dirname, __filename
+    // in a file that does not declare them) name their place under FILES_ROOT.
+    if (pkgDir) {
+      b.onLoad({ filter: /\.(m|c)?(j|t)sx?$/ }, (a) => {
+        if (!own(a.path)) return undefined;
+        const rel = relative(pkgDir, a.path).split(sep).join("/");
+        const file = FILES_ROOT + "/" + rel;
+        let src = readFileSync(a.path, "utf8");
+        src = src.replace(/\bimport\.meta\.url\b/g, JSON.stringify("file://" + file));
+        src = src.replace(/\bimport\.meta\.dirname\b/g, JSON.stringify(dirname(file))).replace(/\bimport\.meta\.filename\b/g, JSON.stringify(file));
+        if (!/(const|let|var|function)\s+__dirname\b/.test(src)) src = src.replace(/\b__dirname\b/g, JSON.stringify(dirname(file)));
+        if (!/(const|let|var|function)\s+__filename\b/.test(src)) src = src.replace(/\b__filename\b/g, JSON.stringify(file));
+        const ext = extname(a.path).replace(/^\.(m|c)?/, "");
+        return { contents: src, loader: ext, resolveDir: dirname(a.path) };
+      });
+    }
   },
 };
 
@@ -129,7 +203,8 @@ const result = await build({
   format: "esm",
   platform: "neutral",
   mainFields: ["module", "main"],
-  nodePaths: [join(process.cwd(), "node_modules")], // the project's packages, wherever the entry is
+  // The project's packages, wherever the entry is; then the build's own (zod for sdk.js).
+  nodePaths: [join(projectDir, "node_modules"), join(here, "..", "node_modules")],
   // "browser": a package's browser build is the one for this runtime — fetch, crypto's
   // getRandomValues, TextEncoder, URL, AbortController, no Node built-ins — as nanoid's is
   // (its default build imports node:crypto). "node" is never a condition here.
@@ -145,18 +220,15 @@ const result = await build({
 }).catch((e) => {
   for (const m of e.errors || []) {
     const where = m.location ? `${m.location.file}:${m.location.line}: ` : "";
-    const fs = /^No matching export in "mcpwasm-fs:([^"]+)" for import "([^"]+)"/.exec(m.text);
-    const text = fs ? `unsupported import "${fs[2]}" from "${fs[1]}": mcpwasm serves node:fs/promises (${fsNames.join(", ")}) over the fs grant, and node:fs's promises` : m.text;
-    console.error(`${where}${text}`);
+    console.error(`${where}${explain(m.text)}`);
   }
   if (!e.errors) console.error(String(e));
   process.exit(1);
 });
 
-const require = createRequire(join(process.cwd(), "package.json"));
 let enginePath;
 try {
-  enginePath = require.resolve(ENGINE);
+  enginePath = createRequire(join(here, "..", "package.json")).resolve(ENGINE);
 } catch {
   console.error(`${ENGINE} is not installed: run npm ci (the lockfile pins quickjs-wasi ${ENGINE_VERSION})`);
   process.exit(1);
@@ -168,8 +240,76 @@ if (sum !== ENGINE_SHA256) {
   process.exit(1);
 }
 
-const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+let pkg = {};
+try {
+  pkg = JSON.parse(readFileSync(join(projectDir, "package.json"), "utf8"));
+} catch {}
 const requests = (pkg.mcpwasm && pkg.mcpwasm.requests) || inferRequests(result.metafile);
+
+// What the shim cannot serve: a bundle that carries an SDK of its own (a server published as
+// one pre-bundled file) or timers that notify outside any call.
+{
+  const ownSrc = Object.keys(result.metafile.inputs)
+    .filter((f) => own(f) && existsSync(f))
+    .map((f) => readFileSync(f, "utf8"))
+    .join("\n");
+  if (/class\s+StdioServerTransport\b|"notifications\/initialized"/.test(ownSrc)) {
+    console.error(`${entry}: the server brings its own MCP SDK bundle (it defines StdioServerTransport or speaks JSON-RPC itself): mcpwasm's shim cannot serve it; the package needs the whole-server path (run as a whole WASI program)`);
+    process.exit(1);
+  }
+  if (/\bsetInterval\s*\(/.test(ownSrc) && /\.(notification|sendResourceUpdated|sendLoggingMessage|sendToolListChanged)\s*\(/.test(ownSrc)) {
+    console.error(`warning: ${entry} sets an interval and sends notifications: mcpwasm's shim runs timers only while a call runs, so a notification a timer sends between calls is never sent; a server that needs it needs the whole-server path`);
+  }
+}
+for (const [name, importer] of stubs) {
+  console.error(`${strict ? "error" : "warning"}: node:${name} (imported by ${importer}) is a stub: ${stubWhy(name)}; using it throws`);
+}
+if (strict && stubs.size) process.exit(1);
+
+// The package's own files (--package), embedded read-only under FILES_ROOT.
+const files = {};
+if (pkgDir) {
+  let total = 0;
+  const skipped = [];
+  const walk = (dir) => {
+    for (const d of readdirSync(dir, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : 1))) {
+      const p = join(dir, d.name);
+      if (d.isDirectory()) {
+        if (d.name !== "node_modules" && !d.name.startsWith(".")) walk(p);
+        continue;
+      }
+      if (!d.isFile() || /\.(map|ts|tsx|mts|cts)$/.test(d.name)) continue;
+      const size = statSync(p).size;
+      const rel = relative(pkgDir, p).split(sep).join("/");
+      if (total + size > embedMax) {
+        skipped.push(rel);
+        continue;
+      }
+      total += size;
+      const b = readFileSync(p);
+      const text = b.toString("utf8");
+      files[FILES_ROOT + "/" + rel] = Buffer.from(text, "utf8").equals(b) ? { data: text } : { data_base64: b.toString("base64") };
+    }
+  };
+  walk(pkgDir);
+  if (skipped.length) console.error(`warning: ${skipped.length} of the package's files are not embedded (over the ${embedMax}-byte cap, --embed-max): ${skipped.slice(0, 5).join(", ")}${skipped.length > 5 ? ", …" : ""}`);
+}
+
+// explain turns esbuild's bare messages into what mcpwasm serves and why.
+function explain(text) {
+  const m = /^No matching export in "([^"]+)" for import "([^"]+)"/.exec(text);
+  if (!m) return text;
+  const [, file, name] = m;
+  if (file.endsWith("sdk.js")) {
+    return `unsupported import "${name}" from the MCP SDK: mcpwasm's shim serves McpServer (registerTool/Resource/Prompt, tool/resource/prompt), Server (setRequestHandler for every *RequestSchema of types.js), ResourceTemplate, StdioServerTransport, completable, McpError and ErrorCode; a server that needs more of the SDK needs the whole-server path`;
+  }
+  const node = /node[\/]([a-z_]+)\.js$/.exec(file);
+  if (node) {
+    const mod = node[1].replace("_", "/");
+    return `unsupported import "${name}" from node:${mod}: mcpwasm's node:${mod} does not have it (docs/npm.md lists what each built-in offers; they go through the operator's grants)`;
+  }
+  return text;
+}
 
 // inferRequests reads what the project's own files use (see the top of this file).
 function inferRequests(meta) {
@@ -178,7 +318,7 @@ function inferRequests(meta) {
   const dirs = new Set();
   let writes = false;
   for (const file of Object.keys(meta.inputs)) {
-    if (file.includes("node_modules/") || file.startsWith("mcpwasm/") || file.includes("/mcpwasm/sdk.js")) continue;
+    if (!own(file) || file.startsWith("mcpwasm/") || file.includes("/mcpwasm/sdk.js") || file.startsWith("mcpwasm-")) continue;
     let src;
     try {
       src = readFileSync(file, "utf8");
@@ -188,7 +328,11 @@ function inferRequests(meta) {
     // "*:*" is any host on any port (abi/ABI.md's host patterns): "*" alone is any host on
     // the scheme's default port, which left a granted "127.0.0.1:8080" not requested. The
     // operator's grant decides what the guest reaches.
-    if (/\bfetch\s*\(/.test(src)) r.net = ["*:*"];
+    if (/\bfetch\s*\(/.test(src)) {
+      r.net = ["*:*"];
+      // The hosts its URL literals name: what the printed config entry grants.
+      for (const m of src.matchAll(/["'`]https?:\/\/([A-Za-z0-9.-]+\.[A-Za-z]{2,})(?::\d+)?[\/"'`?]/g)) namedHosts.add(m[1].toLowerCase());
+    }
     for (const m of src.matchAll(/process\.env\.([A-Za-z_][A-Za-z0-9_]*)|process\.env\[\s*["'`]([^"'`]+)["'`]\s*\]/g)) env.add(m[1] || m[2]);
     // Timers wait for real only with the clock, and Date.now/performance.now read it.
     if (importsTimers || /\bset(Timeout|Interval)\s*\(|\bDate\.now\s*\(|\bnew\s+Date\s*\(\s*\)|\bperformance\.now\s*\(/.test(src)) r.clock = true;
@@ -207,7 +351,13 @@ function inferRequests(meta) {
       if (/\b(writeFile|appendFile|mkdir)\s*\(/.test(src)) writes = true;
     }
   }
-  if (importsFS && dirs.size === 0) {
+  if (importsFS && pkgDir) {
+    // A package's directories come from its arguments, not from the path literals of its
+    // code: it requests each absolute path of the config's args (the shim reads them at
+    // start, shim.js describe), writable if it writes; the operator's grants decide.
+    dirs.clear();
+    fsFromArgs = writes ? "rw" : "ro";
+  } else if (importsFS && dirs.size === 0) {
     console.error(`${entry}: imports node:fs but names no absolute directory: add "mcpwasm": {"requests": {"fs": [{"path": "/data", "rw": true}]}} to package.json (the directories the operator may grant)`);
   }
   // Only the shallowest of nested directories: a grant is a whole directory.
@@ -216,8 +366,22 @@ function inferRequests(meta) {
   if (env.size) r.env = [...env].sort();
   return Object.keys(r).length ? r : null;
 }
+// The prelude: the requests line first — the host reads it before the start
+// (runtime/internal/kind/quickjs scriptRequests: `globalThis.__mcpwasm={requests:{…}};`, the
+// whole first line) — then the rest. A package whose directories come from its arguments
+// requests them as the fs path "$ARGS" (the host puts each absolute path of the config's
+// args in its place; the shim does the same in its manifest).
+const startRequests = fsFromArgs ? Object.assign({}, requests, { fs: ((requests && requests.fs) || []).concat([fsFromArgs === "rw" ? { path: "$ARGS", rw: true } : { path: "$ARGS" }]) }) : requests;
+const rest = {};
+if (fsFromArgs) rest.fsFromArgs = fsFromArgs;
+if (pkgDir) {
+  rest.files = files;
+  rest.filesRoot = FILES_ROOT;
+  rest.script = FILES_ROOT + "/" + relative(pkgDir, resolvePath(entry)).split(sep).join("/");
+}
 const script =
-  (requests ? `globalThis.__mcpwasm={requests:${JSON.stringify(requests)}};\n` : "") +
+  (startRequests ? `globalThis.__mcpwasm={requests:${JSON.stringify(startRequests)}};\n` : "") +
+  (Object.keys(rest).length ? `globalThis.__mcpwasm=Object.assign(globalThis.__mcpwasm||{},${JSON.stringify(rest)});\n` : "") +
   readFileSync(join(here, "shim.js"), "utf8") +
   "\n" +
   result.outputFiles[0].text.replace(/^#![^\n]*\n/, ""); // a hashbang is valid only at the very start
@@ -256,4 +420,9 @@ const section = (name, payload) => {
 const source = Buffer.from(script, "utf8");
 const out_ = Buffer.concat([engine, section(SECTION, source), section(BYTECODE_SECTION, bytecode)]);
 writeFileSync(out, out_);
-console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length}); requests ${JSON.stringify(requests || {})}`);
+console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length}); requests ${JSON.stringify(requests || {})}${fsFromArgs ? `, and fs${fsFromArgs === "rw" ? " (read-write)" : ""}: each absolute path of the config's args` : ""}`);
+// For `mcpwasm build`: one JSON line it reads (the requests, the hosts the code names, the
+// stubs linked, the files embedded) to print a ready config entry.
+if (process.env.MCPWASM_BUILD_REPORT) {
+  writeFileSync(process.env.MCPWASM_BUILD_REPORT, JSON.stringify({ requests: requests || {}, fsFromArgs, hosts: [...namedHosts].sort(), stubs: [...stubs.keys()].sort(), embedded: Object.keys(files).length, bytes: out_.length }));
+}

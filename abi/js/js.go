@@ -5,7 +5,11 @@
 // as the custom section "mcpwasm.js"). The host side is runtime/internal/kind/quickjs.
 package js
 
-import _ "embed"
+import (
+	"embed"
+	"io/fs"
+	"path"
+)
 
 // Shim is shim.js: run before the bundled script; defines console, timers, fetch, URL,
 // TextEncoder/TextDecoder, crypto, process and globalThis.__mcpwasm (the host's entries).
@@ -22,3 +26,24 @@ var SDK string
 //
 //go:embed build.mjs
 var Build string
+
+// Zod3 is zod3.js: sdk.js's adapter for zod 3 shapes (packages built before zod 4).
+//
+//go:embed zod3.js
+var Zod3 string
+
+//go:embed node/*.js
+var nodeFS embed.FS
+
+// Files returns the guest SDK's files by path inside a project's mcpwasm/ directory:
+// shim.js, sdk.js, zod3.js, build.mjs and node/NAME.js (the Node built-ins with a sandbox
+// meaning, mapped by build.mjs).
+func Files() map[string][]byte {
+	m := map[string][]byte{"shim.js": []byte(Shim), "sdk.js": []byte(SDK), "zod3.js": []byte(Zod3), "build.mjs": []byte(Build)}
+	names, _ := fs.Glob(nodeFS, "node/*.js")
+	for _, n := range names {
+		b, _ := nodeFS.ReadFile(n)
+		m[path.Join("node", path.Base(n))] = b
+	}
+	return m
+}

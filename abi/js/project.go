@@ -81,17 +81,18 @@ func Project(lang, name string) (map[string][]byte, error) {
 		return nil, fmt.Errorf("unknown JavaScript language %q (want js or ts)", lang)
 	}
 	r := strings.NewReplacer("NAME", name, "ENTRY", entry)
-	return map[string][]byte{
+	files := map[string][]byte{
 		"package.json":      PackageJSON(name, entry),
 		"package-lock.json": Lockfile(name),
 		"tsconfig.json":     TSConfig(lang),
 		entry:               []byte(r.Replace(server)),
-		"mcpwasm/shim.js":   []byte(Shim),
-		"mcpwasm/sdk.js":    []byte(SDK),
-		"mcpwasm/build.mjs": []byte(Build),
 		"README.md":         []byte(r.Replace(readme)),
 		".gitignore":        []byte("node_modules/\n/" + name + ".wasm\n"),
-	}, nil
+	}
+	for p, b := range Files() {
+		files["mcpwasm/"+p] = b
+	}
+	return files, nil
 }
 
 const serverTS = `// NAME — an MCP server written for the TypeScript SDK, built by mcpwasm into one sandboxed
@@ -139,10 +140,11 @@ const readme = "# NAME\n\n" +
 	"mcpwasm serve NAME.wasm\n" +
 	"mcpwasm call NAME '{\"name\":\"Ada\"}' -- mcpwasm serve NAME.wasm\n" +
 	"```\n\n" +
-	"The build (mcpwasm/build.mjs) points the SDK's server imports at mcpwasm/sdk.js and fails on\n" +
-	"an import the sandbox cannot serve (node:net, node:fs's readFileSync, …). fetch, process.env,\n" +
-	"node:fs/promises, crypto.getRandomValues, timers and console work through the operator's\n" +
-	"grants; extra.signal aborts when the client cancels a call or its time limit nears. What the guest\n" +
+	"The build (mcpwasm/build.mjs) points the SDK's server imports at mcpwasm/sdk.js and Node's\n" +
+	"built-ins with a sandbox meaning (path, url, util, events, stream, fs, os, crypto, …) at\n" +
+	"mcpwasm/node/; one without (node:net, child_process, …) is a stub that throws on use, listed\n" +
+	"as a warning (--strict fails the build). fetch, process.env, node:fs, crypto, timers and\n" +
+	"console work through the operator's grants; extra.signal aborts when the client cancels a call or its time limit nears. What the guest\n" +
 	"asks for is read off ENTRY (fetch → net \"*:*\" (any host and port granted), process.env.API_KEY → env API_KEY,\n" +
 	"node:fs/promises → fs: the directories its absolute paths name, …; the build\n" +
 	"prints it); to list it yourself, add \"mcpwasm\": {\"requests\": {\"net\": [\"api.example.com\"]}}\n" +

@@ -16,7 +16,11 @@ func TestExampleCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range []string{"mcpwasm/shim.js", "mcpwasm/sdk.js", "mcpwasm/build.mjs", "package-lock.json", "tsconfig.json", ".gitignore"} {
+	rels := []string{"package-lock.json", "tsconfig.json", ".gitignore"}
+	for p := range Files() {
+		rels = append(rels, "mcpwasm/"+p)
+	}
+	for _, rel := range rels {
 		b, err := os.ReadFile(filepath.Join(dir, rel))
 		if err != nil {
 			t.Fatal(err)

@@ -33,7 +33,12 @@
         }
       })
       .join(" ");
-  const logAt = (level) => (...args) => host("log", { level, data: fmt(args) });
+  let lastError = ""; // the last console.error line: process.exit's message repeats it
+  const logAt = (level) => (...args) => {
+    const data = fmt(args);
+    if (level === "error") lastError = data;
+    host("log", { level, data });
+  };
   g.console = {
     log: logAt("info"),
     info: logAt("info"),
@@ -94,6 +99,25 @@
     }
     return true;
   };
+
+  // ---- engine fixes: where the pinned engine answers differently from Node (V8) ----
+  // setUTCFullYear(NaN, …) and setFullYear(NaN, …) leave the time value as it was (0 for
+  // new Date(0)) where ECMA-262 §21.4.4.21 makes it NaN: date-fns's parseISO("nope") then
+  // gave 1970-01-01 instead of Invalid Date. testdata/engine-probes checks the rest.
+  for (const name of ["setUTCFullYear", "setFullYear"]) {
+    const orig = Date.prototype[name];
+    const fixed = {
+      [name](year, ...rest) {
+        if (Number.isNaN(Number(year))) {
+          orig.call(this, 1970); // the receiver check and its TypeError, as the original
+          this.setTime(NaN);
+          return NaN;
+        }
+        return orig.call(this, year, ...rest);
+      },
+    }[name];
+    Object.defineProperty(Date.prototype, name, { value: fixed, writable: true, configurable: true, enumerable: false });
+  }
 
   // ---- text encoding ----
   class TextEncoder {
@@ -615,28 +639,85 @@
     if (!env) env = JSON.parse(host("env") || "{}");
     return env;
   };
+  // process.argv is ["node", the script's path, ...the config's args] (host op "argv": the
+  // guest config's "args", argv after the script name), read when first asked for.
+  let argv;
+  const self = () => g.process;
   g.process = {
     get env() {
       return processEnv();
     },
-    argv: ["mcpwasm"],
-    platform: "wasi",
-    version: "v0.0.0-mcpwasm",
-    versions: {},
+    get argv() {
+      if (!argv) {
+        let args = [];
+        try {
+          args = JSON.parse(host("argv") || "[]");
+        } catch (_) {}
+        argv = ["node", (g.__mcpwasm && g.__mcpwasm.script) || "/mcpwasm/guest.js"].concat(args);
+      }
+      return argv;
+    },
+    set argv(v) {
+      argv = v;
+    },
+    execArgv: [],
+    argv0: "node",
+    execPath: "/usr/bin/node",
+    platform: "linux",
+    arch: "wasm32",
+    pid: 1,
+    ppid: 0,
+    title: "mcpwasm",
+    release: { name: "node" },
+    version: "v22.0.0",
+    versions: { node: "22.0.0", mcpwasm: "1" },
     exitCode: undefined,
+    // exit ends what is running: at start the load fails, in a call the call fails, each with
+    // the guest's own last console.error line (what it printed before exiting).
     exit(code) {
-      throw new Error("process.exit(" + (code === undefined ? "" : code) + ") called");
+      const c = code === undefined ? g.process.exitCode || 0 : code;
+      throw new Error("process.exit(" + c + ") called" + (lastError ? ": " + lastError : ""));
+    },
+    abort() {
+      throw new Error("process.abort() called");
     },
     nextTick: (fn, ...args) => queueMicrotask(() => fn(...args)),
-    on() {
-      return g.process;
-    },
-    once() {
-      return g.process;
-    },
+    on: self,
+    once: self,
+    off: self,
+    addListener: self,
+    removeListener: self,
+    removeAllListeners: self,
+    prependListener: self,
+    emit: () => false,
+    listeners: () => [],
+    listenerCount: () => 0,
+    emitWarning: (w) => host("log", { level: "warning", data: String(w && w.message ? w.message : w) }),
     cwd: () => "/",
-    stdout: { write: (s) => (host("log", { level: "info", data: String(s) }), true) },
-    stderr: { write: (s) => (host("log", { level: "error", data: String(s) }), true) },
+    chdir() {
+      throw new Error("process.chdir is not available in mcpwasm (the working directory is /)");
+    },
+    umask: () => 0o022,
+    getuid: () => -1,
+    getgid: () => -1,
+    hrtime: Object.assign(
+      (prev) => {
+        const t = performance.now();
+        let s = Math.floor(t / 1000), ns = Math.floor((t % 1000) * 1e6);
+        if (prev) {
+          s -= prev[0];
+          ns -= prev[1];
+          if (ns < 0) (s--, (ns += 1e9));
+        }
+        return [s, ns];
+      },
+      { bigint: () => BigInt(Math.floor(performance.now() * 1e6)) },
+    ),
+    uptime: () => performance.now() / 1000,
+    memoryUsage: Object.assign(() => ({ rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 }), { rss: () => 0 }),
+    stdout: { isTTY: false, write: (s) => (host("log", { level: "info", data: String(s) }), true), on: self, once: self },
+    stderr: { isTTY: false, write: (s) => (host("log", { level: "error", data: String(s) }), true), on: self, once: self },
+    stdin: { isTTY: false, on: self, once: self, resume: self, pause: self, setEncoding: self },
   };
 
   // ---- fetch over the net grant (request kind "http") ----
@@ -903,14 +984,64 @@
     }
     return ArrayBuffer.isView(p) ? fromUTF8.decode(p) : String(p);
   };
+  // A package built by mcpwasm build carries the files it reads relative to itself (its
+  // package.json, templates) under one read-only root, globalThis.__mcpwasm.files (path →
+  // {data} or {data_base64}, set by the build): read, stat and readdir there need no grant;
+  // a write is EROFS. Everything else goes to the host.
+  const fsError = (code, msg, syscall, path) => Object.assign(new Error(code + ": " + msg + ", " + syscall + " '" + path + "'"), { errno: errnos[code] || -5, code, syscall, path });
+  const cleanPath = (p) => {
+    const out = [];
+    for (const seg of String(p).split("/")) {
+      if (seg === "" || seg === ".") continue;
+      if (seg === "..") out.pop();
+      else out.push(seg);
+    }
+    return "/" + out.join("/");
+  };
+  const embeddedCall = (op, path) => {
+    const m = g.__mcpwasm;
+    const root = m && m.filesRoot;
+    if (!root || typeof path !== "string") return null;
+    const p = cleanPath(path);
+    if (p !== root && !p.startsWith(root + "/")) return null;
+    const files = m.files || {};
+    const f = files[p];
+    const isDir = !f && Object.keys(files).some((k) => k.startsWith(p + "/"));
+    const syscall = { read: "open", write: "open", append: "open", readdir: "scandir", stat: "stat", mkdir: "mkdir" }[op] || op;
+    if (op === "write" || op === "append" || op === "mkdir") throw fsError("EROFS", "read-only file system (the package's own files, embedded by mcpwasm build)", syscall, path);
+    if (!f && !isDir) throw fsError("ENOENT", "no such file or directory", syscall, path);
+    if (op === "read") {
+      if (isDir) throw fsError("EISDIR", "illegal operation on a directory", "read", path);
+      return f;
+    }
+    if (op === "stat") {
+      const size = f ? (f.data !== undefined ? utf8.encode(f.data).length : fromBase64(f.data_base64).length) : 0;
+      return { stat: { type: f ? "file" : "dir", size, mode: f ? 0o444 : 0o555, mtime_ms: 0 } };
+    }
+    if (op === "readdir") {
+      if (!isDir) throw fsError("ENOTDIR", "not a directory", syscall, path);
+      const seen = new Map();
+      for (const k of Object.keys(files)) {
+        if (!k.startsWith(p + "/")) continue;
+        const rest = k.slice(p.length + 1);
+        const i = rest.indexOf("/");
+        seen.set(i < 0 ? rest : rest.slice(0, i), i < 0 ? "file" : "dir");
+      }
+      return { entries: [...seen].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([name, type]) => ({ name, type })) };
+    }
+    return null;
+  };
   // fsCall runs one file operation; a refusal throws an Error with Node's code, errno,
   // syscall and path ("ENOENT: no such file or directory, open '/data/x'").
   const fsCall = (op, path, extra) => {
+    const em = embeddedCall(op, path);
+    if (em) return em;
     const r = JSON.parse(host("request", { kind: "fs", body: Object.assign({ op, path }, extra) }));
     if (r.status === 0) return r.body;
     const e = new Error((r.body && r.body.error) || "fs: request failed with status " + r.status);
     const m = /^(E[A-Z]+): [^,]*, (\w+) /.exec(e.message);
     if (m) Object.assign(e, { errno: errnos[m[1]] || -5, code: m[1], syscall: m[2], path });
+    else if (!e.message.includes(path)) e.message += " (fs " + op + " '" + path + "')";
     throw e;
   };
   // fsAsync runs fn as an async fs function: its throw is the promise's rejection, an aborted
@@ -934,7 +1065,19 @@
       if (utf8.encode(text).length === b.length && !text.includes("\ufffd")) body.data = text;
       else body.data_base64 = toBase64(b);
     }
-    fsCall(op === "write" && options && typeof options === "object" && /^a/.test(options.flag || "") ? "append" : op, path, body);
+    const flag = (options && typeof options === "object" && options.flag) || "";
+    if (flag.includes("x")) {
+      // "wx"/"ax": exclusive creation, refused when the path exists.
+      let exists = true;
+      try {
+        fsCall("stat", path);
+      } catch (e) {
+        if (e.code !== "ENOENT") throw e;
+        exists = false;
+      }
+      if (exists) throw fsError("EEXIST", "file already exists", "open", path);
+    }
+    fsCall(op === "write" && /^a/.test(flag) ? "append" : op, path, body);
   };
   // FileKind is the type predicates Stats and Dirent share (this._type: "file", "dir",
   // "symlink", or another kind the host reports).
@@ -967,35 +1110,42 @@
       this._type = type;
     }
   }
-  const fsPromises = {
-    readFile: fsAsync((path, options) => {
+  // The file functions, synchronous (the host call is): node:fs's *Sync forms and, through
+  // fsAsync, node:fs/promises.
+  const fsSync = {
+    readFile(path, options) {
       const r = fsCall("read", path);
       const enc = encodingOf(options);
       if (r.data !== undefined && enc && /^utf-?8$/i.test(enc)) return r.data;
       const bytes = r.data_base64 !== undefined ? fromBase64(r.data_base64) : utf8.encode(r.data || "");
       return enc ? decodeBytes(bytes, enc) : Buffer._of(bytes);
-    }),
-    writeFile: fsAsync(fsWrite("write")),
-    appendFile: fsAsync(fsWrite("append")),
-    readdir: fsAsync((path, options) => {
+    },
+    writeFile: fsWrite("write"),
+    appendFile: fsWrite("append"),
+    readdir(path, options) {
       const entries = fsCall("readdir", path).entries || [];
       return options && options.withFileTypes ? entries.map((e) => new Dirent(e.name, e.type, path)) : entries.map((e) => e.name);
-    }),
-    stat: fsAsync((path) => new Stats(fsCall("stat", path).stat)),
-    access: fsAsync((path) => {
+    },
+    stat: (path) => new Stats(fsCall("stat", path).stat),
+    access(path) {
       fsCall("stat", path);
-    }),
-    mkdir: fsAsync((path, options) => {
+    },
+    mkdir(path, options) {
       const recursive = !!(options && typeof options === "object" && options.recursive);
       const r = fsCall("mkdir", path, { recursive });
       return recursive ? r.first : undefined;
-    }),
+    },
   };
+  const fsPromises = {};
+  for (const k of Object.keys(fsSync)) fsPromises[k] = fsAsync(fsSync[k]);
 
   // ---- the MCP server API (what @modelcontextprotocol/sdk/server/mcp.js exports) ----
   const mcp = (g.__mcpwasm = g.__mcpwasm || {});
   let zod = null; // {object, toJSONSchema} from the bundled zod, set by the SDK stub
   const isZod = (s) => !!s && typeof s === "object" && ("_zod" in s || "_def" in s);
+  // zod 3 (a package's own "zod": "^3"): the SDK stub registers an adapter (zod3.js).
+  let zod3 = null;
+  const isZod3Shape = (s) => !!zod3 && isShape(s) && Object.keys(s).length > 0 && Object.values(s).every(zod3.isZod3);
   // A shape is a plain object of zod schemas; {} is the empty shape (a tool with no
   // arguments), as in the SDK, whose tools/list then shows {"type":"object","properties":{}}.
   const isShape = (s) => !!s && typeof s === "object" && !isZod(s) && Object.values(s).every(isZod);
@@ -1015,6 +1165,7 @@
     if (z !== undefined) return z;
     if (isZod(s)) z = s;
     else if (!isShape(s)) z = null;
+    else if (isZod3Shape(s)) z = zod3.object3(s);
     else if (!zod && isEmptyShape(s)) z = null; // a script without zod: nothing to validate
     else z = needZod().object(s);
     objects.set(s, z);
@@ -1025,6 +1176,7 @@
     if (isEmptyShape(s) && (io === "input" || !zod)) return { type: "object", properties: {} };
     const z = objectSchema(s);
     if (!z) return s;
+    if (zod3 && zod3.isZod3(z)) return zod3.toJSONSchema3(z);
     const out = needZod().toJSONSchema(z, { io, unrepresentable: "any", override: flaglessPatterns });
     delete out.$schema;
     return out;
@@ -1145,9 +1297,30 @@
       data: "mcpwasm reads a guest's " + what + " list once, at start: " + op + " of " + what + ' "' + name + '" after start is not served (' + what + "s/list does not change; neither does it for later changes)",
     });
   };
+  // Server is the SDK's low-level server (…/server/index.js): a script made with it (SDK
+  // 1.0.1 on) registers handlers by request schema — setRequestHandler(ListToolsRequestSchema,
+  // fn) — and mcpwasm calls them: tools/list, resources/list, resources/templates/list and
+  // prompts/list once at start (the manifest), tools/call, resources/read, prompts/get and
+  // completion/complete per request. McpServer.server is one too: a handler set there takes
+  // over the McpServer's own for that method. A schema is the SDK's zod object or ours
+  // (types.js): its method is schema.shape.method.value.
+  let lowServer = null; // the script's Server (a McpServer's own, or one made directly)
+  const methodOf = (schema) => {
+    const m = schema && (schema.method || (schema.shape && schema.shape.method && (schema.shape.method.value !== undefined ? schema.shape.method.value : schema.shape.method._def && schema.shape.method._def.value)));
+    if (typeof m !== "string") throw new Error("setRequestHandler: the schema names no method (want one of @modelcontextprotocol/sdk/types.js's *RequestSchema)");
+    return m;
+  };
   class Server {
-    constructor(owner) {
-      this._owner = owner;
+    constructor(info, options, owner) {
+      this._owner = owner || null;
+      this._info = (owner ? owner._info : info) || {};
+      this._options = (owner ? owner._options : options) || {};
+      this._handlers = new Map();
+      this._notificationHandlers = new Map();
+      this.oninitialized = undefined;
+      this.onclose = undefined;
+      this.onerror = undefined;
+      lowServer = this;
     }
     createMessage(params) {
       return Promise.resolve().then(() => request("sampling", params));
@@ -1158,12 +1331,30 @@
     listRoots(params) {
       return Promise.resolve().then(() => request("roots", params || {}));
     }
+    ping() {
+      return Promise.resolve({});
+    }
     sendLoggingMessage(params) {
       host("log", { level: params.level || "info", data: typeof params.data === "string" ? params.data : JSON.stringify(params.data) });
       return Promise.resolve();
     }
+    sendResourceUpdated(params) {
+      return sendNotification({ method: "notifications/resources/updated", params });
+    }
+    sendResourceListChanged() {
+      return Promise.resolve();
+    }
+    sendToolListChanged() {
+      return Promise.resolve();
+    }
+    sendPromptListChanged() {
+      return Promise.resolve();
+    }
     notification(n) {
       return sendNotification(n);
+    }
+    request(req) {
+      return sendRequest(req);
     }
     connect() {
       return Promise.resolve();
@@ -1174,11 +1365,46 @@
     getClientCapabilities() {
       return undefined;
     }
-    registerCapabilities() {}
-    setRequestHandler() {
-      throw new Error("Server.setRequestHandler is not supported by mcpwasm: use McpServer.registerTool, registerResource and registerPrompt");
+    getClientVersion() {
+      return undefined;
+    }
+    registerCapabilities(c) {
+      this._options.capabilities = Object.assign({}, this._options.capabilities, c);
+    }
+    assertCanSetRequestHandler() {}
+    setRequestHandler(schema, handler) {
+      const m = methodOf(schema);
+      if (typeof handler !== "function") throw new TypeError("setRequestHandler(" + m + "): the handler is not a function");
+      this._handlers.set(m, handler);
+    }
+    removeRequestHandler(schema) {
+      this._handlers.delete(methodOf(schema));
+    }
+    // Notifications from the client (roots/list_changed, cancelled, …) are the host's: a
+    // handler set here is kept and never called.
+    setNotificationHandler(schema, handler) {
+      this._notificationHandlers.set(methodOf(schema), handler);
+    }
+    removeNotificationHandler(schema) {
+      this._notificationHandlers.delete(methodOf(schema));
     }
   }
+  // lowHandler returns the script's handler for method, or undefined.
+  const lowHandler = (method) => lowServer && lowServer._handlers.get(method);
+  // callLow runs a low-level handler as the SDK does: handler({method, params}, extra).
+  const callLow = (fn, method, params) => fn({ method, params: params || {} }, extra());
+  // listAll calls a list handler page by page (nextCursor) and returns the items under key.
+  const listAll = async (fn, method, key) => {
+    const out = [];
+    let cursor;
+    for (let i = 0; i < 1000; i++) {
+      const r = await callLow(fn, method, cursor === undefined ? {} : { cursor });
+      if (r && Array.isArray(r[key])) out.push(...r[key]);
+      cursor = r && r.nextCursor;
+      if (cursor === undefined || cursor === null || cursor === "") break;
+    }
+    return out;
+  };
   const sendNotification = (n) => {
     if (n && n.method === "notifications/progress" && n.params) {
       const p = n.params;
@@ -1199,8 +1425,8 @@
       this._resources = new Map();
       this._templates = new Map();
       this._prompts = new Map();
-      this.server = new Server(this);
       server = this;
+      this.server = new Server(info, options, this);
     }
     connect() {
       return Promise.resolve();
@@ -1328,13 +1554,40 @@
     },
   };
   mcp.fs = fsPromises; // what node:fs/promises resolves to (build.mjs)
-  mcp.setZod = (z) => {
+  // node:fs (mcpwasm/node/fs.js) builds on these: the synchronous forms (paths as given),
+  // the path reader and the classes.
+  mcp.fsSync = { fsSync, fsPath, fsAsync, fsCall, Stats, Dirent };
+  mcp.setZod = (z, z3) => {
     zod = z;
+    zod3 = z3 || null;
   };
 
   // ---- the host's entry points ----
+  // describe reads the manifest: McpServer's registrations, or what a low-level Server's list
+  // handlers return (then a promise: they are async).
   const describe = () => {
-    if (!server) throw new Error("the script made no McpServer");
+    if (!server && !lowServer) throw new Error("the script made no McpServer or Server (@modelcontextprotocol/sdk/server/mcp.js or server/index.js)");
+    const lists = { "tools/list": "tools", "resources/list": "resources", "resources/templates/list": "resourceTemplates", "prompts/list": "prompts" };
+    if (!Object.keys(lists).some((m) => lowHandler(m))) return describeMcp();
+    const m = server ? describeMcp() : { name: lowServer._info.name || "script", version: lowServer._info.version || "", tools: [] };
+    if (!server && lowServer._info.description) m.description = lowServer._info.description;
+    if (!server) {
+      const rq = requestsNow();
+      if (rq) m.requests = rq;
+    }
+    return (async () => {
+      for (const method of Object.keys(lists)) {
+        const fn = lowHandler(method);
+        if (!fn) continue;
+        const items = await listAll(fn, method, lists[method]);
+        if (items.length || method === "tools/list") m[lists[method]] = items;
+        else delete m[lists[method]];
+      }
+      if (lowHandler("completion/complete")) m.completions = true;
+      return m;
+    })();
+  };
+  const describeMcp = () => {
     const s = server;
     const tools = [];
     for (const t of s._tools.values()) {
@@ -1389,8 +1642,20 @@
     if (resourceTemplates.length) m.resourceTemplates = resourceTemplates;
     if (prompts.length) m.prompts = prompts;
     if (completions) m.completions = true;
-    if (mcp.requests) m.requests = mcp.requests;
+    const rq = requestsNow();
+    if (rq) m.requests = rq;
     return m;
+  };
+  // requestsNow is what the guest asks for: mcp.requests, and for a package built with its
+  // directories from its arguments (build.mjs: fsFromArgs) each absolute path of
+  // process.argv.slice(2) as an fs request.
+  const requestsNow = () => {
+    if (!mcp.fsFromArgs) return mcp.requests;
+    const r = Object.assign({}, mcp.requests);
+    const dirs = g.process.argv.slice(2).filter((a) => typeof a === "string" && a.startsWith("/")).map(cleanPath);
+    r.fs = (r.fs || []).filter((f) => f.path !== "$ARGS").concat(dirs.map((path) => (mcp.fsFromArgs === "rw" ? { path, rw: true } : { path })));
+    if (!r.fs.length) delete r.fs;
+    return r;
   };
   const fieldOf = (issue) => (issue.path && issue.path.length ? issue.path.join(".") : "(arguments)");
   const invalid = (where, err) => {
@@ -1494,6 +1759,11 @@
     // returning a value), else with a promise: the host runs the job queue only as long as
     // an entry is pending, and each await would cost a trip through it.
     callTool(p) {
+      const low = lowHandler("tools/call");
+      if (low) {
+        if (p._meta && p._meta.progressToken !== undefined) current.meta = p._meta;
+        return callLow(low, "tools/call", p);
+      }
       const t = server && server._tools.get(p.name);
       if (!t || !t.enabled) throw new McpError(ErrorCode.InvalidParams, "Tool " + p.name + " not found");
       if (p._meta && p._meta.progressToken !== undefined) current.meta = p._meta;
@@ -1505,6 +1775,8 @@
       }
     },
     async readResource(p) {
+      const low = lowHandler("resources/read");
+      if (low) return callLow(low, "resources/read", p);
       // As the SDK: the URI is looked up and matched as new URL(uri).href spells it.
       const url = new URL(String(p.uri));
       const uri = url.href;
@@ -1520,6 +1792,8 @@
       throw new McpError(-32002, "Resource " + p.uri + " not found");
     },
     async getPrompt(p) {
+      const low = lowHandler("prompts/get");
+      if (low) return callLow(low, "prompts/get", p);
       const pr = server && server._prompts.get(p.name);
       if (!pr || !pr.enabled) throw new McpError(ErrorCode.InvalidParams, "Prompt " + p.name + " not found");
       if (pr.config.argsSchema === undefined) return pr.handler(extra());
@@ -1527,6 +1801,8 @@
       return pr.handler(args, extra());
     },
     async complete(p) {
+      const low = lowHandler("completion/complete");
+      if (low) return callLow(low, "completion/complete", p);
       const ref = p.ref || {};
       const arg = p.argument || {};
       const ctx = { arguments: (p.context && p.context.arguments) || {} };

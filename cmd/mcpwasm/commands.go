@@ -153,6 +153,24 @@ mcpwasm new --sdk ~/src/mcpwasm wat greet /tmp/greet
 mcpwasm new go greet                         # a released mcpwasm: its own version of the SDK
 mcpwasm new ts greet                         # then: cd greet && npm ci && npm run build`,
 			Run: newProject},
+		{Name: "build", Args: "[-o OUT.wasm] [--strict] [--toolchain DIR] [--lock FILE] DIR|FILE.js|FILE.ts|npm:NAME[@VERSION]", Short: "build a JavaScript/TypeScript MCP server (a file, a project, an npm package) into one sandboxed .wasm",
+			Long: `Bundles an MCP server written for the TypeScript SDK into one .wasm for the JavaScript
+kind: a server file, a project directory (what its npm run build does), an installed npm
+package directory (its "bin" script), or npm:NAME[@VERSION], installed without install
+scripts into a private temporary project; the exact versions npm resolved are written
+beside the output as OUT.lock.json, and --lock OUT.lock.json repeats that install. A
+package's own files (its package.json, what it reads by import.meta.url or __dirname) are
+embedded read-only (at most --embed-max bytes). Node built-ins with a sandbox meaning go
+through the operator's grants; one without (http, child_process, …) is a stub that throws on
+use, listed as a warning (--strict: an error). Prints what the server asks for and a config
+entry to serve it with. Needs node; the pinned esbuild, engine and zod are installed once
+into the user cache (npm ci) unless --toolchain names a directory whose node_modules has them.
+Arguments are not built in: give them in the config's "args".`,
+			Examples: `mcpwasm build npm:@modelcontextprotocol/server-brave-search@0.6.2 -o brave.wasm
+mcpwasm build --lock brave.lock.json npm:@modelcontextprotocol/server-brave-search -o brave.wasm
+mcpwasm build ./node_modules/@modelcontextprotocol/server-filesystem -o files.wasm
+mcpwasm build server.ts                      # a file of a project made by mcpwasm new`,
+			Run: buildCmd},
 		{Name: "import", Args: "[-o FILE] hyper-mcp CONFIG.json", Short: "convert a hyper-mcp config into an mcpwasm config and show what it grants",
 			Long: `Reads a hyper-mcp configuration (JSON or YAML) and writes the mcpwasm configuration that
 serves the same plugins: each plugin becomes a guest of the same name and path, allowed_hosts

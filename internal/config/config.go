@@ -125,6 +125,9 @@ type Guest struct {
 	// Config is the key-value strings an Extism plugin reads with config_get (hyper-mcp's
 	// runtime_config.env_vars); the operator's only, never the client's.
 	Config map[string]string `json:"config,omitempty"`
+	// Args is the guest's command-line arguments, argv after the program name
+	// (runtime.GuestConfig.Args): for a JavaScript guest process.argv.slice(2).
+	Args []string `json:"args,omitempty"`
 	// ToolPrefix is put before each of the guest's tool and prompt names as served (and as
 	// "tools" names them): runtime.GuestConfig.ToolPrefix. Two guests naming a tool or prompt
 	// alike need it; resource URIs are never rewritten.
@@ -597,6 +600,7 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 		Source:     source,
 		SHA256:     g.SHA256,
 		Config:     g.Config,
+		Args:       g.Args,
 		Limits:     g.Limits.runtime(),
 		ToolPrefix: g.ToolPrefix,
 		HideTools:  g.HideTools,

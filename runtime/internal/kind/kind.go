@@ -172,6 +172,13 @@ type Requester interface {
 	Requested(manifest abi.Requests, granted policy.Grants) abi.Requests
 }
 
+// ArgRequester is a Kind whose start requests can name the guest's arguments
+// (GuestConfig.Args): ArgRequests returns start (what StartRequests read) with them in
+// place. JavaScript: a package given its directories on its command line requests each.
+type ArgRequester interface {
+	ArgRequests(start abi.Requests, args []string) abi.Requests
+}
+
 // Started is one started instance of a kind. The pool serialises its methods: never two at
 // once, always with c installed and the call's deadline armed. Each returns the JSON the
 // binding expects (Describe: an abi.Manifest; the others: the MCP result, or an abi.ErrorBody
@@ -284,8 +291,11 @@ type Call struct {
 	// Config is the operator's key-value strings for the guest (GuestConfig.Config), which
 	// Extism plugins read with config_get; never the client's. Read only.
 	Config map[string]string
-	Tool   string // the tool running; "" outside tools/call
-	Entry  Entry
+	// Args is the operator's arguments for the guest (GuestConfig.Args): argv after the
+	// program name, as a server's command line would give them. Read only.
+	Args  []string
+	Tool  string // the tool running; "" outside tools/call
+	Entry Entry
 	// Limits of the entry: the tool's for a tool call, else the guest's; for Describe,
 	// OutputBytes is the manifest limit. The pool enforces Timeout and MemoryBytes (linear
 	// memory plus Vars); a kind names them in messages and caps its results at OutputBytes.

@@ -35,6 +35,7 @@ type Call struct {
 	Engine   Engine                                        // the instance the host function was called from
 	Sandbox  Requester                                     // nil: every request is UNAVAILABLE
 	Env      []string                                      // NAME=value pairs (the env grant, resolved)
+	Args     []string                                      // the guest's arguments (process.argv after the script)
 	Clock    bool                                          // timers really wait (the clock grant)
 	Random   bool                                          // crypto entropy for crypto and Math.random's seed (the random grant); else a fixed sequence
 	Log      func(level, msg string)                       // console.* and logging notifications
@@ -199,6 +200,9 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 		b := make([]byte, max(0, min(n, 65536)))
 		c.fillRandom(b)
 		return v.answer(ctx, []byte(hex.EncodeToString(b)))
+	case "argv":
+		b, _ := json.Marshal(append([]string{}, c.Args...))
+		return v.answer(ctx, b)
 	case "env":
 		m := map[string]string{}
 		for _, kv := range c.Env {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -20,10 +22,11 @@ import (
 type Kind struct{}
 
 var (
-	_ kind.Kind       = Kind{}
-	_ kind.Restorer   = Kind{}
-	_ kind.StateCodec = Kind{}
-	_ kind.Foreign    = Kind{}
+	_ kind.Kind         = Kind{}
+	_ kind.Restorer     = Kind{}
+	_ kind.StateCodec   = Kind{}
+	_ kind.Foreign      = Kind{}
+	_ kind.ArgRequester = Kind{}
 )
 
 // Name implements kind.Kind.
@@ -35,6 +38,30 @@ func (Kind) Name() string { return "javascript" }
 // environment, as under Node. A script without that line requests nothing at start.
 func (Kind) StartRequests(_ *kind.Module, customs map[string][]byte) abi.Requests {
 	return scriptRequests(customs[SectionName])
+}
+
+// ArgsPath is the fs request path that stands for the guest's arguments: build.mjs writes it
+// for a package that is given its directories on its command line.
+const ArgsPath = "$ARGS"
+
+// ArgRequests implements kind.ArgRequester: each fs request for ArgsPath becomes one request
+// per absolute path among args (cleaned; read-write as the request), so the operator's grant
+// for a directory the config's args name is effective at start. Other args are no paths.
+func (Kind) ArgRequests(start abi.Requests, args []string) abi.Requests {
+	var fs []abi.FSRequest
+	for _, f := range start.FS {
+		if f.Path != ArgsPath {
+			fs = append(fs, f)
+			continue
+		}
+		for _, a := range args {
+			if strings.HasPrefix(a, "/") {
+				fs = append(fs, abi.FSRequest{Path: path.Clean(a), RW: f.RW})
+			}
+		}
+	}
+	start.FS = fs
+	return start
 }
 
 // scriptRequests parses the requests line build.mjs writes at the head of src; the zero
@@ -245,6 +272,7 @@ func (s *started) enter(ctx context.Context, c *kind.Call) {
 	cl := &s.call
 	cl.Sandbox = requester{c: c}
 	cl.Env, cl.Clock, cl.Random = s.in.Environ(), false, false
+	cl.Args = c.Args
 	if c.Sandbox != nil {
 		p := c.Sandbox.Profile(0)
 		cl.Clock, cl.Random = p.Clock(), p.Random()

@@ -2,8 +2,10 @@ package quickjs
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 )
@@ -36,5 +38,20 @@ func TestDetect(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
 		}
+	}
+}
+
+// The fs request "$ARGS" (build.mjs: a package given its directories as arguments) becomes one
+// request per absolute path of the guest's args, cleaned, read-write as the request; other
+// requests and arguments stay as they are.
+func TestArgRequests(t *testing.T) {
+	start := abi.Requests{Env: []string{"HOME"}, FS: []abi.FSRequest{{Path: "/cache"}, {Path: ArgsPath, RW: true}}}
+	got := Kind{}.ArgRequests(start, []string{"/data/", "--verbose", "/srv/../notes", "relative"})
+	want := abi.Requests{Env: []string{"HOME"}, FS: []abi.FSRequest{{Path: "/cache"}, {Path: "/data", RW: true}, {Path: "/notes", RW: true}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ArgRequests: %+v, want %+v", got, want)
+	}
+	if got := (Kind{}).ArgRequests(abi.Requests{FS: []abi.FSRequest{{Path: ArgsPath}}}, nil); len(got.FS) != 0 {
+		t.Errorf("no args: %+v, want no fs requests", got.FS)
 	}
 }

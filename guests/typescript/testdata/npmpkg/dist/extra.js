@@ -1,0 +1,1 @@
+export const extra = "loaded by import()";
