@@ -10,7 +10,7 @@
 #
 # Exit status: non-zero if the suite could not run, or if a baseline entry (not "~") names a
 # scenario the reference passes in a run the entry covers: baseline.txt may only list what
-# the reference fails too (README "Update the baseline").
+# the reference fails too (testdata/conformance/README.md "Update the baseline").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -12,7 +12,8 @@
 #     call answered, exit 0 (SIGTERM drain).
 #  4. Three replicas behind nginx (on the host, 127.0.0.1 only), one request_state_key: the
 #     TypeScript SDK's client through it, then a rolling restart under a steady load
-#     (bench/cmd/mcpwasm-load): no call fails. Its report is BENCHMARKS.md's "Rolling restart".
+#     (bench/cmd/mcpwasm-load): no call fails. Its report: BENCHMARKS.md, "Other current figures"
+#     (rolling restart row); the runs in bench/HISTORY.md.
 #
 # Ports are published on 127.0.0.1 only. Needs root (dockerd, apt-get) or a running daemon.
 # MCPWASM_LOAD_RATE (calls/s, default 200) and MCPWASM_LOAD_SETTLE (seconds of load before

@@ -11,7 +11,7 @@ import (
 // stack. A tools/call goes deep — the SDK's middleware, ours, the pool, wazero's entry into
 // the guest, the guest's calls back into the host — so every call grew its new goroutine's
 // stack two or three times, each growth a copy of the whole stack: 7% of a WAT echo's CPU
-// over stdio and 9 µs of a JavaScript tool's (BENCHMARKS.md "Host per-call path"). A tool
+// over stdio and 9 µs of a JavaScript tool's (bench/HISTORY.md "Host per-call path (wave 8)"). A tool
 // call's work runs instead on a goroutine kept from an earlier call, whose stack has already
 // grown (onWarmStack). A warm goroutine idle for warmIdle exits, so a server without calls
 // keeps none (the soak benchmark counts goroutines after idle).

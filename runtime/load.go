@@ -51,7 +51,7 @@ type GuestConfig struct {
 	//     leftovers.
 	//   - "call": every call gets a fresh instance; nothing survives a call, at the price of
 	//     a reset per call (about 0.1 ms for a Go guest, ten microseconds for a small WAT
-	//     one; BENCHMARKS.md "Snapshots, reset in place (wave 7)").
+	//     one; bench/HISTORY.md "Snapshots, reset in place (wave 7)").
 	//
 	// A fresh instance starts from a snapshot of the guest's first instance taken right after
 	// its start, and is usually the instance the last session or call used, reset in place

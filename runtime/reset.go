@@ -21,7 +21,7 @@ import (
 // and reused. A fresh instance pays wazero's instantiation (for a Go guest, an element
 // segment of thousands of function references and the memory's allocation); a reset pays for
 // what the last session or call changed. See RATIONALE.md "Pristine instances: reset in
-// place (wave 7)".
+// place".
 //
 // What a reset restores, and what makes an instance unfit for one (it is then closed and a
 // fresh instance takes its slot, as before):

@@ -17,7 +17,7 @@ import (
 
 // unenforced is one keyword of a tool's schema the host leaves out of its own validation
 // because Go's regexp cannot run the ECMA-262 regular expression it holds (RATIONALE.md,
-// "Schema patterns the host cannot compile (wave 9)"). The schema advertised in tools/list
+// "Why are schema patterns the host cannot compile left to the guest?"). The schema advertised in tools/list
 // keeps it; only the guest can check it.
 type unenforced struct {
 	Path    string // JSON Pointer (RFC 6901) of the keyword in the schema, e.g. "/properties/pw/pattern"

@@ -21,7 +21,7 @@ import (
 // _initialize, the kind's Start) each time, it copies the state of its first instance right
 // after that instance started — linear memory and every mutable global — into the new one,
 // which wazero instantiates without running any start function. See RATIONALE.md "Pristine
-// instances from snapshots (wave 6)" for what is refused and why.
+// instances from snapshots" for what is refused and why.
 //
 // The instrumentation (interrupt.go) exports each global the module defines as
 // mcpwasm_global_<k> (k counts the module's own globals from 0), so the host can read and
@@ -108,7 +108,7 @@ func (p *pool) attachImage(snap *snapshot) {
 // keeps the whole of it in every instance's memory; a mapping costs a mmap per instance and,
 // per reset, a read of pagemap and a copy of the pages written, and keeps only those. For the
 // Go echo (3.4 MiB) a reset and call take 80–120 µs mapped against 430–660 µs copied; for
-// the WAT echo (64 KiB) both take 6–12 µs (BENCHMARKS "Snapshots, reset in place (wave 7)"):
+// the WAT echo (64 KiB) both take 6–12 µs (bench/HISTORY.md "Snapshots, reset in place (wave 7)"):
 // below a megabyte the copy is kept, which needs no mapping, no memfd and no /proc.
 const mapImageBytes = 1 << 20
 

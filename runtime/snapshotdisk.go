@@ -67,7 +67,8 @@ func (p *pool) diskSnapshotName() string {
 		// changed, would restore the old ones. Such pools keep their snapshots in memory only
 		// (same process, same grants: pool.snaps). A start with the clock grant is kept on
 		// disk: what it read is a time, no secret, and a copy restored later is the state of
-		// a process started earlier (RATIONALE "Snapshots").
+		// a process started earlier (RATIONALE.md, "Why does every handler run with its
+		// guest's grants?").
 		return ""
 	}
 	sum := ""

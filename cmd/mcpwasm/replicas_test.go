@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Replicas behind a load balancer (README "Run in production: container and Kubernetes"):
+// Replicas behind a load balancer (docs/operations.md "Three replicas behind a load balancer"):
 // three `serve --http --stateless` processes behind testdata/lbproxy, a round-robin reverse
 // proxy that routes only to backends whose GET /readyz is 200, as a Kubernetes Service does.
 

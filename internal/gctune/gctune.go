@@ -5,7 +5,7 @@
 // server's CPU. After each collection the tuner sets the GC percentage so that the goal is the
 // live heap plus Headroom, never below GOGC=100's goal: a 2 MiB heap collects after 8 MiB
 // more, a 200 MiB heap as before. The price is resident memory under load, up by about the
-// headroom; BENCHMARKS.md "Host per-call path" has both measured, and why 8 MiB.
+// headroom; bench/HISTORY.md "Host per-call path (wave 8)" has both measured, and why 8 MiB.
 //
 // An operator's GOGC is their choice: with it set, Start does nothing. GOMEMLIMIT (which the
 // Kubernetes manifests set from the container's memory limit) works with the tuner: near the

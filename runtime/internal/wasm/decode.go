@@ -8,7 +8,7 @@ import (
 
 // The one decoder of WebAssembly instructions in the host. The rewrite (the instrumentation)
 // and the nesting cap both read code through Decode, so they cannot disagree on where an instruction ends: a disagreement would let
-// one of them read immediates as instructions (RATIONALE.md, "Hardening 3: the rewriter").
+// one of them read immediates as instructions (RATIONALE.md, "Why one decoder of instructions?").
 //
 // It knows every instruction of the features wazero enables by default (WebAssembly 2.0:
 // MVP, sign extension, saturating truncation, bulk memory, reference types, multi-value,

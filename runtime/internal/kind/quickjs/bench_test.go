@@ -104,7 +104,8 @@ func BenchmarkGreetZod(b *testing.B) {
 // ("hot"), and each call after the thread has slept for a millisecond ("after-idle"), as a
 // server's thread does between the calls of a client with one call in flight. It reports the
 // call alone as call-ns; the difference is what the engine pays for caches that went cold
-// while the CPU idled (RATIONALE "The JavaScript tool's calls/s: where the time goes").
+// while the CPU idled (RATIONALE.md, "Why 0.8× of Node for a JavaScript tool is blocked";
+// the runs: bench/HISTORY.md "The JavaScript tool's calls/s: where the time goes (wave 9)").
 func BenchmarkZodEchoIdle(b *testing.B) {
 	call := &Call{}
 	vm := startModule(b, buildExample(b, "testdata/limits.js"), call)

@@ -148,7 +148,7 @@ const MaxGrace = time.Second
 
 // Grace implements kind.Graceful: a tenth of the time limit, at most MaxGrace. The shim
 // aborts extra.signal that long before the interrupt stops the script (RATIONALE.md,
-// "JavaScript guests: files, abort and detection").
+// "Why `extra.signal` is told, then interrupted, with a grace of a tenth of the limit, at most 1 s?").
 func (Kind) Grace(timeout time.Duration) time.Duration { return min(MaxGrace, timeout/10) }
 
 var _ kind.Graceful = Kind{}
