@@ -188,7 +188,7 @@ func clashError(it item, newOwner, h owner, source string) error {
 		return fmt.Errorf("%w; to serve both, give one a tool prefix (config: \"tool_prefix\" of the guest; runtime.GuestConfig.ToolPrefix)", err)
 	}
 	// A URI is a reference the guest hands out (resource links, ui:// in tool _meta): a
-	// prefix never rewrites it (docs/decisions/h-names.md).
+	// prefix never rewrites it (RATIONALE.md, "Why one owner per prompt, resource URI and template, and why a prefix never rewrites a URI?").
 	return fmt.Errorf("%w; a tool prefix does not rewrite resource URIs: serve only one of them", err)
 }
 

@@ -18,7 +18,7 @@ import (
 // BenchmarkAuthenticate is the cost of checking one request's bearer token: the static token
 // (a constant-time compare) against a JWT access token (RS256, ES256) with its JWKS cached,
 // from the validated-token cache and checked afresh (signature and claims).
-// Read as ratios (docs/decisions/h-identity.md "Benchmarks").
+// Read as ratios (BENCHMARKS.md "This wave (2026-12-07)"; the runs: bench/HISTORY.md).
 func BenchmarkAuthenticate(b *testing.B) {
 	rk, _ := rsa.GenerateKey(rand.Reader, 2048)
 	ek, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)

@@ -28,7 +28,8 @@ import (
 )
 
 // The tests mint access tokens with go-jose and serve the issuer's JWKS from httptest
-// (docs/decisions/h-identity.md says why no authorization server runs here).
+// (RATIONALE.md, "Who may call what: why validate tokens in front of go-sdk's bearer check?",
+// says why no authorization server runs here).
 
 const testResourcePath = "/mcp"
 
