@@ -102,6 +102,8 @@ type Host struct {
 	mapSmall                bool // tests: map a snapshot's image however small it is (mapImageBytes)
 
 	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
+
+	servers serverRuntime // whole-server guests' runtime, made on first LoadServer (wasiserver.go)
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error
@@ -247,7 +249,7 @@ func (h *Host) close(ctx context.Context) error {
 	}
 	h.watch.close()
 	h.snapWrites.Wait()
-	errs = append(errs, h.rt.Close(ctx), h.cache.Close(ctx))
+	errs = append(errs, h.servers.close(ctx), h.rt.Close(ctx), h.cache.Close(ctx))
 	return errors.Join(errs...)
 }
 

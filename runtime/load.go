@@ -72,6 +72,10 @@ type GuestConfig struct {
 	// A prefixed name must still match abi.NamePattern; a JavaScript or Extism guest's that
 	// does not is served as names.MapName maps it (names.go).
 	ToolPrefix string
+	// Args are the arguments after the program name that a whole-server guest (a WASI
+	// command, LoadServer) gets in its argv; its argv[0] is the guest's name. Other kinds
+	// ignore them.
+	Args []string
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
@@ -129,6 +133,9 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 				return nil, fmt.Errorf("%s: %w", src, err)
 			}
 		}
+	}
+	if entry == nil && wasm != nil && IsWASIServer(wasm) { // a whole MCP server: LoadServer (wasiserver.go)
+		return nil, fmt.Errorf("%s: %w", src, ErrWASIServer)
 	}
 	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits)
 	if err != nil {
