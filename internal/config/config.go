@@ -77,6 +77,9 @@ type Guest struct {
 	// ToolPrefix is put before each of the guest's tool names as served (and as "tools"
 	// names them): runtime.GuestConfig.ToolPrefix. Two guests naming a tool alike need it.
 	ToolPrefix string `json:"tool_prefix,omitempty"`
+	// Args are the arguments after the program (or script) name that the guest is started
+	// with: a whole-server guest's argv after its name (runtime.GuestConfig.Args).
+	Args []string `json:"args,omitempty"`
 	// AllowHiddenText serves tools, prompts and resources whose text hides invisible or
 	// format characters (see mcpserver.GuestOptions.AllowHiddenText); by default they are
 	// withheld.
@@ -500,6 +503,7 @@ func (c *Config) GuestConfig(g Guest, source string) *runtime.GuestConfig {
 		Limits:     g.Limits.runtime(),
 		ToolPrefix: g.ToolPrefix,
 		Grants:     c.grants(g.Grants),
+		Args:       g.Args,
 	}
 	rc.Isolation = g.Isolation // the schema allows only valid names
 	for name, t := range g.Tools {
