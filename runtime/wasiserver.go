@@ -196,11 +196,9 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, limits.CompileTimeout)
-	defer cancel()
-	compiled, err := rt.CompileModule(cctx, wasm)
+	compiled, err := h.compileOn(ctx, rt, wasm, limits.CompileTimeout) // the authenticated cache, as guests
 	if err != nil {
-		return nil, fmt.Errorf("%s: compiling: %w", src, err)
+		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	if mem, ok := compiled.ExportedMemories()[abi.ExportMemory]; ok {
 		if minBytes := uint64(mem.Min()) * pageSize; minBytes > limits.MemoryBytes {
@@ -247,7 +245,8 @@ func (s *Server) Limits() Limits { return s.limits }
 
 // Start starts an instance: the module's _start runs on its own goroutine with fresh pipes
 // as stdin and stdout. When all the guest's instances are running (its instances limit), it
-// waits for one to end until ctx ends, then fails with an error naming the limit.
+// waits for one to end until ctx ends, then fails with an error wrapping ErrInstanceLimit.
+// Errors (here and Process.Err) do not name the guest: the caller does.
 func (s *Server) Start(ctx context.Context) (*Process, error) {
 	select {
 	case s.tokens <- struct{}{}:
@@ -255,7 +254,7 @@ func (s *Server) Start(ctx context.Context) (*Process, error) {
 		select {
 		case s.tokens <- struct{}{}:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("guest %q: %w: all %d instances are in use by other sessions (limit instances): %w", s.name, ErrInstanceLimit, s.limits.Instances, context.Cause(ctx))
+			return nil, fmt.Errorf("%w: all %d instances are in use by other sessions (limit instances): %w", ErrInstanceLimit, s.limits.Instances, context.Cause(ctx))
 		}
 	}
 	p, err := s.start(ctx)
@@ -271,11 +270,11 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 	closed := s.closed
 	s.mu.Unlock()
 	if closed {
-		return nil, fmt.Errorf("guest %q: %w", s.name, ErrClosed)
+		return nil, ErrClosed
 	}
 	rt, err := s.h.servers.get(ctx, s.h.cache)
 	if err != nil {
-		return nil, fmt.Errorf("guest %q: %w", s.name, err)
+		return nil, err
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -319,17 +318,17 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 		case why != nil:
 			err = why
 		case mem != nil && mem.hit:
-			err = fmt.Errorf("guest %q: %w: its linear memory would exceed %s", s.name, ErrMemoryLimit, size.Format(s.limits.MemoryBytes))
+			err = fmt.Errorf("%w: its linear memory would exceed %s; the instance ended", ErrMemoryLimit, size.Format(s.limits.MemoryBytes))
 		case stopped:
-			err = fmt.Errorf("guest %q: %w", s.name, errStoppedInstance)
+			err = errStoppedInstance
 		case errors.As(err, &exit) && exit.ExitCode() == 0:
-			err = fmt.Errorf("guest %q: %w (exit code 0)", s.name, ErrServerExited)
+			err = fmt.Errorf("%w (exit code 0)", ErrServerExited)
 		case errors.As(err, &exit):
-			err = fmt.Errorf("guest %q: %w with exit code %d%s", s.name, ErrServerExited, exit.ExitCode(), stderr.tail())
+			err = fmt.Errorf("%w with exit code %d%s", ErrServerExited, exit.ExitCode(), stderr.tail())
 		case err != nil:
-			err = fmt.Errorf("guest %q: %w: %w%s", s.name, ErrServerExited, err, stderr.tail())
+			err = fmt.Errorf("%w: %w%s", ErrServerExited, err, stderr.tail())
 		default:
-			err = fmt.Errorf("guest %q: %w", s.name, ErrServerExited)
+			err = ErrServerExited
 		}
 		p.mu.Lock()
 		p.err = err
@@ -431,15 +430,14 @@ func (p *Process) Err() error {
 }
 
 // Stop ends the program now: its context is cancelled (its code ends at its next function
-// entry or loop) and its pipes are closed (which ends a host call blocked reading stdin or
-// writing stdout).
+// entry or loop) and its stdin is closed (which ends a host call blocked waiting for input;
+// one blocked writing stdout ends when the reader, Close, closes it).
 func (p *Process) Stop() {
 	p.mu.Lock()
 	p.stopped = true
 	p.mu.Unlock()
 	p.cancel()
-	p.stdin.Close()
-	p.stdout.Close()
+	p.stdin.Close() // the program's end closes stdout's write end: the reader sees EOF
 }
 
 func (p *Process) fail(err error) {

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/upstream"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Whole-server guests (WASI commands, runtime.Server): each is re-served as an upstream is
+// (mcpserver.Expose: hygiene, pins, names mapped as NAME__tool), with one instance per client
+// session instead of one shared process (docs/decisions/h-wasi.md).
+
+// loadServers loads the whole-server guests among specs with Host.LoadServer and returns the
+// other specs, to load as guests, and cfg without the servers' entries (so cfg.Guests[i]
+// is still specs[i] for what reads the config by index).
+func loadServers(ctx context.Context, h *runtime.Host, specs []guestSpec, cfg *config.Config, logger *slog.Logger) ([]guestSpec, []*runtime.Server, *config.Config, error) {
+	var rest []guestSpec
+	var servers []*runtime.Server
+	var dropped []int // config entries that are servers
+	for i, s := range specs {
+		b := s.wasm
+		if b == nil && s.path != "" {
+			var err error
+			if b, err = os.ReadFile(s.path); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		if !runtime.IsWASIServer(b) {
+			rest = append(rest, s)
+			continue
+		}
+		srv, err := h.LoadServer(ctx, b, s.cfg)
+		if err != nil {
+			for _, l := range servers {
+				_ = l.Close(ctx)
+			}
+			if s.entry != "" {
+				err = fmt.Errorf("%s: %w", s.entry, err)
+			}
+			return nil, nil, nil, err
+		}
+		logger.Info("whole-server guest loaded", "guest", srv.Name(), "kind", runtime.KindWASIServer, "source", s.cfg.Source)
+		servers = append(servers, srv)
+		if cfg != nil && i < len(cfg.Guests) {
+			dropped = append(dropped, i)
+		}
+	}
+	if len(dropped) > 0 {
+		c := *cfg
+		c.Guests = nil
+		for i, g := range cfg.Guests {
+			if !slices.Contains(dropped, i) {
+				c.Guests = append(c.Guests, g)
+			}
+		}
+		cfg = &c
+	}
+	return rest, servers, cfg, nil
+}
+
+// serverGrace is how long an instance whose call ran past its time limit has, after the
+// notifications/cancelled, to answer a ping before it is stopped.
+const serverGrace = time.Second
+
+// servedServer is one whole-server guest on our MCP server: its instances, one per client
+// session.
+type servedServer struct {
+	srv    *runtime.Server
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*serverSession
+	closed   bool
+}
+
+// serverSession is one client session's instance, started on its first use.
+type serverSession struct {
+	lock chan struct{} // held while starting
+	sess *upstream.Session
+	proc *runtime.Process
+}
+
+// exposeServers serves the tools of each whole-server guest on srv as NAME__tool. Its tools
+// are listed once, at start, from an instance started for that and closed. Errors name the
+// guest. The returned function closes every instance.
+func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Server, names *mcpserver.NameSet, pins map[string]map[string]mcpserver.ToolPin, logger *slog.Logger) (func(), error) {
+	if len(servers) == 0 {
+		return func() {}, nil
+	}
+	srv.AddReceivingMiddleware(downstreamSession) // the session of each tools/call (elicit.go)
+	var served []*servedServer
+	closeAll := func() {
+		for _, s := range served {
+			s.close()
+		}
+	}
+	for _, rs := range servers {
+		s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", runtime.KindWASIServer), sessions: map[*mcp.ServerSession]*serverSession{}}
+		served = append(served, s)
+		var lister *upstream.Session
+		opts := &mcpserver.ExposeOptions{Kind: "guest", Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil,
+			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
+				if lister != nil {
+					return lister.ClientSession, nil
+				}
+				ss, err := s.session(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return ss.sess.ClientSession, nil
+			},
+			CallTool: s.callTool}
+		lctx, cancel := context.WithTimeout(ctx, rs.Limits().Timeout)
+		l, _, err := s.dial(lctx)
+		if err != nil {
+			cancel()
+			closeAll()
+			return nil, fmt.Errorf("guest %q: listing its tools: %w", rs.Name(), err)
+		}
+		lister = l
+		_, err = mcpserver.Expose(lctx, srv, rs.Name(), nil, opts)
+		cancel()
+		lister = nil
+		_ = l.Close()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("guest %q: %w", rs.Name(), err)
+		}
+	}
+	return closeAll, nil
+}
+
+// dial starts an instance and connects to it. An instance that ended while connecting (it
+// exited, wrote what is not JSON, hit its memory limit) is named by its own error.
+func (s *servedServer) dial(ctx context.Context) (*upstream.Session, *runtime.Process, error) {
+	var proc *runtime.Process
+	spec := upstream.Spec{Label: fmt.Sprintf("guest %q", s.srv.Name()), Start: func(ctx context.Context) (upstream.Process, error) {
+		p, err := s.srv.Start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		proc = p
+		return p, nil
+	}}
+	timeout := s.srv.Limits().Timeout
+	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: s.logger, ConnectTimeout: timeout, DiscoverTimeout: timeout})
+	if err != nil {
+		if perr := procErr(proc); perr != nil {
+			err = perr
+		}
+		return nil, nil, err
+	}
+	return sess, proc, nil
+}
+
+// procErr is why p ended, if it ended (or ends within a moment: its end and the closed
+// connection race), else nil.
+func procErr(p *runtime.Process) error {
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p.Done():
+		return p.Err()
+	case <-time.After(100 * time.Millisecond):
+		return nil
+	}
+}
+
+// session returns the instance of the client session of ctx (one shared by calls without a
+// session), starting it on first use; it is closed when the client session ends.
+func (s *servedServer) session(ctx context.Context) (*serverSession, error) {
+	key, _ := ctx.Value(downstreamKey{}).(*mcp.ServerSession)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, runtime.ErrClosed
+	}
+	ss := s.sessions[key]
+	if ss == nil {
+		ss = &serverSession{lock: make(chan struct{}, 1)}
+		s.sessions[key] = ss
+		if key != nil {
+			go func() {
+				_ = key.Wait()
+				s.drop(key, ss)
+			}()
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case ss.lock <- struct{}{}:
+		defer func() { <-ss.lock }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for its instance: %w", context.Cause(ctx))
+	}
+	if ss.sess != nil {
+		select {
+		case <-ss.proc.Done(): // it ended: a fresh one
+			_ = ss.sess.Close()
+			ss.sess, ss.proc = nil, nil
+		default:
+			return ss, nil
+		}
+	}
+	sess, proc, err := s.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ss.sess, ss.proc = sess, proc
+	return ss, nil
+}
+
+// drop closes the instance of a client session that ended.
+func (s *servedServer) drop(key *mcp.ServerSession, ss *serverSession) {
+	s.mu.Lock()
+	if s.sessions[key] == ss {
+		delete(s.sessions, key)
+	}
+	s.mu.Unlock()
+	ss.lock <- struct{}{}
+	defer func() { <-ss.lock }()
+	if ss.sess != nil {
+		_ = ss.sess.Close()
+		ss.sess, ss.proc = nil, nil
+	}
+}
+
+func (s *servedServer) close() {
+	s.mu.Lock()
+	s.closed = true
+	all := s.sessions
+	s.sessions = map[*mcp.ServerSession]*serverSession{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for k, ss := range all {
+		wg.Go(func() { s.drop(k, ss) })
+	}
+	wg.Wait()
+}
+
+// callTool makes one tools/call in the instance of the caller's session, under the guest's
+// time limit. Past it, the SDK sends notifications/cancelled; an instance that then does not
+// answer a ping within serverGrace is stopped, and the session's next call starts a fresh
+// one.
+func (s *servedServer) callTool(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	timeout := s.srv.Limits().Timeout
+	cctx, cancel := context.WithTimeoutCause(ctx, timeout, runtime.ErrTimeLimit)
+	defer cancel()
+	ss, err := s.session(cctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ss.sess.CallToolExact(cctx, tool, args, "", nil)
+	if err == nil {
+		return res.CallToolResult, nil
+	}
+	if perr := procErr(ss.proc); perr != nil {
+		return nil, perr
+	}
+	if context.Cause(cctx) == runtime.ErrTimeLimit && ctx.Err() == nil {
+		pctx, pcancel := context.WithTimeout(context.Background(), serverGrace)
+		perr := ss.sess.Ping(pctx, nil)
+		pcancel()
+		if perr != nil {
+			s.logger.Warn("whole-server instance stopped: it ran past its time limit and did not answer a ping", "tool", tool, "limit", timeout)
+			ss.proc.Stop()
+			return nil, fmt.Errorf("%w (%v); its instance did not answer within %v after the cancellation and was stopped (the next call starts a fresh one)",
+				runtime.ErrTimeLimit, timeout, serverGrace)
+		}
+		return nil, fmt.Errorf("%w (%v)", runtime.ErrTimeLimit, timeout)
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil, runtime.ErrCancelled
+	}
+	return nil, err
+}
