@@ -2,16 +2,21 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/upstream"
@@ -286,4 +291,82 @@ func (s *servedServer) callTool(ctx context.Context, tool string, args json.RawM
 		return nil, runtime.ErrCancelled
 	}
 	return nil, err
+}
+
+// serverInspect is inspect's --json shape for a whole-server guest.
+type serverInspect struct {
+	Kind   string              `json:"kind"` // "wasi-server"
+	Name   string              `json:"name"`
+	Source string              `json:"source"`
+	SHA256 string              `json:"sha256"`
+	Bytes  int                 `json:"bytes"`
+	Argv   []string            `json:"argv"`
+	Server *mcp.Implementation `json:"server,omitempty"` // what it answered to initialize
+	Grants string              `json:"grants"`
+	// Tools as serve serves them: named NAME__tool (mapped where outside the pattern).
+	Tools []*mcp.Tool `json:"tools"`
+}
+
+// inspectServer starts one instance of the whole-server guest wasm, lists its tools and
+// prints them as serve would serve them.
+func inspectServer(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtime.GuestConfig, asJSON bool, logger *slog.Logger, stdout io.Writer) (int, error) {
+	rs, err := h.LoadServer(ctx, wasm, gc)
+	if err != nil {
+		return ExitLoad, err
+	}
+	defer rs.Close(context.Background())
+	s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", runtime.KindWASIServer)}
+	lctx, cancel := context.WithTimeout(ctx, rs.Limits().Timeout)
+	defer cancel()
+	sess, _, err := s.dial(lctx)
+	if err != nil {
+		return ExitLoad, fmt.Errorf("guest %q: %w", rs.Name(), err)
+	}
+	defer sess.Close()
+	tools, err := upstream.ListTools(lctx, sess.ClientSession, 0, logger)
+	if err != nil {
+		return ExitLoad, fmt.Errorf("guest %q: listing its tools: %w", rs.Name(), err)
+	}
+	sum := sha256.Sum256(wasm)
+	out := serverInspect{Kind: runtime.KindWASIServer, Name: rs.Name(), Source: gc.Source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm),
+		Argv: append([]string{rs.Name()}, gc.Args...), Grants: describeGrants(gc.Grants), Tools: []*mcp.Tool{}}
+	if ir := sess.InitializeResult(); ir != nil {
+		out.Server = ir.ServerInfo
+	}
+	for _, t := range tools {
+		cp := *t
+		cp.Name = names.MapName(rs.Name() + "__" + t.Name)
+		out.Tools = append(out.Tools, &cp)
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return ExitOK, enc.Encode(out)
+	}
+	fmt.Fprintf(stdout, "guest %s\n", out.Name)
+	if out.Server != nil {
+		fmt.Fprintf(stdout, "  server: %s\n", strings.TrimSpace(out.Server.Name+" "+out.Server.Version))
+	}
+	fmt.Fprintf(stdout, "source: %s (%d bytes, sha256 %s)\n", out.Source, out.Bytes, out.SHA256)
+	fmt.Fprintf(stdout, "kind: %s (a whole MCP server: a WASI command, one instance per client session; its tools are served as %s__TOOL)\n", out.Kind, out.Name)
+	fmt.Fprintf(stdout, "argv: %s\n", strings.Join(out.Argv, " "))
+	fmt.Fprintf(stdout, "granted: %s (WASI preview 1 has no sockets: no network of its own)\n", out.Grants)
+	fmt.Fprintf(stdout, "tools (%d):\n", len(out.Tools))
+	for _, t := range out.Tools {
+		fmt.Fprintf(stdout, "\n  %s", t.Name)
+		if t.Title != "" {
+			fmt.Fprintf(stdout, " — %s", t.Title)
+		}
+		fmt.Fprintln(stdout)
+		if t.Description != "" {
+			fmt.Fprintf(stdout, "    %s\n", t.Description)
+		}
+		in, _ := json.Marshal(t.InputSchema)
+		fmt.Fprintf(stdout, "    input:  %s\n", in)
+		if t.OutputSchema != nil {
+			o, _ := json.Marshal(t.OutputSchema)
+			fmt.Fprintf(stdout, "    output: %s\n", o)
+		}
+	}
+	return ExitOK, nil
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +216,138 @@ func TestWASIServerBrokenAtStart(t *testing.T) {
 				t.Errorf("exit %d, stderr:\n%s\nwant %q", code, s.stderr, c.want)
 			}
 		})
+	}
+}
+
+// inspect names the kind and lists the tools as serve serves them, with the argv from args.
+func TestWASIServerInspect(t *testing.T) {
+	wasm := testenv.GoWasip1(t, helloPkg)
+	p := filepath.Join(t.TempDir(), "hello.wasm")
+	if err := os.WriteFile(p, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("inspect", "--json", "--cache-dir", cacheDir, p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Kind   string
+		Name   string
+		Argv   []string
+		Server struct{ Name string }
+		Tools  []struct{ Name, Description string }
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.Kind != "wasi-server" || got.Name != "hello" || strings.Join(got.Argv, " ") != "hello" || got.Server.Name != "greeter" ||
+		len(got.Tools) != 1 || got.Tools[0].Name != "hello__greet" || got.Tools[0].Description != "say hi" {
+		t.Errorf("inspect: %s", out)
+	}
+}
+
+// BenchmarkWASIServerHello: go-sdk hello as a whole-server guest beside the same program
+// built natively as an exposed upstream, both behind one `mcpwasm serve --http`, called one
+// at a time by a 2025-11-25 client (its session keeps its instance). first-call is a new
+// session's connect and first answered call (the compile cache is warm). The target is a
+// ratio (docs/decisions/h-wasi.md): guest calls/s ≥ 0.8 × native's.
+func BenchmarkWASIServerHello(b *testing.B) {
+	wasm := testenv.GoWasip1(b, helloPkg)
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "hello")
+	if out, err := exec.Command("go", "build", "-o", bin, helloPkg).CombinedOutput(); err != nil {
+		b.Fatalf("native build: %v\n%s", err, out)
+	}
+	wp := filepath.Join(dir, "hello.wasm")
+	if err := os.WriteFile(wp, wasm, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{
+		"guests":    []any{map[string]any{"name": "hello", "path": wp}},
+		"upstreams": map[string]any{"native": map[string]any{"command": []string{bin}, "expose": true}},
+	})
+	cp := filepath.Join(dir, "mcpwasm.json")
+	if err := os.WriteFile(cp, cfg, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	base, stop := benchHTTP(b, "--config", cp)
+	defer stop()
+	ctx := context.Background()
+	connect := func() *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs
+	}
+	call := func(cs *mcp.ClientSession, tool string) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"name": "b"}})
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %v", tool, err, res)
+		}
+	}
+	rate := map[string]float64{}
+	for _, tool := range []string{"hello__greet", "native__greet"} {
+		b.Run(tool, func(b *testing.B) {
+			cs := connect()
+			defer cs.Close()
+			call(cs, tool) // the instance (or process) is up
+			start := time.Now()
+			for b.Loop() {
+				call(cs, tool)
+			}
+			rate[tool] = float64(b.N) / time.Since(start).Seconds()
+			b.ReportMetric(rate[tool], "calls/s")
+		})
+	}
+	if rate["native__greet"] > 0 {
+		b.Logf("guest/native calls/s: %.2f", rate["hello__greet"]/rate["native__greet"])
+	}
+	b.Run("first-call", func(b *testing.B) {
+		for b.Loop() {
+			cs := connect()
+			call(cs, "hello__greet")
+			b.StopTimer()
+			cs.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("call-2026-07-28", func(b *testing.B) { // no sessions: an instance per call
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		for b.Loop() {
+			call(cs, "hello__greet")
+		}
+	})
+}
+
+// benchHTTP runs `mcpwasm serve --http 127.0.0.1:0 args…` for a benchmark and returns its
+// base URL and a stop function.
+func benchHTTP(b *testing.B, args ...string) (string, func()) {
+	b.Helper()
+	cmd := exec.Command(binPath, append([]string{"serve", "--cache-dir", cacheDir, "--http", "127.0.0.1:0"}, args...)...)
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	re := regexp.MustCompile(`transport=http addr=(\S+)`)
+	deadline := time.After(5 * time.Minute)
+	for {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			return "http://" + m[1], stop
+		}
+		select {
+		case <-stderr.changed():
+		case <-deadline:
+			stop()
+			b.Fatalf("serve did not listen: %s", stderr)
+		}
 	}
 }
