@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime"
@@ -90,3 +91,47 @@ func TestWASIServerHelloAsNative(t *testing.T) {
 }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// BenchmarkWASIServerDirect: calls/s of go-sdk hello as a whole-server instance spoken to
+// through upstream.Dial alone (no MCP server in front), with and without the clock grant.
+func BenchmarkWASIServerDirect(b *testing.B) {
+	wasm := testenv.GoWasip1(b, helloPkg)
+	ctx := context.Background()
+	h, err := runtime.NewHost(ctx, &runtime.Options{CacheDir: filepath.Join(b.TempDir(), "cache")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for _, c := range []struct {
+		clock, legacy bool
+	}{{false, false}, {true, false}, {false, true}} {
+		clock := c.clock
+		name := "fake-clock"
+		if clock {
+			name = "clock"
+		}
+		var opts *upstream.Options
+		if c.legacy {
+			name += "-2025-11-25"
+			opts = &upstream.Options{DiscoverTimeout: time.Nanosecond} // initialize only
+		}
+		b.Run(name, func(b *testing.B) {
+			srv, err := h.LoadServer(ctx, wasm, &runtime.GuestConfig{Source: "hello.wasm", Grants: runtime.Grants{Clock: clock}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer srv.Close(ctx)
+			s, err := upstream.Dial(ctx, startSpec(srv), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("protocol %s", s.InitializeResult().ProtocolVersion)
+			defer s.Close()
+			for b.Loop() {
+				if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "b"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
