@@ -351,3 +351,39 @@ func benchHTTP(b *testing.B, args ...string) (string, func()) {
 		}
 	}
 }
+
+// The process gets argv from args, the environment from the env grant only, and the fs
+// grant read-only (rw not set).
+func TestWASIServerGrants(t *testing.T) {
+	wasm := testenv.GoWasip1(t, "./testdata/wasiserver")
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "in.txt"), []byte("granted"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCPWASM_TEST_SECRET", "leak")
+	dir := t.TempDir()
+	wp := filepath.Join(dir, "counter.wasm")
+	if err := os.WriteFile(wp, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"guests": []any{map[string]any{
+		"name": "counter", "path": wp, "args": []string{"a", "b c"},
+		"grants": map[string]any{"env": []string{"GREETING=hi"}, "fs": []any{map[string]any{"guest": "/data", "host": data}}},
+	}}})
+	cp := filepath.Join(dir, "mcpwasm.json")
+	if err := os.WriteFile(cp, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startHTTP(t, "--config", cp)
+	cs := connectSDK(t, base+"/mcp")
+	if got, _ := callText(t, cs, "counter__process", nil); got != "counter a b c|GREETING=hi" {
+		t.Errorf("process: %q, want %q", got, "counter a b c|GREETING=hi")
+	}
+	got, _ := callText(t, cs, "counter__files", nil)
+	if !strings.HasPrefix(got, `read "granted" <nil>; write open /data/out.txt: `) || strings.HasSuffix(got, "<nil>") {
+		t.Errorf("files: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(data, "out.txt")); err == nil {
+		t.Error("out.txt was written through a read-only grant")
+	}
+}

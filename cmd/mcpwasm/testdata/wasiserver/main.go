@@ -2,7 +2,8 @@
 // (GOOS=wasip1 GOARCH=wasm), served as a whole-server guest. Its first argument picks a
 // misbehaviour: "exit" exits at start, "garbage" writes a line that is not JSON to stdout.
 // Its tools: count (a per-process counter: the state a session keeps), spin (loops
-// forever), alloc (allocates without end).
+// forever), alloc (allocates without end), process (its argv and environment), files (reads
+// /data/in.txt, then tries to write /data/out.txt).
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"log"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -52,6 +54,16 @@ func main() {
 				b[0] = 1
 				keep = append(keep, b)
 			}
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "process", Description: "its argv and environment"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			return text(strings.Join(os.Args, " ") + "|" + strings.Join(os.Environ(), ",")), nil, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "files", Description: "reads /data/in.txt, writes /data/out.txt"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			b, rerr := os.ReadFile("/data/in.txt")
+			werr := os.WriteFile("/data/out.txt", []byte("x"), 0o644)
+			return text(fmt.Sprintf("read %q %v; write %v", b, rerr, werr)), nil, nil
 		})
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Printf("wasiserver: %v", err)
