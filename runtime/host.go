@@ -107,8 +107,8 @@ type Host struct {
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error
-// wrapping ErrStopped and its instance is discarded) and refuses new calls with ErrStopped
-// until Resume. Loaded guests stay loaded. Stop is idempotent.
+// wrapping ErrStopped and its instance is discarded) and every whole-server guest's instance,
+// and refuses new calls (and instances) with ErrStopped until Resume. Loaded guests stay loaded. Stop is idempotent.
 func (h *Host) Stop() {
 	h.stopped.Store(true)
 	h.mu.Lock()
@@ -122,6 +122,7 @@ func (h *Host) Stop() {
 			p.stopBusy(exitCodeStopped)
 		}
 	}
+	h.servers.stopAll() // whole-server guests' instances (wasiserver.go)
 }
 
 // Resume lets calls run again after Stop.

@@ -89,9 +89,42 @@ func isWASICommand(m *wasm.Module) bool {
 // epoch.go): a whole server is not, and cancelling its context is how a looping one is
 // stopped. It shares the Host's compilation cache.
 type serverRuntime struct {
-	mu     sync.Mutex
-	rt     wazero.Runtime
-	closed bool
+	mu      sync.Mutex
+	rt      wazero.Runtime
+	closed  bool
+	servers map[*Server]struct{} // loaded and not closed, for the kill switch
+}
+
+func (s *serverRuntime) add(srv *Server) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.servers == nil {
+		s.servers = map[*Server]struct{}{}
+	}
+	s.servers[srv] = struct{}{}
+}
+
+func (s *serverRuntime) remove(srv *Server) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.servers, srv)
+}
+
+// stopAll ends every running instance of every whole-server guest with ErrStopped.
+func (s *serverRuntime) stopAll() {
+	s.mu.Lock()
+	var ps []*Process
+	for srv := range s.servers {
+		srv.mu.Lock()
+		for p := range srv.running {
+			ps = append(ps, p)
+		}
+		srv.mu.Unlock()
+	}
+	s.mu.Unlock()
+	for _, p := range ps {
+		p.fail(ErrStopped)
+	}
 }
 
 func (s *serverRuntime) get(ctx context.Context, cache wazero.CompilationCache) (wazero.Runtime, error) {
@@ -230,6 +263,7 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 		config: mcfg, mounts: mounts, args: append([]string(nil), c.Args...),
 		tokens: make(chan struct{}, limits.Instances), logger: h.logger.With("guest", name, "kind", KindWASIServer),
 		running: map[*Process]struct{}{}}
+	h.servers.add(s)
 	h.logger.Debug("whole-server guest loaded", "guest", name, "source", src)
 	return s, nil
 }
@@ -271,6 +305,9 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 	s.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
+	}
+	if s.h.Stopped() {
+		return nil, ErrStopped
 	}
 	rt, err := s.h.servers.get(ctx, s.h.cache)
 	if err != nil {
@@ -327,8 +364,8 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 			err = fmt.Errorf("%w with exit code %d%s", ErrServerExited, exit.ExitCode(), stderr.tail())
 		case err != nil:
 			err = fmt.Errorf("%w: %w%s", ErrServerExited, err, stderr.tail())
-		default:
-			err = ErrServerExited
+		default: // _start returned: exit code 0
+			err = fmt.Errorf("%w (exit code 0)", ErrServerExited)
 		}
 		p.mu.Lock()
 		p.err = err
@@ -376,6 +413,7 @@ func (s *Server) Close(ctx context.Context) error {
 		ps = append(ps, p)
 	}
 	s.mu.Unlock()
+	s.h.servers.remove(s) // not under s.mu: stopAll locks the runtime, then each server
 	for _, p := range ps {
 		p.Stop()
 	}

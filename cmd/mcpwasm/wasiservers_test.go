@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -385,5 +386,59 @@ func TestWASIServerGrants(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(data, "out.txt")); err == nil {
 		t.Error("out.txt was written through a read-only grant")
+	}
+}
+
+// go-sdk's sequentialthinking, toolschemas and everything examples, built for wasip1 and
+// served side by side, each list what their native builds list (names mapped as an
+// upstream's: NAME__tool).
+func TestWASIServerExamplesList(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and compiles three 15 MB modules")
+	}
+	const prefix = "github.com/modelcontextprotocol/go-sdk/examples/server/"
+	examples := []string{"sequentialthinking", "toolschemas", "everything"}
+	var guests []wasiGuest
+	for _, e := range examples {
+		guests = append(guests, wasiGuest{name: e, wasm: testenv.GoWasip1(t, prefix+e)})
+	}
+	base, _ := startHTTP(t, "--config", wasiServerConfig(t, guests...))
+	cs := connectSDK(t, base+"/mcp")
+	served := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(testContext(t), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		served[tool.Name] = tool
+	}
+	for _, e := range examples {
+		bin := filepath.Join(t.TempDir(), e)
+		if out, err := exec.Command("go", "build", "-o", bin, prefix+e).CombinedOutput(); err != nil {
+			t.Fatalf("native build: %v\n%s", err, out)
+		}
+		native, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(testContext(t), &mcp.CommandTransport{Command: exec.Command(bin)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for tool, err := range native.Tools(testContext(t), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			want := *tool
+			want.Name = names.MapName(e + "__" + tool.Name)
+			got := served[want.Name]
+			gb, _ := json.Marshal(got)
+			wb, _ := json.Marshal(&want)
+			if string(gb) != string(wb) {
+				t.Errorf("%s: served\n %s\nnative\n %s", e, gb, wb)
+			}
+		}
+		native.Close()
+		if n == 0 {
+			t.Errorf("%s: native lists no tool", e)
+		}
+		t.Logf("%s: %d tools", e, n)
 	}
 }
