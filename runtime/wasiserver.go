@@ -372,13 +372,13 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 		p.mu.Unlock()
 		outW.Close() // the reader sees EOF after what the program wrote
 		inR.Close()
-		close(p.done)
 		cancel()
 		s.mu.Lock()
 		delete(s.running, p)
 		s.mu.Unlock()
 		<-s.tokens
 		s.logger.Debug("whole-server instance ended", "reason", err)
+		close(p.done) // last: Running and the instances limit already count it out
 	}()
 	return p, nil
 }
