@@ -328,14 +328,38 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 	stderr := &stderrLog{logger: s.logger}
 	cfg := s.config.WithStdin(inR).WithStdout(outW).WithStderr(stderr).
 		WithArgs(append([]string{s.name}, s.args...)...)
-	if !s.profile.Clock() || !s.profile.Random() {
-		cfg = (&fakeSources{}).config(cfg, s.profile)
-	}
-	if s.profile.Clock() {
-		cfg = cfg.WithSysNanosleep()
-	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
+	if !s.profile.Random() {
+		cfg = cfg.WithRandSource(&fakeSources{}) // seeded 42, as other kinds
+	}
+	if !s.profile.Clock() {
+		// Not the 1 ms-per-reading clocks of other kinds: the program waits for its input
+		// in poll_oneoff, which wazero serves with a real poll of the stdin pipe for the
+		// timeout the program's scheduler asked for; with a clock that does not follow real
+		// time, a 300 ms time.Sleep never ended (measured: over 20 s). So both clocks count
+		// the real time since the instance started, the wall clock from 2022-01-01: the
+		// program can time what it does, not learn the date.
+		t0 := time.Now()
+		cfg = cfg.WithNanotime(func() int64 { return int64(time.Since(t0)) }, sys.ClockResolution(time.Microsecond)).
+			WithWalltime(func() (int64, int32) {
+				t := fakeEpoch + int64(time.Since(t0))
+				return t / 1e9, int32(t % 1e9)
+			}, sys.ClockResolution(time.Microsecond))
+	}
+	// A sleep (poll_oneoff with only a clock) really waits, and ends when the instance is
+	// stopped.
+	cfg = cfg.WithNanosleep(func(ns int64) {
+		if ns <= 0 {
+			return
+		}
+		t := time.NewTimer(time.Duration(ns))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-runCtx.Done():
+		}
+	})
 	var mem *limitedMemory
 	runCtx = experimental.WithMemoryAllocator(runCtx, newMemoryAllocator(s.limits.MemoryBytes, func(m *limitedMemory) { mem = m }))
 	s.mu.Lock()

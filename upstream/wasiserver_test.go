@@ -110,11 +110,15 @@ func BenchmarkWASIServerDirect(b *testing.B) {
 	defer h.Close(ctx)
 	for _, c := range []struct {
 		clock, legacy bool
-	}{{false, false}, {true, false}, {false, true}} {
+		env           []string
+	}{{false, false, nil}, {true, false, nil}, {false, true, nil}, {false, true, []string{"GOGC=400"}}} {
 		clock := c.clock
 		name := "fake-clock"
 		if clock {
 			name = "clock"
+		}
+		if c.env != nil {
+			name += "-" + c.env[0]
 		}
 		var opts *upstream.Options
 		if c.legacy {
@@ -122,7 +126,7 @@ func BenchmarkWASIServerDirect(b *testing.B) {
 			opts = &upstream.Options{DiscoverTimeout: time.Nanosecond} // initialize only
 		}
 		b.Run(name, func(b *testing.B) {
-			srv, err := h.LoadServer(ctx, wasm, &runtime.GuestConfig{Source: "hello.wasm", Grants: runtime.Grants{Clock: clock}})
+			srv, err := h.LoadServer(ctx, wasm, &runtime.GuestConfig{Source: "hello.wasm", Grants: runtime.Grants{Clock: clock, Env: c.env}})
 			if err != nil {
 				b.Fatal(err)
 			}

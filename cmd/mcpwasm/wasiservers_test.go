@@ -442,3 +442,32 @@ func TestWASIServerExamplesList(t *testing.T) {
 		t.Logf("%s: %d tools", e, n)
 	}
 }
+
+// A timer fires after about its duration of real time, with the clock granted or not (a
+// clock that advanced 1 ms per reading left a 300 ms sleep unfinished after 20 s).
+func TestWASIServerTimers(t *testing.T) {
+	wasm := testenv.GoWasip1(t, "./testdata/wasiserver")
+	dir := t.TempDir()
+	wp := filepath.Join(dir, "counter.wasm")
+	if err := os.WriteFile(wp, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"guests": []any{
+		map[string]any{"name": "fake", "path": wp, "limits": map[string]int{"timeout_ms": 20000}},
+		map[string]any{"name": "real", "path": wp, "grants": map[string]any{"clock": true}},
+	}})
+	cp := filepath.Join(dir, "mcpwasm.json")
+	if err := os.WriteFile(cp, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startHTTP(t, "--config", cp)
+	cs := connectSDK(t, base+"/mcp")
+	for _, g := range []string{"real", "fake"} {
+		start := time.Now()
+		got, isErr := callText(t, cs, g+"__sleep", nil)
+		t.Logf("%s: %q in %v", g, got, time.Since(start))
+		if got != "slept true" || isErr {
+			t.Errorf("%s: %q (error %v)", g, got, isErr)
+		}
+	}
+}

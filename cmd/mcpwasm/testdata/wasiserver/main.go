@@ -3,7 +3,7 @@
 // misbehaviour: "exit" exits at start, "garbage" writes a line that is not JSON to stdout.
 // Its tools: count (a per-process counter: the state a session keeps), spin (loops
 // forever), alloc (allocates without end), process (its argv and environment), files (reads
-// /data/in.txt, then tries to write /data/out.txt).
+// /data/in.txt, then tries to write /data/out.txt), sleep (300 ms by its clock).
 package main
 
 import (
@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -64,6 +65,12 @@ func main() {
 			b, rerr := os.ReadFile("/data/in.txt")
 			werr := os.WriteFile("/data/out.txt", []byte("x"), 0o644)
 			return text(fmt.Sprintf("read %q %v; write %v", b, rerr, werr)), nil, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "sleep", Description: "sleeps 300 ms (by its clock)"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			start := time.Now()
+			time.Sleep(300 * time.Millisecond)
+			return text(fmt.Sprintf("slept %v", time.Since(start) >= 300*time.Millisecond)), nil, nil
 		})
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Printf("wasiserver: %v", err)
