@@ -264,7 +264,7 @@ func BenchmarkWASIServerHello(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfg, _ := json.Marshal(map[string]any{
-		"guests":    []any{map[string]any{"name": "hello", "path": wp, "grants": map[string]any{"clock": true}}},
+		"guests":    []any{map[string]any{"name": "hello", "path": wp}},
 		"upstreams": map[string]any{"native": map[string]any{"command": []string{bin}, "expose": true}},
 	})
 	cp := filepath.Join(dir, "mcpwasm.json")
