@@ -115,6 +115,11 @@ type Options struct {
 	Stderr io.Writer
 	// HTTPClient is the base client for URL servers; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// InitializeOnly connects with initialize alone, at the newest version it negotiates
+	// (2025-11-25), without the server/discover probe (SEP-2575). A whole-server guest's
+	// instance is dialled so: it answers faster per call under that version (measured,
+	// docs/decisions/h-wasi.md), and its sessions are ours to keep.
+	InitializeOnly bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -233,7 +238,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		co.Capabilities = caps
 		o.Client = &co
 	}
-	cs, err := connect(cctx, t, o, cancels, tracker, pr, true)
+	cs, err := connect(cctx, t, o, cancels, tracker, pr, !o.InitializeOnly)
 	if errors.Is(err, errDiscoverSilent) {
 		// The server never answered server/discover. It may be a legacy server that ignores
 		// it, or one still starting; either way a fresh connection that sends only initialize

@@ -160,7 +160,7 @@ func (s *servedServer) dial(ctx context.Context) (*upstream.Session, *runtime.Pr
 		return p, nil
 	}}
 	timeout := s.srv.Limits().Timeout
-	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: s.logger, ConnectTimeout: timeout, DiscoverTimeout: timeout})
+	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: s.logger, ConnectTimeout: timeout, InitializeOnly: true})
 	if err != nil {
 		if perr := procErr(proc); perr != nil {
 			err = perr
