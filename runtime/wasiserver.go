@@ -159,17 +159,18 @@ func (s *serverRuntime) close(ctx context.Context) error {
 // Server is a loaded whole-server guest: compiled once, started once per client session
 // (Start). It is safe for concurrent use.
 type Server struct {
-	h        *Host
-	name     string
-	source   string
-	compiled wazero.CompiledModule
-	limits   Limits
-	profile  sandbox.Profile
-	config   wazero.ModuleConfig // the profile applied: fs, env, clocks, random
-	mounts   io.Closer
-	args     []string
-	tokens   chan struct{} // one per running instance: the instances limit
-	logger   *slog.Logger
+	h         *Host
+	isolation string
+	name      string
+	source    string
+	compiled  wazero.CompiledModule
+	limits    Limits
+	profile   sandbox.Profile
+	config    wazero.ModuleConfig // the profile applied: fs, env, clocks, random
+	mounts    io.Closer
+	args      []string
+	tokens    chan struct{} // one per running instance: the instances limit
+	logger    *slog.Logger
 
 	mu      sync.Mutex
 	running map[*Process]struct{}
@@ -180,8 +181,8 @@ type Server struct {
 // caps and limits, and returns a Server that starts an instance per Start. Of cfg it reads
 // Name (else derived from Source's file name), Source, Limits, Grants (fs, env, clock,
 // random: what the process gets; net and exec mean nothing to WASI preview 1, which has no
-// sockets or processes), SHA256, Args and Isolation, which must be "session" or "". Errors
-// name the source.
+// sockets or processes), SHA256, Args and Isolation (which the caller applies: Isolation).
+// Errors name the source.
 func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*Server, error) {
 	var c GuestConfig
 	if cfg != nil {
@@ -193,9 +194,6 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
-	}
-	if iso, _ := parseIsolation(c.Isolation); iso != isolationSession {
-		return nil, fmt.Errorf("%s: isolation %q: a whole-server guest runs one instance per session; only \"session\" is supported", src, c.Isolation)
 	}
 	limits := c.Limits.Merge(policy.DefaultLimits())
 	if err := checkSHA256(wasm, c.SHA256, nil); err != nil {
@@ -259,7 +257,8 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	s := &Server{h: h, name: name, source: src, compiled: compiled, limits: limits, profile: prof,
+	iso, _ := parseIsolation(c.Isolation)
+	s := &Server{h: h, name: name, source: src, isolation: iso.String(), compiled: compiled, limits: limits, profile: prof,
 		config: mcfg, mounts: mounts, args: append([]string(nil), c.Args...),
 		tokens: make(chan struct{}, limits.Instances), logger: h.logger.With("guest", name, "kind", KindWASIServer),
 		running: map[*Process]struct{}{}}
@@ -273,6 +272,11 @@ func (s *Server) Name() string { return s.name }
 
 // Source is where the module came from, as GuestConfig.Source said.
 func (s *Server) Source() string { return s.source }
+
+// Isolation is which calls share an instance: "session" (the default: the calls of one
+// client session), "shared" (every call: one instance for all clients) or "call" (none: an
+// instance started for each call). The caller (who keeps the sessions) applies it.
+func (s *Server) Isolation() string { return s.isolation }
 
 // Limits are the guest's limits (policy defaults filled in).
 func (s *Server) Limits() Limits { return s.limits }

@@ -110,8 +110,18 @@ func TestWASIServerDetected(t *testing.T) {
 	if _, err := h.LoadServer(t.Context(), other, &runtime.GuestConfig{Source: "other.wasm"}); err == nil {
 		t.Error("LoadServer accepted a module that imports env")
 	}
-	if _, err := h.LoadServer(t.Context(), wasm, &runtime.GuestConfig{Source: "reader.wasm", Isolation: "shared"}); err == nil {
-		t.Error(`LoadServer accepted isolation "shared"`)
+	for _, iso := range []string{"", "session", "shared", "call"} {
+		s, err := h.LoadServer(t.Context(), wasm, &runtime.GuestConfig{Source: "reader.wasm", Isolation: iso})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]string{"": "session"}[iso]; s.Isolation() != iso && s.Isolation() != want {
+			t.Errorf("isolation %q: %q", iso, s.Isolation())
+		}
+		s.Close(t.Context())
+	}
+	if _, err := h.LoadServer(t.Context(), wasm, &runtime.GuestConfig{Source: "reader.wasm", Isolation: "process"}); err == nil {
+		t.Error(`LoadServer accepted isolation "process"`)
 	}
 }
 

@@ -90,7 +90,8 @@ type servedServer struct {
 	closed   bool
 }
 
-// serverSession is one client session's instance, started on its first use.
+// serverSession is one client session's instance (with isolation "shared", everyone's; with
+// "call", one call's), started on its first use.
 type serverSession struct {
 	lock chan struct{} // held while starting
 	sess *upstream.Session
@@ -188,6 +189,9 @@ func procErr(p *runtime.Process) error {
 // session), starting it on first use; it is closed when the client session ends.
 func (s *servedServer) session(ctx context.Context) (*serverSession, error) {
 	key, _ := ctx.Value(downstreamKey{}).(*mcp.ServerSession)
+	if s.srv.Isolation() == "shared" {
+		key = nil // one instance for every client
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -264,9 +268,19 @@ func (s *servedServer) callTool(ctx context.Context, tool string, args json.RawM
 	timeout := s.srv.Limits().Timeout
 	cctx, cancel := context.WithTimeoutCause(ctx, timeout, runtime.ErrTimeLimit)
 	defer cancel()
-	ss, err := s.session(cctx)
-	if err != nil {
-		return nil, err
+	var ss *serverSession
+	if s.srv.Isolation() == "call" { // an instance of its own, closed after the call
+		sess, proc, err := s.dial(cctx)
+		if err != nil {
+			return nil, err
+		}
+		defer sess.Close()
+		ss = &serverSession{sess: sess, proc: proc}
+	} else {
+		var err error
+		if ss, err = s.session(cctx); err != nil {
+			return nil, err
+		}
 	}
 	res, err := ss.sess.CallToolExact(cctx, tool, args, "", nil)
 	if err == nil {

@@ -21,10 +21,11 @@ const helloPkg = "github.com/modelcontextprotocol/go-sdk/examples/server/hello"
 // wasiServerConfig writes a config serving the whole-server guests given as name → (module
 // bytes, args, limits) and returns its path.
 type wasiGuest struct {
-	name   string
-	wasm   []byte
-	args   []string
-	limits map[string]int
+	name      string
+	wasm      []byte
+	args      []string
+	limits    map[string]int
+	isolation string
 }
 
 func wasiServerConfig(t *testing.T, guests ...wasiGuest) string {
@@ -42,6 +43,9 @@ func wasiServerConfig(t *testing.T, guests ...wasiGuest) string {
 		}
 		if g.limits != nil {
 			e["limits"] = g.limits
+		}
+		if g.isolation != "" {
+			e["isolation"] = g.isolation
 		}
 		entries = append(entries, e)
 	}
@@ -468,6 +472,34 @@ func TestWASIServerTimers(t *testing.T) {
 		t.Logf("%s: %q in %v", g, got, time.Since(start))
 		if got != "slept true" || isErr {
 			t.Errorf("%s: %q (error %v)", g, got, isErr)
+		}
+	}
+}
+
+// isolation "shared": one instance for every client (the counter crosses sessions); "call":
+// an instance per call (it never moves).
+func TestWASIServerIsolationModes(t *testing.T) {
+	wasm := testenv.GoWasip1(t, "./testdata/wasiserver")
+	base, _ := startHTTP(t, "--config", wasiServerConfig(t,
+		wasiGuest{name: "shared", wasm: wasm, isolation: "shared"},
+		wasiGuest{name: "percall", wasm: wasm, isolation: "call"}))
+	legacy := func() *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+		cs, err := c.Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	a, b := legacy(), legacy()
+	for i, c := range []struct {
+		cs         *mcp.ClientSession
+		tool, want string
+	}{{a, "shared__count", "1"}, {b, "shared__count", "2"}, {a, "shared__count", "3"},
+		{a, "percall__count", "1"}, {a, "percall__count", "1"}, {b, "percall__count", "1"}} {
+		if got, _ := callText(t, c.cs, c.tool, nil); got != c.want {
+			t.Errorf("call %d (%s): %q, want %q", i, c.tool, got, c.want)
 		}
 	}
 }
