@@ -134,8 +134,8 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 			}
 		}
 	}
-	if entry == nil && wasm != nil && IsWASIServer(wasm) { // a whole MCP server: LoadServer (wasiserver.go)
-		return nil, fmt.Errorf("%s: %w", src, ErrWASIServer)
+	if entry == nil && wasm != nil && isWASIServer(wasm) { // a whole MCP server: LoadServer (wasiserver.go)
+		return nil, fmt.Errorf("%s: %w", src, errWASIServer)
 	}
 	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
@@ -34,17 +35,19 @@ import (
 // command upstream. docs/decisions/h-wasi.md says why this kind uses the upstream path and
 // not the guest-kind seam.
 
-// KindWASIServer is the kind name of a whole-server guest (inspect, logs).
-const KindWASIServer = "wasi-server"
+// kindWASIServer is the kind name of a whole-server guest (inspect, logs): Server.Kind.
+const kindWASIServer = "wasi-server"
 
-// ErrWASIServer is wrapped by Load's refusal of a whole-server guest (a WASI command): load
-// it with LoadServer.
-var ErrWASIServer = errors.New("module is a whole MCP server (a WASI command: exports _start, imports only wasi_snapshot_preview1); load it with LoadServer")
+// errWASIServer is Load's refusal of a whole-server guest (a WASI command), wrapping ErrABI.
+var errWASIServer = fmt.Errorf("%w: module is a whole MCP server (a WASI command: exports _start, imports only wasi_snapshot_preview1); load it with LoadServer", ErrABI)
 
-// IsWASIServer reports whether wasm is a WASI command: it exports a function _start and
-// imports functions only from wasi_snapshot_preview1 (at least one). It reads the module's
-// import and export sections only; a module it cannot parse is not one.
-func IsWASIServer(wasm []byte) bool {
+// IsWASIServer reports whether wasm is a whole-server guest, for LoadServer (Load refuses
+// it): a WASI command, which exports a function _start and imports functions only from
+// wasi_snapshot_preview1 (at least one). It reads the module's import and export sections
+// only; a module it cannot parse is not one.
+func (h *Host) IsWASIServer(wasm []byte) bool { return isWASIServer(wasm) }
+
+func isWASIServer(wasm []byte) bool {
 	m, err := parseModule(wasm)
 	if err != nil {
 		return false
@@ -113,7 +116,7 @@ func (s *serverRuntime) remove(srv *Server) {
 // stopAll ends every running instance of every whole-server guest with ErrStopped.
 func (s *serverRuntime) stopAll() {
 	s.mu.Lock()
-	var ps []*Process
+	var ps []*process
 	for srv := range s.servers {
 		srv.mu.Lock()
 		for p := range srv.running {
@@ -173,7 +176,7 @@ type Server struct {
 	logger    *slog.Logger
 
 	mu      sync.Mutex
-	running map[*Process]struct{}
+	running map[*process]struct{}
 	closed  bool
 }
 
@@ -260,12 +263,15 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 	iso, _ := parseIsolation(c.Isolation)
 	s := &Server{h: h, name: name, source: src, isolation: iso.String(), compiled: compiled, limits: limits, profile: prof,
 		config: mcfg, mounts: mounts, args: append([]string(nil), c.Args...),
-		tokens: make(chan struct{}, limits.Instances), logger: h.logger.With("guest", name, "kind", KindWASIServer),
-		running: map[*Process]struct{}{}}
+		tokens: make(chan struct{}, limits.Instances), logger: h.logger.With("guest", name, "kind", kindWASIServer),
+		running: map[*process]struct{}{}}
 	h.servers.add(s)
 	h.logger.Debug("whole-server guest loaded", "guest", name, "source", src)
 	return s, nil
 }
+
+// Kind is the guest's kind for inspect and logs: "wasi-server".
+func (s *Server) Kind() string { return kindWASIServer }
 
 // Name is the guest's name.
 func (s *Server) Name() string { return s.name }
@@ -283,16 +289,16 @@ func (s *Server) Limits() Limits { return s.limits }
 
 // Start starts an instance: the module's _start runs on its own goroutine with fresh pipes
 // as stdin and stdout. When all the guest's instances are running (its instances limit), it
-// waits for one to end until ctx ends, then fails with an error wrapping ErrInstanceLimit.
-// Errors (here and Process.Err) do not name the guest: the caller does.
-func (s *Server) Start(ctx context.Context) (*Process, error) {
+// waits for one to end until ctx ends, then fails with an error naming the limit ("instance
+// limit reached: …"). Errors (here and Process.Err) do not name the guest: the caller does.
+func (s *Server) Start(ctx context.Context) (peer.Process, error) {
 	select {
 	case s.tokens <- struct{}{}:
 	default:
 		select {
 		case s.tokens <- struct{}{}:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%w: all %d instances are in use by other sessions (limit instances): %w", ErrInstanceLimit, s.limits.Instances, context.Cause(ctx))
+			return nil, fmt.Errorf("%w: all %d instances are in use by other sessions (limit instances): %w", errInstanceLimit, s.limits.Instances, context.Cause(ctx))
 		}
 	}
 	p, err := s.start(ctx)
@@ -303,7 +309,7 @@ func (s *Server) Start(ctx context.Context) (*Process, error) {
 	return p, nil
 }
 
-func (s *Server) start(ctx context.Context) (*Process, error) {
+func (s *Server) start(ctx context.Context) (*process, error) {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -327,7 +333,7 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 		inW.Close()
 		return nil, err
 	}
-	p := &Process{s: s, stdin: inW, stdout: outR, done: make(chan struct{}), grace: time.Second}
+	p := &process{s: s, stdin: inW, stdout: outR, done: make(chan struct{}), grace: time.Second}
 	p.lines = &jsonLines{r: bufio.NewReaderSize(outR, 64<<10), fail: p.fail}
 	stderr := &stderrLog{logger: s.logger}
 	cfg := s.config.WithStdin(inR).WithStdout(outW).WithStderr(stderr).
@@ -387,13 +393,13 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 		case stopped:
 			err = errStoppedInstance
 		case errors.As(err, &exit) && exit.ExitCode() == 0:
-			err = fmt.Errorf("%w (exit code 0)", ErrServerExited)
+			err = fmt.Errorf("%w (exit code 0)", errServerExited)
 		case errors.As(err, &exit):
-			err = fmt.Errorf("%w with exit code %d%s", ErrServerExited, exit.ExitCode(), stderr.tail())
+			err = fmt.Errorf("%w with exit code %d%s", errServerExited, exit.ExitCode(), stderr.tail())
 		case err != nil:
-			err = fmt.Errorf("%w: %w%s", ErrServerExited, err, stderr.tail())
+			err = fmt.Errorf("%w: %w%s", errServerExited, err, stderr.tail())
 		default: // _start returned: exit code 0
-			err = fmt.Errorf("%w (exit code 0)", ErrServerExited)
+			err = fmt.Errorf("%w (exit code 0)", errServerExited)
 		}
 		p.mu.Lock()
 		p.err = err
@@ -411,13 +417,13 @@ func (s *Server) start(ctx context.Context) (*Process, error) {
 	return p, nil
 }
 
-// ErrServerExited is wrapped by the error of a whole-server instance whose program ended (at
+// errServerExited is wrapped by the error of a whole-server instance whose program ended (at
 // start, or while serving): it closes its MCP session.
-var ErrServerExited = errors.New("the server exited")
+var errServerExited = errors.New("the server exited")
 
-// ErrInstanceLimit is wrapped by Start's error when every instance the guest's instances
+// errInstanceLimit is wrapped by Start's error when every instance the guest's instances
 // limit allows was running for as long as the caller's context allowed waiting.
-var ErrInstanceLimit = errors.New("instance limit reached")
+var errInstanceLimit = errors.New("instance limit reached")
 
 var errStoppedInstance = errors.New("instance stopped")
 
@@ -436,7 +442,7 @@ func (s *Server) Close(ctx context.Context) error {
 		return nil
 	}
 	s.closed = true
-	ps := make([]*Process, 0, len(s.running))
+	ps := make([]*process, 0, len(s.running))
 	for p := range s.running {
 		ps = append(ps, p)
 	}
@@ -454,10 +460,10 @@ func (s *Server) Close(ctx context.Context) error {
 	return s.compiled.Close(ctx)
 }
 
-// Process is one running instance of a whole-server guest: its stdin (Write) and stdout
-// (Read, JSON-RPC lines only). Close ends it as MCP "Lifecycle › Shutdown" says for stdio:
-// stdin closed, then after a grace (1 s) stopped.
-type Process struct {
+// process is one running instance of a whole-server guest (peer.Process): its stdin (Write)
+// and stdout (Read, JSON-RPC lines only). Close ends it as MCP "Lifecycle › Shutdown" says
+// for stdio: stdin closed, then after a grace (1 s) stopped.
+type process struct {
 	s      *Server
 	stdin  *os.File
 	stdout *os.File
@@ -475,21 +481,21 @@ type Process struct {
 }
 
 // Write writes to the program's stdin.
-func (p *Process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
 
 // Read reads the program's stdout. A line that is not a JSON object or array stops the
 // program, and Read fails with an error naming the guest and quoting the line.
-func (p *Process) Read(b []byte) (int, error) { return p.lines.Read(b) }
+func (p *process) Read(b []byte) (int, error) { return p.lines.Read(b) }
 
 // CloseWrite closes the program's stdin (a stdio MCP server exits at its end).
-func (p *Process) CloseWrite() error { return p.stdin.Close() }
+func (p *process) CloseWrite() error { return p.stdin.Close() }
 
 // Done is closed when the program has ended.
-func (p *Process) Done() <-chan struct{} { return p.done }
+func (p *process) Done() <-chan struct{} { return p.done }
 
-// Err is why the program ended (wrapping ErrServerExited, ErrMemoryLimit, or saying it was
+// Err is why the program ended (wrapping errServerExited, ErrMemoryLimit, or saying it was
 // stopped), once Done is closed; nil before.
-func (p *Process) Err() error {
+func (p *process) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
@@ -498,7 +504,7 @@ func (p *Process) Err() error {
 // Stop ends the program now: its context is cancelled (its code ends at its next function
 // entry or loop) and its stdin is closed (which ends a host call blocked waiting for input;
 // one blocked writing stdout ends when the reader, Close, closes it).
-func (p *Process) Stop() {
+func (p *process) Stop() {
 	p.mu.Lock()
 	p.stopped = true
 	p.mu.Unlock()
@@ -506,7 +512,7 @@ func (p *Process) Stop() {
 	p.stdin.Close() // the program's end closes stdout's write end: the reader sees EOF
 }
 
-func (p *Process) fail(err error) {
+func (p *process) fail(err error) {
 	p.mu.Lock()
 	if p.why == nil {
 		p.why = err
@@ -517,7 +523,7 @@ func (p *Process) fail(err error) {
 
 // Close closes stdin, waits up to the grace for the program to exit, then stops it, and
 // waits for it to end. Close is idempotent; it returns nil.
-func (p *Process) Close() error {
+func (p *process) Close() error {
 	p.closeOnce.Do(func() {
 		p.stdin.Close()
 		t := time.NewTimer(p.grace)
@@ -554,7 +560,7 @@ func (j *jsonLines) Read(b []byte) (int, error) {
 			err = nil // a long line: its start was checked; pass the rest through
 		}
 		if t := bytes.TrimLeft(line, " \t\r"); len(t) > 0 && t[0] != '{' && t[0] != '[' && t[0] != '\n' && !j.mid {
-			j.err = fmt.Errorf("%w: wrote to stdout a line that is not JSON: %q", ErrServerExited, clipLine(t))
+			j.err = fmt.Errorf("%w: wrote to stdout a line that is not JSON: %q", errServerExited, clipLine(t))
 			j.fail(j.err)
 			return 0, j.err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
 // WASI commands small enough to compile in a moment: each exports _start and imports only
@@ -81,7 +82,7 @@ func loadServer(t *testing.T, h *runtime.Host, src string, cfg *runtime.GuestCon
 	return s
 }
 
-func ended(t *testing.T, p *runtime.Process) error {
+func ended(t *testing.T, p peer.Process) error {
 	t.Helper()
 	select {
 	case <-p.Done():
@@ -97,14 +98,14 @@ func ended(t *testing.T, p *runtime.Process) error {
 func TestWASIServerDetected(t *testing.T) {
 	h := wasiHost(t)
 	wasm := watModule(t, watReader)
-	if !runtime.IsWASIServer(wasm) {
+	if !h.IsWASIServer(wasm) {
 		t.Fatal("IsWASIServer(reader) = false")
 	}
-	if _, err := h.Load(t.Context(), wasm, &runtime.GuestConfig{Source: "reader.wasm"}); !errors.Is(err, runtime.ErrWASIServer) {
-		t.Errorf("Load: %v, want ErrWASIServer", err)
+	if _, err := h.Load(t.Context(), wasm, &runtime.GuestConfig{Source: "reader.wasm"}); err == nil || err.Error() != "reader.wasm: ABI violation: module is a whole MCP server (a WASI command: exports _start, imports only wasi_snapshot_preview1); load it with LoadServer" {
+		t.Errorf("Load: %v", err)
 	}
 	other := watModule(t, `(module (import "env" "f" (func)) (import "wasi_snapshot_preview1" "proc_exit" (func (param i32))) (func (export "_start")))`)
-	if runtime.IsWASIServer(other) {
+	if h.IsWASIServer(other) {
 		t.Error("IsWASIServer(imports env) = true")
 	}
 	if _, err := h.LoadServer(t.Context(), other, &runtime.GuestConfig{Source: "other.wasm"}); err == nil {
@@ -188,7 +189,7 @@ func TestWASIServerInstanceLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	_, err = s.Start(ctx)
-	if want := "instance limit reached: all 1 instances are in use by other sessions (limit instances): context deadline exceeded"; err == nil || err.Error() != want || !errors.Is(err, runtime.ErrInstanceLimit) {
+	if want := "instance limit reached: all 1 instances are in use by other sessions (limit instances): context deadline exceeded"; err == nil || err.Error() != want {
 		t.Errorf("second Start: %v, want %q", err, want)
 	}
 	p.Close()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,8 +45,8 @@ func TestWASIServerHelloAsNative(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close(ctx)
-	if _, err := h.Load(ctx, wasm, &runtime.GuestConfig{Source: "hello.wasm"}); err == nil || !errorsIs(err, runtime.ErrWASIServer) {
-		t.Fatalf("Load: %v, want ErrWASIServer", err)
+	if _, err := h.Load(ctx, wasm, &runtime.GuestConfig{Source: "hello.wasm"}); err == nil || !errorsIs(err, runtime.ErrABI) || !strings.Contains(err.Error(), "load it with LoadServer") {
+		t.Fatalf("Load: %v, want an ABI error naming LoadServer", err)
 	}
 	srv, err := h.LoadServer(ctx, wasm, &runtime.GuestConfig{Source: "hello.wasm"})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -42,7 +43,7 @@ func loadServers(ctx context.Context, h *runtime.Host, specs []guestSpec, cfg *c
 				return nil, nil, nil, err
 			}
 		}
-		if !runtime.IsWASIServer(b) {
+		if !h.IsWASIServer(b) {
 			rest = append(rest, s)
 			continue
 		}
@@ -56,7 +57,7 @@ func loadServers(ctx context.Context, h *runtime.Host, specs []guestSpec, cfg *c
 			}
 			return nil, nil, nil, err
 		}
-		logger.Info("whole-server guest loaded", "guest", srv.Name(), "kind", runtime.KindWASIServer, "source", s.cfg.Source)
+		logger.Info("whole-server guest loaded", "guest", srv.Name(), "kind", srv.Kind(), "source", s.cfg.Source)
 		servers = append(servers, srv)
 		if cfg != nil && i < len(cfg.Guests) {
 			dropped = append(dropped, i)
@@ -95,7 +96,7 @@ type servedServer struct {
 type serverSession struct {
 	lock chan struct{} // held while starting
 	sess *upstream.Session
-	proc *runtime.Process
+	proc peer.Process
 }
 
 // exposeServers serves the tools of each whole-server guest on srv as NAME__tool. Its tools
@@ -113,7 +114,7 @@ func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Serv
 		}
 	}
 	for _, rs := range servers {
-		s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", runtime.KindWASIServer), sessions: map[*mcp.ServerSession]*serverSession{}}
+		s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind()), sessions: map[*mcp.ServerSession]*serverSession{}}
 		served = append(served, s)
 		var lister *upstream.Session
 		opts := &mcpserver.ExposeOptions{Kind: "guest", Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil,
@@ -150,8 +151,8 @@ func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Serv
 
 // dial starts an instance and connects to it. An instance that ended while connecting (it
 // exited, wrote what is not JSON, hit its memory limit) is named by its own error.
-func (s *servedServer) dial(ctx context.Context) (*upstream.Session, *runtime.Process, error) {
-	var proc *runtime.Process
+func (s *servedServer) dial(ctx context.Context) (*upstream.Session, peer.Process, error) {
+	var proc peer.Process
 	spec := upstream.Spec{Label: fmt.Sprintf("guest %q", s.srv.Name()), Start: func(ctx context.Context) (upstream.Process, error) {
 		p, err := s.srv.Start(ctx)
 		if err != nil {
@@ -173,7 +174,7 @@ func (s *servedServer) dial(ctx context.Context) (*upstream.Session, *runtime.Pr
 
 // procErr is why p ended, if it ended (or ends within a moment: its end and the closed
 // connection race), else nil.
-func procErr(p *runtime.Process) error {
+func procErr(p peer.Process) error {
 	if p == nil {
 		return nil
 	}
@@ -329,7 +330,7 @@ func inspectServer(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtim
 		return ExitLoad, err
 	}
 	defer rs.Close(context.Background())
-	s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", runtime.KindWASIServer)}
+	s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind())}
 	lctx, cancel := context.WithTimeout(ctx, rs.Limits().Timeout)
 	defer cancel()
 	sess, _, err := s.dial(lctx)
@@ -342,7 +343,7 @@ func inspectServer(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtim
 		return ExitLoad, fmt.Errorf("guest %q: listing its tools: %w", rs.Name(), err)
 	}
 	sum := sha256.Sum256(wasm)
-	out := serverInspect{Kind: runtime.KindWASIServer, Name: rs.Name(), Source: gc.Source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm),
+	out := serverInspect{Kind: rs.Kind(), Name: rs.Name(), Source: gc.Source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm),
 		Argv: append([]string{rs.Name()}, gc.Args...), Grants: describeGrants(gc.Grants), Tools: []*mcp.Tool{}}
 	if ir := sess.InitializeResult(); ir != nil {
 		out.Server = ir.ServerInfo
