@@ -325,9 +325,24 @@ type serverInspect struct {
 // inspectServer starts one instance of the whole-server guest wasm, lists its tools and
 // prints them as serve would serve them.
 func inspectServer(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtime.GuestConfig, asJSON bool, logger *slog.Logger, stdout io.Writer) (int, error) {
-	rs, err := h.LoadServer(ctx, wasm, gc)
+	out, err := inspectServerOf(ctx, h, wasm, gc, logger)
 	if err != nil {
 		return ExitLoad, err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return ExitOK, enc.Encode(out)
+	}
+	writeServerInspect(stdout, out)
+	return ExitOK, nil
+}
+
+// inspectServerOf is what inspect shows of the whole-server guest wasm.
+func inspectServerOf(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtime.GuestConfig, logger *slog.Logger) (*serverInspect, error) {
+	rs, err := h.LoadServer(ctx, wasm, gc)
+	if err != nil {
+		return nil, err
 	}
 	defer rs.Close(context.Background())
 	s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind())}
@@ -335,15 +350,15 @@ func inspectServer(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtim
 	defer cancel()
 	sess, _, err := s.dial(lctx)
 	if err != nil {
-		return ExitLoad, fmt.Errorf("guest %q: %w", rs.Name(), err)
+		return nil, fmt.Errorf("guest %q: %w", rs.Name(), err)
 	}
 	defer sess.Close()
 	tools, err := upstream.ListTools(lctx, sess.ClientSession, 0, logger)
 	if err != nil {
-		return ExitLoad, fmt.Errorf("guest %q: listing its tools: %w", rs.Name(), err)
+		return nil, fmt.Errorf("guest %q: listing its tools: %w", rs.Name(), err)
 	}
 	sum := sha256.Sum256(wasm)
-	out := serverInspect{Kind: rs.Kind(), Name: rs.Name(), Source: gc.Source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm),
+	out := &serverInspect{Kind: rs.Kind(), Name: rs.Name(), Source: gc.Source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm),
 		Argv: append([]string{rs.Name()}, gc.Args...), Grants: describeGrants(gc.Grants), Tools: []*mcp.Tool{}}
 	if ir := sess.InitializeResult(); ir != nil {
 		out.Server = ir.ServerInfo
@@ -353,35 +368,33 @@ func inspectServer(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtim
 		cp.Name = names.MapName(rs.Name() + "__" + t.Name)
 		out.Tools = append(out.Tools, &cp)
 	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return ExitOK, enc.Encode(out)
-	}
-	fmt.Fprintf(stdout, "guest %s\n", out.Name)
+	return out, nil
+}
+
+func writeServerInspect(w io.Writer, out *serverInspect) {
+	fmt.Fprintf(w, "guest %s\n", out.Name)
 	if out.Server != nil {
-		fmt.Fprintf(stdout, "  server: %s\n", strings.TrimSpace(out.Server.Name+" "+out.Server.Version))
+		fmt.Fprintf(w, "  server: %s\n", strings.TrimSpace(out.Server.Name+" "+out.Server.Version))
 	}
-	fmt.Fprintf(stdout, "source: %s (%d bytes, sha256 %s)\n", out.Source, out.Bytes, out.SHA256)
-	fmt.Fprintf(stdout, "kind: %s (a whole MCP server: a WASI command, one instance per client session; its tools are served as %s__TOOL)\n", out.Kind, out.Name)
-	fmt.Fprintf(stdout, "argv: %s\n", strings.Join(out.Argv, " "))
-	fmt.Fprintf(stdout, "granted: %s (WASI preview 1 has no sockets: no network of its own)\n", out.Grants)
-	fmt.Fprintf(stdout, "tools (%d):\n", len(out.Tools))
+	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", out.Source, out.Bytes, out.SHA256)
+	fmt.Fprintf(w, "kind: %s (a whole MCP server: a WASI command, one instance per client session; its tools are served as %s__TOOL)\n", out.Kind, out.Name)
+	fmt.Fprintf(w, "argv: %s\n", strings.Join(out.Argv, " "))
+	fmt.Fprintf(w, "granted: %s (WASI preview 1 has no sockets: no network of its own)\n", out.Grants)
+	fmt.Fprintf(w, "tools (%d):\n", len(out.Tools))
 	for _, t := range out.Tools {
-		fmt.Fprintf(stdout, "\n  %s", t.Name)
+		fmt.Fprintf(w, "\n  %s", t.Name)
 		if t.Title != "" {
-			fmt.Fprintf(stdout, " — %s", t.Title)
+			fmt.Fprintf(w, " — %s", t.Title)
 		}
-		fmt.Fprintln(stdout)
+		fmt.Fprintln(w)
 		if t.Description != "" {
-			fmt.Fprintf(stdout, "    %s\n", t.Description)
+			fmt.Fprintf(w, "    %s\n", t.Description)
 		}
 		in, _ := json.Marshal(t.InputSchema)
-		fmt.Fprintf(stdout, "    input:  %s\n", in)
+		fmt.Fprintf(w, "    input:  %s\n", in)
 		if t.OutputSchema != nil {
 			o, _ := json.Marshal(t.OutputSchema)
-			fmt.Fprintf(stdout, "    output: %s\n", o)
+			fmt.Fprintf(w, "    output: %s\n", o)
 		}
 	}
-	return ExitOK, nil
 }

@@ -249,6 +249,14 @@ func TestWASIServerInspect(t *testing.T) {
 		len(got.Tools) != 1 || got.Tools[0].Name != "hello__greet" || got.Tools[0].Description != "say hi" {
 		t.Errorf("inspect: %s", out)
 	}
+	// inspect --config shows it among the config's guests, with its args.
+	cfg := wasiServerConfig(t, wasiGuest{name: "hi", wasm: wasm, args: []string{"-x"}})
+	out, errOut, code = runCLI("inspect", "--cache-dir", cacheDir, "--config", cfg)
+	for _, want := range []string{"guest hi\n", "kind: wasi-server", "argv: hi -x\n", "\n  hi__greet\n    say hi\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("inspect --config: exit %d, want %q in:\n%s%s", code, want, out, errOut)
+		}
+	}
 }
 
 // BenchmarkWASIServerHello: go-sdk hello as a whole-server guest beside the same program
