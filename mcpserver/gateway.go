@@ -58,6 +58,9 @@ type ExposeOptions struct {
 	// PinnedOnly withholds tools without a pin in Pins instead of pinning them when first
 	// seen (a lock lists every approved tool).
 	PinnedOnly bool
+	// Kind names what serves the tools in messages and name claims: "upstream" (or "") for
+	// an upstream server, "guest" for a whole-server guest (a WASI command).
+	Kind string
 }
 
 // Exposed is one upstream server's tools on a server. Refresh re-lists them.
@@ -82,10 +85,14 @@ type Exposed struct {
 // Call Refresh when the upstream's tools change (notifications/tools/list_changed, a
 // restart): s then sends its own list_changed to its clients.
 func Expose(ctx context.Context, s *mcp.Server, name string, cs *mcp.ClientSession, opts *ExposeOptions) (*Exposed, error) {
-	e := &Exposed{s: s, name: name, cs: cs, owner: fmt.Sprintf("upstream %q", name), tools: map[string]string{}}
+	e := &Exposed{s: s, name: name, cs: cs, tools: map[string]string{}}
 	if opts != nil {
 		e.opts = *opts
 	}
+	if e.opts.Kind == "" {
+		e.opts.Kind = "upstream"
+	}
+	e.owner = fmt.Sprintf("%s %q", e.opts.Kind, name)
 	if e.opts.Logger == nil {
 		e.opts.Logger = slog.Default()
 	}
@@ -235,7 +242,7 @@ func (e *Exposed) forward(tool string) mcp.ToolHandler {
 			}
 			return res, nil
 		}
-		msg := fmt.Sprintf("upstream %q tool %q: %v", e.name, tool, err)
+		msg := fmt.Sprintf("%s tool %q: %v", e.owner, tool, err)
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSpace(msg)}}}, nil
 	}
 }

@@ -102,11 +102,13 @@ type Host struct {
 	mapSmall                bool // tests: map a snapshot's image however small it is (mapImageBytes)
 
 	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
+
+	servers serverRuntime // whole-server guests' runtime, made on first LoadServer (wasiserver.go)
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error
-// wrapping ErrStopped and its instance is discarded) and refuses new calls with ErrStopped
-// until Resume. Loaded guests stay loaded. Stop is idempotent.
+// wrapping ErrStopped and its instance is discarded) and every whole-server guest's instance,
+// and refuses new calls (and instances) with ErrStopped until Resume. Loaded guests stay loaded. Stop is idempotent.
 func (h *Host) Stop() {
 	h.stopped.Store(true)
 	h.mu.Lock()
@@ -120,6 +122,7 @@ func (h *Host) Stop() {
 			p.stopBusy(exitCodeStopped)
 		}
 	}
+	h.servers.stopAll() // whole-server guests' instances (wasiserver.go)
 }
 
 // Resume lets calls run again after Stop.
@@ -247,7 +250,7 @@ func (h *Host) close(ctx context.Context) error {
 	}
 	h.watch.close()
 	h.snapWrites.Wait()
-	errs = append(errs, h.rt.Close(ctx), h.cache.Close(ctx))
+	errs = append(errs, h.servers.close(ctx), h.rt.Close(ctx), h.cache.Close(ctx))
 	return errors.Join(errs...)
 }
 

@@ -84,7 +84,8 @@ type GuestConfig struct {
 	HideTools []string
 	// Args is the guest's command-line arguments: argv after the program name, as a server
 	// run from a shell gets them (a JavaScript guest's process.argv.slice(2); the directories
-	// an npm file server is given). The operator's only; copied at Load.
+	// an npm file server is given; a whole-server guest's argv after its name, argv[0] being the
+	// guest's name). The operator's only; copied at Load.
 	Args []string
 }
 
@@ -143,6 +144,9 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 				return nil, fmt.Errorf("%s: %w", src, err)
 			}
 		}
+	}
+	if entry == nil && wasm != nil && isWASIServer(wasm) { // a whole MCP server: LoadServer (wasiserver.go)
+		return nil, fmt.Errorf("%s: %w", src, errWASIServer)
 	}
 	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits)
 	if err != nil {

@@ -63,6 +63,12 @@ func checkManifestCaps(tools, resources, templates, prompts int, limits Limits) 
 // if wazero is still compiling: its compiler does not observe ctx. The abandoned compile
 // finishes in the background and its result is closed; the nesting cap keeps that bounded.
 func (h *Host) compileModule(ctx context.Context, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
+	return h.compileOn(ctx, h.rt, wasm, timeout)
+}
+
+// compileOn is compileModule on runtime rt (the guests' or the whole servers', wasiserver.go),
+// which shares the Host's compilation cache.
+func (h *Host) compileOn(ctx context.Context, rt wazero.Runtime, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("compiling: %w", err)
 	}
@@ -79,7 +85,7 @@ func (h *Host) compileModule(ctx context.Context, wasm []byte, timeout time.Dura
 			done <- compileResult{err: fmt.Errorf("compilation cache: %w", err)}
 			return
 		}
-		cm, err := h.rt.CompileModule(context.WithoutCancel(ctx), wasm)
+		cm, err := rt.CompileModule(context.WithoutCancel(ctx), wasm)
 		if err == nil && h.auth != nil {
 			if serr := h.auth.SignCompiled(); serr != nil {
 				h.logger.Warn("compilation cache: recording compiled code", "err", serr)

@@ -76,6 +76,69 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	return c, nil
 }
 
+// processTransport speaks to a server running in this process (Spec.Start) as
+// commandTransport does to a spawned one: package stdio in client mode over its stdin and
+// stdout.
+type processTransport struct {
+	spec    Spec
+	opts    Options
+	cancels *cancelCount
+}
+
+func (t *processTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	p, err := t.spec.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	max := t.opts.MaxLineBytes
+	if max <= 0 {
+		max = math.MaxInt
+	}
+	inner, err := stdio.NewTransport(readOnly{p}, writeOnly{p}, &stdio.Options{Peer: true, MaxLineBytes: max, Logger: t.opts.Logger}).Connect(ctx)
+	if err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return &processConn{Connection: inner, p: p, cancels: t.cancels}, nil
+}
+
+// writeOnly hides the process's Close from the stdio connection, which closes its writer:
+// closing stdin is the process's CloseWrite.
+type writeOnly struct{ p Process }
+
+func (w writeOnly) Write(b []byte) (int, error) { return w.p.Write(b) }
+func (w writeOnly) Close() error                { return w.p.CloseWrite() }
+
+// processConn is the connection to a Spec.Start server; Close ends the server.
+type processConn struct {
+	mcp.Connection
+	p       Process
+	cancels *cancelCount
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+func (c *processConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.Method == "notifications/cancelled" {
+		c.cancels.sent.Add(1)
+	}
+	return err
+}
+
+// Close is idempotent; every call returns the first one's result.
+func (c *processConn) Close() error {
+	c.closeOnce.Do(func() {
+		err := c.Connection.Close()
+		if errors.Is(err, os.ErrClosed) {
+			err = nil
+		}
+		c.closeErr = errors.Join(err, c.p.Close())
+	})
+	return c.closeErr
+}
+
 // readOnly hides the pipe's Close from the stdio connection: procConn closes it only after the
 // process is gone, so the server's last lines are still read.
 type readOnly struct{ r io.Reader }

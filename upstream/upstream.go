@@ -58,9 +58,26 @@ type Spec struct {
 	// Elicitation"), and the form elicitation capability is declared; nil declares none.
 	// It overrides Options.Client's ElicitationHandler for this server.
 	Elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Start, instead of Command or URL, starts a server inside this process — a whole-server
+	// guest's instance (runtime.Server.Start) — spoken to over its stdin and stdout as a
+	// command is (MCP "Transports › stdio"). Closing the session calls the Process's Close.
+	Start func(ctx context.Context) (Process, error)
+	// Label names a Start server in messages (e.g. `guest "hello"`).
+	Label string
+}
+
+// Process is a stdio MCP server running inside this process: Write reaches its stdin, Read
+// reads its stdout, CloseWrite closes its stdin, and Close ends it (closing stdin, then
+// stopping it after a grace) and returns when it has ended.
+type Process interface {
+	io.ReadWriteCloser
+	CloseWrite() error
 }
 
 func (s Spec) String() string {
+	if s.Start != nil {
+		return s.Label
+	}
 	if s.URL != "" {
 		return s.URL
 	}
@@ -101,6 +118,11 @@ type Options struct {
 	Stderr io.Writer
 	// HTTPClient is the base client for URL servers; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// InitializeOnly connects with initialize alone, at the newest version it negotiates
+	// (2025-11-25), without the server/discover probe (SEP-2575). A whole-server guest's
+	// instance is dialled so: it answers faster per call under that version (measured,
+	// docs/decisions/h-wasi.md), and its sessions are ours to keep.
+	InitializeOnly bool
 }
 
 func (o *Options) withDefaults() Options {
@@ -219,7 +241,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		co.Capabilities = caps
 		o.Client = &co
 	}
-	cs, err := connect(cctx, t, o, cancels, tracker, pr, true)
+	cs, err := connect(cctx, t, o, cancels, tracker, pr, !o.InitializeOnly)
 	if errors.Is(err, errDiscoverSilent) {
 		// The server never answered server/discover. It may be a legacy server that ignores
 		// it, or one still starting; either way a fresh connection that sends only initialize
@@ -250,12 +272,14 @@ var errDiscoverSilent = errors.New("no answer to server/discover")
 
 func newTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults, pr *probe) (mcp.Transport, error) {
 	switch {
+	case spec.Start != nil && len(spec.Command) == 0 && spec.URL == "":
+		return &processTransport{spec: spec, opts: o, cancels: cancels}, nil
 	case len(spec.Command) > 0 && spec.URL == "":
 		return &commandTransport{spec: spec, opts: o, cancels: cancels, probe: pr}, nil
 	case spec.URL != "" && len(spec.Command) == 0:
 		return httpTransport(spec, o, cancels, raw, pr), nil
 	}
-	return nil, errors.New("upstream: give exactly one of a command or a URL")
+	return nil, errors.New("upstream: give exactly one of a command, a URL or a Start")
 }
 
 // connect runs the SDK's handshake on t. With discover, the SDK probes server/discover first

@@ -376,6 +376,9 @@ func inspect(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return ExitError, err
 	}
 	defer h.Close(context.Background())
+	if h.IsWASIServer(wasm) {
+		return inspectServer(ctx, h, wasm, gc, *asJSON, logger, stdout) // wasiservers.go
+	}
 	g, err := h.Load(ctx, wasm, gc)
 	if err != nil {
 		return ExitLoad, err

@@ -30,6 +30,20 @@ func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON boo
 		return ExitError, err
 	}
 	defer h.Close(context.Background())
+	var servers []*serverInspect // whole-server guests (wasiservers.go), shown after the others
+	var rest []guestSpec
+	for _, sp := range specs {
+		if sp.wasm == nil || !h.IsWASIServer(sp.wasm) {
+			rest = append(rest, sp)
+			continue
+		}
+		si, err := inspectServerOf(ctx, h, sp.wasm, sp.cfg, logger)
+		if err != nil {
+			return ExitLoad, fmt.Errorf("%s: %w", sp.entry, err)
+		}
+		servers = append(servers, si)
+	}
+	specs = rest
 	gs, err := loadAll(ctx, h, specs, logger)
 	if err != nil {
 		return ExitLoad, err
@@ -45,9 +59,16 @@ func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON boo
 		outs[i] = inspectResult(g, specs[i].cfg.Source, wasm, true)
 	}
 	if asJSON {
+		all := make([]any, 0, len(outs)+len(servers))
+		for i := range outs {
+			all = append(all, &outs[i])
+		}
+		for _, si := range servers {
+			all = append(all, si)
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(outs); err != nil {
+		if err := enc.Encode(all); err != nil {
 			return ExitOK, err
 		}
 	} else {
@@ -56,6 +77,12 @@ func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON boo
 				fmt.Fprintln(stdout)
 			}
 			writeInspect(stdout, &outs[i])
+		}
+		for i, si := range servers {
+			if i > 0 || len(outs) > 0 {
+				fmt.Fprintln(stdout)
+			}
+			writeServerInspect(stdout, si)
 		}
 	}
 	if err := toolNameClashes(gs, cfg.Status); err != nil {

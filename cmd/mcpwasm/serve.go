@@ -125,8 +125,9 @@ type serving struct {
 	ups *upstream.Manager // nil: the config names no upstream servers
 	h   *runtime.Host
 
-	gs    []*runtime.Guest // specs[i] loaded (loadGuests)
-	ready *readiness       // GET /readyz (http.go)
+	gs      []*runtime.Guest  // specs[i] loaded (loadGuests)
+	servers []*runtime.Server // whole-server guests (WASI commands), not in specs (wasiservers.go)
+	ready   *readiness        // GET /readyz (http.go)
 
 	srv      *mcp.Server
 	names    *mcpserver.NameSet // the one registry of tool names: guests, reloads, the gateway
@@ -211,6 +212,16 @@ var errStopped = errors.New("stopped while loading")
 // loadGuests loads every guest (errStopped if ctx ends meanwhile); with --lazy a guest whose manifest is cached compiles in the
 // background, and readiness reports when all have.
 func (s *serving) loadGuests(ctx context.Context) (int, error) {
+	specs, servers, cfg, err := loadServers(ctx, s.h, s.specs, s.cfg, s.logger) // wasiservers.go
+	if err != nil {
+		return ExitLoad, err
+	}
+	s.specs, s.servers, s.cfg = specs, servers, cfg
+	s.onClose(func() {
+		for _, srv := range servers {
+			_ = srv.Close(context.Background())
+		}
+	})
 	gs, err := loadAll(ctx, s.h, s.specs, s.logger)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -252,7 +263,7 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 		return ExitUsage, err
 	}
 	sopts := &mcp.ServerOptions{Logger: sdkLogger(logger)}
-	if exposesUpstreams(cfg) {
+	if exposesUpstreams(cfg) || len(s.servers) > 0 {
 		// Tools of an exposed upstream arrive after initialize (or never, while it is down):
 		// declare tools (with listChanged) from the start, so that a client heeds the
 		// notifications/tools/list_changed sent when they come (MCP "Server Features › Tools").
@@ -295,7 +306,12 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 		}
 	}
 	s.o.http.metrics = s.obs.metricsHandler()
-	exposeUpstreams(ctx, &s.wg, s.srv, s.ups, cfg, s.names, upstreamPins(s.o.host.config), logger) // the gateway (upstreams.go)
+	exposeUpstreams(ctx, &s.wg, s.srv, s.ups, cfg, s.names, upstreamPins(s.o.host.config), logger)            // the gateway (upstreams.go)
+	closeServers, err := exposeServers(ctx, s.srv, s.servers, s.names, upstreamPins(s.o.host.config), logger) // wasiservers.go
+	if err != nil {
+		return ExitLoad, err
+	}
+	s.onClose(closeServers)
 	for _, g := range s.gs {
 		for _, t := range g.Manifest().Tools {
 			if mcpserver.CheckGuestTool(t) == nil || slices.Contains(allowed, g.Name()) {

@@ -125,8 +125,9 @@ type Guest struct {
 	// Config is the key-value strings an Extism plugin reads with config_get (hyper-mcp's
 	// runtime_config.env_vars); the operator's only, never the client's.
 	Config map[string]string `json:"config,omitempty"`
-	// Args is the guest's command-line arguments, argv after the program name
-	// (runtime.GuestConfig.Args): for a JavaScript guest process.argv.slice(2).
+	// Args is the guest's command-line arguments, argv after the program (or script) name
+	// (runtime.GuestConfig.Args): a JavaScript guest's process.argv.slice(2), a whole-server
+	// guest's os.Args[1:].
 	Args []string `json:"args,omitempty"`
 	// ToolPrefix is put before each of the guest's tool and prompt names as served (and as
 	// "tools" names them): runtime.GuestConfig.ToolPrefix. Two guests naming a tool or prompt

@@ -9,6 +9,7 @@ package peer
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/netip"
 	"time"
@@ -91,4 +92,18 @@ type Net struct {
 	Timeout time.Duration
 	// MaxRedirects caps redirect hops; zero means 5.
 	MaxRedirects int
+}
+
+// Process is a running instance of a whole-server guest (runtime.Server.Start): a stdio MCP
+// server inside this process. Write reaches its stdin; Read reads its stdout, one JSON-RPC
+// message a line (a line that is not JSON stops it, and Read fails naming the line);
+// CloseWrite closes its stdin; Close closes stdin, stops it after a grace and returns when it
+// has ended. Done is closed when it has ended, and Err then says why (nil before). Stop ends
+// it now. Close is idempotent.
+type Process interface {
+	io.ReadWriteCloser
+	CloseWrite() error
+	Done() <-chan struct{}
+	Err() error
+	Stop()
 }

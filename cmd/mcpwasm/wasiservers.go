@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/config"
+	"github.com/mcpwasm/mcpwasm/internal/names"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
+	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/peer"
+	"github.com/mcpwasm/mcpwasm/upstream"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Whole-server guests (WASI commands, runtime.Server): each is re-served as an upstream is
+// (mcpserver.Expose: hygiene, pins, names mapped as NAME__tool), with one instance per client
+// session instead of one shared process (docs/decisions/h-wasi.md).
+
+// loadServers loads the whole-server guests among specs with Host.LoadServer and returns the
+// other specs, to load as guests, and cfg without the servers' entries (so cfg.Guests[i]
+// is still specs[i] for what reads the config by index).
+func loadServers(ctx context.Context, h *runtime.Host, specs []guestSpec, cfg *config.Config, logger *slog.Logger) ([]guestSpec, []*runtime.Server, *config.Config, error) {
+	var rest []guestSpec
+	var servers []*runtime.Server
+	var dropped []int // config entries that are servers
+	for i, s := range specs {
+		b := s.wasm
+		if b == nil && s.path != "" {
+			var err error
+			if b, err = os.ReadFile(s.path); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		if !h.IsWASIServer(b) {
+			rest = append(rest, s)
+			continue
+		}
+		srv, err := h.LoadServer(ctx, b, s.cfg)
+		if err != nil {
+			for _, l := range servers {
+				_ = l.Close(ctx)
+			}
+			if s.entry != "" {
+				err = fmt.Errorf("%s: %w", s.entry, err)
+			}
+			return nil, nil, nil, err
+		}
+		logger.Info("whole-server guest loaded", "guest", srv.Name(), "kind", srv.Kind(), "source", s.cfg.Source)
+		servers = append(servers, srv)
+		if cfg != nil && i < len(cfg.Guests) {
+			dropped = append(dropped, i)
+		}
+	}
+	if len(dropped) > 0 {
+		c := *cfg
+		c.Guests = nil
+		for i, g := range cfg.Guests {
+			if !slices.Contains(dropped, i) {
+				c.Guests = append(c.Guests, g)
+			}
+		}
+		cfg = &c
+	}
+	return rest, servers, cfg, nil
+}
+
+// serverGrace is how long an instance whose call ran past its time limit has, after the
+// notifications/cancelled, to answer a ping before it is stopped.
+const serverGrace = time.Second
+
+// servedServer is one whole-server guest on our MCP server: its instances, one per client
+// session.
+type servedServer struct {
+	srv    *runtime.Server
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*serverSession
+	closed   bool
+}
+
+// serverSession is one client session's instance (with isolation "shared", everyone's; with
+// "call", one call's), started on its first use.
+type serverSession struct {
+	lock chan struct{} // held while starting
+	sess *upstream.Session
+	proc peer.Process
+}
+
+// exposeServers serves the tools of each whole-server guest on srv as NAME__tool. Its tools
+// are listed once, at start, from an instance started for that and closed. Errors name the
+// guest. The returned function closes every instance.
+func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Server, names *mcpserver.NameSet, pins map[string]map[string]mcpserver.ToolPin, logger *slog.Logger) (func(), error) {
+	if len(servers) == 0 {
+		return func() {}, nil
+	}
+	srv.AddReceivingMiddleware(downstreamSession) // the session of each tools/call (elicit.go)
+	var served []*servedServer
+	closeAll := func() {
+		for _, s := range served {
+			s.close()
+		}
+	}
+	for _, rs := range servers {
+		s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind()), sessions: map[*mcp.ServerSession]*serverSession{}}
+		served = append(served, s)
+		var lister *upstream.Session
+		opts := &mcpserver.ExposeOptions{Kind: "guest", Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil,
+			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
+				if lister != nil {
+					return lister.ClientSession, nil
+				}
+				ss, err := s.session(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return ss.sess.ClientSession, nil
+			},
+			CallTool: s.callTool}
+		lctx, cancel := context.WithTimeout(ctx, rs.Limits().Timeout)
+		l, _, err := s.dial(lctx)
+		if err != nil {
+			cancel()
+			closeAll()
+			return nil, fmt.Errorf("guest %q: listing its tools: %w", rs.Name(), err)
+		}
+		lister = l
+		_, err = mcpserver.Expose(lctx, srv, rs.Name(), nil, opts)
+		cancel()
+		lister = nil
+		_ = l.Close()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("guest %q: %w", rs.Name(), err)
+		}
+	}
+	return closeAll, nil
+}
+
+// dial starts an instance and connects to it. An instance that ended while connecting (it
+// exited, wrote what is not JSON, hit its memory limit) is named by its own error.
+func (s *servedServer) dial(ctx context.Context) (*upstream.Session, peer.Process, error) {
+	var proc peer.Process
+	spec := upstream.Spec{Label: fmt.Sprintf("guest %q", s.srv.Name()), Start: func(ctx context.Context) (upstream.Process, error) {
+		p, err := s.srv.Start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		proc = p
+		return p, nil
+	}}
+	timeout := s.srv.Limits().Timeout
+	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: s.logger, ConnectTimeout: timeout, InitializeOnly: true})
+	if err != nil {
+		if perr := procErr(proc); perr != nil {
+			err = perr
+		}
+		return nil, nil, err
+	}
+	return sess, proc, nil
+}
+
+// procErr is why p ended, if it ended (or ends within a moment: its end and the closed
+// connection race), else nil.
+func procErr(p peer.Process) error {
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p.Done():
+		return p.Err()
+	case <-time.After(100 * time.Millisecond):
+		return nil
+	}
+}
+
+// session returns the instance of the client session of ctx (one shared by calls without a
+// session), starting it on first use; it is closed when the client session ends.
+func (s *servedServer) session(ctx context.Context) (*serverSession, error) {
+	key, _ := ctx.Value(downstreamKey{}).(*mcp.ServerSession)
+	if s.srv.Isolation() == "shared" {
+		key = nil // one instance for every client
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, runtime.ErrClosed
+	}
+	ss := s.sessions[key]
+	if ss == nil {
+		ss = &serverSession{lock: make(chan struct{}, 1)}
+		s.sessions[key] = ss
+		if key != nil {
+			go func() {
+				_ = key.Wait()
+				s.drop(key, ss)
+			}()
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case ss.lock <- struct{}{}:
+		defer func() { <-ss.lock }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for its instance: %w", context.Cause(ctx))
+	}
+	if ss.sess != nil {
+		select {
+		case <-ss.proc.Done(): // it ended: a fresh one
+			_ = ss.sess.Close()
+			ss.sess, ss.proc = nil, nil
+		default:
+			return ss, nil
+		}
+	}
+	sess, proc, err := s.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ss.sess, ss.proc = sess, proc
+	return ss, nil
+}
+
+// drop closes the instance of a client session that ended.
+func (s *servedServer) drop(key *mcp.ServerSession, ss *serverSession) {
+	s.mu.Lock()
+	if s.sessions[key] == ss {
+		delete(s.sessions, key)
+	}
+	s.mu.Unlock()
+	ss.lock <- struct{}{}
+	defer func() { <-ss.lock }()
+	if ss.sess != nil {
+		_ = ss.sess.Close()
+		ss.sess, ss.proc = nil, nil
+	}
+}
+
+func (s *servedServer) close() {
+	s.mu.Lock()
+	s.closed = true
+	all := s.sessions
+	s.sessions = map[*mcp.ServerSession]*serverSession{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for k, ss := range all {
+		wg.Go(func() { s.drop(k, ss) })
+	}
+	wg.Wait()
+}
+
+// callTool makes one tools/call in the instance of the caller's session, under the guest's
+// time limit. Past it, the SDK sends notifications/cancelled; an instance that then does not
+// answer a ping within serverGrace is stopped, and the session's next call starts a fresh
+// one.
+func (s *servedServer) callTool(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	timeout := s.srv.Limits().Timeout
+	cctx, cancel := context.WithTimeoutCause(ctx, timeout, runtime.ErrTimeLimit)
+	defer cancel()
+	var ss *serverSession
+	if s.srv.Isolation() == "call" { // an instance of its own, closed after the call
+		sess, proc, err := s.dial(cctx)
+		if err != nil {
+			return nil, err
+		}
+		defer sess.Close()
+		ss = &serverSession{sess: sess, proc: proc}
+	} else {
+		var err error
+		if ss, err = s.session(cctx); err != nil {
+			return nil, err
+		}
+	}
+	res, err := ss.sess.CallToolExact(cctx, tool, args, "", nil)
+	if err == nil {
+		return res.CallToolResult, nil
+	}
+	if perr := procErr(ss.proc); perr != nil {
+		return nil, perr
+	}
+	if context.Cause(cctx) == runtime.ErrTimeLimit && ctx.Err() == nil {
+		pctx, pcancel := context.WithTimeout(context.Background(), serverGrace)
+		perr := ss.sess.Ping(pctx, nil)
+		pcancel()
+		if perr != nil {
+			s.logger.Warn("whole-server instance stopped: it ran past its time limit and did not answer a ping", "tool", tool, "limit", timeout)
+			ss.proc.Stop()
+			return nil, fmt.Errorf("%w (%v); its instance did not answer within %v after the cancellation and was stopped (the next call starts a fresh one)",
+				runtime.ErrTimeLimit, timeout, serverGrace)
+		}
+		return nil, fmt.Errorf("%w (%v)", runtime.ErrTimeLimit, timeout)
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil, runtime.ErrCancelled
+	}
+	return nil, err
+}
+
+// serverInspect is inspect's --json shape for a whole-server guest.
+type serverInspect struct {
+	Kind   string              `json:"kind"` // "wasi-server"
+	Name   string              `json:"name"`
+	Source string              `json:"source"`
+	SHA256 string              `json:"sha256"`
+	Bytes  int                 `json:"bytes"`
+	Argv   []string            `json:"argv"`
+	Server *mcp.Implementation `json:"server,omitempty"` // what it answered to initialize
+	Grants string              `json:"grants"`
+	// Tools as serve serves them: named NAME__tool (mapped where outside the pattern).
+	Tools []*mcp.Tool `json:"tools"`
+}
+
+// inspectServer starts one instance of the whole-server guest wasm, lists its tools and
+// prints them as serve would serve them.
+func inspectServer(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtime.GuestConfig, asJSON bool, logger *slog.Logger, stdout io.Writer) (int, error) {
+	out, err := inspectServerOf(ctx, h, wasm, gc, logger)
+	if err != nil {
+		return ExitLoad, err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return ExitOK, enc.Encode(out)
+	}
+	writeServerInspect(stdout, out)
+	return ExitOK, nil
+}
+
+// inspectServerOf is what inspect shows of the whole-server guest wasm.
+func inspectServerOf(ctx context.Context, h *runtime.Host, wasm []byte, gc *runtime.GuestConfig, logger *slog.Logger) (*serverInspect, error) {
+	rs, err := h.LoadServer(ctx, wasm, gc)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close(context.Background())
+	s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind())}
+	lctx, cancel := context.WithTimeout(ctx, rs.Limits().Timeout)
+	defer cancel()
+	sess, _, err := s.dial(lctx)
+	if err != nil {
+		return nil, fmt.Errorf("guest %q: %w", rs.Name(), err)
+	}
+	defer sess.Close()
+	tools, err := upstream.ListTools(lctx, sess.ClientSession, 0, logger)
+	if err != nil {
+		return nil, fmt.Errorf("guest %q: listing its tools: %w", rs.Name(), err)
+	}
+	sum := sha256.Sum256(wasm)
+	out := &serverInspect{Kind: rs.Kind(), Name: rs.Name(), Source: gc.Source, SHA256: hex.EncodeToString(sum[:]), Bytes: len(wasm),
+		Argv: append([]string{rs.Name()}, gc.Args...), Grants: describeGrants(gc.Grants), Tools: []*mcp.Tool{}}
+	if ir := sess.InitializeResult(); ir != nil {
+		out.Server = ir.ServerInfo
+	}
+	for _, t := range tools {
+		cp := *t
+		cp.Name = names.MapName(rs.Name() + "__" + t.Name)
+		out.Tools = append(out.Tools, &cp)
+	}
+	return out, nil
+}
+
+func writeServerInspect(w io.Writer, out *serverInspect) {
+	fmt.Fprintf(w, "guest %s\n", out.Name)
+	if out.Server != nil {
+		fmt.Fprintf(w, "  server: %s\n", strings.TrimSpace(out.Server.Name+" "+out.Server.Version))
+	}
+	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", out.Source, out.Bytes, out.SHA256)
+	fmt.Fprintf(w, "kind: %s (a whole MCP server: a WASI command, one instance per client session; its tools are served as %s__TOOL)\n", out.Kind, out.Name)
+	fmt.Fprintf(w, "argv: %s\n", strings.Join(out.Argv, " "))
+	fmt.Fprintf(w, "granted: %s (WASI preview 1 has no sockets: no network of its own)\n", out.Grants)
+	fmt.Fprintf(w, "tools (%d):\n", len(out.Tools))
+	for _, t := range out.Tools {
+		fmt.Fprintf(w, "\n  %s", t.Name)
+		if t.Title != "" {
+			fmt.Fprintf(w, " — %s", t.Title)
+		}
+		fmt.Fprintln(w)
+		if t.Description != "" {
+			fmt.Fprintf(w, "    %s\n", t.Description)
+		}
+		in, _ := json.Marshal(t.InputSchema)
+		fmt.Fprintf(w, "    input:  %s\n", in)
+		if t.OutputSchema != nil {
+			o, _ := json.Marshal(t.OutputSchema)
+			fmt.Fprintf(w, "    output: %s\n", o)
+		}
+	}
+}
