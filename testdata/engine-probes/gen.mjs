@@ -1,6 +1,7 @@
 // Writes probes.json: each expression of exprs.txt (one a line) with the answer of the Node
-// that runs this script, as String(value) (a throw as "throws NAME"). Run with TZ=UTC:
-//   TZ=UTC node testdata/engine-probes/gen.mjs
+// that runs this script, as String(value) (a throw as "throws NAME"). Run with TZ=UTC under
+// Node 22, e.g. the one testdata/conformance/client's lockfile pins (npm ci there first):
+//   TZ=UTC testdata/conformance/client/node_modules/.bin/node testdata/engine-probes/gen.mjs
 // The test runs the same expressions in mcpwasm's engine (runtime/internal/kind/quickjs).
 import { readFileSync, writeFileSync } from "node:fs";
 const here = new URL(".", import.meta.url);
