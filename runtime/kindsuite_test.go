@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -103,6 +104,9 @@ func buildJSFile(t *testing.T, file string) []byte {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.Skip(t, "node is not installed: %v", err)
+	}
+	if err := jsguest.Sync(filepath.Join(dir, "mcpwasm")); err != nil { // generated from abi/js
+		t.Fatal(err)
 	}
 	for _, f := range []string{"testdata/" + file, "mcpwasm/shim.js", "mcpwasm/build.mjs"} {
 		if _, err := os.ReadFile(filepath.Join(dir, f)); err != nil { // the test cache's key
