@@ -14,6 +14,9 @@ import (
 	"fmt"
 	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,6 +71,34 @@ func extismFixture(name string) func(t *testing.T) []byte {
 		}
 		return b
 	}
+}
+
+// goProbe is the bundled Go guest testdata/guests/probe (tools env, clock, random, http, …),
+// built once per test binary.
+func goProbe(t *testing.T) []byte {
+	t.Helper()
+	goProbeBuilt.Lock()
+	defer goProbeBuilt.Unlock()
+	if goProbeBuilt.wasm == nil {
+		out := filepath.Join(t.TempDir(), "probe.wasm")
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./testdata/guests/probe")
+		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building the probe guest: %v\n%s", err, b)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		goProbeBuilt.wasm = b
+	}
+	return goProbeBuilt.wasm
+}
+
+var goProbeBuilt struct {
+	sync.Mutex
+	wasm []byte
 }
 
 func watFixture(b []byte) func(*testing.T) []byte { return func(*testing.T) []byte { return b } }
@@ -143,10 +174,11 @@ var suiteKinds = []suiteKind{
 				check: wantExact(`{"content":[],"structuredContent":{}}`)},
 			"snapshot":                 {wasm: watFixture(wat.Fixture), tool: "echo"},
 			"one admission per report": {wasm: watFixture(wat.Updated), tool: "flood"},
+			"grants in tools":          {wasm: goProbe, tool: "http", args: `{"url":"URL"}`},
 		},
 		elsewhere: map[string]string{
-			"oversized host-call argument":               "TestRequestKindTooLarge, TestRequestBodyTooLarge (runtime/hardening_test.go)",
-			"grants in start, tools, resources, prompts": "TestNetDeniedWithoutGrant, TestPerToolNarrowing, TestWASIGrants (runtime/grants_test.go)",
+			"oversized host-call argument":        "TestRequestKindTooLarge, TestRequestBodyTooLarge (runtime/hardening_test.go)",
+			"grants in start, resources, prompts": "TestPerToolNarrowing, TestWASIGrants (runtime/grants_test.go)",
 		},
 	},
 	{
@@ -164,10 +196,11 @@ var suiteKinds = []suiteKind{
 				check: wantToolText("count=1 tmp deleted")},
 			"snapshot":                 {wasm: extismFixture("v1"), tool: "echo"},
 			"one admission per report": {wasm: extismFixture("dyn"), tool: "touch"},
+			"grants in tools":          {wasm: extismFixture("v1"), tool: "http", args: `{"url":"URL"}`},
 		},
 		elsewhere: map[string]string{
-			"oversized host-call argument":               "TestOversizedArgRefusedBeforeCopy (runtime/internal/kind/extism/argcap_test.go)",
-			"grants in start, tools, resources, prompts": "TestExtismPluginNet, TestExtismResourceReadHasGuestGrants (runtime/extism_test.go)",
+			"oversized host-call argument":        "TestOversizedArgRefusedBeforeCopy (runtime/internal/kind/extism/argcap_test.go)",
+			"grants in start, resources, prompts": "TestExtismResourceReadHasGuestGrants (runtime/extism_test.go)",
 		},
 	},
 	{
@@ -194,10 +227,11 @@ var suiteKinds = []suiteKind{
 			}},
 			"snapshot":                 {wasm: jsFixture("state.js"), tool: "state"},
 			"one admission per report": {wasm: jsFixture("updated.js"), tool: "touch"},
+			"grants in tools":          {wasm: jsFixture("limits.js"), tool: "fetch", args: `{"url":"URL"}`},
 		},
 		elsewhere: map[string]string{
-			"oversized host-call argument":               "TestOversizedArgRefusedBeforeCopy (runtime/internal/kind/quickjs/argcap_test.go)",
-			"grants in start, tools, resources, prompts": "TestJavaScriptGrants, TestJavaScriptHandlersHaveGuestGrants (guests/typescript_test.go)",
+			"oversized host-call argument":        "TestOversizedArgRefusedBeforeCopy (runtime/internal/kind/quickjs/argcap_test.go)",
+			"grants in start, resources, prompts": "TestJavaScriptHandlersHaveGuestGrants, TestJavaScriptSnapshotNotCachedWithEnv (guests/typescript_test.go)",
 		},
 	},
 }
@@ -452,8 +486,29 @@ var suiteCases = []suiteCase{
 			t.Errorf("%d resource.updated delivered, %d admissions; want as many admissions as deliveries", delivered.Load(), b.Messages)
 		}
 	}},
+	{"grants in tools", func(t *testing.T, k suiteKind, f suiteFixture) {
+		// A tool reaches the network only through its grant: refused, naming the grant,
+		// without one; served with the granted host.
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "pong") }))
+		defer srv.Close()
+		u, _ := url.Parse(srv.URL)
+		args := []byte(strings.Replace(f.args, "URL", srv.URL+"/x", 1))
+		h, _ := suiteHost(t)
+		bare := suiteLoad(t, h, k, f, nil)
+		out, err := bare.Call(context.Background(), f.tool, args)
+		want := `net: no hosts are granted to guest "g"` // in a Go error, or in a tool error's JSON
+		if got := fmt.Sprint(string(out), err); !strings.Contains(got, want) && !strings.Contains(got, strings.ReplaceAll(want, `"`, `\"`)) {
+			t.Errorf("without a grant: %s; want a refusal saying %s", got, want)
+		}
+		h2, _ := suiteHost(t)
+		granted := suiteLoad(t, h2, k, f, &GuestConfig{Grants: Grants{Net: []string{u.Host}}})
+		out, err = granted.Call(context.Background(), f.tool, args)
+		if err != nil || !strings.Contains(string(out), "pong") || strings.Contains(string(out), `"isError":true`) {
+			t.Errorf("with the grant: %s, %v; want the server's pong", out, err)
+		}
+	}},
 	{"oversized host-call argument", nil},
-	{"grants in start, tools, resources, prompts", nil},
+	{"grants in start, resources, prompts", nil},
 }
 
 // TestKindSuite runs every case over every kind.
