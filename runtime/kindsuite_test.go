@@ -43,8 +43,10 @@ type suiteFixture struct {
 	want    string
 	entered string
 	limits  Limits
-	// check, for the reset case, checks one result of tool in an instance of its own.
-	check func(out string) error
+	// check, for the reset case, checks one result of tool in an instance of its own; for the
+	// oversized argument case, the result and the log lines the call delivered.
+	check     func(out string) error
+	checkLogs func(out string, logs []string) error
 }
 
 // suiteKind is one kind's column: a fixture per case, or why there is none.
@@ -175,9 +177,13 @@ var suiteKinds = []suiteKind{
 			"snapshot":                 {wasm: watFixture(wat.Fixture), tool: "echo"},
 			"one admission per report": {wasm: watFixture(wat.Updated), tool: "flood"},
 			"grants in tools":          {wasm: goProbe, tool: "http", args: `{"url":"URL"}`},
+			// A request body whose stated size is over kind.MaxRequestBody (and outside linear
+			// memory): TOO_LARGE, status 4, before a byte is read.
+			"oversized host-call argument": {wasm: watFixture(wat.Hardening), tool: "body", checkLogs: func(out string, _ []string) error {
+				return wantToolText("status 4")(out)
+			}},
 		},
 		elsewhere: map[string]string{
-			"oversized host-call argument":        "TestRequestKindTooLarge, TestRequestBodyTooLarge (runtime/hardening_test.go)",
 			"grants in start, resources, prompts": "TestPerToolNarrowing, TestWASIGrants (runtime/grants_test.go)",
 		},
 	},
@@ -228,9 +234,19 @@ var suiteKinds = []suiteKind{
 			"snapshot":                 {wasm: jsFixture("state.js"), tool: "state"},
 			"one admission per report": {wasm: jsFixture("updated.js"), tool: "touch"},
 			"grants in tools":          {wasm: jsFixture("limits.js"), tool: "fetch", args: `{"url":"URL"}`},
+			// A console.log of 1 MiB, over kind.MaxReportJSON: dropped with a warning naming the
+			// cap; the small line after it is delivered.
+			"oversized host-call argument": {wasm: jsFixture("argcap.js"), tool: "biglog", checkLogs: func(out string, logs []string) error {
+				if err := wantToolText("logged")(out); err != nil {
+					return err
+				}
+				if len(logs) != 2 || !strings.HasPrefix(logs[0], "log dropped: log payload of ") || !strings.HasSuffix(logs[0], " bytes is over the cap of 385 KiB") || logs[1] != "small" {
+					return fmt.Errorf("logs %.200q; want the drop naming the cap, then small", logs)
+				}
+				return nil
+			}},
 		},
 		elsewhere: map[string]string{
-			"oversized host-call argument":        "TestOversizedArgRefusedBeforeCopy (runtime/internal/kind/quickjs/argcap_test.go)",
 			"grants in start, resources, prompts": "TestJavaScriptHandlersHaveGuestGrants, TestJavaScriptSnapshotNotCachedWithEnv (guests/typescript_test.go)",
 		},
 	},
@@ -507,7 +523,31 @@ var suiteCases = []suiteCase{
 			t.Errorf("with the grant: %s, %v; want the server's pong", out, err)
 		}
 	}},
-	{"oversized host-call argument", nil},
+	{"oversized host-call argument", func(t *testing.T, k suiteKind, f suiteFixture) {
+		// An argument over its cap (kind.CheckArg) is refused before it is copied, the refusal
+		// names the cap, and the guest goes on serving (the same call again).
+		h, _ := suiteHost(t)
+		g := suiteLoad(t, h, k, f, nil)
+		for i := range 2 {
+			var mu sync.Mutex
+			var logs []string
+			ctx := WithCallHooks(context.Background(), &CallHooks{Log: func(_ abi.Level, msg string) {
+				mu.Lock()
+				logs = append(logs, msg)
+				mu.Unlock()
+			}})
+			out, err := g.Call(ctx, f.tool, []byte(`{}`))
+			if err != nil {
+				t.Fatalf("call %d: %v", i, err)
+			}
+			mu.Lock()
+			err = f.checkLogs(string(out), logs)
+			mu.Unlock()
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+		}
+	}},
 	{"grants in start, resources, prompts", nil},
 }
 
