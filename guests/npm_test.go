@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,9 @@ func buildJSResult(tb testing.TB, entry string, flags ...string) (string, []byte
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.Skip(tb, "node is not installed: %v", err)
+	}
+	if err := jsguest.Sync(filepath.Join("typescript", "mcpwasm")); err != nil { // generated from abi/js
+		tb.Fatal(err)
 	}
 	out := filepath.Join(tb.TempDir(), "guest.wasm")
 	cmd := exec.Command(node, append([]string{"mcpwasm/build.mjs", entry, out}, flags...)...)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -55,6 +56,9 @@ func buildJS(tb testing.TB, entry string) []byte {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.Skip(tb, "node is not installed: %v", err)
+	}
+	if err := jsguest.Sync(filepath.Join("typescript", "mcpwasm")); err != nil { // generated from abi/js
+		tb.Fatal(err)
 	}
 	out := filepath.Join(tb.TempDir(), "guest.wasm")
 	cmd := exec.Command(node, "mcpwasm/build.mjs", entry, out)

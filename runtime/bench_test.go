@@ -151,7 +151,11 @@ func BenchmarkInstrumentation(b *testing.B) {
 		}
 		rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 		wasi_snapshot_preview1.MustInstantiate(ctx, rt)
-		if err := (&Host{rt: rt, kinds: kinds}).instantiateHostModules(ctx); err != nil {
+		ks, err := newKinds(kinds)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := (&Host{rt: rt, kinds: ks}).instantiateHostModules(ctx); err != nil {
 			b.Fatal(err)
 		}
 		for _, instr := range []string{"raw", "instrumented", "entryloop"} {

@@ -117,8 +117,8 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 	// (epoch.go); a warm call derives no context at all.
 	start := g.host.watch.now()
 	var grace time.Duration
-	if k, ok := g.kind.(kind.Graceful); ok {
-		grace = k.Grace(limits.Timeout)
+	if g.kind.t.Grace != nil {
+		grace = g.kind.t.Grace(limits.Timeout)
 	}
 	inst, err := p.acquire(ctx, start+limits.Timeout, grace)
 	if err != nil {

@@ -39,7 +39,7 @@ type interrupter struct {
 	prev, next *interrupter // links in w's list of armed calls
 	linked     bool
 
-	// A graceful call (kind.Graceful) is told it is ending grace before it is interrupted:
+	// A graceful call (kind.Traits.Grace) is told it is ending grace before it is interrupted:
 	// at a cancellation (interrupted at hardAt, grace later), and grace before the earlier of
 	// its deadline and ctx's (softAt). ending is why it was told (an exit code), 0 if not.
 	grace, softAt, hardAt time.Duration

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
-// Each instance of a plugin gets its own kernel module through the kind.Linker seam: the
+// Each instance of a plugin gets its own kernel module through kind.Traits.Linked: the
 // kernel's bytes live in that module's memory (a 100-byte call grows it to one page, counted
 // with the instance's memory), two instances have two, and closing the guest closes them.
 func TestExtismKernelLinkedPerInstance(t *testing.T) {

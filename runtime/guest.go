@@ -30,8 +30,8 @@ type Guest struct {
 	relistMu sync.Mutex  // one relist at a time
 	compiled wazero.CompiledModule
 	customs  map[string][]byte // the module's script sections (kinds.go), set with compiled
-	kind     kind.Kind         // the guest's ABI, detected from the module (kinds.go)
-	// kindVersion is the kind's protocol version the module speaks (kind.Versioner), or "".
+	kind     *kindEntry        // the guest's ABI, detected from the module (kinds.go)
+	// kindVersion is the kind's protocol version the module speaks (kind.Traits.Version), or "".
 	kindVersion string
 	limits      Limits
 	isolation   isolationMode // which calls may share an instance (isolation.go)

@@ -81,8 +81,8 @@ type Host struct {
 	guests map[*Guest]struct{}
 	closed bool
 
-	kinds []kind.Kind // the guest kinds Load detects (kinds.go), in registration order
-	// links are the compiled modules each kind.Linker links to every instance of its guests,
+	kinds []*kindEntry // the guest kinds Load detects (kinds.go), in registration order, with their traits
+	// links are the compiled modules each kind (kind.Traits.Linked) links to every instance of its guests,
 	// by kind name, compiled on first use (linksOf).
 	linkMu sync.Mutex
 	links  map[string][]linkedModule
@@ -149,10 +149,14 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog(),
-		kinds: slices.Clip(kinds)}
+	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog()}
+	ks := slices.Clip(kinds)
 	if o.testKinds != nil {
-		h.kinds = append(h.kinds, *o.testKinds...)
+		ks = append(ks, *o.testKinds...)
+	}
+	if h.kinds, err = newKinds(ks); err != nil {
+		_ = rt.Close(ctx)
+		return nil, err
 	}
 	h.lazy = newLazyHost(h, o)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
@@ -276,7 +280,7 @@ func (h *Host) unregister(g *Guest) {
 // instantiateHostModules defines the host modules of every kind (for mcpwasm, mcpwasm_v1:
 // ABI.md §6), each once.
 func (h *Host) instantiateHostModules(ctx context.Context) error {
-	if err := kind.CheckHostModules(h.kinds); err != nil {
+	if err := kind.CheckHostModules(kindsOf(h.kinds)); err != nil {
 		return err
 	}
 	for _, k := range h.kinds {
@@ -301,11 +305,10 @@ func (h *Host) instantiateHostModules(ctx context.Context) error {
 const linkCompileTimeout = time.Minute
 
 // linksOf returns the compiled modules kind k links to each instance of its guests
-// (kind.Linker), compiling them on the first use, through the authenticated compilation
-// cache as a guest's code is (compileModule).
-func (h *Host) linksOf(ctx context.Context, k kind.Kind) ([]linkedModule, error) {
-	l, ok := k.(kind.Linker)
-	if !ok {
+// (kind.Traits.Linked), compiling them on the first use, through the authenticated
+// compilation cache as a guest's code is (compileModule).
+func (h *Host) linksOf(ctx context.Context, k *kindEntry) ([]linkedModule, error) {
+	if k.t.Linked == nil {
 		return nil, nil
 	}
 	h.linkMu.Lock()
@@ -314,7 +317,7 @@ func (h *Host) linksOf(ctx context.Context, k kind.Kind) ([]linkedModule, error)
 		return ls, nil
 	}
 	var ls []linkedModule
-	for _, m := range l.Linked() {
+	for _, m := range k.t.Linked() {
 		// Not cut short by the first call's deadline: the compile is the host's, done once.
 		cm, err := h.compileModule(context.WithoutCancel(ctx), m.Wasm, linkCompileTimeout)
 		if err != nil {
@@ -330,7 +333,7 @@ func (h *Host) linksOf(ctx context.Context, k kind.Kind) ([]linkedModule, error)
 }
 
 // linkedModule is one compiled module a kind links to each instance of its guests
-// (kind.Linker).
+// (kind.Traits.Linked).
 type linkedModule struct {
 	name string
 	cm   wazero.CompiledModule

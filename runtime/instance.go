@@ -47,7 +47,7 @@ type instance struct {
 
 	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
 
-	linked   map[string]api.Module // the kind's linked modules' instances (kind.Linker), by import name
+	linked   map[string]api.Module // the kind's linked modules' instances (kind.Traits.Linked), by import name
 	snap     *snapshot             // what it was restored from or taken as; nil: it cannot be reset (reset.go)
 	restored bool                  // it was restored from snap (not taken as it)
 	fakes    fakeSources           // its clocks and random source when not granted (reset.go)
@@ -170,8 +170,8 @@ func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error)
 	if inst.memory != nil {
 		inst.memory.hit = false
 	}
-	if r, ok := inst.g.kind.(kind.Restorer); ok && snap != nil {
-		inst.started, err = r.Restore(ctx, inst, c, snap.kind)
+	if restore := inst.g.kind.t.Restore; restore != nil && snap != nil {
+		inst.started, err = restore(ctx, inst, c, snap.kind)
 	} else {
 		inst.started, err = inst.g.kind.Start(ctx, inst, c)
 	}
@@ -210,7 +210,7 @@ func (inst *instance) close(ctx context.Context) {
 	inst.unlink(ctx)
 }
 
-// link instantiates the modules the guest's kind links to each instance (kind.Linker), with
+// link instantiates the modules the guest's kind links to each instance (kind.Traits.Linked), with
 // the caller's ctx: their memory is not the guest's linear memory, and the kind accounts it.
 func (inst *instance) link(ctx context.Context) error {
 	links, err := inst.g.host.linksOf(ctx, inst.g.kind)

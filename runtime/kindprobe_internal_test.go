@@ -32,6 +32,7 @@ const probeModule = "probe_v1"
 
 var _ kind.Kind = probeKind{}
 
+func (probeKind) Traits() kind.Traits                                        { return kind.Traits{} }
 func (probeKind) Name() string                                               { return "probe" }
 func (probeKind) StartRequests(*kind.Module, map[string][]byte) abi.Requests { return abi.Requests{} }
 

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -22,8 +23,56 @@ var kinds = []kind.Kind{
 	quickjs.Kind{}, // JavaScript: quickjs-wasi with the script in custom sections (docs/typescript.md)
 }
 
+// kindEntry is one kind a Host detects, with its traits read once at NewHost: what a Guest
+// keeps as its kind. The runtime asks a kind what else it does only here (entry.t), never by
+// a type assertion.
+type kindEntry struct {
+	kind.Kind
+	t kind.Traits
+}
+
+// newKinds reads the traits of ks (kind.Traits) and checks them (kind.Traits.Check).
+func newKinds(ks []kind.Kind) ([]*kindEntry, error) {
+	out := make([]*kindEntry, 0, len(ks))
+	for _, k := range ks {
+		t := k.Traits()
+		if err := t.Check(); err != nil {
+			return nil, fmt.Errorf("kind %s: %w", k.Name(), err)
+		}
+		out = append(out, &kindEntry{Kind: k, t: t})
+	}
+	return out, nil
+}
+
+// detect is kind.Detect over entries: the entry of the kind m is.
+func detect(m *kind.Module, entries []*kindEntry) (*kindEntry, error) {
+	ks := make([]kind.Kind, len(entries))
+	for i, e := range entries {
+		ks[i] = e // the entry itself: comparing it below compares pointers
+	}
+	k, err := kind.Detect(m, ks)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if kind.Kind(e) == k {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: kind %s detected but not registered", ErrABI, k.Name())
+}
+
+// kinds returns the Kinds of entries, for kind.CheckHostModules.
+func kindsOf(entries []*kindEntry) []kind.Kind {
+	ks := make([]kind.Kind, len(entries))
+	for i, e := range entries {
+		ks[i] = e.Kind
+	}
+	return ks
+}
+
 // kindByName returns the registered kind called name, or nil.
-func (h *Host) kindByName(name string) kind.Kind {
+func (h *Host) kindByName(name string) *kindEntry {
 	for _, k := range h.kinds {
 		if k.Name() == name {
 			return k

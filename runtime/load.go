@@ -163,8 +163,8 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	}
 	g = &Guest{host: h, name: c.Name, source: src, config: maps.Clone(c.Config), args: slices.Clone(c.Args), compiled: compiled, kind: k, limits: limits, isolation: iso, customs: customs}
 	g.code = h.newGuestCode(key, entry, wasm, compiled)
-	if v, ok := k.(kind.Versioner); ok {
-		g.kindVersion = v.Version(slices.Collect(maps.Keys(g.code.exports(compiled))))
+	if k.t.Version != nil {
+		g.kindVersion = k.t.Version(slices.Collect(maps.Keys(g.code.exports(compiled))))
 	}
 	if file != nil {
 		g.code.path = file.path
@@ -177,8 +177,8 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		startReq = entry.StartRequests
 	}
 	g.code.startRequests = startReq
-	if ar, ok := k.(kind.ArgRequester); ok {
-		startReq = ar.ArgRequests(startReq, c.Args) // not cached: the args are the config's
+	if k.t.ArgRequests != nil {
+		startReq = k.t.ArgRequests(startReq, c.Args) // not cached: the args are the config's
 	}
 	if g.start, err = sandbox.NewTool(c.Name, "", c.Grants, false, g.requested(startReq, c.Grants),
 		sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams}); err != nil {
@@ -197,8 +197,8 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	}
 	if g.name == "" {
 		g.name = m.Name
-		if n, ok := k.(kind.Namer); ok {
-			g.name = n.GuestName(c.Source)
+		if k.t.GuestName != nil {
+			g.name = k.t.GuestName(c.Source)
 		}
 		if g.name, err = g.guestNameOf(ctx, g.name); err != nil { // names.go
 			base.logHeld(ctx)
@@ -387,10 +387,10 @@ func (g *Guest) checkResourcesAndPrompts(l *lists, exports map[string]api.Functi
 }
 
 // requested is what the guest requests when granted granted: r, its manifest's requests,
-// unless its kind infers them (kind.Requester: an Extism plugin cannot name paths).
+// unless its kind infers them (kind.Traits.Requested: an Extism plugin cannot name paths).
 func (g *Guest) requested(r abi.Requests, granted policy.Grants) abi.Requests {
-	if k, ok := g.kind.(kind.Requester); ok {
-		return k.Requested(r, granted)
+	if g.kind.t.Requested != nil {
+		return g.kind.t.Requested(r, granted)
 	}
 	return r
 }
@@ -501,11 +501,11 @@ func checkSHA256(wasm []byte, want string, file *fileSource) error {
 // kindOf detects the kind of cm (kind.Detect over its imports, exports and customs, the
 // module's script sections) and checks the module against it (checkModule); for a lazy load
 // (cm nil), the kind its cache entry names, which cachedManifest found registered.
-func (h *Host) kindOf(cm wazero.CompiledModule, customs map[string][]byte, e *manifestEntry, limits Limits) (kind.Kind, error) {
+func (h *Host) kindOf(cm wazero.CompiledModule, customs map[string][]byte, e *manifestEntry, limits Limits) (*kindEntry, error) {
 	if e != nil {
 		return h.kindByName(e.Kind), nil
 	}
-	k, err := kind.Detect(moduleOf(cm, customs), h.kinds)
+	k, err := detect(moduleOf(cm, customs), h.kinds)
 	if err != nil {
 		return nil, err
 	}

@@ -9,11 +9,10 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/names"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 )
 
 // Names a guest declares and the names it is served under. A guest of our ABI is written for
-// abi.NamePattern and a name outside it fails the load; a foreign kind's guest (kind.Foreign:
+// abi.NamePattern and a name outside it fails the load; a foreign kind's guest (kind.Traits.ForeignNames:
 // JavaScript, Extism) follows another ecosystem's rules, so each of its tool and prompt names
 // outside the pattern is served as names.MapName maps it — the gateway's rule for upstream
 // tools — and the guest is still called with the name it declared.
@@ -108,11 +107,9 @@ func (l *lists) ownComplete(req []byte) []byte {
 	return b
 }
 
-// foreign reports whether g's kind names by another ecosystem's rules (kind.Foreign).
-func (g *Guest) foreign() bool {
-	_, ok := g.kind.(kind.Foreign)
-	return ok
-}
+// foreign reports whether g's kind names by another ecosystem's rules
+// (kind.Traits.ForeignNames).
+func (g *Guest) foreign() bool { return g.kind.t.ForeignNames }
 
 // logRenames logs, once each, the renames in l that old (the lists served before; nil at
 // load) did not have: the operator sees which declared name a served one stands for.

@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,9 @@ func buildScript(t *testing.T, file string) []byte {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.Skip(t, "node is not installed: %v", err)
+	}
+	if err := jsguest.Sync(filepath.Join(dir, "mcpwasm")); err != nil { // generated from abi/js
+		t.Fatal(err)
 	}
 	// The build runs in a child process: read its inputs here, so that go test's result cache
 	// never replays a PASS for an edited source.

@@ -50,7 +50,7 @@ func newPool(g *Guest, prof sandbox.Profile, size int) (*pool, error) {
 
 // acquire returns an idle instance, or instantiates one if fewer than the limit exist, or
 // waits for one to be released, and arms it for a call that ends at deadline (on the host's
-// watchdog clock; 0: when ctx ends), told grace before (kind.Graceful; 0: not told). Whatever it waits for (the guest's code, a free instance, a new instance's start
+// watchdog clock; 0: when ctx ends), told grace before (kind.Traits.Grace; 0: not told). Whatever it waits for (the guest's code, a free instance, a new instance's start
 // functions) ends at deadline too.
 func (p *pool) acquire(ctx context.Context, deadline, grace time.Duration) (*instance, error) {
 	if p.isClosed() {

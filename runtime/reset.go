@@ -34,7 +34,7 @@ import (
 //     (the sources wazero would give), rewound; with the clock grant they are the host's and
 //     nothing is kept. A guest that closed stdin, stdout or stderr, or holds any other
 //     descriptor, is unfit (stdioIntact).
-//   - The kind's state: rebuilt by kind.Restorer.Restore, with a fresh Vars arena.
+//   - The kind's state: rebuilt by kind.Traits.Restore, with a fresh Vars arena.
 //   - Tables: a module that can change one has no snapshot, so it is never reset.
 // Only an instance whose last call ended without error is reset: a trap, a limit, an
 // interruption or a grown call stack discards it on release (Guest.run, pool.release).

@@ -75,7 +75,7 @@ type snapshot struct {
 	heap    []byte
 	spans   []span // the parts of memory a restore copies: the fresh memory, then non-zero pages
 	globals []savedGlobal
-	kind    any // the kind's part (kind.Restorer.Snapshot)
+	kind    any // the kind's part (kind.Traits.Snapshot)
 	// image is the memory in a memfd that restored instances map copy-on-write
 	// (memimage_linux.go); nil where that is not possible: they copy heap.
 	image *memImage
@@ -225,8 +225,8 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 	if why := p.profile.NoSnapshot(); why != "" {
 		return nil, why
 	}
-	r, ok := inst.g.kind.(kind.Restorer)
-	if !ok {
+	t := inst.g.kind.t
+	if t.Snapshot == nil {
 		return nil, "its kind (" + inst.g.kind.Name() + ") does not restore instances"
 	}
 	if r := inst.call.StartRequest; r != "" {
@@ -236,7 +236,7 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 	if mod.ExportedGlobal(exportSnapshot) == nil {
 		return nil, "the module changes a table or drops a segment (table.set, table.grow, data.drop, …)"
 	}
-	s := &snapshot{kind: r.Snapshot(inst.started)}
+	s := &snapshot{kind: t.Snapshot(inst.started)}
 	if why, ok := s.kind.(kind.Refusal); ok {
 		return nil, string(why)
 	}

@@ -19,13 +19,12 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 )
 
 // Snapshots on disk: the snapshot a pool takes of its first instance (snapshot.go) is also
 // written to the compile cache's directory, sealed like a manifest entry (cacheauth: an
 // HMAC under the cache's key and the file's name), for kinds whose Restore state can be
-// encoded (kind.StateCodec: JavaScript, whose Start evaluates a whole bundle). The next
+// encoded (kind.Traits.EncodeState: JavaScript, whose Start evaluates a whole bundle). The next
 // process that makes the first instance of a pool with the same module, host build, kind,
 // limits and grants profile reads it instead of running the guest's start: a cached
 // JavaScript guest answers its first call without evaluating its script. A file that is
@@ -49,7 +48,7 @@ type diskSnap struct {
 }
 
 // diskSnapshotName is the file name of p's snapshot, or "" when p's snapshots are not kept
-// on disk (no cache directory, a kind without kind.StateCodec, a module whose digest is not
+// on disk (no cache directory, a kind without a state codec (kind.Traits.EncodeState), a module whose digest is not
 // known, an env grant).
 func (p *pool) diskSnapshotName() string {
 	g := p.g
@@ -57,8 +56,8 @@ func (p *pool) diskSnapshotName() string {
 	if h.auth == nil || g.code == nil {
 		return ""
 	}
-	codec, ok := g.kind.(kind.StateCodec)
-	if !ok {
+	codec := g.kind.t
+	if codec.EncodeState == nil {
 		return ""
 	}
 	if p.profile.EnvGranted() {
@@ -83,7 +82,7 @@ func (p *pool) diskSnapshotName() string {
 	}
 	k := sha256.New()
 	for _, part := range []string{
-		hostVersion(), buildRevision(), strconv.Itoa(snapshotDiskFormat), g.kind.Name(), codec.StateFormat(), sum,
+		hostVersion(), buildRevision(), strconv.Itoa(snapshotDiskFormat), g.kind.Name(), codec.StateFormat, sum,
 		p.profile.Key(), strconv.FormatUint(g.limits.MemoryBytes, 10),
 	} {
 		k.Write([]byte(part))
@@ -179,7 +178,7 @@ func (p *pool) saveDiskSnapshot() {
 	if snap == nil || name == "" || p.disk.saved.Swap(true) {
 		return
 	}
-	codec := p.g.kind.(kind.StateCodec)
+	codec := p.g.kind.t
 	h := p.g.host
 	h.snapWrites.Add(1)
 	go func() {
@@ -221,7 +220,7 @@ func (p *pool) readDiskSnapshot(name string) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if snap.kind, err = p.g.kind.(kind.StateCodec).DecodeState(state); err != nil {
+	if snap.kind, err = p.g.kind.t.DecodeState(state); err != nil {
 		return nil, fmt.Errorf("the kind's state: %w", err)
 	}
 	return snap, nil

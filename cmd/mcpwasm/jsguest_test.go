@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,6 +37,9 @@ func buildScriptGuest(t *testing.T, entry, dir string) string {
 	}
 	if _, err := os.Stat(filepath.Join(mods, "esbuild")); err != nil {
 		testenv.Skip(t, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
+	}
+	if err := jsguest.Sync(filepath.Join(filepath.Dir(mods), "mcpwasm")); err != nil { // generated from abi/js
+		t.Fatal(err)
 	}
 	// The build runs in a child process: read its inputs here, so that go test's result
 	// cache never replays a PASS for an edited shim.

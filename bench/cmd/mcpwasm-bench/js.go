@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,9 @@ func javascript(ctx context.Context, c config, p paths, root string) error {
 			fmt.Printf("Not measured: %s is not installed (npm ci --prefix guests/typescript and testdata/interop).\n", need)
 			return nil
 		}
+	}
+	if err := jsguest.Sync(filepath.Join(example, "mcpwasm")); err != nil { // generated from abi/js
+		return err
 	}
 	guest := filepath.Join(p.dir, "limits.wasm")
 	build := exec.CommandContext(ctx, node, "mcpwasm/build.mjs", "testdata/limits.js", guest)

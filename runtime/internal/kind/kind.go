@@ -10,12 +10,25 @@
 // wrap the same fault sentinels. Its host functions reach the outside only through the
 // Call (Log, Progress, Request → the sandbox of the running tool).
 //
+// Adding a kind, in ten lines:
+//  1. Write package runtime/internal/kind/NAME with a type implementing Kind: Name, Detect
+//     (a host module only it defines makes it Confident), HostModules, Check, CheckManifest,
+//     StartRequests, Start (→ a Started serving Describe, CallTool, GetPrompt, ReadResource,
+//     Complete) and Traits (the zero Traits is fine: no snapshots, no links, no grace).
+//  2. Add one line to the kinds slice in runtime/kinds.go; nothing else in runtime changes.
+//  3. Enter guest code only through Instance.Invoke; reach the outside only through the Call
+//     (c.Request, c.Host.Log, c.Report); cap results at c.Limits.OutputBytes; wrap errors in
+//     fault sentinels; check a host-call argument's size (CheckArg) before copying it.
+//  4. It may import abi, policy, fault, sandbox and wazero's api, never package runtime;
+//     give it a column in runtime/kindsuite_test.go (a fixture per case, or a reason).
+//
 // Package kind must not import package runtime (runtime imports it).
 package kind
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,7 +72,7 @@ type Kind interface {
 	// StartRequests is what a guest of m asks for before any of its code runs, read from the
 	// module alone (its imports; customs, its script sections): the start (start functions
 	// and Start) and the guest-level entries run under the operator's guest grants
-	// intersected with it (after Requester, for a kind that has one). A kind whose guests
+	// intersected with it (after Traits.Requested, for a kind that has one). A kind whose guests
 	// name their requests only in their describe answer returns the zero Requests: their
 	// start runs with no grants.
 	StartRequests(m *Module, customs map[string][]byte) abi.Requests
@@ -67,21 +80,28 @@ type Kind interface {
 	// have run (the pool runs them, armed, for every kind), under c's limits: a JS engine's
 	// setup and the guest's script, an ABI handshake. It returns the instance's state.
 	Start(ctx context.Context, in Instance, c *Call) (Started, error)
+	// Traits is the rest of what the kind does (snapshots, linked modules, grace, naming,
+	// inferred requests), read once by NewHost.
+	Traits() Traits
 }
 
-// Restorer is implemented by a kind that agrees to have its started instances snapshotted:
-// the pool may copy an instance's linear memory and mutable globals right after Start
-// returned (before any entry ran) and start later instances of the same module and grants
-// from that copy, without running the start functions or Start's guest code again
-// (RATIONALE "Pristine instances from snapshots"). A kind whose Started keeps state the copy
-// cannot carry (host-side objects the guest refers to by handle, Vars it filled in Start)
-// does not implement it.
-type Restorer interface {
+// Traits is what a kind does beyond Kind's methods, as one value: each field a kind leaves
+// zero is a behaviour its guests visibly lack (a nil Restore: no snapshots). The Host reads
+// it once, at NewHost (Kind.Traits), keeps it beside the kind and checks it (Check); nothing
+// outside runtime/kinds.go asks a kind what else it is.
+type Traits struct {
+	// Snapshot and Restore (both or neither) let the pool copy a started instance's linear
+	// memory and mutable globals right after Start returned (before any entry ran) and start
+	// later instances of the same module and grants from that copy, without running the start
+	// functions or Start's guest code again (RATIONALE "Pristine instances from snapshots").
+	// A kind whose Started keeps state the copy cannot carry (host-side objects the guest
+	// refers to by handle, Vars it filled in Start) leaves both nil.
+	//
 	// Snapshot returns what Restore needs of s, just started, besides its guest memory and
 	// globals: what Start learned from the guest (addresses in its memory: a JS engine's
 	// context and entry functions), as a value no later entry of s changes. nil is fine. A
 	// Refusal says why this instance must not be copied: the pool then runs Start for each.
-	Snapshot(s Started) any
+	Snapshot func(s Started) any
 	// Restore returns the Started of in, a fresh instance whose linear memory and globals
 	// are a copy of those of an instance of the same module taken just after its Start
 	// returned, state being what Snapshot returned for that instance. It must not run again
@@ -90,93 +110,89 @@ type Restorer interface {
 	// WASI clocks and random source; c.Vars is a fresh arena): the pool drops its previous
 	// Started without a call and uses the one Restore returns, so a Started must keep
 	// nothing a later session could see.
-	Restore(ctx context.Context, in Instance, c *Call, state any) (Started, error)
+	Restore func(ctx context.Context, in Instance, c *Call, state any) (Started, error)
+	// EncodeState, DecodeState and StateFormat (all or none, and only with Restore) let the
+	// snapshot state be kept on disk, in the compile cache, so that a later process restores
+	// the first instance of a pool too (runtime/snapshotdisk.go). EncodeState encodes what
+	// Snapshot returned; DecodeState is its inverse and must refuse bytes it did not make
+	// (the file is authenticated, but may come from another build). StateFormat names the
+	// encoding and what Start does (a version): it is part of the file's key.
+	EncodeState func(state any) ([]byte, error)
+	DecodeState func(b []byte) (any, error)
+	StateFormat string
+	// Linked returns the modules of wasm code the kind's guests import besides its
+	// HostModules, which the host instantiates once per guest instance (Extism's kernel: its
+	// memory and the load and store functions a plugin calls for every 8 bytes it copies are
+	// wasm, so those calls never leave wasm). The pool instantiates each just before the
+	// guest, resolves the guest's imports of its Name to that instance only (wazero's
+	// experimental ImportResolver), hands it to the kind as Instance.Linked(Name), and closes
+	// it with the guest. A linked module's own imports resolve from the host's modules (WASI,
+	// every kind's HostModules); its memory is not the guest's: the kind accounts it (Arena).
+	// Called once per Host, on its first instance of the kind. nil: links nothing.
+	Linked func() []Linked
+	// Grace, for a kind whose guests can end a call themselves when told it is ending
+	// (JavaScript's AbortSignal), is the grace period of a call whose time limit is timeout:
+	// the pool tells them (Instance.Ending) at a cancellation and grace before the call's
+	// deadline, and interrupts them grace after the cancellation or at the deadline. A
+	// cancelled call that returns within its grace keeps its instance; its caller still gets
+	// ErrCancelled. nil: told and interrupted together.
+	Grace func(timeout time.Duration) time.Duration
+	// GuestName, for a kind whose guests have no name of their own (Extism plugins), names a
+	// guest the config does not name from source (GuestConfig.Source) instead of by its
+	// manifest (which is cached by module, so it cannot carry a name that depends on where
+	// the module came from). nil: the manifest's name.
+	GuestName func(source string) string
+	// ForeignNames is set for a kind whose guests are written for another ecosystem's naming
+	// rules rather than for abi.NamePattern (JavaScript guests follow the TypeScript SDK and
+	// MCP 2025-11-25, where a tool may be "files.read" or 128 characters long and a server's
+	// name is a display name; Extism plugins follow hyper-mcp's). Load serves each of their
+	// tool and prompt names outside the pattern as names.MapName maps it, calls the guest with
+	// the name it declared, and derives the guest's name from a manifest name outside the
+	// pattern (names.DeriveGuestName). Our own ABI's guests keep the pattern.
+	ForeignNames bool
+	// Version, for a kind whose guests speak one of several protocol versions told apart by
+	// their exported function names (Extism plugins: hyper-mcp's v1 or v2), returns it
+	// ("v1"), or "" when exports name none. Inspect prints it beside the name. nil: none.
+	Version func(exports []string) string
+	// Requested, for a kind whose guests cannot name the files, variables or hosts they use
+	// (Extism plugins), is what a guest granted granted requests, given the requests of its
+	// manifest (what Describe returned). nil: the manifest's requests as they are.
+	Requested func(manifest abi.Requests, granted policy.Grants) abi.Requests
+	// ArgRequests, for a kind whose start requests can name the guest's arguments
+	// (GuestConfig.Args), returns start (what StartRequests read) with them in place
+	// (JavaScript: a package given its directories on its command line requests each).
+	// nil: start as it is.
+	ArgRequests func(start abi.Requests, args []string) abi.Requests
 }
 
-// StateCodec is implemented by a Restorer whose snapshot state may be kept on disk, in the
-// compile cache, so that a later process restores the first instance of a pool too
-// (runtime/snapshotdisk.go). EncodeState encodes what Snapshot returned; DecodeState is its
-// inverse and must refuse bytes it did not make (the file is authenticated, but may come from
-// another build). StateFormat names the encoding and what Start does (a version): it is part
-// of the file's key.
-type StateCodec interface {
-	EncodeState(state any) ([]byte, error)
-	DecodeState(b []byte) (any, error)
-	StateFormat() string
+// Check reports a Traits whose fields do not go together: Snapshot without Restore or the
+// reverse; a state codec that is partial or without Restore.
+func (t Traits) Check() error {
+	if (t.Snapshot == nil) != (t.Restore == nil) {
+		return errors.New("traits: Snapshot and Restore go together")
+	}
+	codec := 0
+	for _, set := range []bool{t.EncodeState != nil, t.DecodeState != nil, t.StateFormat != ""} {
+		if set {
+			codec++
+		}
+	}
+	if codec != 0 && (codec != 3 || t.Restore == nil) {
+		return errors.New("traits: EncodeState, DecodeState and StateFormat go together, and with Restore")
+	}
+	return nil
 }
 
-// Refusal is what Restorer.Snapshot returns for an instance that must not be copied: the
+// Refusal is what Traits.Snapshot returns for an instance that must not be copied: the
 // reason, which the pool logs.
 type Refusal string
 
-// Linker is implemented by a kind whose guests import, besides its HostModules, modules of
-// wasm code that the host instantiates once per guest instance (Extism's kernel: its memory
-// and the load and store functions a plugin calls for every 8 bytes it copies are wasm, so
-// those calls never leave wasm). The pool instantiates each Linked module just before the
-// guest, resolves the guest's imports of its Name to that instance only (wazero's
-// experimental ImportResolver), hands it to the kind as Instance.Linked(Name), and closes
-// it with the guest. A linked module's own imports resolve from the host's modules (WASI,
-// every kind's HostModules); its memory is not the guest's: the kind accounts it (Arena).
-type Linker interface {
-	Linked() []Linked
-}
-
-// Linked is one module a Linker's guests import: the import module name it serves and its
-// wasm, compiled once per Host (on its first instance of the kind, through the
-// authenticated compilation cache as guests are).
+// Linked is one module a kind's guests import (Traits.Linked): the import module name it
+// serves and its wasm, compiled once per Host (on its first instance of the kind, through
+// the authenticated compilation cache as guests are).
 type Linked struct {
 	Name string
 	Wasm []byte
-}
-
-// Graceful is implemented by a kind whose guests can end a call themselves when told it is
-// ending (JavaScript's AbortSignal): the pool tells them (Instance.Ending) at a cancellation
-// and grace before the call's deadline, and interrupts them grace after the cancellation or
-// at the deadline. A cancelled call that returns within its grace keeps its instance; its
-// caller still gets ErrCancelled.
-type Graceful interface {
-	// Grace is the grace period of a call whose time limit is timeout.
-	Grace(timeout time.Duration) time.Duration
-}
-
-// Namer is implemented by a kind whose guests have no name of their own (Extism plugins):
-// a guest the config does not name is named GuestName(source), source being
-// GuestConfig.Source, instead of by its manifest (which is cached by module, so it cannot
-// carry a name that depends on where the module came from).
-type Namer interface {
-	GuestName(source string) string
-}
-
-// Foreign is implemented by a kind whose guests are written for another ecosystem's naming
-// rules rather than for abi.NamePattern (JavaScript guests follow the TypeScript SDK and MCP
-// 2025-11-25, where a tool may be "files.read" or 128 characters long and a server's name is
-// a display name; Extism plugins follow hyper-mcp's). Load serves each of their tool and
-// prompt names outside the pattern as names.MapName maps it, calls the guest with the name it
-// declared, and derives the guest's name from a manifest name outside the pattern
-// (names.DeriveGuestName). Our own ABI's guests are written for the pattern and keep it.
-type Foreign interface {
-	ForeignNames()
-}
-
-// Versioner is implemented by a kind whose guests speak one of several protocol versions
-// (Extism plugins: hyper-mcp's v1 or v2), told apart by their exported function names:
-// Version returns it ("v1"), or "" when exports name none. Inspect prints it beside the name.
-type Versioner interface {
-	Version(exports []string) string
-}
-
-// Requester is implemented by a kind whose guests cannot name the files, variables or hosts
-// they use (Extism plugins): load asks it what a guest granted granted requests, given the
-// requests of its manifest (what Describe returned), instead of taking those as they are.
-type Requester interface {
-	Requested(manifest abi.Requests, granted policy.Grants) abi.Requests
-}
-
-// ArgRequester is a Kind whose start requests can name the guest's arguments
-// (GuestConfig.Args): ArgRequests returns start (what StartRequests read) with them in
-// place. JavaScript: a package given its directories on its command line requests each.
-type ArgRequester interface {
-	ArgRequests(start abi.Requests, args []string) abi.Requests
 }
 
 // Started is one started instance of a kind. The pool serialises its methods: never two at
@@ -216,13 +232,13 @@ type Instance interface {
 	// Stop, Close) and the guest should return: a host function's "cancelled?" answer.
 	Interrupted() bool
 	// Ending reports why the running call is ending — fault.ErrCancelled, ErrTimeLimit,
-	// ErrStopped or ErrClosed — or nil while it runs on. For a Graceful kind it is told a
+	// ErrStopped or ErrClosed — or nil while it runs on. For a kind with a Traits.Grace it is told a
 	// grace before Interrupted (after a cancellation; before the deadline); otherwise the two
 	// come together.
 	Ending() error
 	// Memory is the guest's exported linear memory.
 	Memory() api.Memory
-	// Linked returns this instance's instance of the kind's linked module name (Linker), or
+	// Linked returns this instance's instance of the kind's linked module name (Traits.Linked), or
 	// nil when the kind links none of that name.
 	Linked(name string) api.Module
 	// Custom returns the body of the module's custom section name (the last of that name), or

@@ -1,6 +1,7 @@
 package kind_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -109,5 +110,38 @@ func TestOutputArena(t *testing.T) {
 	a.Shrink(1 << 10)
 	if err := a.Grow(1 << 10); err != nil {
 		t.Errorf("Grow after Shrink: %v", err)
+	}
+}
+
+// Traits.Check refuses the halves of a behaviour: a snapshot no one can restore, a restore of
+// nothing, a state codec without its other parts or without Restore.
+func TestTraitsCheck(t *testing.T) {
+	snap := func(kind.Started) any { return nil }
+	restore := func(context.Context, kind.Instance, *kind.Call, any) (kind.Started, error) { return nil, nil }
+	enc := func(any) ([]byte, error) { return nil, nil }
+	dec := func([]byte) (any, error) { return nil, nil }
+	for _, c := range []struct {
+		name string
+		t    kind.Traits
+		want string
+	}{
+		{"zero", kind.Traits{}, ""},
+		{"snapshots", kind.Traits{Snapshot: snap, Restore: restore}, ""},
+		{"on disk", kind.Traits{Snapshot: snap, Restore: restore, EncodeState: enc, DecodeState: dec, StateFormat: "v1"}, ""},
+		{"snapshot alone", kind.Traits{Snapshot: snap}, "traits: Snapshot and Restore go together"},
+		{"restore alone", kind.Traits{Restore: restore}, "traits: Snapshot and Restore go together"},
+		{"codec without format", kind.Traits{Snapshot: snap, Restore: restore, EncodeState: enc, DecodeState: dec},
+			"traits: EncodeState, DecodeState and StateFormat go together, and with Restore"},
+		{"codec without restore", kind.Traits{EncodeState: enc, DecodeState: dec, StateFormat: "v1"},
+			"traits: EncodeState, DecodeState and StateFormat go together, and with Restore"},
+	} {
+		err := c.t.Check()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s: Check() = %q, want %q", c.name, got, c.want)
+		}
 	}
 }

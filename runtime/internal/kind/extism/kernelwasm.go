@@ -36,9 +36,7 @@ const (
 	KernelGlobalInputLen = "kernel_input_length"
 )
 
-var _ kind.Linker = Kind{}
-
-// Linked implements kind.Linker: every plugin instance gets its own kernel module
+// Linked is the kind's Traits.Linked: every plugin instance gets its own kernel module
 // (KernelWasm), which its extism:host/env imports resolve to.
 func (Kind) Linked() []kind.Linked {
 	return []kind.Linked{{Name: EnvModule, Wasm: KernelWasm()}}

@@ -21,26 +21,21 @@ import (
 type Kind struct{}
 
 var (
-	_ kind.Kind      = Kind{}
-	_ kind.Requester = Kind{}
-	_ kind.Namer     = Kind{}
-	_ kind.Versioner = Kind{}
-	_ kind.Restorer  = Kind{}
-	_ kind.Foreign   = Kind{}
+	_ kind.Kind = Kind{}
 )
 
-// Snapshot implements kind.Restorer: nothing. Start learns nothing from the plugin's code (it
+// Snapshot is the kind's Traits.Snapshot: nothing. Start learns nothing from the plugin's code (it
 // runs none), and what a plugin keeps on the host side — kernel blocks, vars, the last HTTP
 // response — is empty until an entry runs, so a copy taken after Start carries none of it.
 func (Kind) Snapshot(kind.Started) any { return nil }
 
-// Restore implements kind.Restorer: a restored instance gets a new, empty kernel and vars (its
+// Restore is the kind's Traits.Restore: a restored instance gets a new, empty kernel and vars (its
 // Call's arena is the new instance's), exactly what Start gives a fresh one.
 func (k Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, _ any) (kind.Started, error) {
 	return k.Start(ctx, in, c)
 }
 
-// Version implements kind.Versioner: "v1" for a plugin exporting describe and call
+// Version is the kind's Traits.Version: "v1" for a plugin exporting describe and call
 // (hyper-mcp's rule), "v2" for one exporting a v2 list or call entry point, else "".
 func (Kind) Version(exports []string) string {
 	info, _, _ := Detect(nil, exports)
@@ -260,7 +255,7 @@ func requestsOf(info Info, wasi []string) abi.Requests {
 	return r
 }
 
-// Requested implements kind.Requester: AnyPath and AnyVar become what granted grants.
+// Requested is the kind's Traits.Requested: AnyPath and AnyVar become what granted grants.
 func (Kind) Requested(r abi.Requests, granted policy.Grants) abi.Requests {
 	out := r
 	if slices.ContainsFunc(r.FS, func(f abi.FSRequest) bool { return f.Path == AnyPath }) {
@@ -299,13 +294,18 @@ func (s *started) Complete(ctx context.Context, c *kind.Call, req []byte) ([]byt
 	return s.p.Complete(ctx, s.view(ctx, c), req)
 }
 
-// ForeignNames implements kind.Foreign: a plugin names its tools and prompts by hyper-mcp's
-// and MCP's rules, not abi.NamePattern.
-func (Kind) ForeignNames() {}
+// Traits implements kind.Kind: snapshots (an empty state: Start learns nothing), the kernel
+// linked to every instance, a name from the source, hyper-mcp's versions, requests inferred
+// from the grants, and foreign names (a plugin names its tools and prompts by hyper-mcp's
+// and MCP's rules, not abi.NamePattern).
+func (k Kind) Traits() kind.Traits {
+	return kind.Traits{Snapshot: k.Snapshot, Restore: k.Restore, Linked: k.Linked, GuestName: k.GuestName,
+		ForeignNames: true, Version: k.Version, Requested: k.Requested}
+}
 
 var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 
-// GuestName implements kind.Namer: a plugin the config does not name is named after its
+// GuestName is the kind's Traits.GuestName: a plugin the config does not name is named after its
 // source, the file or repository name without ".wasm", a tag or a digest
 // ("oci://ghcr.io/hyper-mcp-rs/time-plugin:1" → "time-plugin"), else "plugin".
 func (Kind) GuestName(source string) string {

@@ -44,7 +44,7 @@ var v2Wasm []byte
 var reactorWasm []byte
 
 // watPlugins are the test plugins written in WAT (testdata/NAME.wat, built with wat2wasm).
-var watPlugins = []string{"badsig"}
+var watPlugins = []string{"badsig", "argcap"}
 
 // TestWATPluginsCurrent rebuilds the WAT test plugins and compares them with the committed
 // .wasm files.

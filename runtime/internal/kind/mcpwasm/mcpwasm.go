@@ -163,12 +163,15 @@ func (Kind) Start(_ context.Context, in kind.Instance, _ *kind.Call) (kind.Start
 	return s, nil
 }
 
-var _ kind.Restorer = Kind{}
+// Traits implements kind.Kind: snapshots (Snapshot, Restore); nothing else.
+func (k Kind) Traits() kind.Traits {
+	return kind.Traits{Snapshot: k.Snapshot, Restore: k.Restore}
+}
 
-// Snapshot implements kind.Restorer: Start learns nothing from the guest.
+// Snapshot is the kind's Traits.Snapshot: Start learns nothing from the guest.
 func (Kind) Snapshot(kind.Started) any { return nil }
 
-// Restore implements kind.Restorer: an mcpwasm instance's state is its guest memory and
+// Restore is the kind's Traits.Restore: an mcpwasm instance's state is its guest memory and
 // globals, and its Start runs no guest code, so a restored instance starts as a fresh one.
 func (k Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, _ any) (kind.Started, error) {
 	return k.Start(ctx, in, c)

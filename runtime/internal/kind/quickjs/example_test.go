@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/abi/js"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +43,9 @@ func buildExample(t testing.TB, entry string) []byte {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.Skip(t, "node is not installed: %v", err)
+	}
+	if err := js.Sync(filepath.Join(exampleDir, "mcpwasm")); err != nil { // generated from abi/js
+		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "guest.wasm")
 	cmd := exec.Command(node, "mcpwasm/build.mjs", entry, out)

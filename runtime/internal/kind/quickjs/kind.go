@@ -22,11 +22,7 @@ import (
 type Kind struct{}
 
 var (
-	_ kind.Kind         = Kind{}
-	_ kind.Restorer     = Kind{}
-	_ kind.StateCodec   = Kind{}
-	_ kind.Foreign      = Kind{}
-	_ kind.ArgRequester = Kind{}
+	_ kind.Kind = Kind{}
 )
 
 // Name implements kind.Kind.
@@ -44,7 +40,7 @@ func (Kind) StartRequests(_ *kind.Module, customs map[string][]byte) abi.Request
 // for a package that is given its directories on its command line.
 const ArgsPath = "$ARGS"
 
-// ArgRequests implements kind.ArgRequester: each fs request for ArgsPath becomes one request
+// ArgRequests is the kind's Traits.ArgRequests: each fs request for ArgsPath becomes one request
 // per absolute path among args (cleaned; read-write as the request), so the operator's grant
 // for a directory the config's args name is effective at start. Other args are no paths.
 func (Kind) ArgRequests(start abi.Requests, args []string) abi.Requests {
@@ -146,16 +142,19 @@ func (Kind) CheckManifest(*abi.Manifest, map[string]api.FunctionDefinition) erro
 // MaxGrace bounds the grace period of a call (Grace).
 const MaxGrace = time.Second
 
-// Grace implements kind.Graceful: a tenth of the time limit, at most MaxGrace. The shim
+// Grace is the kind's Traits.Grace: a tenth of the time limit, at most MaxGrace. The shim
 // aborts extra.signal that long before the interrupt stops the script (RATIONALE.md,
 // "Why `extra.signal` is told, then interrupted, with a grace of a tenth of the limit, at most 1 s?").
 func (Kind) Grace(timeout time.Duration) time.Duration { return min(MaxGrace, timeout/10) }
 
-var _ kind.Graceful = Kind{}
-
-// ForeignNames implements kind.Foreign: a script names its tools, prompts and server as the
-// TypeScript SDK allows ("files.read", 128 characters, "Weather Server").
-func (Kind) ForeignNames() {}
+// Traits implements kind.Kind: snapshots kept on disk too (the engine's addresses), a grace
+// before interruption (AbortSignal), start requests naming the arguments, and foreign names
+// (a script names its tools, prompts and server as the TypeScript SDK allows: "files.read",
+// 128 characters, "Weather Server").
+func (k Kind) Traits() kind.Traits {
+	return kind.Traits{Snapshot: k.Snapshot, Restore: k.Restore, EncodeState: k.EncodeState, DecodeState: k.DecodeState,
+		StateFormat: k.StateFormat(), Grace: k.Grace, ForeignNames: true, ArgRequests: k.ArgRequests}
+}
 
 // endingOf names an Instance.Ending reason for the shim's abort ("" while the call runs on).
 func endingOf(err error) string {
@@ -225,7 +224,7 @@ func newStarted(ctx context.Context, in kind.Instance, c *kind.Call) *started {
 	return s
 }
 
-// Snapshot implements kind.Restorer: the VM's addresses (State), or a kind.Refusal when
+// Snapshot is the kind's Traits.Snapshot: the VM's addresses (State), or a kind.Refusal when
 // Start could not find Math.random's state in the engine's context (another engine build):
 // every copy would draw the same sequence.
 func (Kind) Snapshot(st kind.Started) any {
@@ -240,7 +239,7 @@ func (Kind) Snapshot(st kind.Started) any {
 	return state
 }
 
-// Restore implements kind.Restorer: the VM of a copy of a started instance, with a new
+// Restore is the kind's Traits.Restore: the VM of a copy of a started instance, with a new
 // Math.random seed from the instance's random grant or else its clocks (snapshot.go). The
 // script is not evaluated.
 func (Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, state any) (kind.Started, error) {

@@ -199,13 +199,13 @@ func (v *VM) evalString(ctx context.Context, src string) (string, error) {
 }
 
 // stateFormat names State's encoding and what Start leaves in memory (findSeed's evals): a
-// snapshot file written by a build with another one is not used (kind.StateCodec).
+// snapshot file written by a build with another one is not used (kind.Traits.StateFormat).
 const stateFormat = "quickjs-state-2 engine " + EngineSHA256
 
 // stateWords is the number of uint32s an encoded State holds.
 const stateWords = 8
 
-// EncodeState implements kind.StateCodec: State as little-endian uint32s.
+// EncodeState is the kind's Traits.EncodeState: State as little-endian uint32s.
 func (Kind) EncodeState(state any) ([]byte, error) {
 	st, ok := state.(State)
 	if !ok {
@@ -218,7 +218,7 @@ func (Kind) EncodeState(state any) ([]byte, error) {
 	return b, nil
 }
 
-// DecodeState implements kind.StateCodec: EncodeState's inverse; a State that is not
+// DecodeState is the kind's Traits.DecodeState: EncodeState's inverse; a State that is not
 // Restorable is refused.
 func (Kind) DecodeState(b []byte) (any, error) {
 	if len(b) != 4*stateWords {
@@ -232,5 +232,5 @@ func (Kind) DecodeState(b []byte) (any, error) {
 	return st, nil
 }
 
-// StateFormat implements kind.StateCodec.
+// StateFormat is the kind's Traits.StateFormat.
 func (Kind) StateFormat() string { return stateFormat }
