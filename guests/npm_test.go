@@ -195,11 +195,14 @@ func TestJavaScriptStubBuiltin(t *testing.T) {
 }
 
 // A server that runs its own HTTP transport (http.ts of the newcomer cases) fails the build
-// saying why and which path it needs.
+// saying why and what to do instead: connect with StdioServerTransport, and mcpwasm serve is
+// the transport (stdio, or Streamable HTTP with --http). It once pointed a TypeScript author
+// at "the whole-server path", which has no JavaScript recipe.
 func TestJavaScriptOwnTransportRefused(t *testing.T) {
 	out, _, err := buildJSResult(t, "testdata/httpserver.js")
-	if err == nil || !strings.Contains(out, `unsupported import "@modelcontextprotocol/sdk/server/streamableHttp.js"`) || !strings.Contains(out, "needs the whole-server path") {
-		t.Errorf("build: %v\n%s; want a refusal naming the import and the whole-server path", err, out)
+	if err == nil || !strings.Contains(out, `unsupported import "@modelcontextprotocol/sdk/server/streamableHttp.js"`) ||
+		!strings.Contains(out, "connect the server with StdioServerTransport (server/stdio.js) instead: `mcpwasm serve` serves it over stdio, and `mcpwasm serve --http ADDR` over Streamable HTTP") {
+		t.Errorf("build: %v\n%s; want a refusal naming the import and StdioServerTransport with serve --http", err, out)
 	}
 }
 

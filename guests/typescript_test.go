@@ -847,3 +847,16 @@ func TestJavaScriptHandlersHaveGuestGrants(t *testing.T) {
 		t.Errorf("prompt beside a narrowed tool: %s %v", out, err)
 	}
 }
+
+// A refusal during a guest's start names the guest by its source's file name: the guest has
+// no name yet (a script names itself in its manifest, which the start produces). It was
+// `guest ""` (a newcomer's readFileSync at the top level: `fs: /etc/hostname is not granted
+// to guest ""`).
+func TestJavaScriptStartRefusalNamesTheGuest(t *testing.T) {
+	h := newHost(t)
+	g := load(t, h, buildJS(t, "testdata/startfetch.js"), &runtime.GuestConfig{Source: "/srv/guests/startfetch.wasm"})
+	got := call(t, g, "at_start", `{}`)
+	if want := `net: no hosts are granted to guest \"startfetch\"`; !strings.Contains(got, want) {
+		t.Errorf("at_start: %s, want the refusal naming %s", got, want)
+	}
+}

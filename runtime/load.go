@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -180,7 +181,13 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if k.t.ArgRequests != nil {
 		startReq = k.t.ArgRequests(startReq, c.Args) // not cached: the args are the config's
 	}
-	if g.start, err = sandbox.NewTool(c.Name, "", c.Grants, false, g.requested(startReq, c.Grants),
+	// Before describe the guest may have no name yet (a script names itself in its manifest):
+	// the start's refusals name it by its source's file name, never as "".
+	startName := c.Name
+	if startName == "" {
+		startName = strings.TrimSuffix(filepath.Base(src), ".wasm")
+	}
+	if g.start, err = sandbox.NewTool(startName, "", c.Grants, false, g.requested(startReq, c.Grants),
 		sandbox.Env{Net: g.host.net, Upstreams: g.host.upstreams}); err != nil {
 		return g, fmt.Errorf("%s: start grants: %w", src, err)
 	}

@@ -158,13 +158,15 @@ const guard = {
     b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
       const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
       if (sdkModules.has(sub)) return { path: sdkStub };
-      const transport = /^(server|client)\/(sse|streamableHttp|express|websocket|auth)/.test(sub) || sub.startsWith("client");
+      const serverTransport = /^server\/(sse|streamableHttp|express|websocket|auth)/.test(sub);
+      const transport = !serverTransport && sub.startsWith("client");
       return {
         errors: [
           {
             text:
               `unsupported import "${a.path}" in ${relative(process.cwd(), a.importer)}: mcpwasm's shim serves the SDK's server API (server/mcp.js, server/index.js, server/stdio.js, server/completable.js, types.js) and the host is the transport (stdio and Streamable HTTP are mcpwasm serve's)` +
-              (transport ? "; a server that runs its own transport or client needs the whole-server path (the package run as a whole WASI program), not the shim" : ""),
+              (serverTransport ? "; connect the server with StdioServerTransport (server/stdio.js) instead: `mcpwasm serve` serves it over stdio, and `mcpwasm serve --http ADDR` over Streamable HTTP" : "") +
+              (transport ? "; a server that runs an MCP client needs the whole-server path (the package run as a whole WASI program), not the shim" : ""),
           },
         ],
       };
