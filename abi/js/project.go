@@ -19,7 +19,7 @@ const lockName = "mcpwasm-guest"
 // @modelcontextprotocol/sdk is the v1 line the shim follows, there for its types only (an
 // editor's and `npm run check`'s): the build points its imports at mcpwasm/sdk.js, so it is
 // never bundled. typescript runs `npm run check` (tsc --noEmit).
-var Dependencies = map[string]string{"@modelcontextprotocol/sdk": "1.32.2", "esbuild": "0.28.2", "quickjs-wasi": "3.7.0", "typescript": "7.0.2", "zod": "4.6.7"}
+var Dependencies = map[string]string{"@modelcontextprotocol/sdk": "1.32.2", "@types/node": "22.20.7", "esbuild": "0.28.2", "quickjs-wasi": "3.7.0", "typescript": "7.0.2", "zod": "4.6.7"}
 
 // TSConfig is a project's tsconfig.json: what `npm run check` (tsc --noEmit) and an editor
 // check the server script with. A JavaScript project is checked too (allowJs, checkJs), less
@@ -31,7 +31,7 @@ func TSConfig(lang string) []byte {
     "strict": true,
     "noEmit": true,
     "skipLibCheck": true,
-    "types": []
+    "types": ["node"]
 `
 	include := `"*.ts"`
 	if lang == "js" {

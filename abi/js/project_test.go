@@ -3,6 +3,7 @@ package js
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,5 +138,50 @@ func TestProjectTypeChecks(t *testing.T) {
 	// The shim follows the SDK version the types come from.
 	if !strings.Contains(Shim, "(1.32.2)") {
 		t.Errorf("the shim no longer names SDK 1.32.2: update Dependencies with it")
+	}
+}
+
+// A server written as the TypeScript SDK's docs and Node servers write it — process.env,
+// node:fs/promises, node:path, all served by mcpwasm — type-checks in a new project with its
+// tsconfig.json and pinned types (`npm run check`). It failed with "Cannot find name
+// 'process'" while the tsconfig listed no types and the project had no @types/node.
+func TestProjectChecksNodeAPIs(t *testing.T) {
+	modules, _ := filepath.Abs(filepath.Join("..", "..", "guests", "typescript", "node_modules"))
+	tsc := filepath.Join(modules, ".bin", "tsc")
+	if _, err := os.Stat(tsc); err != nil {
+		if os.Getenv("CI") != "" { // as internal/testenv does (abi imports nothing of ours)
+			t.Fatalf("guests/typescript's npm packages are not installed: %v", err)
+		}
+		t.Skipf("guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
+	}
+	files, err := Project("ts", "greet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	server := `import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+
+const server = new McpServer({ name: "greet", version: "0.1.0" });
+server.registerTool("read", { inputSchema: { name: z.string() } }, async ({ name }) => ({
+  content: [{ type: "text", text: (process.env.PREFIX ?? "") + (await readFile(join("/data", name), "utf8")) }],
+}));
+await server.connect(new StdioServerTransport());
+`
+	for name, b := range map[string][]byte{"package.json": files["package.json"], "tsconfig.json": files["tsconfig.json"], "server.ts": []byte(server)} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), tsc, "--noEmit", "-p", ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("npm run check (tsc --noEmit -p .) of a server using process.env, node:fs/promises and node:path: %v\n%s", err, out)
 	}
 }
