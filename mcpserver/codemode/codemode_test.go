@@ -30,6 +30,9 @@ var (
 	sharedErr  error
 	elicited   atomic.Int64
 	answer     atomic.Value // "accept" or "decline", for the eliciting client
+
+	blockStarted   = make(chan struct{}, 1) // the tool "block" was called
+	blockCancelled = make(chan struct{}, 1) // …and its context ended
 )
 
 // fixtures returns the shared server's two clients: plain (no elicitation) and asking
@@ -76,6 +79,13 @@ func newFixture(ctx context.Context) (*fixture, error) {
 	s.AddTool(&mcp.Tool{Name: "secret", InputSchema: json.RawMessage(`{"type":"object"}`), Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		panic("code mode called a tool outside its allowlist")
 	})
+	mcp.AddTool(s, &mcp.Tool{Name: "block", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{}, error) {
+		blockStarted <- struct{}{}
+		<-ctx.Done()
+		blockCancelled <- struct{}{}
+		return nil, struct{}{}, ctx.Err()
+	})
+	group["block"] = "admin"
 	group["wipe"] = "admin"
 	group["secret"] = "vault"
 	if err := m.Serve(ctx, host, s, &codemode.ServeOptions{Group: func(tool string) string { return group[tool] }}); err != nil {
@@ -194,6 +204,7 @@ func TestUnlistedToolUnreachable(t *testing.T) {
 func TestNoFetchNoFS(t *testing.T) {
 	f, _ := fixtures(t)
 	expectError(t, f, "return await fetch('http://127.0.0.1:1/')", "no hosts are granted", "(line 1)")
+	expectError(t, f, "const fs = await import('node:fs'); return fs.readFileSync('/etc/passwd', 'utf8')", "could not load module 'node:fs'")
 	text, _, _ := f.run(t, "return [typeof require, typeof process === 'undefined' ? 'none' : typeof process.env.HOME, typeof Deno]")
 	if text != `["undefined","none","undefined"]` && text != `["undefined","undefined","undefined"]` {
 		t.Errorf("got %s", text)
@@ -260,4 +271,66 @@ let n = 0;
 for (let i = 0; i < 10000; i++) { await tools.calc.calc({ expression: "1" }); n++; }
 return n;`, "budget", "max_calls 100", "(line 3)")
 	_ = text
+}
+
+// Cancelling run_code cancels the tool call the program is waiting on.
+func TestCancelRunCancelsPendingCall(t *testing.T) {
+	f, _ := fixtures(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": "return await tools.admin.block({})"}})
+		done <- err
+	}()
+	select {
+	case <-blockStarted:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the program never called block")
+	}
+	cancel()
+	select {
+	case <-blockCancelled:
+	case <-time.After(60 * time.Second):
+		t.Fatal("cancelling run_code did not cancel the pending tool call")
+	}
+	if err := <-done; err == nil {
+		t.Error("the cancelled run_code call returned no error")
+	}
+}
+
+// run_code's description declares exactly the callable tools, typed, grouped by server; the
+// resource holds the same with descriptions.
+func TestDeclarations(t *testing.T) {
+	f, _ := fixtures(t)
+	ctx := context.Background()
+	var desc string
+	for tl, err := range f.cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tl.Name == "run_code" {
+			desc = tl.Description
+		}
+	}
+	for _, want := range []string{
+		"  admin: {\n    block(args: Record<string, unknown>): Promise<Record<string, unknown>>; // read-only\n    wipe(args: Record<string, unknown>): Promise<{ Wiped: number }>;\n  };",
+		"    calc(args: { expression: string }): Promise<{ value: number }>; // read-only",
+		"    count(args: { text: string }): Promise<{ bytes: number; lines: number; runes: number; words: number }>; // read-only",
+	} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("description lacks %q:\n%s", want, desc)
+		}
+	}
+	for _, not := range []string{"vault", "secret", "run_code(", "other_run_code"} {
+		if strings.Contains(desc, not) {
+			t.Errorf("description declares %q:\n%s", not, desc)
+		}
+	}
+	rr, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: codemode.ResourceURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full := rr.Contents[0].Text; !strings.Contains(full, "/** Deletes everything. */\n    wipe(") {
+		t.Errorf("full declarations:\n%s", full)
+	}
 }
