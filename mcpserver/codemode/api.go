@@ -31,8 +31,13 @@ func buildAPI(tools []*mcp.Tool, group func(string) string, allowed func(group, 
 	for _, t := range tools {
 		g := ident(group(t.Name))
 		m := t.Name
-		if gr := group(t.Name); strings.HasPrefix(m, gr+"_") || strings.HasPrefix(m, gr+".") {
-			m = m[len(gr)+1:]
+		if gr := group(t.Name); gr != "" {
+			for _, sep := range []string{"__", "_", "."} { // NAME__tool of an exposed upstream, a tool_prefix
+				if rest, ok := strings.CutPrefix(m, gr+sep); ok && rest != "" {
+					m = rest
+					break
+				}
+			}
 		}
 		m = ident(m)
 		if !allowed(g, m) && !allowed(group(t.Name), t.Name) {
