@@ -89,6 +89,10 @@ type Mode struct {
 	server *mcp.Server
 	group  func(tool string) string
 
+	life    context.Context // ends at Close: background refreshes stop
+	stop    context.CancelFunc
+	refresh sync.Mutex // serializes refreshes
+
 	mu   sync.Mutex
 	api  *apiSet
 	seq  atomic.Uint64
@@ -106,7 +110,8 @@ func New(cfg Config, inner peer.Upstreams) *Mode {
 	if cfg.MemoryMB <= 0 {
 		cfg.MemoryMB = DefaultMemoryMB
 	}
-	return &Mode{cfg: cfg, inner: inner}
+	life, stop := context.WithCancel(context.Background())
+	return &Mode{cfg: cfg, inner: inner, life: life, stop: stop}
 }
 
 // Upstreams returns the peer.Upstreams to give the runtime.Host: the code-mode upstream,
@@ -149,14 +154,22 @@ func (m *Mode) Serve(ctx context.Context, host *runtime.Host, s *mcp.Server, opt
 		return fmt.Errorf("codemode: loopback session: %w", err)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcpwasm-code-mode", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(ctx context.Context, _ *mcp.ToolListChangedRequest) { _ = m.refresh(ctx) },
+		// Not in the handler: it runs on the session's read loop, which must stay free to read
+		// the answer to tools/list (and the server may be shutting down).
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			go func() {
+				ctx, cancel := context.WithTimeout(m.life, time.Minute)
+				defer cancel()
+				_ = m.refreshTools(ctx)
+			}()
+		},
 	})
 	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		return fmt.Errorf("codemode: loopback client: %w", err)
 	}
 	m.cs = cs
-	if err := m.refresh(ctx); err != nil {
+	if err := m.refreshTools(ctx); err != nil {
 		return err
 	}
 	s.AddResource(&mcp.Resource{URI: ResourceURI, Name: "code-mode-declarations", MIMEType: "application/typescript",
@@ -174,6 +187,7 @@ func (m *Mode) Serve(ctx context.Context, host *runtime.Host, s *mcp.Server, opt
 func (m *Mode) Close(ctx context.Context) error {
 	var err error
 	m.once.Do(func() {
+		m.stop()
 		if m.cs != nil {
 			err = m.cs.Close()
 		}
@@ -184,9 +198,11 @@ func (m *Mode) Close(ctx context.Context) error {
 	return err
 }
 
-// refresh lists s's tools through the loopback session and (re)adds the code tool with their
-// declarations.
-func (m *Mode) refresh(ctx context.Context) error {
+// refreshTools lists s's tools through the loopback session and (re)adds the code tool with
+// their declarations.
+func (m *Mode) refreshTools(ctx context.Context) error {
+	m.refresh.Lock()
+	defer m.refresh.Unlock()
 	var tools []*mcp.Tool
 	for t, err := range m.cs.Tools(ctx, nil) {
 		if err != nil {
