@@ -83,9 +83,14 @@ func TestCodeModeWorkloadEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binPath, "serve", "--cache-dir", cacheDir, "--config", cfgPath)
-	changed := make(chan struct{}, 16)
+	changed := make(chan struct{}, 1)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default: // one pending wake-up is enough
+			}
+		},
 	}).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)

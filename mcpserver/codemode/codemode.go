@@ -215,8 +215,13 @@ func (m *Mode) refreshTools(ctx context.Context) error {
 	}
 	set := buildAPI(tools, m.groupOf, m.allowed)
 	m.mu.Lock()
+	same := m.api != nil && m.api.full == set.full && m.api.compact == set.compact
 	m.api = set
 	m.mu.Unlock()
+	if same {
+		// Re-adding the tool would notify tools/list_changed, to this session too: a loop.
+		return nil
+	}
 	m.server.AddTool(&mcp.Tool{
 		Name: m.cfg.Tool,
 		Description: "Run a TypeScript or JavaScript program against these tools; `return` a JSON value. " +
@@ -301,7 +306,7 @@ func (m *Mode) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	set := m.api
 	m.mu.Unlock()
 	r := &run{id: strconv.FormatUint(m.seq.Add(1), 10), api: set, session: req.Session}
-	args, err := json.Marshal(map[string]any{"code": p.JS, "api": set.table, "upstream": UpstreamName})
+	args, err := json.Marshal(map[string]any{"code": p.JS, "api": set.table, "upstream": UpstreamName, "batch": batchTool})
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +388,59 @@ func (u upstreams) CallTool(ctx context.Context, server, tool string, args []byt
 		}
 		return u.m.inner.CallTool(ctx, server, tool, args)
 	}
+	if tool == batchTool {
+		return u.m.batch(ctx, args)
+	}
 	return u.m.call(ctx, tool, args)
+}
+
+// batchTool is the code-mode upstream's one tool: {"calls": [{"tool", "arguments"}…]} runs
+// the calls concurrently, each as call does, and answers a CallToolResult whose
+// structuredContent is {"results": [{"result": CallToolResult} or {"error": message}…]}, in
+// order. The runner sends the calls a program makes in one turn (Promise.all) as one batch.
+const batchTool = "mcpwasm:batch"
+
+// maxBatch is the most calls of one batch run at once.
+const maxBatch = 16
+
+func (m *Mode) batch(ctx context.Context, args []byte) ([]byte, error) {
+	var in struct {
+		Calls []struct {
+			Tool      string          `json:"tool"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"calls"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, fmt.Errorf("code mode: batch: %w", err)
+	}
+	type answer struct {
+		Result json.RawMessage `json:"result,omitempty"`
+		Error  *string         `json:"error,omitempty"`
+	}
+	out := make([]answer, len(in.Calls))
+	sem := make(chan struct{}, maxBatch)
+	var wg sync.WaitGroup
+	for i, c := range in.Calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			a := c.Arguments
+			if len(a) == 0 || string(a) == "null" {
+				a = json.RawMessage("{}")
+			}
+			res, err := m.call(ctx, c.Tool, a)
+			if err != nil {
+				msg := err.Error()
+				out[i].Error = &msg
+				return
+			}
+			out[i].Result = res
+		}()
+	}
+	wg.Wait()
+	return json.Marshal(map[string]any{"content": []any{}, "structuredContent": map[string]any{"results": out}})
 }
 
 // call is one tool call of a run: declared (allowlisted, no code tool), within the budget,

@@ -28,16 +28,53 @@ __cmServer.registerTool("run", { inputSchema: { type: "object" } }, async (args)
     if (logBytes <= __cmLogCap) logs.push(s);
   };
   globalThis.console = Object.freeze({ log, info: log, warn: log, error: log, debug: log });
-  const call = (name, a) => {
-    const body = { server: args.upstream, tool: name, arguments: a === undefined ? {} : a };
-    const r = JSON.parse(__cmHost("request", JSON.stringify({ kind: "mcp.call", body })));
-    if (r.status !== 0) throw new Error((r.body && r.body.error) || "tool " + name + ": request failed with status " + r.status);
-    const res = r.body || {};
+  // A tool result becomes the value the program sees: its structuredContent, else its text;
+  // a tool error throws. Nothing is ever evaluated.
+  const settle = (name, r, resolve, reject) => {
+    if (r.error !== undefined) return reject(new Error(r.error));
+    const res = r.result || {};
     const text = (res.content || []).filter((c) => c && c.type === "text").map((c) => c.text).join("\n");
-    if (res.isError) throw new Error("tool " + name + ": " + (text || "failed"));
-    if (res.structuredContent !== undefined) return res.structuredContent;
-    return text;
+    if (res.isError) return reject(new Error("tool " + name + ": " + (text || "failed")));
+    resolve(res.structuredContent !== undefined ? res.structuredContent : text);
   };
+  // Calls made in the same turn (Promise.all over a map) go out as one batch, which the host
+  // runs concurrently: one mcp.call request to the code-mode upstream's tool BATCH_TOOL.
+  let queue = null;
+  const flush = () => {
+    const q = queue;
+    queue = null;
+    const body = { server: args.upstream, tool: args.batch, arguments: { calls: q.map((c) => ({ tool: c.name, arguments: c.a })) } };
+    let r;
+    try {
+      r = JSON.parse(__cmHost("request", JSON.stringify({ kind: "mcp.call", body })));
+    } catch (e) {
+      for (const c of q) c.reject(e);
+      return;
+    }
+    if (r.status !== 0) {
+      const e = new Error((r.body && r.body.error) || "tool call failed with status " + r.status);
+      for (const c of q) c.reject(e);
+      return;
+    }
+    const results = (r.body && r.body.structuredContent && r.body.structuredContent.results) || [];
+    q.forEach((c, i) => settle(c.name, results[i] || { error: "no answer" }, c.resolve, c.reject));
+  };
+  const call = (name, a) =>
+    new Promise((resolve, reject) => {
+      if (queue === null) {
+        queue = [];
+        Promise.resolve().then(flush);
+      }
+      const site = new Error(); // the program's line, for the error of this call
+      const fail = (e) => {
+        const err = e instanceof Error ? e : new Error(String(e));
+        try {
+          err.stack = site.stack;
+        } catch (_) {}
+        reject(err);
+      };
+      queue.push({ name, a: a === undefined ? {} : a, resolve, reject: fail });
+    });
   const tools = Object.create(null);
   for (const group of Object.keys(args.api)) {
     const g = Object.create(null);
