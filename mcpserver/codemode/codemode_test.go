@@ -86,6 +86,22 @@ func newFixture(ctx context.Context) (*fixture, error) {
 		return nil, struct{}{}, ctx.Err()
 	})
 	group["block"] = "admin"
+	meet := make(chan struct{})
+	var met atomic.Int64
+	mcp.AddTool(s, &mcp.Tool{Name: "meet", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{ N int64 }, error) {
+		// Returns once two calls are in at the same time: only concurrent calls get past it.
+		n := met.Add(1)
+		if n == 2 {
+			close(meet)
+		}
+		select {
+		case <-meet:
+		case <-ctx.Done():
+			return nil, struct{ N int64 }{}, ctx.Err()
+		}
+		return nil, struct{ N int64 }{n}, nil
+	})
+	group["meet"] = "admin"
 	group["wipe"] = "admin"
 	group["secret"] = "vault"
 	if err := m.Serve(ctx, host, s, &codemode.ServeOptions{Group: func(tool string) string { return group[tool] }}); err != nil {
@@ -313,7 +329,7 @@ func TestDeclarations(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"  admin: {\n    block(args: Record<string, unknown>): Promise<Record<string, unknown>>; // read-only\n    wipe(args: Record<string, unknown>): Promise<{ Wiped: number }>;\n  };",
+		"  admin: {\n    block(args: Record<string, unknown>): Promise<Record<string, unknown>>; // read-only\n    meet(args: Record<string, unknown>): Promise<{ N: number }>; // read-only\n    wipe(args: Record<string, unknown>): Promise<{ Wiped: number }>;\n  };",
 		"    calc(args: { expression: string }): Promise<{ value: number }>; // read-only",
 		"    count(args: { text: string }): Promise<{ bytes: number; lines: number; runes: number; words: number }>; // read-only",
 	} {
@@ -332,5 +348,15 @@ func TestDeclarations(t *testing.T) {
 	}
 	if full := rr.Contents[0].Text; !strings.Contains(full, "/** Deletes everything. */\n    wipe(") {
 		t.Errorf("full declarations:\n%s", full)
+	}
+}
+
+// Calls made in one turn (Promise.all) run at the same time: "meet" returns only once two
+// calls are in, so sequential calls would meet the run's time limit instead.
+func TestPromiseAllRunsConcurrently(t *testing.T) {
+	f, _ := fixtures(t)
+	text, _, isErr := f.run(t, "const r = await Promise.all([tools.admin.meet({}), tools.admin.meet({})]);\nreturn r.map((x) => x.N).sort();")
+	if isErr || text != "[1,2]" {
+		t.Errorf("got %s (error %v)", text, isErr)
 	}
 }
