@@ -207,3 +207,23 @@ return value;`})
 		t.Errorf("code mode saves %.1f%% of the bytes, want ≥ 90%%", saved*100)
 	}
 }
+
+// Through the MCP Inspector CLI (stdio): run_code runs a program calling calc.
+func TestInspectorRunCode(t *testing.T) {
+	var res struct {
+		Content []struct {
+			Type, Text string
+		} `json:"content"`
+		StructuredContent struct {
+			Result float64  `json:"result"`
+			Logs   []string `json:"logs"`
+			Calls  int      `json:"calls"`
+		} `json:"structuredContent"`
+		IsError bool `json:"isError"`
+	}
+	runInspector(t, &res, "--code-mode", "--method", "tools/call", "--tool-name", "run_code", "--tool-arg",
+		"code=const r: { value: number } = await tools.calc.calc({ expression: '6*7' }); console.log('got', r.value); return r.value")
+	if res.IsError || res.StructuredContent.Result != 42 || res.StructuredContent.Calls != 1 || len(res.Content) != 1 || res.Content[0].Text != "42\nlogs:\ngot 42" {
+		t.Errorf("run_code through the Inspector: %+v", res)
+	}
+}

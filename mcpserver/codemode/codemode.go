@@ -201,12 +201,18 @@ func (m *Mode) Close(ctx context.Context) error {
 // refreshTools lists s's tools through the loopback session and (re)adds the code tool with
 // their declarations.
 func (m *Mode) refreshTools(ctx context.Context) error {
+	_, err := m.refreshed(ctx)
+	return err
+}
+
+// refreshed is refreshTools, reporting whether the code tool was (re)added.
+func (m *Mode) refreshed(ctx context.Context) (bool, error) {
 	m.refresh.Lock()
 	defer m.refresh.Unlock()
 	var tools []*mcp.Tool
 	for t, err := range m.cs.Tools(ctx, nil) {
 		if err != nil {
-			return fmt.Errorf("codemode: listing tools: %w", err)
+			return false, fmt.Errorf("codemode: listing tools: %w", err)
 		}
 		if m.isCodeTool(t) {
 			continue
@@ -220,7 +226,7 @@ func (m *Mode) refreshTools(ctx context.Context) error {
 	m.mu.Unlock()
 	if same {
 		// Re-adding the tool would notify tools/list_changed, to this session too: a loop.
-		return nil
+		return false, nil
 	}
 	m.server.AddTool(&mcp.Tool{
 		Name: m.cfg.Tool,
@@ -231,7 +237,7 @@ func (m *Mode) refreshTools(ctx context.Context) error {
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: boolPtr(false)},
 		Meta:        mcp.Meta{"mcpwasm/codeMode": true},
 	}, m.handle)
-	return nil
+	return true, nil
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -1,5 +1,7 @@
 package codemode
 
+import "context"
+
 // Transform exposes transform to the benchmarks.
 func Transform(src string) (string, error) {
 	p, err := transform(src)
@@ -8,3 +10,6 @@ func Transform(src string) (string, error) {
 	}
 	return p.JS, nil
 }
+
+// Refreshed exposes refreshed: whether a refresh (re)added the code tool.
+func (m *Mode) Refreshed(ctx context.Context) (bool, error) { return m.refreshed(ctx) }
