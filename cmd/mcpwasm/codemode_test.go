@@ -227,3 +227,18 @@ func TestInspectorRunCode(t *testing.T) {
 		t.Errorf("run_code through the Inspector: %+v", res)
 	}
 }
+
+// serve --http --code-mode: run_code over Streamable HTTP through the Go SDK's client.
+func TestServeCodeModeHTTP(t *testing.T) {
+	base, _ := startHTTP(t, "--code-mode")
+	cs := connectSDK(t, base+"/mcp")
+	res, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": `
+const [a, b] = await Promise.all([tools.calc.calc({ expression: "2^10" }), tools.text.sha256({ text: "" })]);
+return [a.value, b.hex.slice(0, 8)];`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; res.IsError || got != `[1024,"e3b0c442"]` {
+		t.Errorf("run_code over HTTP: %q (isError %v)", got, res.IsError)
+	}
+}
