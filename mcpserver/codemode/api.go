@@ -22,11 +22,12 @@ type apiSet struct {
 	table         map[string]map[string]string
 	byName        map[string]*decl
 	compact, full string
+	perServer     map[string]string // group → its declarations, with descriptions
 }
 
 // buildAPI declares tools grouped by group(name), keeping those allowed(group, method).
 func buildAPI(tools []*mcp.Tool, group func(string) string, allowed func(group, tool string) bool) *apiSet {
-	set := &apiSet{table: map[string]map[string]string{}, byName: map[string]*decl{}}
+	set := &apiSet{table: map[string]map[string]string{}, byName: map[string]*decl{}, perServer: map[string]string{}}
 	byGroup := map[string][]*decl{}
 	for _, t := range tools {
 		g := ident(group(t.Name))
@@ -67,6 +68,7 @@ func buildAPI(tools []*mcp.Tool, group func(string) string, allowed func(group, 
 		sort.Slice(ds, func(i, j int) bool { return ds[i].method < ds[j].method })
 		fmt.Fprintf(&c, "  %s: {\n", g)
 		fmt.Fprintf(&f, "  %s: {\n", g)
+		groupStart := f.Len()
 		for _, d := range ds {
 			in, out := tsType(d.tool.InputSchema, 0), "unknown"
 			if d.tool.OutputSchema != nil {
@@ -83,6 +85,7 @@ func buildAPI(tools []*mcp.Tool, group func(string) string, allowed func(group, 
 			fmt.Fprintf(&f, "    %s(args: %s): Promise<%s>;%s\n", d.method, in, out, ro)
 		}
 		c.WriteString("  };\n")
+		set.perServer[g] = "declare const tools: {\n  " + g + ": {\n" + f.String()[groupStart:] + "  };\n};\n"
 		f.WriteString("  };\n")
 	}
 	c.WriteString("};")

@@ -65,6 +65,10 @@ const UpstreamName = "mcpwasm:code"
 // ResourceURI is the resource holding the full declarations.
 const ResourceURI = "mcpwasm://code-mode/tools.d.ts"
 
+// ServerResourceTemplate is the resource template of one server's declarations, for clients
+// with many tools that read only the servers they need.
+const ServerResourceTemplate = "mcpwasm://code-mode/servers/{server}.d.ts"
+
 // MetaRun is the _meta key of a tool call made by a run: the run's id, so logs attribute
 // the call to the run.
 const MetaRun = "mcpwasm/codeRun"
@@ -180,6 +184,20 @@ func (m *Mode) Serve(ctx context.Context, host *runtime.Host, s *mcp.Server, opt
 			m.mu.Unlock()
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ResourceURI, MIMEType: "application/typescript", Text: d}}}, nil
 		})
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: ServerResourceTemplate, Name: "code-mode-server-declarations", MIMEType: "application/typescript",
+		Description: "TypeScript declarations of one server's tools that " + m.cfg.Tool + " programs may call"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			uri := req.Params.URI
+			name, ok := strings.CutPrefix(uri, "mcpwasm://code-mode/servers/")
+			name, ok2 := strings.CutSuffix(name, ".d.ts")
+			m.mu.Lock()
+			d, found := m.api.perServer[name]
+			m.mu.Unlock()
+			if !ok || !ok2 || !found {
+				return nil, mcp.ResourceNotFoundError(uri)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/typescript", Text: d}}}, nil
+		})
 	return nil
 }
 
@@ -232,7 +250,7 @@ func (m *Mode) refreshed(ctx context.Context) (bool, error) {
 		Name: m.cfg.Tool,
 		Description: "Run a TypeScript or JavaScript program against these tools; `return` a JSON value. " +
 			"Call tools as `await tools.<server>.<tool>(args)` (Promise.all for several); console.log lines come back too. " +
-			"No network, files or clock: only the tools. Full declarations: resource " + ResourceURI + ".\n" + set.compact,
+			"No network, files or clock: only the tools. Full declarations: resource " + ResourceURI + " (one server's: " + ServerResourceTemplate + ").\n" + set.compact,
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"the program (TypeScript or JavaScript); top-level await and return"}},"required":["code"],"additionalProperties":false}`),
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: boolPtr(false)},
 		Meta:        mcp.Meta{"mcpwasm/codeMode": true},

@@ -349,6 +349,16 @@ func TestDeclarations(t *testing.T) {
 	if full := rr.Contents[0].Text; !strings.Contains(full, "/** Deletes everything. */\n    wipe(") {
 		t.Errorf("full declarations:\n%s", full)
 	}
+	rr, err = f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mcpwasm://code-mode/servers/calc.d.ts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one := rr.Contents[0].Text; !strings.HasPrefix(one, "declare const tools: {\n  calc: {\n    /** Evaluates") || strings.Contains(one, "text:") || !strings.HasSuffix(one, "// read-only\n  };\n};\n") {
+		t.Errorf("calc's declarations:\n%s", one)
+	}
+	if _, err := f.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mcpwasm://code-mode/servers/vault.d.ts"}); err == nil {
+		t.Error("the withheld server vault has declarations")
+	}
 }
 
 // Calls made in one turn (Promise.all) run at the same time: "meet" returns only once two
