@@ -3,6 +3,7 @@ module github.com/mcpwasm/mcpwasm
 go 1.26.8
 
 require (
+	github.com/evanw/esbuild v0.28.2
 	github.com/go-jose/go-jose/v4 v4.1.4
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-containerregistry v0.22.1

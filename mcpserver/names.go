@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -93,6 +94,27 @@ func (n *NameSet) Claim(name, ownerLabel string) (holder string, ok bool) {
 	}
 	n.set(k, o)
 	return ownerLabel, true
+}
+
+// ToolServer returns the name of the guest or upstream holding the tool name: "calc" for a
+// tool of guest "calc" (owner label `guest "calc"`), "docs" for one of `upstream "docs"`;
+// "" if no one holds it or its owner is neither (the status tools). Code mode groups the
+// declarations of tools by it.
+func (n *NameSet) ToolServer(name string) string {
+	n.mu.Lock()
+	o, ok := n.owners[item{"tool", name}.key()]
+	n.mu.Unlock()
+	if !ok {
+		return ""
+	}
+	for _, p := range []string{"guest ", "upstream "} {
+		if q, found := strings.CutPrefix(o.label, p); found {
+			if u, err := strconv.Unquote(q); err == nil {
+				return u
+			}
+		}
+	}
+	return ""
 }
 
 // Release frees the tool name if owner (a label given to Claim) holds it.

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/config"
 	"github.com/mcpwasm/mcpwasm/internal/stdio"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
+	"github.com/mcpwasm/mcpwasm/mcpserver/codemode"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,6 +66,7 @@ type serveOptions struct {
 	watch   bool
 	lazy    bool
 	status  bool
+	code    bool // --code-mode: serve code mode's tool (mcpserver/codemode)
 	idle    time.Duration
 	// stopFile is the operator's kill switch file; metricsAddr the address of GET /metrics.
 	stopFile, metricsAddr string
@@ -85,6 +87,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveOptions, int, error
 	fs.BoolVar(&o.watch, "watch", false, "reload a guest when its file changes (tools/list_changed is sent; a failed reload keeps the old version)")
 	fs.StringVar(&o.stopFile, "stop-file", "", "operator kill switch: while this file exists, calls are stopped and refused (SIGUSR1/SIGUSR2 work too)")
 	fs.BoolVar(&o.lazy, "lazy", true, "serve a guest whose manifest is cached before compiling it; it compiles in the background and a failure there becomes a tool error (false: compile and describe every guest first, exit 3 on failure)")
+	fs.BoolVar(&o.code, "code-mode", false, "serve one tool, run_code, that runs a TypeScript or JavaScript program against the served tools in a fresh sandbox per run (docs/code-mode.md); the config's \"code_mode\" sets its name, allowlist and budgets")
 	fs.BoolVar(&o.status, "status", false, "serve the resource mcpwasm://status and the tools mcpwasm_status and mcpwasm_stop (engages the kill switch; resuming stays SIGUSR2 or --stop-file) to MCP clients; the config's \"status\": true does too")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at GET /metrics on ADDR (\":9464\" binds 127.0.0.1:9464); with --http they are also at /metrics there")
 	fs.DurationVar(&o.idle, "idle-timeout", 0, "close guest instances idle longer than this (0: the config's idle_timeout_ms, else 60s; negative: never)")
@@ -124,6 +127,7 @@ type serving struct {
 	obs *observability
 	ups *upstream.Manager // nil: the config names no upstream servers
 	h   *runtime.Host
+	cm  *codemode.Mode // nil: code mode is off
 
 	gs      []*runtime.Guest  // specs[i] loaded (loadGuests)
 	servers []*runtime.Server // whole-server guests (WASI commands), not in specs (wasiservers.go)
@@ -195,6 +199,10 @@ func (s *serving) startHost(ctx context.Context) (int, error) {
 	if s.ups != nil {
 		s.onClose(func() { s.ups.Close() })
 		hf.upstreams = s.ups
+	}
+	if cmc := codeModeConfig(s.o.code, s.cfg); cmc.Enabled {
+		s.cm = codemode.New(cmc, hf.upstreams)
+		hf.upstreams = s.cm.Upstreams()
 	}
 	if s.h, err = hf.host(ctx, s.logger); err != nil {
 		return ExitError, err
@@ -312,6 +320,13 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 		return ExitLoad, err
 	}
 	s.onClose(closeServers)
+	if s.cm != nil { // after every other tool is served: its declarations list them
+		if err := s.cm.Serve(ctx, s.h, s.srv, &codemode.ServeOptions{Group: s.names.ToolServer}); err != nil {
+			return ExitLoad, err
+		}
+		cm := s.cm
+		s.onClose(func() { _ = cm.Close(context.Background()) })
+	}
 	for _, g := range s.gs {
 		for _, t := range g.Manifest().Tools {
 			if mcpserver.CheckGuestTool(t) == nil || slices.Contains(allowed, g.Name()) {
@@ -435,4 +450,15 @@ func (s *serving) serveStdio(ctx, signalled context.Context, stdin io.Reader, st
 		return ExitError, err
 	}
 	return ExitOK, nil
+}
+
+// codeModeConfig is code mode's configuration: the config's "code_mode", enabled also by
+// --code-mode.
+func codeModeConfig(flag bool, cfg *config.Config) codemode.Config {
+	var c codemode.Config
+	if cfg != nil && cfg.CodeMode != nil {
+		c = *cfg.CodeMode
+	}
+	c.Enabled = c.Enabled || flag
+	return c
 }

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/mcpwasm/mcpwasm/internal/schemaerr"
+	"github.com/mcpwasm/mcpwasm/mcpserver/codemode"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
@@ -67,6 +68,10 @@ type Config struct {
 	// HTTPAuth makes serve --http an OAuth 2.1 resource server with a policy per identity
 	// (mcpserver.ResourceServer); nil: the bearer token of --token-env alone, or none.
 	HTTPAuth *HTTPAuth `json:"http_auth,omitempty"`
+
+	// CodeMode is the "code_mode" section (docs/code-mode.md): serve's code tool, its
+	// allowlist, which tools run without confirmation, and per-run budgets.
+	CodeMode *codemode.Config `json:"code_mode,omitempty"`
 
 	dir string // the file's directory: relative paths are resolved against it
 }
