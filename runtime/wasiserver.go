@@ -32,7 +32,7 @@ import (
 // 2025-11-25 "Transports › stdio"), such as a go-sdk server built with GOOS=wasip1. mcpwasm is
 // its process: a Server starts one instance (a Process) per client session, with OS pipes
 // for stdin and stdout, and package upstream speaks MCP to it (upstream.Spec.Start) as to a
-// command upstream. docs/decisions/h-wasi.md says why this kind uses the upstream path and
+// command upstream. RATIONALE "Whole MCP servers (WASI commands)" says why this kind uses the upstream path and
 // not the guest-kind seam.
 
 // kindWASIServer is the kind name of a whole-server guest (inspect, logs): Server.Kind.

@@ -121,7 +121,7 @@ type Options struct {
 	// InitializeOnly connects with initialize alone, at the newest version it negotiates
 	// (2025-11-25), without the server/discover probe (SEP-2575). A whole-server guest's
 	// instance is dialled so: it answers faster per call under that version (measured,
-	// docs/decisions/h-wasi.md), and its sessions are ours to keep.
+	// RATIONALE "Whole MCP servers (WASI commands)"), and its sessions are ours to keep.
 	InitializeOnly bool
 }
 

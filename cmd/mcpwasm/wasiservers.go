@@ -26,7 +26,7 @@ import (
 
 // Whole-server guests (WASI commands, runtime.Server): each is re-served as an upstream is
 // (mcpserver.Expose: hygiene, pins, names mapped as NAME__tool), with one instance per client
-// session instead of one shared process (docs/decisions/h-wasi.md).
+// session instead of one shared process (RATIONALE "Whole MCP servers (WASI commands)").
 
 // loadServers loads the whole-server guests among specs with Host.LoadServer and returns the
 // other specs, to load as guests, and cfg without the servers' entries (so cfg.Guests[i]

@@ -268,7 +268,7 @@ func TestWASIServerInspect(t *testing.T) {
 // built natively as an exposed upstream, both behind one `mcpwasm serve --http`, called one
 // at a time by a 2025-11-25 client (its session keeps its instance). first-call is a new
 // session's connect and first answered call (the compile cache is warm). The target is a
-// ratio (docs/decisions/h-wasi.md): guest calls/s ≥ 0.8 × native's.
+// ratio (RATIONALE "Whole MCP servers (WASI commands)"): guest calls/s ≥ 0.8 × native's.
 func BenchmarkWASIServerHello(b *testing.B) {
 	wasm := testenv.GoWasip1(b, helloPkg)
 	dir := b.TempDir()
