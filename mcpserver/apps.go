@@ -137,28 +137,7 @@ func appsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // withAppsCapability returns res (an initialize or server/discover result) with
 // capabilities.extensions[AppsExtension] = {}, on a copy.
-func withAppsCapability(res mcp.Result) mcp.Result {
-	add := func(c *mcp.ServerCapabilities) *mcp.ServerCapabilities {
-		var cp mcp.ServerCapabilities
-		if c != nil {
-			cp = *c
-		}
-		cp.Extensions = maps.Clone(cp.Extensions)
-		cp.AddExtension(AppsExtension, nil)
-		return &cp
-	}
-	switch r := res.(type) {
-	case *mcp.InitializeResult:
-		cp := *r
-		cp.Capabilities = add(r.Capabilities)
-		return &cp
-	case *mcp.DiscoverResult:
-		cp := *r
-		cp.Capabilities = add(r.Capabilities)
-		return &cp
-	}
-	return res
-}
+func withAppsCapability(res mcp.Result) mcp.Result { return withExtension(res, AppsExtension) }
 
 // textOnlyTools returns a tools/list result (the SDK's, or one the tasks middleware wrapped)
 // whose tools carry no MCP Apps _meta keys; res itself and its tools are not changed.

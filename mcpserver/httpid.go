@@ -32,22 +32,14 @@ func exactIDs(maxBody int64, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		limit := maxBody
-		switch {
-		case limit == 0:
-			limit = mcp.DefaultMaxRequestBodyBytes
-		case limit < 0:
-			limit = math.MaxInt64 - 1
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-		r.Body.Close()
+		body, over, err := readBody(r, maxBody)
 		if err != nil { // the SDK reads what came and meets the same error, which it answers
 			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
 			next.ServeHTTP(w, r)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body)) // the SDK reads it again (and applies the limit)
-		if int64(len(body)) <= limit {
+		if !over {
 			if raw, what := inexactID(body); raw != nil {
 				shown := string(raw)
 				if len(shown) > 64 {
@@ -128,3 +120,21 @@ func exactID(id string) bool {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// readBody reads and closes r's body as the SDK's handler will read it: at most maxBody+1
+// bytes (0: mcp.DefaultMaxRequestBodyBytes; negative: no limit), so a middleware that looks
+// at a request (exactIDs, the task routes, the policy) sees what the SDK sees and the SDK
+// still answers an oversized one (over: the body is longer than the limit). The caller puts
+// the bytes back in r.Body.
+func readBody(r *http.Request, maxBody int64) (body []byte, over bool, err error) {
+	limit := maxBody
+	switch {
+	case limit == 0:
+		limit = mcp.DefaultMaxRequestBodyBytes
+	case limit < 0:
+		limit = math.MaxInt64 - 1
+	}
+	body, err = io.ReadAll(io.LimitReader(r.Body, limit+1))
+	r.Body.Close()
+	return body, int64(len(body)) > limit, err
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"path"
 	"slices"
@@ -283,15 +282,7 @@ func policyGate(rs *resourceServer, s *mcp.Server, maxBody int64, next http.Hand
 			next.ServeHTTP(w, r)
 			return
 		}
-		limit := maxBody
-		switch {
-		case limit == 0:
-			limit = mcp.DefaultMaxRequestBodyBytes
-		case limit < 0:
-			limit = math.MaxInt64 - 1
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-		r.Body.Close()
+		body, over, err := readBody(r, maxBody)
 		if err != nil {
 			http.Error(w, "reading body: "+err.Error(), http.StatusBadRequest)
 			return
@@ -304,7 +295,7 @@ func policyGate(rs *resourceServer, s *mcp.Server, maxBody int64, next http.Hand
 				Name string `json:"name"`
 			} `json:"params"`
 		}
-		if int64(len(body)) > limit || json.Unmarshal(body, &m) != nil || m.Method != "tools/call" {
+		if over || json.Unmarshal(body, &m) != nil || m.Method != "tools/call" {
 			next.ServeHTTP(w, r)
 			return
 		}

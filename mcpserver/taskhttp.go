@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strings"
 
@@ -30,15 +29,7 @@ func taskNameHeader(maxBody int64, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		limit := maxBody
-		switch {
-		case limit == 0:
-			limit = mcp.DefaultMaxRequestBodyBytes
-		case limit < 0:
-			limit = math.MaxInt64 - 1
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-		r.Body.Close()
+		body, over, err := readBody(r, maxBody)
 		if err != nil {
 			http.Error(w, "reading body: "+err.Error(), http.StatusBadRequest)
 			return
@@ -51,7 +42,7 @@ func taskNameHeader(maxBody int64, next http.Handler) http.Handler {
 				TaskID *string `json:"taskId"`
 			} `json:"params"`
 		}
-		if int64(len(body)) > limit || json.Unmarshal(body, &m) != nil || m.Params.TaskID == nil {
+		if over || json.Unmarshal(body, &m) != nil || m.Params.TaskID == nil {
 			next.ServeHTTP(w, r) // the SDK answers what it cannot read
 			return
 		}

@@ -377,14 +377,18 @@ func (ts *taskServer) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // withTasksCapability returns res (an initialize or server/discover result) with
 // capabilities.extensions[TasksExtension] = {}, on a copy.
-func withTasksCapability(res mcp.Result) mcp.Result {
+func withTasksCapability(res mcp.Result) mcp.Result { return withExtension(res, TasksExtension) }
+
+// withExtension returns res (an initialize or server/discover result) with
+// capabilities.extensions[name] = {}, on a copy; any other result as it is.
+func withExtension(res mcp.Result, name string) mcp.Result {
 	add := func(c *mcp.ServerCapabilities) *mcp.ServerCapabilities {
 		var cp mcp.ServerCapabilities
 		if c != nil {
 			cp = *c
 		}
 		cp.Extensions = maps.Clone(cp.Extensions)
-		cp.AddExtension(TasksExtension, nil)
+		cp.AddExtension(name, nil)
 		return &cp
 	}
 	switch r := res.(type) {
