@@ -58,7 +58,9 @@ func TestAppsBrowser(t *testing.T) {
 		}
 	}
 	web := t.TempDir()
-	build := exec.CommandContext(ctx, "node", "node_modules/esbuild/bin/esbuild", "host.ts", "--bundle", "--format=esm",
+	// bin/esbuild is run as it is: npm ci's install script may have replaced the JavaScript
+	// launcher with the native binary (it did on a fresh CI clone), which node cannot run.
+	build := exec.CommandContext(ctx, esbuild, "host.ts", "--bundle", "--format=esm",
 		"--platform=browser", "--log-level=error", "--outfile="+filepath.Join(web, "host.js"))
 	build.Dir = appsHostDir
 	if b, err := build.CombinedOutput(); err != nil {
