@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -117,7 +116,7 @@ func jsFixture(file string) func(t *testing.T) []byte {
 		if b, ok := jsBuilt.m[file]; ok {
 			return b
 		}
-		b := buildJSFile(t, file)
+		b := testenv.BuildJS(t, "..", file)
 		jsBuilt.m[file] = b
 		return b
 	}
@@ -127,39 +126,6 @@ var jsBuilt = struct {
 	sync.Mutex
 	m map[string][]byte
 }{m: map[string][]byte{}}
-
-// buildJSFile builds guests/typescript/testdata/file (npm ci --prefix guests/typescript
-// installs what the build needs).
-func buildJSFile(t *testing.T, file string) []byte {
-	t.Helper()
-	dir := filepath.Join("..", "guests", "typescript")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "esbuild")); err != nil {
-		testenv.Skip(t, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		testenv.Skip(t, "node is not installed: %v", err)
-	}
-	if err := jsguest.Sync(filepath.Join(dir, "mcpwasm")); err != nil { // generated from abi/js
-		t.Fatal(err)
-	}
-	for _, f := range []string{"testdata/" + file, "mcpwasm/shim.js", "mcpwasm/build.mjs"} {
-		if _, err := os.ReadFile(filepath.Join(dir, f)); err != nil { // the test cache's key
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(t.TempDir(), "guest.wasm")
-	cmd := exec.CommandContext(t.Context(), node, "mcpwasm/build.mjs", "testdata/"+file, out)
-	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", file, err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // suiteKinds are the columns, one per registered kind (TestKindSuiteCoversEveryKind).
 var suiteKinds = []suiteKind{

@@ -2,10 +2,6 @@ package runtime_test
 
 import (
 	"context"
-	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,49 +10,13 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime"
 )
 
-// buildScript builds guests/typescript/testdata/<file> with the TypeScript example's
-// mcpwasm/build.mjs (npm ci --prefix guests/typescript installs what it needs) and returns
-// the module.
-func buildScript(t *testing.T, file string) []byte {
-	t.Helper()
-	dir := filepath.Join("..", "guests", "typescript")
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "esbuild")); err != nil {
-		testenv.Skip(t, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		testenv.Skip(t, "node is not installed: %v", err)
-	}
-	if err := jsguest.Sync(filepath.Join(dir, "mcpwasm")); err != nil { // generated from abi/js
-		t.Fatal(err)
-	}
-	// The build runs in a child process: read its inputs here, so that go test's result cache
-	// never replays a PASS for an edited source.
-	for _, f := range []string{"testdata/" + file, "mcpwasm/shim.js", "mcpwasm/sdk.js", "mcpwasm/build.mjs"} {
-		if _, err := os.ReadFile(filepath.Join(dir, f)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out := filepath.Join(t.TempDir(), "guest.wasm")
-	cmd := exec.CommandContext(t.Context(), node, "mcpwasm/build.mjs", "testdata/"+file, out)
-	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", file, err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // A JavaScript guest names its server, tools and prompts as the TypeScript SDK allows under
 // Node: it loads, each name outside abi.NamePattern is served as names.MapName maps it (the
 // gateway's rule), a call or prompt of the served name reaches the handler of the declared
 // one, each mapping is logged once, and the guest is named from its display name. Before, the
 // load failed: `guest name "Weather Server" does not match ^[a-zA-Z0-9_-]{1,64}$`.
 func TestJavaScriptForeignNames(t *testing.T) {
-	wasm := buildScript(t, "names.js")
+	wasm := testenv.BuildJS(t, "..", "names.js")
 	h, logs := newHost(t)
 	ctx := context.Background()
 	g, err := h.Load(ctx, wasm, &runtime.GuestConfig{Source: "names.wasm"})
@@ -133,7 +93,7 @@ func TestJavaScriptForeignNames(t *testing.T) {
 // Two names a JavaScript guest declares that would be served alike refuse the load with an
 // error naming both.
 func TestJavaScriptNameCollision(t *testing.T) {
-	wasm := buildScript(t, "names-collide.js")
+	wasm := testenv.BuildJS(t, "..", "names-collide.js")
 	h, _ := newHost(t)
 	_, err := h.Load(context.Background(), wasm, &runtime.GuestConfig{Source: "collide.wasm"})
 	want := `guest "collide": tools "a.b" and "a_b_2e7336dc" are both served as "a_b_2e7336dc" (a name outside ^[a-zA-Z0-9_-]{1,64}$ is served with "_" for other characters and a hash of it at the end); rename one of them`
