@@ -27,13 +27,13 @@ func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	if v != g {
 		return v.Complete(ctx, req)
 	}
-	if !g.lists().manifest.Completions {
+	l := g.lists()
+	if !l.manifest.Completions {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: the guest declares no completions", ErrABI)}
 	}
 	if len(req) > maxCompleteRequestBytes {
 		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), maxCompleteRequestBytes)}
 	}
-	l := g.lists()
 	return g.run(ctx, l.guestPool, kind.EntryComplete, "", l.ownComplete(req), g.limits, l.guest)
 }
 
