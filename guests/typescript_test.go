@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,25 +48,9 @@ func buildJS(tb testing.TB, entry string) []byte {
 	if b, ok := jsBuilt.Load(entry); ok {
 		return b.([]byte)
 	}
-	if _, err := os.Stat(filepath.Join("typescript", "node_modules", "esbuild")); err != nil {
-		testenv.Skip(tb, "guests/typescript's npm packages are not installed (run: npm ci --prefix guests/typescript): %v", err)
-	}
-	node, err := exec.LookPath("node")
+	out, b, err := buildJSResult(tb, entry) // npm_test.go
 	if err != nil {
-		testenv.Skip(tb, "node is not installed: %v", err)
-	}
-	if err := jsguest.Sync(filepath.Join("typescript", "mcpwasm")); err != nil { // generated from abi/js
-		tb.Fatal(err)
-	}
-	out := filepath.Join(tb.TempDir(), "guest.wasm")
-	cmd := exec.Command(node, "mcpwasm/build.mjs", entry, out)
-	cmd.Dir = "typescript"
-	if b, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("build %s: %v\n%s", entry, err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		tb.Fatal(err)
+		tb.Fatalf("build %s: %v\n%s", entry, err, out)
 	}
 	jsBuilt.Store(entry, b)
 	return b
