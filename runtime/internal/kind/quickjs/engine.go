@@ -100,12 +100,11 @@ type Engine interface {
 
 // VM is one started engine instance. Its methods must not run concurrently.
 type VM struct {
-	// Interrupted, if set, reports that the running entry must end (the seam's
-	// Instance.Interrupted); Run stops polling a pending entry then. Nil: the end of ctx.
-	Interrupted func() bool
-	// Ending, if set, reports that the running entry is ending (Call.Ending); Run then calls
-	// the shim's abort once, which aborts the entry's AbortSignal.
-	Ending func() string
+	// Call, if set, is the call Run consults: its Interrupted (the entry must end: Run stops
+	// polling a pending entry then) and its Ending (the entry is ending: Run calls the shim's
+	// abort once, which aborts the entry's AbortSignal, and records on the call that the
+	// script was told). Nil, or nil fields: the end of ctx, never told.
+	Call *Call
 
 	e Engine
 	f struct {
@@ -284,15 +283,19 @@ func (v *VM) Run(ctx context.Context, entry string, payload []byte) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	told := false
+	c := v.Call
+	if c == nil {
+		c = &Call{}
+	}
+	c.told = false
 	for len(out) == 0 {
 		if err := v.runJobs(ctx); err != nil {
 			return nil, err
 		}
-		if !told && v.Ending != nil && v.abort != 0 {
-			if why := v.Ending(); why != "" {
+		if !c.told && c.Ending != nil && v.abort != 0 {
+			if why := c.Ending(); why != "" {
 				// The entry's signal aborts; its listeners' jobs run before the next poll.
-				told = true
+				c.told = true
 				if _, err := v.callJS(ctx, v.abort, []byte(why)); err != nil && !errors.Is(err, ErrScript) {
 					return nil, err // a script built with a shim before abort has none: ErrScript
 				}
@@ -302,7 +305,7 @@ func (v *VM) Run(ctx context.Context, entry string, payload []byte) ([]byte, err
 		if out, err = v.callJS(ctx, v.poll); err != nil {
 			return nil, err
 		}
-		if len(out) == 0 && ((v.Interrupted == nil && ctx.Err() != nil) || (v.Interrupted != nil && v.Interrupted())) {
+		if len(out) == 0 && c.interrupted(ctx) {
 			return nil, v.fatal(ctx, "interrupted")
 		}
 	}

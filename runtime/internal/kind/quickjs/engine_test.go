@@ -373,12 +373,12 @@ func TestTimerWaitEndsWhenInterrupted(t *testing.T) {
 	call := &Call{Clock: true}
 	vm := start(t, hello, call, 32<<20)
 	call.Interrupted = func() bool { checks++; return checks > 3 }
-	vm.Interrupted = call.Interrupted
+	vm.Call = call
 	_, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "nap"})
 	if !errors.Is(err, ErrInterrupted) || checks < 4 {
 		t.Fatalf("nap: %v after %d checks, want ErrInterrupted after the fourth", err, checks)
 	}
-	call.Clock, call.Interrupted, vm.Interrupted = false, nil, nil
+	call.Clock, call.Interrupted = false, nil
 	out, err := run(t, vm, call, EntryCallTool, map[string]any{"name": "nap"})
 	if want := `{"content":[{"type":"text","text":"rested"}]}`; err != nil || string(out) != want {
 		t.Fatalf("nap without the clock: %s, %v; want %s", out, err, want)
@@ -595,5 +595,70 @@ server.registerTool("look", { description: "x" }, async (extra) => {
 		`"fns":["function","function",null,null],"rejected":"sendRequest: ping is not supported by mcpwasm"}`
 	if res.Content[0].Text != want {
 		t.Errorf("extra:\n got %s\nwant %s", res.Content[0].Text, want)
+	}
+}
+
+// TestEndingBetweenCheckAndSleep: a cancellation that arrives after Run last asked Ending
+// but before the script's timer wait begins still cuts the wait short, and the handler's
+// signal aborts. Before, the wait read "already told" from the host's state, not the
+// script's, and slept until the hard interrupt a grace later (CI, 2026-12-07:
+// TestCancelAbortsJavaScriptSignal lost its "ended cleanly" line under load).
+func TestEndingBetweenCheckAndSleep(t *testing.T) {
+	script := `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "late", version: "1" });
+server.registerTool("wait", { description: "x" }, async (extra) => {
+  const how = await new Promise((resolve) => {
+    const t = setTimeout(() => resolve("the timer fired"), 2000);
+    extra.signal.addEventListener("abort", () => { clearTimeout(t); resolve("aborted: " + extra.signal.reason.name); });
+  });
+  return { content: [{ type: "text", text: how }] };
+});
+`
+	asked := 0
+	// The first question (Run's, before its first poll) hears nothing: the cancellation
+	// lands just after it.
+	call := &Call{Clock: true, Ending: func() string {
+		if asked++; asked == 1 {
+			return ""
+		}
+		return "cancelled"
+	}}
+	vm := start(t, script, call, 32<<20)
+	vm.Call = call
+	out, err := vm.Run(WithCall(context.Background(), call), EntryCallTool, []byte(`{"name":"wait","arguments":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"content":[{"type":"text","text":"aborted: AbortError"}]}`; string(out) != want {
+		t.Errorf("result %s, want %s", out, want)
+	}
+}
+
+// TestTimerAfterAbortFires: a timer the script sets after its signal aborted (cleanup within
+// the grace) really waits and fires: the ending the script already heard does not cut it.
+// (Cut, it would never fire: each wait would end at once until the interrupt, here the 200th
+// check — a slice of a 50 ms wait is 10 ms, so the timer needs about 6.)
+func TestTimerAfterAbortFires(t *testing.T) {
+	script := `
+const { McpServer } = globalThis.__mcpwasm.sdk;
+const server = new McpServer({ name: "cleanup", version: "1" });
+server.registerTool("wait", { description: "x" }, async (extra) => {
+  await new Promise((resolve) => extra.signal.addEventListener("abort", resolve));
+  const how = await new Promise((resolve) => setTimeout(() => resolve("cleaned up"), 50));
+  return { content: [{ type: "text", text: how }] };
+});
+`
+	checks := 0
+	call := &Call{Clock: true, Ending: func() string { return "cancelled" }}
+	vm := start(t, script, call, 32<<20)
+	call.Interrupted = func() bool { checks++; return checks > 200 }
+	vm.Call = call
+	out, err := vm.Run(WithCall(context.Background(), call), EntryCallTool, []byte(`{"name":"wait","arguments":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"content":[{"type":"text","text":"cleaned up"}]}`; string(out) != want {
+		t.Errorf("result %s, want %s", out, want)
 	}
 }

@@ -49,7 +49,8 @@ type Call struct {
 	// entry's AbortSignal (extra.signal) with it. Nil: never told.
 	Ending func() string
 
-	rng *mrand.ChaCha8 // the fixed sequence, without Random
+	rng  *mrand.ChaCha8 // the fixed sequence, without Random
+	told bool           // VM.Run has aborted the running entry's signal: the script knows it is ending
 }
 
 type callKey struct{}
@@ -228,18 +229,20 @@ func (c *Call) interrupted(ctx context.Context) bool {
 	return c.Interrupted()
 }
 
-// sleep waits d, or less if the call is interrupted or, in a call that was running on when
-// it began, is told it is ending (then it reports true: cut short by the ending).
+// sleep waits d, or less if the call is interrupted or, while the script has not been told
+// it is ending (c.told, which VM.Run records when it aborts the signal), the call is ending:
+// then it reports true, cut short so that the script hears of it. Whether the script was told
+// is the script's record, not the host's: an ending that lands after Run last asked but
+// before this wait began cuts it at once; one the script already heard does not.
 func (c *Call) sleep(ctx context.Context, d time.Duration) (cut bool) {
 	ending := func() bool { return c.Ending != nil && c.Ending() != "" }
-	told := ending()
 	end := time.Now().Add(d)
 	for {
 		left := time.Until(end)
 		if left <= 0 || c.interrupted(ctx) {
 			return false
 		}
-		if !told && ending() {
+		if !c.told && ending() {
 			return true
 		}
 		t := time.NewTimer(min(left, sleepSlice))

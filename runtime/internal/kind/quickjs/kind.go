@@ -204,7 +204,7 @@ func (Kind) Start(ctx context.Context, in kind.Instance, c *kind.Call) (kind.Sta
 	if err != nil {
 		return nil, s.fault(err, c)
 	}
-	vm.Interrupted, vm.Ending = in.Interrupted, s.call.Ending
+	vm.Call = &s.call
 	s.vm = vm
 	return s, nil
 }
@@ -252,7 +252,7 @@ func (Kind) Restore(ctx context.Context, in kind.Instance, c *kind.Call, state a
 	if err != nil {
 		return nil, s.fault(err, c)
 	}
-	vm.Interrupted, vm.Ending = in.Interrupted, s.call.Ending
+	vm.Call = &s.call
 	s.vm = vm
 	return s, nil
 }
