@@ -99,7 +99,8 @@ type Host struct {
 	// instead of resetting it in place (reset.go); noMappedMemory keeps snapshots in Go memory
 	// only, so restores and resets copy (memimage_linux.go).
 	noReset, noMappedMemory bool
-	mapSmall                bool // tests: map a snapshot's image however small it is (mapImageBytes)
+	mapSmall                bool              // tests: map a snapshot's image however small it is (mapImageBytes)
+	onParse                 func(wasm []byte) // tests: sees each guest module the load parses (Host.parse)
 
 	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
 

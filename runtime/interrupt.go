@@ -89,7 +89,11 @@ func instrumentCalls(b []byte) ([]byte, error) {
 }
 
 // instrument is instrumentCalls of a parsed module.
-func instrument(m *wasm.Module) ([]byte, error) {
+func instrument(m *wasm.Module) ([]byte, error) { return instrumentTables(m, nil) }
+
+// instrumentTables is instrument, with the table section replaced by tables unless nil (the
+// bound of loadcheck.Module.Tables), in the same rewrite.
+func instrumentTables(m *wasm.Module, tables []byte) ([]byte, error) {
 	mi, err := m.Index(reservedExport)
 	if err != nil {
 		return nil, err
@@ -97,6 +101,9 @@ func instrument(m *wasm.Module) ([]byte, error) {
 	g0 := mi.ImportGlobals + mi.Globals
 	rw := rewriter{mi: mi, fuel: g0, flag: g0 + 1, size: g0 + 2, slow: mi.ImportFuncs + mi.Funcs}
 	r := wasm.NewRewriter(m)
+	if tables != nil { // same count of tables, lower maximums: the index above stands
+		r.Replace(wasm.SectionTable, tables)
+	}
 	r.DropCustom(".debug_")
 	r.DropCustom(scriptSectionPrefix)                       // the guest keeps them (kinds.go)
 	r.Append(wasm.SectionType, 1, []byte{0x60, 0x00, 0x00}) // $slow's: type mi.Types

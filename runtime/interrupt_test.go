@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 	"github.com/tetratelabs/wazero"
@@ -58,7 +59,7 @@ func FuzzInstrumentCalls(f *testing.F) {
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
 	f.Fuzz(func(t *testing.T, wasm []byte) {
-		if checkVectorCounts(wasm) != nil {
+		if loadcheck.VectorCounts(wasm) != nil {
 			return // the host refuses it before wazero sees it (loadcaps.go)
 		}
 		out, err := instrumentCalls(wasm)

@@ -111,6 +111,14 @@ func scriptSections(b []byte) map[string][]byte {
 	if err != nil {
 		return nil
 	}
+	return scriptSectionsOf(m)
+}
+
+// scriptSectionsOf is scriptSections of a parsed module (nil: one that did not parse).
+func scriptSectionsOf(m *wasm.Module) map[string][]byte {
+	if m == nil {
+		return nil
+	}
 	var out map[string][]byte
 	for _, c := range m.Customs() {
 		if strings.HasPrefix(c.Name, scriptSectionPrefix) {

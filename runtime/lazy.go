@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
@@ -252,19 +253,22 @@ func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntr
 }
 
 // compileUnlessCached compiles wasm, unless a cached manifest defers that to the background.
-func (h *Host) compileUnlessCached(ctx context.Context, key string, wasm []byte, e *manifestEntry, limits Limits) (wazero.CompiledModule, error) {
+func (h *Host) compileUnlessCached(ctx context.Context, key string, p *loadcheck.Module, e *manifestEntry, limits Limits) (wazero.CompiledModule, error) {
 	if e != nil {
 		return nil, nil
 	}
-	return h.compileOnce(ctx, key, wasm, limits)
+	if p == nil { // LoadFile passes no bytes only with an entry
+		return nil, fmt.Errorf("%w: no module bytes and no manifest cache entry", ErrABI)
+	}
+	return h.compileOnce(ctx, key, p, limits)
 }
 
 // compileOnce is h.compile, one at a time per module (lazyHost.compiling).
-func (h *Host) compileOnce(ctx context.Context, key string, wasm []byte, limits Limits) (wazero.CompiledModule, error) {
+func (h *Host) compileOnce(ctx context.Context, key string, p *loadcheck.Module, limits Limits) (wazero.CompiledModule, error) {
 	mu, _ := h.lazy.compiling.LoadOrStore(key, new(sync.Mutex))
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
-	return h.compile(ctx, wasm, limits)
+	return h.compile(ctx, p, limits)
 }
 
 func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero.CompiledModule) *guestCode {
@@ -370,10 +374,12 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		}
 		wasm := c.wasm
 		if wasm == nil && c.path != "" {
-			if wasm, err = c.read(g.limits); err != nil { // checks the caps
+			if wasm, err = c.read(); err != nil {
 				return err
 			}
-		} else if err := checkModuleCaps(wasm, g.limits); err != nil { // Load deferred them
+		}
+		p := g.host.parse(wasm)                  // once, for every check of this compile
+		if err := p.Caps(g.limits); err != nil { // Load deferred them
 			return err
 		}
 		if c.entry != nil { // the fingerprint or file identity found the entry; the hash proves it is this module's
@@ -381,10 +387,10 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
 			}
 		}
-		if cm, err = g.host.compileOnce(ctx, c.key, wasm, g.limits); err != nil {
+		if cm, err = g.host.compileOnce(ctx, c.key, p, g.limits); err != nil {
 			return err
 		}
-		customs = scriptSections(wasm)
+		customs = scriptSectionsOf(p.Whole())
 		if err = c.checkKind(cm, customs, g.kind, g.limits); err == nil {
 			err = c.checkExports(cm)
 		}

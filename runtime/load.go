@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
@@ -137,25 +138,28 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 			return nil, fmt.Errorf("%s: %w", src, err)
 		}
 		key, entry = h.cachedManifest(wasm, limits) // with Options.Lazy, a hit defers compiling (lazy.go)
-		// The structural caps guard wazero's parser, so they run before whatever compiles the
-		// module: here, or with a cache hit in the background compile (guestCode.loadCode),
-		// which keeps a scan of every function body (~10 ms for a 4 MB Go guest) off the start.
-		if entry == nil {
-			if err := checkModuleCaps(wasm, limits); err != nil {
-				return nil, fmt.Errorf("%s: %w", src, err)
-			}
+	}
+	// The module is parsed once (loadcheck.Module) and every check reads that. The structural
+	// caps guard wazero's parser, so they run before whatever compiles the module: here, or
+	// with a cache hit in the background compile (guestCode.loadCode), which keeps a scan of
+	// every function body (~10 ms for a 4 MB Go guest) off the start.
+	var parsed *loadcheck.Module
+	if entry == nil && wasm != nil {
+		parsed = h.parse(wasm)
+		if err := parsed.Caps(limits); err != nil {
+			return nil, fmt.Errorf("%s: %w", src, err)
+		}
+		if m := parsed.Whole(); m != nil && isWASICommand(m) { // a whole MCP server: LoadServer (wasiserver.go)
+			return nil, fmt.Errorf("%s: %w", src, errWASIServer)
 		}
 	}
-	if entry == nil && wasm != nil && isWASIServer(wasm) { // a whole MCP server: LoadServer (wasiserver.go)
-		return nil, fmt.Errorf("%s: %w", src, errWASIServer)
-	}
-	compiled, err := h.compileUnlessCached(ctx, key, wasm, entry, limits)
+	compiled, err := h.compileUnlessCached(ctx, key, parsed, entry, limits)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	var customs map[string][]byte
-	if compiled != nil && wasm != nil {
-		customs = scriptSections(wasm)
+	if compiled != nil && parsed != nil {
+		customs = scriptSectionsOf(parsed.Whole())
 	}
 	k, err := h.kindOf(compiled, customs, entry, limits)
 	if err != nil {
@@ -252,28 +256,30 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	return g, nil
 }
 
-// compile checks wasm's estimated compile memory (compilecaps.go), bounds its tables
-// (tables.go) and instruments it so every function entry observes the time limit, then
-// compiles it. A module our parser finds malformed is compiled as given so the error is
-// wazero's precise one; a reference to an undefined index or an unknown instruction is
-// refused with the rewrite's own error, which names the function and the index.
-func (h *Host) compile(ctx context.Context, wasm []byte, limits Limits) (wazero.CompiledModule, error) {
+// compile checks the parsed module's estimated compile memory (loadcheck.CompileMemory),
+// bounds its tables (loadcheck.Tables) and instruments it so every function entry observes
+// the time limit, then compiles it. A module our parser finds malformed is compiled as given
+// so the error is wazero's precise one; a reference to an undefined index or an unknown
+// instruction is refused with the rewrite's own error, which names the function and the index.
+func (h *Host) compile(ctx context.Context, p *loadcheck.Module, limits Limits) (wazero.CompiledModule, error) {
 	timeout := limits.CompileTimeout
-	if err := checkCompileMemory(wasm, limits); err != nil {
+	wasm := p.Bytes
+	if err := p.CompileMemory(limits); err != nil {
 		return nil, err
 	}
-	inst, ierr := capTables(wasm, limits)
+	var inst []byte
+	tables, ierr := p.Tables(limits)
 	if errors.Is(ierr, ErrLoadLimit) || errors.Is(ierr, ErrABI) {
 		return nil, ierr
 	}
 	if ierr == nil {
-		inst, ierr = instrumentCalls(inst)
+		inst, ierr = instrumentTables(p.M, tables) // the tables bounded in the same rewrite
 		if errors.Is(ierr, errUndefinedIndex) || errors.Is(ierr, errUnknownInstr) {
 			return nil, fmt.Errorf("compiling: %w", ierr)
 		}
 	}
 	if ierr == nil { // the checks added at loops weigh: 3 bytes of loop are ~20 compiled
-		if err := checkCompileMemory(inst, limits); err != nil {
+		if err := checkCompileMemory(inst, limits); err != nil { // the module the host wrote
 			return nil, err
 		}
 	}
@@ -623,7 +629,7 @@ func (g *Guest) decodeManifest(raw []byte) (*abi.Manifest, error) {
 	if m.Tools == nil {
 		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", ErrABI)
 	}
-	if err := checkManifestCaps(len(m.Tools), len(m.Resources), len(m.ResourceTemplates), len(m.Prompts), g.limits); err != nil {
+	if err := loadcheck.Manifest(len(m.Tools), len(m.Resources), len(m.ResourceTemplates), len(m.Prompts), g.limits); err != nil {
 		return nil, err
 	}
 	return &m, nil

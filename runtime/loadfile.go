@@ -88,16 +88,12 @@ type fileSource struct {
 	entry *manifestEntry
 }
 
-// read returns the module of a guest loaded by LoadFile without its bytes, after checking
-// them against the cached manifest's SHA-256 and the load caps. The nesting cap is checked
-// here, before anything compiles.
-func (c *guestCode) read(limits Limits) ([]byte, error) {
+// read returns the module of a guest loaded by LoadFile without its bytes; loadCode checks
+// them against the load caps (before anything compiles) and the cached manifest's SHA-256.
+func (c *guestCode) read() ([]byte, error) {
 	wasm, err := os.ReadFile(c.path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the module: %w", err)
-	}
-	if err := checkModuleCaps(wasm, limits); err != nil {
-		return nil, err
 	}
 	return wasm, nil
 }

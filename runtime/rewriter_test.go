@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -376,7 +377,7 @@ func TestDecodersAgree(t *testing.T) {
 			mod := tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(4, tvec([]byte{0x70, 0, 1})),
 				tsec(5, tvec([]byte{0, 1})), tsec(10, tvec(tbody(code))))
 			_, rerr := instrumentCalls(mod)
-			_, depth := maxNesting(mod, 100)
+			_, depth := loadcheck.MaxNesting(mod, 100)
 			cm, werr := rt.CompileModule(ctx, mod)
 			if werr == nil {
 				cm.Close(ctx)
@@ -415,7 +416,7 @@ func TestDecodersAgreeOnLocals(t *testing.T) {
 	if _, err := instrumentCalls(mod); err != nil {
 		t.Fatalf("rewrite: %v", err)
 	}
-	if _, depth := maxNesting(mod, 100); depth != 2 {
+	if _, depth := loadcheck.MaxNesting(mod, 100); depth != 2 {
 		t.Errorf("nesting scan: depth %d; want 2", depth)
 	}
 	// An unknown instruction is refused with its name, not skipped.

@@ -1,4 +1,4 @@
-package runtime
+package loadcheck
 
 import (
 	"bytes"
@@ -20,18 +20,18 @@ func TestMaxNestingTrailingBytes(t *testing.T) {
 		m = binary.AppendUvarint(m, uint64(len(code)))
 		return append(m, code...)
 	}
-	if fn, depth := maxNesting(mod(code), 10); fn != 0 || depth != 11 {
+	if fn, depth := MaxNesting(mod(code), 10); fn != 0 || depth != 11 {
 		t.Errorf("maxNesting = %d, %d; want 0, 11 (stops past the limit)", fn, depth)
 	}
-	if fn, depth := maxNesting(mod(code), 100); fn != 0 || depth != 50 {
+	if fn, depth := MaxNesting(mod(code), 100); fn != 0 || depth != 50 {
 		t.Errorf("maxNesting under the limit = %d, %d; want 0, 50", fn, depth)
 	}
-	if _, depth := maxNesting(mod(append(code, 0xff, 0xff)), 100); depth != 50 {
+	if _, depth := MaxNesting(mod(append(code, 0xff, 0xff)), 100); depth != 50 {
 		t.Errorf("with trailing bytes: depth %d, want 50", depth)
 	}
 	short := append([]byte(nil), code...)
 	short[1] += 5 // the body's size (152: 0x98 0x01) past the section
-	if _, depth := maxNesting(mod(short), 10); depth != 0 {
+	if _, depth := MaxNesting(mod(short), 10); depth != 0 {
 		t.Errorf("a body overrunning its section: depth %d, want 0", depth)
 	}
 }

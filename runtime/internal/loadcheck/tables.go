@@ -1,10 +1,11 @@
-package runtime
+package loadcheck
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
@@ -27,46 +28,58 @@ const tableElementBytes = 8
 // bytes as its linear memory may.
 func tableElements(limits Limits) uint64 { return limits.MemoryBytes / tableElementBytes }
 
-// errTableFormat: a table or import this walk cannot read; compile leaves it to wazero.
-var errTableFormat = errors.New("table encoding not understood")
+// ErrTableFormat: a table or import this walk cannot read; compile leaves it to wazero.
+var ErrTableFormat = errors.New("table encoding not understood")
 
-// capTables returns wasm with its tables bounded as described above (wasm itself when no
-// maximum needs lowering), an ErrLoadLimit error for minimums over the bound, an ErrABI error
-// for an imported table, or an error wrapping errTableFormat for an encoding it cannot read.
-func capTables(b []byte, limits Limits) ([]byte, error) {
-	m, err := wasm.Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errTableFormat, err)
+// Tables returns the module's table section with its tables bounded as described above
+// (nil when no maximum needs lowering: the module stands as it is), an ErrLoadLimit error for
+// minimums over the bound, an ErrABI error for an imported table, or an error wrapping
+// ErrTableFormat for an encoding it cannot read.
+func (p *Module) Tables(limits Limits) ([]byte, error) {
+	if p.Err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTableFormat, p.Err)
 	}
-	return capModuleTables(m, limits)
+	return moduleTables(p.M, limits)
 }
 
-// capModuleTables is capTables of a parsed module.
-func capModuleTables(m *wasm.Module, limits Limits) ([]byte, error) {
+// capTables returns b with its tables bounded (Tables), b itself when none changes.
+func capTables(b []byte, limits Limits) ([]byte, error) {
+	p := Parse(b)
+	sec, err := p.Tables(limits)
+	if err != nil || sec == nil {
+		return b, err
+	}
+	r := wasm.NewRewriter(p.M)
+	r.Replace(wasm.SectionTable, sec)
+	return r.Bytes()
+}
+
+// moduleTables is Tables of a parsed module.
+func moduleTables(m *wasm.Module, limits Limits) ([]byte, error) {
 	// An import section it cannot read is left to the rewrite, which refuses it (and an
 	// import nobody provides fails to instantiate anyway).
 	if imports, err := m.Imports(); err == nil {
 		for _, im := range imports {
 			if im.Kind == wasm.KindTable {
-				return nil, fmt.Errorf("%w: module imports table %s.%s; the host provides no tables, a guest defines its own", ErrABI, im.Module, im.Name)
+				return nil, fmt.Errorf("%w: module imports table %s.%s; the host provides no tables, a guest defines its own", fault.ErrABI, im.Module, im.Name)
 			}
 		}
 	}
 	budget := tableElements(limits)
 	items, err := m.Elements()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errTableFormat, err)
+		return nil, fmt.Errorf("%w: %v", ErrTableFormat, err)
 	}
 	if items > budget {
 		return nil, fmt.Errorf("%w: the module's element segments hold %d elements, over the table limit of %d elements (the memory limit of %s, at %d bytes an element)",
-			ErrLoadLimit, items, budget, size.Format(limits.MemoryBytes), tableElementBytes)
+			fault.ErrLoadLimit, items, budget, size.Format(limits.MemoryBytes), tableElementBytes)
 	}
 	tables, err := m.Tables()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errTableFormat, err)
+		return nil, fmt.Errorf("%w: %v", ErrTableFormat, err)
 	}
 	if len(tables) == 0 {
-		return m.Bytes(), nil
+		return nil, nil
 	}
 	var mins uint64
 	growable := uint64(0)
@@ -78,7 +91,7 @@ func capModuleTables(m *wasm.Module, limits Limits) ([]byte, error) {
 	}
 	if mins > budget {
 		return nil, fmt.Errorf("%w: the module's tables declare %d elements at minimum, over the table limit of %d elements (the memory limit of %s, at %d bytes an element)",
-			ErrLoadLimit, mins, budget, size.Format(limits.MemoryBytes), tableElementBytes)
+			fault.ErrLoadLimit, mins, budget, size.Format(limits.MemoryBytes), tableElementBytes)
 	}
 	changed := false
 	for i := range tables {
@@ -92,9 +105,7 @@ func capModuleTables(m *wasm.Module, limits Limits) ([]byte, error) {
 		}
 	}
 	if !changed {
-		return m.Bytes(), nil
+		return nil, nil
 	}
-	r := wasm.NewRewriter(m)
-	r.Replace(wasm.SectionTable, wasm.AppendTables(nil, tables))
-	return r.Bytes()
+	return wasm.AppendTables(nil, tables), nil
 }

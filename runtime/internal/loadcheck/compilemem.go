@@ -1,10 +1,11 @@
-package runtime
+package loadcheck
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
@@ -18,7 +19,7 @@ import (
 //	            + compilePerCodeByte·(code section) + compilePerEntry·(entries)
 //
 // The constants are the worst of the shapes measured (RATIONALE.md, "Why is compile memory
-// estimated, and from these numbers?"); checkCompileMemory refuses a module whose estimate is
+// estimated, and from these numbers?"); CompileMemory refuses a module whose estimate is
 // over Limits.CompileMemory before wazero sees it.
 const (
 	compileBase           = 64 << 20 // the host and wazero before the module
@@ -81,16 +82,25 @@ func moduleEstimate(m *wasm.Module) (c moduleCost, ok bool) {
 	return c, true
 }
 
-// checkCompileMemory refuses a module whose estimated compile memory (above) is over
-// limits.CompileMemory, naming what drives the estimate.
-func checkCompileMemory(wasm []byte, limits Limits) error {
-	c, ok := compileEstimate(wasm)
+// CompileMemory refuses a module whose estimated compile memory (above) is over
+// limits.CompileMemory, naming what drives the estimate. A module that does not parse is
+// left to wazero, which reports its error.
+func (p *Module) CompileMemory(limits Limits) error {
+	m := p.Whole()
+	if m == nil {
+		return nil
+	}
+	c, ok := moduleEstimate(m)
 	if est := c.estimate(); !ok || est <= limits.CompileMemory {
 		return nil
 	}
 	return fmt.Errorf("%w: compiling would take an estimated %s (function %d is %s; %d functions, %s of code; %d entries: types, imports, functions, globals, exports, elements…), over the compile memory limit of %s",
-		ErrLoadLimit, approxBytes(c.estimate()), c.largestFn, approxBytes(uint64(c.largest)), c.funcs, approxBytes(uint64(c.code)), c.entries, approxBytes(limits.CompileMemory))
+		fault.ErrLoadLimit, approxBytes(c.estimate()), c.largestFn, approxBytes(uint64(c.largest)), c.funcs, approxBytes(uint64(c.code)), c.entries, approxBytes(limits.CompileMemory))
 }
+
+// CompileMemory is Module.CompileMemory of b (parsed here): for a module the host wrote
+// (the instrumented one) or a whole server's.
+func CompileMemory(b []byte, limits Limits) error { return Parse(b).CompileMemory(limits) }
 
 // approxBytes formats n in the largest binary unit it reaches, to one decimal: "1 GiB",
 // "28.6 MiB", "12 bytes".

@@ -1,4 +1,4 @@
-package runtime
+package loadcheck
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 // (calc) and 110 MiB (text). A QuickJS engine (~640 KB) stays under it unless one function
 // alone exceeds ~560 KiB.
 func TestCompileEstimateBundledGuests(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "guests", "*.wasm"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "..", "guests", "*.wasm"))
 	if len(paths) == 0 {
 		t.Fatal("no bundled guests")
 	}
@@ -26,7 +26,7 @@ func TestCompileEstimateBundledGuests(t *testing.T) {
 		if !ok || c.estimate() > policy.DefaultLimits().CompileMemory/2 {
 			t.Errorf("%s: estimated %s (%+v), want under half the limit", p, approxBytes(c.estimate()), c)
 		}
-		if err := checkCompileMemory(wasm, policy.DefaultLimits()); err != nil {
+		if err := CompileMemory(wasm, policy.DefaultLimits()); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 		if _, err := capTables(wasm, policy.DefaultLimits()); err != nil { // reads its tables and elements

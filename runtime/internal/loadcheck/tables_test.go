@@ -1,4 +1,4 @@
-package runtime
+package loadcheck
 
 import (
 	"encoding/binary"
