@@ -229,7 +229,8 @@ func BenchmarkInstrumentation(b *testing.B) {
 }
 
 // BenchmarkValidateArgs compares validateArgs with its Decoder-only predecessor
-// (validateArgsReference) on the echo guest's schema, and the flat acceptor in front of it.
+// (validateArgsReference) on the echo guest's schema, and the flat acceptor in front of it
+// (its three-pass predecessor: schema.BenchmarkAcceptsWave2).
 func BenchmarkValidateArgs(b *testing.B) {
 	tools := validateTools(b) // [0] permissive, [1] {"text": string}, required
 	for _, n := range []int{100, 10 << 10, 1 << 20} {
@@ -241,12 +242,6 @@ func BenchmarkValidateArgs(b *testing.B) {
 			{"before", func() error { return validateArgsReference(tools[1], args) }},
 			{"after", func() error { return validateArgs(tools[1].input, args) }},
 			{"after-flat", func() error { return tools[1].validate(args) }},
-			{"flat-wave2", func() error { // three passes, as before the single-pass scanner
-				if !tools[1].flat.acceptsWave2(args) {
-					return validateArgs(tools[1].input, args)
-				}
-				return nil
-			}},
 		} {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
 				b.ReportAllocs()

@@ -2,12 +2,13 @@ package runtime_test
 
 import (
 	"bytes"
-	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/testenv"
 )
 
 // TestWATFixturesCurrent rebuilds every testdata/wat/*.wat and compares it with the

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/schema"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -83,10 +84,10 @@ type tool struct {
 	// deniedFS: fs directories the guest requested that are not granted (fsdenied.go)
 	deniedFS []sandbox.DeniedFS
 	pool     *pool
-	flat     *flatSchema // fast acceptor for a flat input schema, or nil
+	flat     *schema.Flat // fast acceptor for a flat input schema, or nil
 	// unenforced: schema keywords the host leaves to the guest (schemapattern.go); each
 	// Path starts with "inputSchema" or "outputSchema"
-	unenforced []unenforced
+	unenforced []schema.Unenforced
 }
 
 // Name returns the guest's name (from config, else from its manifest).

@@ -10,8 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"io"
 	"log/slog"
 	"os"
@@ -20,6 +18,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"

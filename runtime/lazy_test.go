@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
 
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/schema"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -645,20 +646,20 @@ func newTool(td abi.Tool, guestLimits, toolLimits Limits) (*tool, error) {
 		return nil, fmt.Errorf("tool %q: %w", td.Name, err)
 	}
 	var err error
-	var skipped []unenforced
-	if t.input, skipped, err = resolveHostSchema(td.InputSchema); err != nil {
+	var skipped []schema.Unenforced
+	if t.input, skipped, err = schema.ResolveHost(td.InputSchema); err != nil {
 		return nil, fmt.Errorf("tool %q: inputSchema: %w", td.Name, err)
 	}
 	for _, u := range skipped {
 		u.Path = "inputSchema" + u.Path
 		t.unenforced = append(t.unenforced, u)
 	}
-	t.flat = compileFlat(td.InputSchema)
+	t.flat = schema.CompileFlat(td.InputSchema)
 	if t.input.Schema().Type != "object" {
 		return nil, fmt.Errorf(`tool %q: inputSchema: type must be "object", got %q`, td.Name, t.input.Schema().Type)
 	}
 	if len(td.OutputSchema) > 0 {
-		if t.output, skipped, err = resolveHostSchema(td.OutputSchema); err != nil {
+		if t.output, skipped, err = schema.ResolveHost(td.OutputSchema); err != nil {
 			return nil, fmt.Errorf("tool %q: outputSchema: %w", td.Name, err)
 		}
 		for _, u := range skipped {

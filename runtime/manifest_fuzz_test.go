@@ -33,7 +33,7 @@ func FuzzManifest(f *testing.F) {
 				continue
 			}
 			full := validateArgs(tl.input, args)
-			if tl.flat != nil && tl.flat.accepts(args) && full != nil {
+			if tl.flat != nil && tl.flat.Accepts(args) && full != nil {
 				t.Errorf("tool %q: flat acceptor accepts %q, full validation says %v", td.Name, args, full)
 			}
 		}

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"log/slog"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/schema"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -21,32 +21,32 @@ func TestSchemaPatternGoCannotCompile(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		input, output string
-		want          []unenforced
+		want          []schema.Unenforced
 		accept        []string          // arguments the host now accepts (the guest judges the pattern)
 		refuse        map[string]string // arguments → a part of the host's error (the rest is enforced)
 	}{{
 		name:  "lookahead in properties",
 		input: `{"type":"object","properties":{"pw":{"type":"string","minLength":3,"pattern":"` + lookahead + `"}},"required":["pw"]}`,
-		want: []unenforced{{Path: "inputSchema/properties/pw/pattern", Pattern: `^(?=.*\d)(?=.*[a-z]).{8,}$`,
+		want: []schema.Unenforced{{Path: "inputSchema/properties/pw/pattern", Pattern: `^(?=.*\d)(?=.*[a-z]).{8,}$`,
 			Why: "Go's regexp has no lookahead"}},
 		accept: []string{`{"pw":"abcdefgh"}`, `{"pw":"nodigits"}`},
 		refuse: map[string]string{`{"pw":"ab"}`: "minLength", `{}`: "pw", `{"pw":7}`: "type"},
 	}, {
 		name:   "back-reference in items",
 		input:  `{"type":"object","properties":{"l":{"type":"array","maxItems":1,"items":{"type":"string","pattern":"^(a+)-\\1$"}}}}`,
-		want:   []unenforced{{Path: "inputSchema/properties/l/items/pattern", Pattern: `^(a+)-\1$`, Why: "Go's regexp has no back-references"}},
+		want:   []schema.Unenforced{{Path: "inputSchema/properties/l/items/pattern", Pattern: `^(a+)-\1$`, Why: "Go's regexp has no back-references"}},
 		accept: []string{`{"l":["a-aa"]}`},
 		refuse: map[string]string{`{"l":["a","b"]}`: "maxItems", `{"l":[1]}`: "type"},
 	}, {
 		name:   "lookbehind and a \\u escape in $defs",
 		input:  `{"type":"object","$defs":{"p":{"type":"string","pattern":"(?<!x)[\\u00C0-\\u017F]+"}},"properties":{"a":{"$ref":"#/$defs/p"}}}`,
-		want:   []unenforced{{Path: "inputSchema/$defs/p/pattern", Pattern: `(?<!x)[\u00C0-\u017F]+`, Why: `Go's regexp has no lookbehind, no \u escapes`}},
+		want:   []schema.Unenforced{{Path: "inputSchema/$defs/p/pattern", Pattern: `(?<!x)[\u00C0-\u017F]+`, Why: `Go's regexp has no lookbehind, no \u escapes`}},
 		accept: []string{`{"a":"x"}`},
 		refuse: map[string]string{`{"a":true}`: "type"},
 	}, {
 		name:  "patternProperties key with lookahead, additionalProperties false",
 		input: `{"type":"object","properties":{"id":{"type":"integer"}},"patternProperties":{"^(?!id$)x_":{"type":"string"},"^n_":{"type":"number"}},"additionalProperties":false}`,
-		want: []unenforced{
+		want: []schema.Unenforced{
 			{Path: "inputSchema/patternProperties/^(?!id$)x_", Pattern: "^(?!id$)x_", Why: "Go's regexp has no lookahead"},
 			{Path: "inputSchema/additionalProperties", Why: "it depends on a patternProperties key left out"},
 		},
@@ -55,7 +55,7 @@ func TestSchemaPatternGoCannotCompile(t *testing.T) {
 	}, {
 		name:  "patternProperties key in allOf, unevaluatedProperties false at the root",
 		input: `{"type":"object","allOf":[{"patternProperties":{"^(?=k)\\w+$":{"type":"string"}}}],"properties":{"id":{"type":"integer"}},"unevaluatedProperties":false}`,
-		want: []unenforced{
+		want: []schema.Unenforced{
 			{Path: "inputSchema/allOf/0/patternProperties/^(?=k)\\w+$", Pattern: `^(?=k)\w+$`, Why: "Go's regexp has no lookahead"},
 			{Path: "inputSchema/unevaluatedProperties", Why: "it may depend on a patternProperties key left out"},
 		},
@@ -64,7 +64,7 @@ func TestSchemaPatternGoCannotCompile(t *testing.T) {
 	}, {
 		name:  "repeat counts over Go's limit, in propertyNames too; format regex is an annotation",
 		input: `{"type":"object","propertyNames":{"pattern":"^(ab{100}){100}$","maxLength":4},"properties":{"t":{"type":"string","pattern":"^.{1,2000}$"},"re":{"type":"string","format":"regex"}}}`,
-		want: []unenforced{
+		want: []schema.Unenforced{
 			{Path: "inputSchema/properties/t/pattern", Pattern: "^.{1,2000}$", Why: "Go's regexp has no repeat counts over 1000"},
 			{Path: "inputSchema/propertyNames/pattern", Pattern: "^(ab{100}){100}$", Why: "Go's regexp has no nested repeat counts over 1000 in all"},
 		},
@@ -74,7 +74,7 @@ func TestSchemaPatternGoCannotCompile(t *testing.T) {
 		name:   "output schema",
 		input:  `{"type":"object"}`,
 		output: `{"type":"object","properties":{"code":{"type":"string","pattern":"^(\\w)\\1$"}}}`,
-		want:   []unenforced{{Path: "outputSchema/properties/code/pattern", Pattern: `^(\w)\1$`, Why: "Go's regexp has no back-references"}},
+		want:   []schema.Unenforced{{Path: "outputSchema/properties/code/pattern", Pattern: `^(\w)\1$`, Why: "Go's regexp has no back-references"}},
 	}, {
 		name:   "valid in both dialects: the host enforces it as before",
 		input:  `{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]+$"}},"patternProperties":{"^n_":{"type":"number"}}}`,
@@ -140,45 +140,6 @@ func TestSchemaPatternInvalidInBothDialects(t *testing.T) {
 	if want := `tool "t": outputSchema: /properties/a/pattern: "(?<=a" is not a regular expression: missing closing )`; err == nil || err.Error() != want {
 		t.Errorf("output schema: %v\nwant %s", err, want)
 	}
-}
-
-// TestECMAToGoSyntax pins the rewrite that checks the rest of an ECMA-only pattern.
-func TestECMAToGoSyntax(t *testing.T) {
-	for _, tc := range []struct {
-		in, out string
-		lacks   []string
-	}{
-		{`^(?=.*\d)(?!x).{8,}$`, `^(?:.*\d)(?:x).{1}$`, []string{"lookahead"}},
-		{`(?<=a)(?<!b)`, `(?:a)(?:b)`, []string{"lookbehind"}},
-		{`(?<q>['"]).*\k<q>|(a)\12`, `(?<q>['"]).*(?:)|(a)(?:)`, []string{"back-references"}},
-		{`[\1\b]\(?=`, `[\1\x08]\(?=`, []string{`\b (backspace) in a class`}},
-		{`\u00e9\u{1F600}\cJ`, `\x{00e9}\x{1F600}\x{0A}`, []string{`\u escapes`, `\c escapes`}},
-		{`[](?=[^])[]a]`, `[^\x00-\x{10FFFF}](?:[\x00-\x{10FFFF}])[^\x00-\x{10FFFF}]a]`, []string{"empty classes", "lookahead", "[^]"}},
-		{`[(?=]`, `[(?=]`, nil},
-		{`a{2}b{3,}c{1,2000}d{5,2}e{x}[{9}]`, `a{1}b{1}c{1}d{5,2}e{x}[{9}]`, []string{"repeat counts over 1000"}},
-		// z.emoji()'s and \p{Script=…}: properties Go does not know; \p{L} and \p{Greek} it does.
-		{`^[\p{Extended_Pictographic}\p{L}]+\P{sc=Greek}\p{Greek}$`, `^[\pL\p{L}]+\PL\p{Greek}$`, []string{"Unicode property Extended_Pictographic", "Unicode property sc=Greek"}},
-	} {
-		out, lacks := ecmaToGoSyntax(tc.in)
-		if out != tc.out || !reflect.DeepEqual(lacks, tc.lacks) {
-			t.Errorf("ecmaToGoSyntax(%q) = %q, %q; want %q, %q", tc.in, out, lacks, tc.out, tc.lacks)
-		}
-	}
-}
-
-// FuzzHostRegexp: hostRegexp never panics, and it leaves a pattern to the guest exactly when
-// Go's regexp cannot compile it.
-func FuzzHostRegexp(f *testing.F) {
-	for _, p := range []string{`^\p{Extended_Pictographic}+$`, `\p{`, `\P{sc=Greek}`, `^(?=.*\d).{8,}$`, `(a)\1`, `\k<n>`, `\u{1F600}\u00e9\cJ`, `[]`, `[^]`, `[\b]`, `a{1,2000}`, `(`, `\`, `[`, `{`, `\u{`, `\k<`} {
-		f.Add(p)
-	}
-	f.Fuzz(func(t *testing.T, p string) {
-		why, err := hostRegexp(p)
-		_, goErr := regexp.Compile(p)
-		if (goErr == nil) != (why == "" && err == nil) {
-			t.Errorf("hostRegexp(%q) = %q, %v; Go's regexp: %v", p, why, err, goErr)
-		}
-	})
 }
 
 // The warning for a pattern left to the guest is logged once at load, naming guest, tool,

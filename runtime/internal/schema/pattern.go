@@ -1,4 +1,4 @@
-package runtime
+package schema
 
 import (
 	"cmp"
@@ -15,33 +15,33 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// unenforced is one keyword of a tool's schema the host leaves out of its own validation
+// Unenforced is one keyword of a tool's schema the host leaves out of its own validation
 // because Go's regexp cannot run the ECMA-262 regular expression it holds (RATIONALE.md,
 // "Why are schema patterns the host cannot compile left to the guest?"). The schema advertised in tools/list
 // keeps it; only the guest can check it.
-type unenforced struct {
+type Unenforced struct {
 	Path    string // JSON Pointer (RFC 6901) of the keyword in the schema, e.g. "/properties/pw/pattern"
 	Pattern string // the regular expression as the guest wrote it; "" for a keyword left out with it
 	Why     string // what Go's regexp lacks, e.g. "Go's regexp has no lookahead"
 }
 
-// resolveSchema resolves raw for the host's validation; see resolveHostSchema.
-func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
-	r, _, err := resolveHostSchema(raw)
+// Resolve resolves raw for the host's validation; see ResolveHost.
+func Resolve(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	r, _, err := ResolveHost(raw)
 	return r, err
 }
 
-// resolveHostSchema unmarshals and resolves raw (a tool's input or output schema) for the
+// ResolveHost unmarshals and resolves raw (a tool's input or output schema) for the
 // host's own validation. JSON Schema's "pattern" and "patternProperties" keys are ECMA-262
 // regular expressions (JSON Schema 2020-12 core §6.4), which jsonschema-go compiles with Go's
 // RE2 regexp. A pattern Go cannot compile but that is well-formed once its ECMA-only
 // constructs (lookaround, back-references, \u and \c escapes, [] and [^]) are set aside is
-// left out of the host's copy and returned as unenforced; a patternProperties key left out
+// left out of the host's copy and returned as Unenforced; a patternProperties key left out
 // also takes its object's additionalProperties and every unevaluatedProperties of the
 // schema with it (the host can no longer tell which properties it matches), so the host
 // refuses nothing the guest's schema admits. A pattern malformed in both dialects is an
 // error naming its path.
-func resolveHostSchema(raw json.RawMessage) (*jsonschema.Resolved, []unenforced, error) {
+func ResolveHost(raw json.RawMessage) (*jsonschema.Resolved, []Unenforced, error) {
 	if len(raw) == 0 {
 		return nil, nil, errors.New("missing")
 	}
@@ -49,7 +49,7 @@ func resolveHostSchema(raw json.RawMessage) (*jsonschema.Resolved, []unenforced,
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, nil, err
 	}
-	var skipped []unenforced
+	var skipped []Unenforced
 	droppedKey := false
 	err := walkSchemas(&s, "", func(sub *jsonschema.Schema, path string) error {
 		if sub.Pattern != "" {
@@ -58,7 +58,7 @@ func resolveHostSchema(raw json.RawMessage) (*jsonschema.Resolved, []unenforced,
 				return fmt.Errorf("%s/pattern: %w", path, err)
 			}
 			if why != "" {
-				skipped = append(skipped, unenforced{Path: path + "/pattern", Pattern: sub.Pattern, Why: why})
+				skipped = append(skipped, Unenforced{Path: path + "/pattern", Pattern: sub.Pattern, Why: why})
 				sub.Pattern = ""
 			}
 		}
@@ -70,12 +70,12 @@ func resolveHostSchema(raw json.RawMessage) (*jsonschema.Resolved, []unenforced,
 			if why == "" {
 				continue
 			}
-			skipped = append(skipped, unenforced{Path: path + "/patternProperties/" + pointerToken(key), Pattern: key, Why: why})
+			skipped = append(skipped, Unenforced{Path: path + "/patternProperties/" + pointerToken(key), Pattern: key, Why: why})
 			delete(sub.PatternProperties, key)
 			droppedKey = true
 			if sub.AdditionalProperties != nil {
 				sub.AdditionalProperties = nil
-				skipped = append(skipped, unenforced{Path: path + "/additionalProperties", Why: "it depends on a patternProperties key left out"})
+				skipped = append(skipped, Unenforced{Path: path + "/additionalProperties", Why: "it depends on a patternProperties key left out"})
 			}
 		}
 		return nil
@@ -87,7 +87,7 @@ func resolveHostSchema(raw json.RawMessage) (*jsonschema.Resolved, []unenforced,
 		_ = walkSchemas(&s, "", func(sub *jsonschema.Schema, path string) error {
 			if sub.UnevaluatedProperties != nil {
 				sub.UnevaluatedProperties = nil
-				skipped = append(skipped, unenforced{Path: path + "/unevaluatedProperties", Why: "it may depend on a patternProperties key left out"})
+				skipped = append(skipped, Unenforced{Path: path + "/unevaluatedProperties", Why: "it may depend on a patternProperties key left out"})
 			}
 			return nil
 		})

@@ -1,4 +1,4 @@
-package runtime
+package schema
 
 import (
 	"encoding/binary"
@@ -8,13 +8,13 @@ import (
 	"unicode/utf8"
 )
 
-// flatSchema is a fast acceptor for the input schemas most tools have: an object of scalar
+// Flat is a fast acceptor for the input schemas most tools have: an object of scalar
 // properties (string, integer, number, boolean), some required, extra properties allowed or
 // not. It answers only "valid": whenever it is not sure — a type mismatch, a missing
 // property, a number with a fraction or exponent, an escaped key — the caller runs the full
 // jsonschema-go validation, which also writes the error message. So it can make valid calls
 // cheaper but never changes an answer (FuzzValidateArgs checks that against the reference).
-type flatSchema struct {
+type Flat struct {
 	names    []string // property names
 	types    []byte   // per property: 's' string, 'i' integer, 'n' number, 'b' boolean
 	required []int    // indexes into names
@@ -24,13 +24,13 @@ type flatSchema struct {
 // annotation keywords carry no validation (JSON Schema 2020-12 §9 and "meta-data").
 var annotationKeywords = []string{"title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly"}
 
-// compileFlat returns a flatSchema for raw, or nil if raw uses anything else.
-func compileFlat(raw json.RawMessage) *flatSchema {
+// CompileFlat returns a Flat for raw, or nil if raw uses anything else.
+func CompileFlat(raw json.RawMessage) *Flat {
 	var s map[string]json.RawMessage
 	if json.Unmarshal(raw, &s) != nil {
 		return nil
 	}
-	f := &flatSchema{}
+	f := &Flat{}
 	var props map[string]json.RawMessage
 	var required []string
 	for k, v := range s {
@@ -110,13 +110,13 @@ func propType(raw json.RawMessage) byte {
 	return typ
 }
 
-// accepts reports whether args (any bytes) is certainly valid. It allocates nothing and reads
+// Accepts reports whether args (any bytes) is certainly valid. It allocates nothing and reads
 // args once: the JSON grammar (as json.Valid judges it), the schema and the number bounds are
 // checked in the same left-to-right pass, and string contents are skipped eight bytes at a
 // time. Anything it is unsure of — a number with an exponent or 309 digits in a row (decoding
 // into any would reject it), an escaped or non-UTF-8 key, nesting deeper than maxFlatDepth —
 // makes it answer false, and the caller runs the full validation.
-func (f *flatSchema) accepts(args []byte) bool {
+func (f *Flat) Accepts(args []byte) bool {
 	if len(f.names) > 64 {
 		return false
 	}
@@ -195,7 +195,7 @@ func (f *flatSchema) accepts(args []byte) bool {
 const maxFlatDepth = 512
 
 // scanValue returns the index just past the JSON value starting at b[i], or -1 if there is
-// none there or accepts must not vouch for it (see accepts). depth counts enclosing
+// none there or accepts must not vouch for it (see Accepts). depth counts enclosing
 // containers.
 func scanValue(b []byte, i, depth int) int {
 	if i >= len(b) {
