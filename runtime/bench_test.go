@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
@@ -169,7 +170,7 @@ func BenchmarkInstrumentation(b *testing.B) {
 				var err error
 				switch instr {
 				case "instrumented":
-					w, err = instrumentCalls(w)
+					w, err = instrument.Calls(w)
 				case "entryloop":
 					w, err = entryLoops(w)
 				}

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 )
 
 // interrupter ends a running call from outside: the call's deadline or cancellation (seen by
 // the host's watchdog, below), Host.Stop or Guest.Close. It sets the instance's
-// exportInterrupt global, which the checks instrumentCalls injected look at (interrupt.go);
-// the guest then traps at its next look, within fuelInterval units of work. It also cancels
+// instrument.ExportInterrupt global, which the checks instrument.Calls injected look at (interrupt.go);
+// the guest then traps at its next look, within instrument.FuelInterval units of work. It also cancels
 // the context of a request import in flight, so a host function blocked on I/O returns.
 //
 // A call costs no context, no timer and no goroutine of its own: arm records the deadline and
@@ -47,7 +48,7 @@ type interrupter struct {
 }
 
 func (in *interrupter) init(mod api.Module, w *watchdog) {
-	in.flag, _ = mod.ExportedGlobal(exportInterrupt).(api.MutableGlobal)
+	in.flag, _ = mod.ExportedGlobal(instrument.ExportInterrupt).(api.MutableGlobal)
 	in.w = w
 }
 
@@ -333,13 +334,13 @@ func (w *watchdog) close() {
 }
 
 // start runs what wazero's WithStartFunctions(abi.ExportInitialize) would, plus a start
-// section instrumentCalls turned into the exportStart export, but armed: ctx's deadline or
+// section instrument.Calls turned into the instrument.ExportStart export, but armed: ctx's deadline or
 // cancellation during them stops them. As in wazero, exiting with code 0 ends initialization
 // successfully.
 func (inst *instance) start(ctx context.Context, mod api.Module) error {
 	d, _ := ctx.Deadline()
 	deadline := inst.g.host.watch.reading(d)
-	for _, name := range [...]string{exportStart, abi.ExportInitialize} {
+	for _, name := range [...]string{instrument.ExportStart, abi.ExportInitialize} {
 		fn := mod.ExportedFunction(name)
 		if fn == nil {
 			continue

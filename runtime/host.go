@@ -147,7 +147,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	// No WithCloseOnContextDone: instrumentCalls and the interrupter stop runaway calls
+	// No WithCloseOnContextDone: instrument.Calls and the interrupter stop runaway calls
 	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))

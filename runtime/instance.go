@@ -52,7 +52,7 @@ type instance struct {
 	restored bool                  // it was restored from snap (not taken as it)
 	fakes    fakeSources           // its clocks and random source when not granted (reset.go)
 	globals  []api.MutableGlobal   // snap.globals' handles, looked up at the first reset
-	fuel     api.MutableGlobal     // the host's $fuel (exportSnapshot)
+	fuel     api.MutableGlobal     // the host's $fuel (instrument.ExportSnapshot)
 	fdLookup reflect.Value         // wazero's descriptor lookup, resolved at the first reset (reset.go)
 	pagemap  []byte                // resetMapped's buffer (memimage_linux.go)
 }

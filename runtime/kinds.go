@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/extism"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/mcpwasm"
@@ -91,19 +92,16 @@ func moduleOf(cm wazero.CompiledModule, customs map[string][]byte) *kind.Module 
 		m.Imports = append(m.Imports, kind.Import{Module: mod, Name: name, Sig: kind.SignatureOf(f.ParamTypes(), f.ResultTypes())})
 	}
 	for name := range cm.ExportedFunctions() {
-		if name != exportInterrupt && name != exportStart { // the instrumentation's
+		if name != instrument.ExportInterrupt && name != instrument.ExportStart { // the instrumentation's
 			m.Exports = append(m.Exports, name)
 		}
 	}
 	return m
 }
 
-// scriptSectionPrefix names the custom sections a kind reads from its guest's module in Start
-// (kind.Instance.Custom): a JavaScript guest's script ("mcpwasm.js") and its bytecode
-// ("mcpwasm.jsbc"). The compile drops them (instrumentCalls) and the guest keeps them
-// (Guest.customs), so JavaScript guests, which differ only there, share one compiled engine
-// in memory and in the compilation cache.
-const scriptSectionPrefix = "mcpwasm.js"
+// scriptSectionPrefix: instrument.ScriptSectionPrefix (the compile drops these sections, the
+// guest keeps them).
+const scriptSectionPrefix = instrument.ScriptSectionPrefix
 
 // scriptSections returns copies of b's custom sections named scriptSectionPrefix…, or nil.
 func scriptSections(b []byte) map[string][]byte {

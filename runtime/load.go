@@ -15,10 +15,12 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/schema"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -264,7 +266,6 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 // instruction is refused with the rewrite's own error, which names the function and the index.
 func (h *Host) compile(ctx context.Context, p *loadcheck.Module, limits Limits) (wazero.CompiledModule, error) {
 	timeout := limits.CompileTimeout
-	wasm := p.Bytes
 	if err := p.CompileMemory(limits); err != nil {
 		return nil, err
 	}
@@ -274,8 +275,8 @@ func (h *Host) compile(ctx context.Context, p *loadcheck.Module, limits Limits) 
 		return nil, ierr
 	}
 	if ierr == nil {
-		inst, ierr = instrumentTables(p.M, tables) // the tables bounded in the same rewrite
-		if errors.Is(ierr, errUndefinedIndex) || errors.Is(ierr, errUnknownInstr) {
+		inst, ierr = instrument.Module(p.M, tables) // the tables bounded in the same rewrite
+		if errors.Is(ierr, wasm.ErrUndefinedIndex) || errors.Is(ierr, wasm.ErrUnknownInstr) {
 			return nil, fmt.Errorf("compiling: %w", ierr)
 		}
 	}
@@ -285,7 +286,7 @@ func (h *Host) compile(ctx context.Context, p *loadcheck.Module, limits Limits) 
 		}
 	}
 	if ierr != nil {
-		cm, err := h.compileModule(ctx, wasm, timeout)
+		cm, err := h.compileModule(ctx, p.Bytes, timeout)
 		if err != nil {
 			return nil, fmt.Errorf("compiling: %w", err)
 		}

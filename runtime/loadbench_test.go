@@ -3,6 +3,7 @@ package runtime
 import (
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
@@ -24,7 +25,7 @@ func BenchmarkLoadChecks(b *testing.B) {
 		{"caps", func() error { return p.Caps(limits) }},
 		{"compile-estimate", func() error { return p.CompileMemory(limits) }},
 		{"tables", func() error { _, err := p.Tables(limits); return err }},
-		{"instrument", func() error { _, err := instrument(p.M); return err }},
+		{"instrument", func() error { _, err := instrument.Module(p.M, nil); return err }},
 		{"all", func() error { // as Load and compile run them: one parse
 			p := loadcheck.Parse(w)
 			if err := p.Caps(limits); err != nil {
@@ -37,7 +38,7 @@ func BenchmarkLoadChecks(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			inst, err := instrumentTables(p.M, tables)
+			inst, err := instrument.Module(p.M, tables)
 			if err != nil {
 				return err
 			}

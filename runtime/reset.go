@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
@@ -103,13 +104,13 @@ func (inst *instance) resetGlobals(snap *snapshot) bool {
 			}
 			inst.globals[i] = g
 		}
-		inst.fuel, _ = inst.mod.ExportedGlobal(exportSnapshot).(api.MutableGlobal)
+		inst.fuel, _ = inst.mod.ExportedGlobal(instrument.ExportSnapshot).(api.MutableGlobal)
 	}
 	for i, sg := range snap.globals {
 		inst.globals[i].Set(sg.val)
 	}
 	if inst.fuel != nil {
-		inst.fuel.Set(api.EncodeI32(fuelInterval))
+		inst.fuel.Set(api.EncodeI32(instrument.FuelInterval))
 	}
 	return true
 }

@@ -7,65 +7,13 @@ import (
 	"log/slog"
 	goruntime "runtime"
 	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
-
-// Snapshots: a pool of a guest with isolation session or call makes a new instance
-// for every session or call. Instead of running the guest's start (its start function,
-// _initialize, the kind's Start) each time, it copies the state of its first instance right
-// after that instance started — linear memory and every mutable global — into the new one,
-// which wazero instantiates without running any start function. See RATIONALE.md "Pristine
-// instances from snapshots" for what is refused and why.
-//
-// The instrumentation (interrupt.go) exports each global the module defines as
-// mcpwasm_global_<k> (k counts the module's own globals from 0), so the host can read and
-// set the ones that are not exported, and exports mcpwasm_snapshot (one of its own globals;
-// only the name matters) when no function of the module changes a table or drops a data or
-// element segment: table contents and dropped segments are instance state no API reads.
-const (
-	exportSnapshot     = "mcpwasm_snapshot"
-	exportGlobalPrefix = "mcpwasm_global_"
-)
-
-// isSnapshotExport reports whether name is one of the snapshot exports the host reserves.
-func isSnapshotExport(name string) bool {
-	return name == exportSnapshot || strings.HasPrefix(name, exportGlobalPrefix)
-}
-
-// changesState reports whether in changes a table (table.set, init, copy, grow, fill) or
-// drops a segment (data.drop, elem.drop): state a snapshot cannot copy.
-func changesState(in *wasm.Instr) bool {
-	switch in.Op {
-	case 0x26: // table.set
-		return true
-	case 0xfc:
-		switch in.Sub {
-		case 9, 12, 13, 14, 15, 17:
-			return true
-		}
-	}
-	return false
-}
-
-// snapshotExports appends the snapshot exports to the n exports encoded in exp, unless the
-// module changes state a snapshot cannot copy.
-func (rw *rewriter) snapshotExports(exp []byte, n int) ([]byte, int) {
-	if rw.stateOp != "" {
-		return exp, n
-	}
-	for k := range rw.mi.Globals {
-		exp = appendExport(exp, exportGlobalPrefix+strconv.Itoa(int(k)), wasm.KindGlobal, rw.mi.ImportGlobals+k)
-	}
-	// The marker is $fuel: a reset in place refills it as a fresh instance's is (reset.go).
-	exp = appendExport(exp, exportSnapshot, wasm.KindGlobal, rw.fuel)
-	return exp, n + int(rw.mi.Globals) + 1
-}
 
 // snapshot is the state of a started instance: what a new instance of the same module and
 // profile is given instead of running its start.
@@ -233,7 +181,7 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 		return nil, fmt.Sprintf("its start asked for a capability (request %q)", r)
 	}
 	mod := inst.mod
-	if mod.ExportedGlobal(exportSnapshot) == nil {
+	if mod.ExportedGlobal(instrument.ExportSnapshot) == nil {
 		return nil, "the module changes a table or drops a segment (table.set, table.grow, data.drop, …)"
 	}
 	s := &snapshot{kind: t.Snapshot(inst.started)}
@@ -241,7 +189,7 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 		return nil, string(why)
 	}
 	for k := 0; ; k++ {
-		name := exportGlobalPrefix + strconv.Itoa(k)
+		name := instrument.ExportGlobalPrefix + strconv.Itoa(k)
 		g := mod.ExportedGlobal(name)
 		if g == nil {
 			break

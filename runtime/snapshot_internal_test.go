@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -161,18 +162,18 @@ func TestSnapshotRefused(t *testing.T) {
 // rewrite does not export the snapshot marker for it.
 func TestSnapshotRefusesTableChanges(t *testing.T) {
 	mod := watModule(t, `(module (table 1 funcref) (func (export "f") (table.set 0 (i32.const 0) (ref.null func))))`)
-	out, err := instrumentCalls(mod)
+	out, err := instrument.Calls(mod)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(out, []byte(exportSnapshot)) {
+	if bytes.Contains(out, []byte(instrument.ExportSnapshot)) {
 		t.Error("the rewrite exported the snapshot marker for a module that changes a table")
 	}
-	out, err = instrumentCalls(watModule(t, `(module (global (mut i64) (i64.const 1)) (func (export "f")))`))
+	out, err = instrument.Calls(watModule(t, `(module (global (mut i64) (i64.const 1)) (func (export "f")))`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(out, []byte(exportSnapshot)) || !bytes.Contains(out, []byte(exportGlobalPrefix+"0")) {
+	if !bytes.Contains(out, []byte(instrument.ExportSnapshot)) || !bytes.Contains(out, []byte(instrument.ExportGlobalPrefix+"0")) {
 		t.Error("the rewrite did not export the snapshot marker and global 0")
 	}
 }

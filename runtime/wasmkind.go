@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
@@ -37,7 +38,7 @@ func kindModule(m *wasm.Module) (*kind.Module, error) {
 		}
 	}
 	for _, e := range exports {
-		if e.Kind == wasm.KindFunc && e.Name != exportInterrupt && e.Name != exportStart {
+		if e.Kind == wasm.KindFunc && e.Name != instrument.ExportInterrupt && e.Name != instrument.ExportStart {
 			km.Exports = append(km.Exports, e.Name)
 		}
 	}

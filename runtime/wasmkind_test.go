@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
@@ -18,7 +19,7 @@ func TestKindModuleMatchesCompiled(t *testing.T) {
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
 	for name, b := range map[string][]byte{"echo": wat.Echo, "fixture": wat.Fixture, "probe": wat.Probe, "hygiene": wat.Hygiene} {
-		inst, err := instrumentCalls(b)
+		inst, err := instrument.Calls(b)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -1,4 +1,11 @@
-package runtime
+// Package instrument owns the rewrite every guest module goes through before it compiles
+// (Calls, Module): the fuel checks at function entries and loop headers that let the host
+// interrupt a call (the $fuel, $flag and $size globals and $slow), the charges before bulk
+// operations, the start section turned into an export, the snapshot exports
+// (ExportSnapshot, ExportGlobalPrefix) and the merge of a module's data segments. It reads
+// and writes bytes only: it may import runtime/internal/wasm and the standard library,
+// nothing else of ours (no wazero). The runtime root reads the names it exports.
+package instrument
 
 import (
 	"errors"
@@ -10,7 +17,7 @@ import (
 // Why rewrite modules at all: see RATIONALE.md, "Why rewrite function bodies: fuel checks,
 // not WithCloseOnContextDone?" and "Hardening 3: the rewriter".
 //
-// instrumentCalls gives the module three mutable i32 globals of its own, $fuel, $flag and
+// Calls gives the module three mutable i32 globals of its own, $fuel, $flag and
 // $size, and a function $slow, and puts a check at every function entry and every loop
 // header:
 //
@@ -30,7 +37,7 @@ import (
 // So $fuel counts work, about one unit per instruction or per 16 bytes moved, whatever the
 // loop looks like.
 //
-// When $fuel runs out, $slow refills it with fuelInterval, makes one trip into Go (memory.grow
+// When $fuel runs out, $slow refills it with FuelInterval, makes one trip into Go (memory.grow
 // 0, which wazero serves in Go: a point where the goroutine can be preempted, so a runaway
 // guest cannot stall the Go scheduler or the garbage collector's stop-the-world), and traps
 // (unreachable) if the host has set $flag. The host sets $flag, exported as
@@ -44,15 +51,22 @@ import (
 // writing $fuel never stops). The rewrite refuses every such reference, in code and in every
 // section (errUndefinedIndex).
 
-// fuelInterval is how much work (in units of fuel: about one instruction, or 16 bytes of a
+// FuelInterval is how much work (in units of fuel: about one instruction, or 16 bytes of a
 // bulk operation) runs between two trips into Go and two looks at $flag: 2^18 units, well
 // under a millisecond of guest time.
-const fuelInterval = 1 << 18
+const FuelInterval = 1 << 18
+
+// ScriptSectionPrefix names the custom sections a kind reads from its guest's module in Start
+// (kind.Instance.Custom): a JavaScript guest's script ("mcpwasm.js") and its bytecode
+// ("mcpwasm.jsbc"). Calls drops them and the guest keeps them (runtime's Guest.customs), so
+// JavaScript guests, which differ only there, share one compiled engine in memory and in the
+// compilation cache.
+const ScriptSectionPrefix = "mcpwasm.js"
 
 // Reserved export names; a guest must not define them (ABI.md §2).
 const (
-	exportInterrupt = "mcpwasm_interrupt"
-	exportStart     = "mcpwasm_start"
+	ExportInterrupt = "mcpwasm_interrupt"
+	ExportStart     = "mcpwasm_start"
 )
 
 // errMalformed is wrapped by errors about bytes that are not a module (the wasm package's
@@ -65,35 +79,32 @@ var errUndefinedIndex = wasm.ErrUndefinedIndex
 // errUnknownInstr: an instruction the decoder does not know (wasm.ErrUnknownInstr).
 var errUnknownInstr = wasm.ErrUnknownInstr
 
-// errReserved: the guest defines an export name the host reserves.
-var errReserved = errors.New("reserved export name")
+// ErrReserved: the guest defines an export name the host reserves.
+var ErrReserved = errors.New("reserved export name")
 
 // reservedExport refuses the export names the host reserves.
 func reservedExport(name string) error {
-	if name == exportInterrupt || name == exportStart || isSnapshotExport(name) {
-		return fmt.Errorf("%w: the module exports %s, which the host reserves (ABI.md §2)", errReserved, name)
+	if name == ExportInterrupt || name == ExportStart || IsSnapshotExport(name) {
+		return fmt.Errorf("%w: the module exports %s, which the host reserves (ABI.md §2)", ErrReserved, name)
 	}
 	return nil
 }
 
-// instrumentCalls returns a copy of the binary module b with the interruption checks
+// Calls returns a copy of the binary module b with the interruption checks
 // described above. Custom sections named .debug_* are dropped, since their code offsets would
-// no longer match, and so are a guest's script sections (scriptSectionPrefix, kinds.go). A module that names an index past its own is refused (errUndefinedIndex),
+// no longer match, and so are a guest's script sections (ScriptSectionPrefix). A module that names an index past its own is refused (errUndefinedIndex),
 // as is one with an instruction the decoder does not know.
-func instrumentCalls(b []byte) ([]byte, error) {
+func Calls(b []byte) ([]byte, error) {
 	m, err := wasm.Parse(b)
 	if err != nil {
 		return nil, err
 	}
-	return instrument(m)
+	return Module(m, nil)
 }
 
-// instrument is instrumentCalls of a parsed module.
-func instrument(m *wasm.Module) ([]byte, error) { return instrumentTables(m, nil) }
-
-// instrumentTables is instrument, with the table section replaced by tables unless nil (the
-// bound of loadcheck.Module.Tables), in the same rewrite.
-func instrumentTables(m *wasm.Module, tables []byte) ([]byte, error) {
+// Module is Calls of a parsed module, with the table section replaced by tables unless nil
+// (the bound of loadcheck.Module.Tables), in the same rewrite.
+func Module(m *wasm.Module, tables []byte) ([]byte, error) {
 	mi, err := m.Index(reservedExport)
 	if err != nil {
 		return nil, err
@@ -105,11 +116,11 @@ func instrumentTables(m *wasm.Module, tables []byte) ([]byte, error) {
 		r.Replace(wasm.SectionTable, tables)
 	}
 	r.DropCustom(".debug_")
-	r.DropCustom(scriptSectionPrefix)                       // the guest keeps them (kinds.go)
+	r.DropCustom(ScriptSectionPrefix)                       // the guest keeps them (runtime/kinds.go)
 	r.Append(wasm.SectionType, 1, []byte{0x60, 0x00, 0x00}) // $slow's: type mi.Types
 	r.Append(wasm.SectionFunction, 1, wasm.AppendU32(nil, mi.Types))
 	g := []byte{0x7f, 0x01, 0x41} // $fuel, $flag, $size
-	g = wasm.AppendS32(g, fuelInterval)
+	g = wasm.AppendS32(g, FuelInterval)
 	g = append(g, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
 	r.Append(wasm.SectionGlobal, 3, g)
 	if err := r.RewriteBodies(func(i uint32, body, out []byte) ([]byte, error) {
@@ -117,10 +128,10 @@ func instrumentTables(m *wasm.Module, tables []byte) ([]byte, error) {
 	}); err != nil {
 		return nil, err
 	}
-	exp := appendExport(nil, exportInterrupt, wasm.KindGlobal, rw.flag)
+	exp := appendExport(nil, ExportInterrupt, wasm.KindGlobal, rw.flag)
 	nexp := 1
-	if mi.HasStart { // exported as exportStart instead
-		exp = appendExport(exp, exportStart, wasm.KindFunc, mi.Start)
+	if mi.HasStart { // exported as ExportStart instead
+		exp = appendExport(exp, ExportStart, wasm.KindFunc, mi.Start)
 		nexp++
 		r.Drop(wasm.SectionStart)
 	}
@@ -143,7 +154,7 @@ func instrumentTables(m *wasm.Module, tables []byte) ([]byte, error) {
 	return r.Bytes()
 }
 
-// rewriter rewrites the code section for instrumentCalls.
+// rewriter rewrites the code section for Calls.
 type rewriter struct {
 	mi                     *wasm.Index
 	fuel, flag, size, slow uint32 // the host's globals and function
@@ -180,9 +191,9 @@ func (rw *rewriter) appendCheck(b []byte) ([]byte, int) {
 	return append(b, 0x0b), at // end
 }
 
-// patchCharge writes n, clamped to [1, fuelInterval], as the 5-byte LEB128 at b[at:].
+// patchCharge writes n, clamped to [1, FuelInterval], as the 5-byte LEB128 at b[at:].
 func patchCharge(b []byte, at, n int) {
-	n = min(max(n, 1), fuelInterval)
+	n = min(max(n, 1), FuelInterval)
 	for k := range 4 {
 		b[at+k] = byte(n>>(7*k))&0x7f | 0x80
 	}
@@ -190,7 +201,7 @@ func patchCharge(b []byte, at, n int) {
 }
 
 // appendCharge appends the charge of a bulk operation, its size (on the stack) >> shift. The
-// shift is at least 1, so the charge is below 2^31 and $fuel (at most fuelInterval) cannot
+// shift is at least 1, so the charge is below 2^31 and $fuel (at most FuelInterval) cannot
 // wrap around.
 func (rw *rewriter) appendCharge(b []byte, shift uint8) []byte {
 	b = append(b, 0x24) // global.set $size
@@ -211,8 +222,8 @@ func (rw *rewriter) appendCharge(b []byte, shift uint8) []byte {
 
 // slowBody is $slow: refill $fuel, visit Go, trap if $flag is set.
 func (rw *rewriter) slowBody() []byte {
-	b := []byte{0x00, 0x41} // no locals; i32.const fuelInterval
-	b = wasm.AppendS32(b, fuelInterval)
+	b := []byte{0x00, 0x41} // no locals; i32.const FuelInterval
+	b = wasm.AppendS32(b, FuelInterval)
 	b = append(b, 0x24) // global.set $fuel
 	b = wasm.AppendU32(b, rw.fuel)
 	b = append(b, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop

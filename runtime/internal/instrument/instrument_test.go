@@ -1,9 +1,8 @@
-package runtime
+package instrument
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 
@@ -17,7 +16,7 @@ func TestInstrumentCalls(t *testing.T) {
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
-	out, err := instrumentCalls(wat.Echo)
+	out, err := Calls(wat.Echo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,8 +25,8 @@ func TestInstrumentCalls(t *testing.T) {
 		t.Fatalf("instrumented echo does not compile: %v", err)
 	}
 	defer cm.Close(ctx)
-	if !bytes.Contains(out, []byte(exportInterrupt)) {
-		t.Errorf("no export %s", exportInterrupt)
+	if !bytes.Contains(out, []byte(ExportInterrupt)) {
+		t.Errorf("no export %s", ExportInterrupt)
 	}
 	// echo.wat has 4 functions and no start section; the check goes at each entry (and loop).
 	// echo.wat has no globals and no imports; $slow is function 4.
@@ -36,8 +35,8 @@ func TestInstrumentCalls(t *testing.T) {
 		t.Errorf("check appears %d times, want at least 4", n)
 	}
 	for _, bad := range [][]byte{nil, []byte("\x00asm"), []byte("\x00asm\x01\x00\x00\x00\x0a\x05\x01"), []byte("nope nope")} {
-		if _, err := instrumentCalls(bad); err == nil {
-			t.Errorf("instrumentCalls(%q) accepted a malformed module", bad)
+		if _, err := Calls(bad); err == nil {
+			t.Errorf("Calls(%q) accepted a malformed module", bad)
 		}
 	}
 }
@@ -62,14 +61,14 @@ func FuzzInstrumentCalls(f *testing.F) {
 		if loadcheck.VectorCounts(wasm) != nil {
 			return // the host refuses it before wazero sees it (loadcaps.go)
 		}
-		out, err := instrumentCalls(wasm)
+		out, err := Calls(wasm)
 		orig, cerr := rt.CompileModule(ctx, wasm)
 		if cerr == nil {
 			orig.Close(ctx)
 		}
 		if err != nil {
 			if cerr == nil {
-				t.Fatalf("wazero compiles the module but instrumentCalls fails: %v", err)
+				t.Fatalf("wazero compiles the module but Calls fails: %v", err)
 			}
 			return
 		}
@@ -97,7 +96,7 @@ func FuzzInstrumentCalls(f *testing.F) {
 }
 
 // withoutCustomSections returns wasm without its custom sections (wasm is well formed up to
-// its section sizes: instrumentCalls accepted it).
+// its section sizes: Calls accepted it).
 func withoutCustomSections(b []byte) []byte {
 	m, err := wasm.Parse(b)
 	if err != nil {
@@ -114,7 +113,7 @@ func withoutCustomSections(b []byte) []byte {
 
 // hostRefsOutsideChecks returns an error if the code of the rewritten module out names one of
 // the host's indexes (the last three globals, the last function, the last type) anywhere but
-// in the checks and charges instrumentCalls puts there.
+// in the checks and charges Calls puts there.
 func hostRefsOutsideChecks(out []byte) error {
 	m, err := wasm.Parse(out)
 	if err != nil {
@@ -165,27 +164,4 @@ func hostRefsOutsideChecks(out []byte) error {
 		}
 		return nil
 	})
-}
-
-// The names the rewrite adds are reserved: a module that already exports one is refused,
-// and the loader says why.
-func TestInstrumentRejectsReservedExports(t *testing.T) {
-	out, err := instrumentCalls(wat.Echo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := instrumentCalls(out); !errors.Is(err, errReserved) {
-		t.Fatalf("instrumenting twice: %v; want errReserved", err)
-	}
-	ctx := context.Background()
-	h, err := NewHost(ctx, &Options{NoDiskCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
-	_, err = h.Load(ctx, out, &GuestConfig{Source: "x.wasm"})
-	want := "x.wasm: compiling: reserved export name: the module exports mcpwasm_interrupt, which the host reserves (ABI.md §2)"
-	if err == nil || err.Error() != want {
-		t.Fatalf("err = %v; want %s", err, want)
-	}
 }

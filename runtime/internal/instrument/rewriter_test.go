@@ -1,4 +1,4 @@
-package runtime
+package instrument
 
 import (
 	"bytes"
@@ -141,14 +141,14 @@ func TestRewriteRefusesUndefinedIndexes(t *testing.T) {
 			"function 0: global.get names global 0, but the module defines no globals"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := instrumentCalls(build(tc.mod))
-			if !errors.Is(err, errUndefinedIndex) || err.Error() != undef+tc.want {
-				t.Errorf("instrumentCalls: %v\nwant: %s%s", err, undef, tc.want)
+			_, err := Calls(build(tc.mod))
+			if !errors.Is(err, wasm.ErrUndefinedIndex) || err.Error() != undef+tc.want {
+				t.Errorf("Calls: %v\nwant: %s%s", err, undef, tc.want)
 			}
 		})
 	}
 	// The base module is valid and is rewritten.
-	if _, err := instrumentCalls(build(nil)); err != nil {
+	if _, err := Calls(build(nil)); err != nil {
 		t.Fatalf("base module: %v", err)
 	}
 }
@@ -184,7 +184,7 @@ func TestRewriteReadsWazeroForms(t *testing.T) {
 			t.Fatalf("%s: wazero no longer accepts the module: %v", tc.name, err)
 		}
 		cm.Close(ctx)
-		out, err := instrumentCalls(tc.mod)
+		out, err := Calls(tc.mod)
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 			continue
@@ -211,7 +211,7 @@ func TestRewriteReadsWazeroForms(t *testing.T) {
 		{"global of (ref null 0) without types", tmod(tsec(6, tvec([]byte{0x63, 0x00, 0x00, 0xd0, 0x70, 0x0b}))),
 			"global 0's value type names type 0, but the module defines no types"},
 	} {
-		_, err := instrumentCalls(tc.mod)
+		_, err := Calls(tc.mod)
 		if want := "reference to an index the module does not define: " + tc.want; err == nil || err.Error() != want {
 			t.Errorf("%s: %v\nwant: %s", tc.name, err, want)
 		}
@@ -222,7 +222,7 @@ func TestRewriteReadsWazeroForms(t *testing.T) {
 // exporting one of another type would make an invalid module valid.
 func TestRewriteRefusesStartWithParameters(t *testing.T) {
 	mod := tmod(tsec(1, tvec([]byte{0x60, 1, 0x7f, 0})), tsec(3, tvec(tleb(0))), tsec(8, tleb(0)), tsec(10, tvec(tbody())))
-	_, err := instrumentCalls(mod)
+	_, err := Calls(mod)
 	if want := "malformed module: start section: start function 0 does not have type [] -> []"; err == nil || err.Error() != want {
 		t.Fatalf("err = %v; want %s", err, want)
 	}
@@ -241,7 +241,7 @@ func TestRewriteRefusesTrailingBytes(t *testing.T) {
 		{"function", tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, []byte{0, 0})), "malformed module: function section: 1 bytes after the last entry"},
 		{"export", tmod(tsec(7, []byte{0, 1, 'x', 3, 0})), "malformed module: export section: 4 bytes after the last entry"},
 	} {
-		if _, err := instrumentCalls(tc.mod); err == nil || err.Error() != tc.want {
+		if _, err := Calls(tc.mod); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: %v; want %s", tc.name, err, tc.want)
 		}
 	}
@@ -304,7 +304,7 @@ func TestBulkOperationsLookAtTheFlag(t *testing.T) {
 		{"20000 plain instructions", straight, 40000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, err := instrumentCalls(bulkModule(tc.op))
+			w, err := Calls(bulkModule(tc.op))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,13 +322,13 @@ func TestBulkOperationsLookAtTheFlag(t *testing.T) {
 			if r, err := mod.ExportedFunction("once").Call(ctx); err != nil || r[0] != 7 {
 				t.Fatalf("once: %v, %v; want 7", r, err)
 			}
-			mod.ExportedGlobal(exportInterrupt).(api.MutableGlobal).Set(1)
+			mod.ExportedGlobal(ExportInterrupt).(api.MutableGlobal).Set(1)
 			_, err = mod.ExportedFunction("run").Call(ctx)
 			if err == nil || !strings.Contains(err.Error(), "unreachable") {
 				t.Fatalf("run with the flag set: %v; want the trap", err)
 			}
 			n := int(mod.ExportedGlobal("n").Get())
-			if max := fuelInterval/tc.charge + 1; n > max {
+			if max := FuelInterval/tc.charge + 1; n > max {
 				t.Errorf("%d iterations ran with the flag set; want at most %d", n, max)
 			}
 		})
@@ -376,7 +376,7 @@ func TestDecodersAgree(t *testing.T) {
 			code := tcat([]byte{0x00}, tc.instr, []byte{0x00, 0x02, 0x40, 0x02, 0x40, 0x0b, 0x0b})
 			mod := tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(4, tvec([]byte{0x70, 0, 1})),
 				tsec(5, tvec([]byte{0, 1})), tsec(10, tvec(tbody(code))))
-			_, rerr := instrumentCalls(mod)
+			_, rerr := Calls(mod)
 			_, depth := loadcheck.MaxNesting(mod, 100)
 			cm, werr := rt.CompileModule(ctx, mod)
 			if werr == nil {
@@ -391,7 +391,7 @@ func TestDecodersAgree(t *testing.T) {
 			if got := werr == nil; got != tc.wazeroOK {
 				t.Errorf("wazero: %v; want ok=%v", werr, tc.wazeroOK)
 			}
-			if !tc.ok && !errors.Is(rerr, errUnknownInstr) && !errors.Is(rerr, errMalformed) {
+			if !tc.ok && !errors.Is(rerr, wasm.ErrUnknownInstr) && !errors.Is(rerr, wasm.ErrMalformed) {
 				t.Errorf("rewrite error %v is neither an unknown instruction nor malformed", rerr)
 			}
 		})
@@ -413,7 +413,7 @@ func TestDecodersAgreeOnLocals(t *testing.T) {
 		t.Fatalf("wazero: %v", err)
 	}
 	cm.Close(ctx)
-	if _, err := instrumentCalls(mod); err != nil {
+	if _, err := Calls(mod); err != nil {
 		t.Fatalf("rewrite: %v", err)
 	}
 	if _, depth := loadcheck.MaxNesting(mod, 100); depth != 2 {
@@ -421,7 +421,7 @@ func TestDecodersAgreeOnLocals(t *testing.T) {
 	}
 	// An unknown instruction is refused with its name, not skipped.
 	mod = tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(10, tvec(tbody([]byte{0xfd, 0x9a, 0x01}))))
-	if _, err := instrumentCalls(mod); !errors.Is(err, errUnknownInstr) || err.Error() != "function 0: unknown instruction 0xfd 154" {
+	if _, err := Calls(mod); !errors.Is(err, wasm.ErrUnknownInstr) || err.Error() != "function 0: unknown instruction 0xfd 154" {
 		t.Errorf("unknown instruction: %v", err)
 	}
 }
@@ -442,7 +442,7 @@ func TestDecoderKnowsWhatWazeroKnows(t *testing.T) {
 		mod := tmod(tsec(1, tvec([]byte{0x60, 1, 0x7f, 0})), tsec(3, tvec(tleb(0))), tsec(4, tvec([]byte{0x70, 0, 1})),
 			tsec(5, tvec([]byte{0, 1})), tsec(6, tvec(tcat([]byte{0x7f, 0x01}, i32c(0), []byte{0x0b}))),
 			tsec(9, tvec([]byte{1, 0, 1, 0})), tsec(12, tleb(1)), tsec(10, tvec(tbody(code))), tsec(11, tvec([]byte{1, 0})))
-		_, ours = instrumentCalls(mod)
+		_, ours = Calls(mod)
 		cm, theirs := rt.CompileModule(ctx, mod)
 		if theirs == nil {
 			cm.Close(ctx)
@@ -488,7 +488,7 @@ func BenchmarkBulkCharge(b *testing.B) {
 		[]byte{0x20, 0}, i32c(1), []byte{0x6b, 0x22, 0, 0x0d, 0, 0x0b, 0x0b})
 	mod := tmod(tsec(1, tvec([]byte{0x60, 0, 0})), tsec(3, tvec(tleb(0))), tsec(5, tvec([]byte{0, 1})),
 		tsec(7, tvec(tcat(tname("run"), []byte{0, 0}))), tsec(10, tvec(tcat(tleb(uint64(len(code))), code))))
-	inst, err := instrumentCalls(mod)
+	inst, err := Calls(mod)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -550,7 +550,7 @@ func memorylessLoopChild(t *testing.T) {
 		tsec(7, tvec(tcat(tname("loop"), []byte{0x00, 1}))),
 		tsec(10, tvec(tbody([]byte{0x10, 0}, []byte{0x03, 0x40, 0x0c, 0x00, 0x0b}))), // call entered; loop br 0 end
 	)
-	out, err := instrumentCalls(mod)
+	out, err := Calls(mod)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,7 +569,7 @@ func memorylessLoopChild(t *testing.T) {
 	go func() { _, err := m.ExportedFunction("loop").Call(ctx); done <- err }()
 	<-entered
 	goruntime.GC() // stops the world: waits for the looping goroutine to reach Go
-	m.ExportedGlobal(exportInterrupt).(api.MutableGlobal).Set(1)
+	m.ExportedGlobal(ExportInterrupt).(api.MutableGlobal).Set(1)
 	if err := <-done; err == nil {
 		t.Fatal("the loop returned without a trap")
 	}
