@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
@@ -144,12 +145,12 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 		// instance is healthy, the call is still cancelled.
 		err = fmt.Errorf("%w: %w", ErrCancelled, context.Cause(ctx))
 	}
-	if n := inst.stackBytes(); healthy && n > retainStackBytes {
+	if n := inst.stackBytes(); healthy && n > memory.RetainStackBytes {
 		// The call's recursion grew the native stack; wazero never shrinks it (stackmem.go).
 		g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance discarded: its call stack grew",
 			slog.String("guest", g.name), slog.String("tool", name), slog.String("stack", size.Format(uint64(n))))
 		healthy = false
-		defer returnStackMemory()
+		defer memory.ReturnStackMemory()
 	}
 	p.release(inst, healthy, start)
 	if err != nil {

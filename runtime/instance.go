@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/tetratelabs/wazero"
@@ -29,7 +30,7 @@ type instance struct {
 	fns    map[string]api.Function
 	stacks []*[]byte
 
-	memory *limitedMemory
+	memory *memory.Limited
 	vars   *kind.Arena // the kind's host-side bytes, counted with memory against the limit
 
 	call    kind.Call    // the running entry's, reset after each (one per instance: no allocation)
@@ -54,7 +55,7 @@ type instance struct {
 	globals  []api.MutableGlobal   // snap.globals' handles, looked up at the first reset
 	fuel     api.MutableGlobal     // the host's $fuel (instrument.ExportSnapshot)
 	fdLookup reflect.Value         // wazero's descriptor lookup, resolved at the first reset (reset.go)
-	pagemap  []byte                // resetMapped's buffer (memimage_linux.go)
+	pagemap  []byte                // memory.ResetMapped's buffer (memimage_linux.go)
 }
 
 var _ kind.Instance = (*instance)(nil)
@@ -82,7 +83,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 		// The guest's imports of a linked module's name resolve to this instance's.
 		ctx = experimental.WithImportResolver(ctx, func(name string) api.Module { return inst.linked[name] })
 	}
-	track := func(m *limitedMemory) { inst.memory = m }
+	track := func(m *memory.Limited) { inst.memory = m }
 	snap := p.snaps.get() // nil: run the start (snapshot.go)
 	if snap == nil {
 		snap = p.loadDiskSnapshot(ctx) // a previous process's (snapshotdisk.go)
@@ -90,11 +91,11 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	var alloc experimental.MemoryAllocator
 	switch {
 	case snap != nil && snap.image != nil:
-		alloc = varsAllocator(mappedAllocator(limit, snap.image, track), inst)
+		alloc = varsAllocator(memory.MappedAllocator(limit, snap.image, track), inst)
 	case snap != nil:
-		alloc = reserveAllocator(varsAllocator(newMemoryAllocator(limit, track), inst), uint64(len(snap.memory())))
+		alloc = reserveAllocator(varsAllocator(memory.NewAllocator(limit, track), inst), uint64(len(snap.memory())))
 	default:
-		alloc = varsAllocator(newMemoryAllocator(limit, track), inst)
+		alloc = varsAllocator(memory.NewAllocator(limit, track), inst)
 	}
 	inst.snap, inst.restored = snap, snap != nil
 	inst.env, inst.random = p.profile.Environ(), p.profile.Random()
@@ -109,7 +110,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	mod, err := g.host.rt.InstantiateModule(ctx, g.compiled, cfg)
 	if err != nil {
 		inst.unlink(ctx)
-		if m := inst.memory; m != nil && m.mapped {
+		if m := inst.memory; m != nil && m.Mapped {
 			m.Free() // wazero frees a memory only with its module; no GC unmaps it (Free is idempotent)
 		}
 		return nil, fmt.Errorf("instantiating: %w", inst.classify(ctx, err, g.limits.Timeout))
@@ -168,7 +169,7 @@ func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error)
 		inst.intr.disarm()
 	}()
 	if inst.memory != nil {
-		inst.memory.hit = false
+		inst.memory.Hit = false
 	}
 	if restore := inst.g.kind.t.Restore; restore != nil && snap != nil {
 		inst.started, err = restore(ctx, inst, c, snap.kind)
@@ -194,8 +195,8 @@ type varsMemory struct {
 }
 
 func (m *varsMemory) Reallocate(size uint64) []byte {
-	if lm := m.inst.memory; lm != nil && size+m.inst.vars.Used() > lm.limit {
-		lm.hit = true
+	if lm := m.inst.memory; lm != nil && size+m.inst.vars.Used() > lm.Limit {
+		lm.Hit = true
 		return nil
 	}
 	return m.LinearMemory.Reallocate(size)
@@ -253,7 +254,7 @@ func (inst *instance) Func(name string) api.Function {
 	fn := inst.mod.ExportedFunction(name)
 	inst.fns[name] = fn
 	if fn != nil {
-		if s := nativeStack(fn); s != nil {
+		if s := memory.NativeStack(fn); s != nil {
 			inst.stacks = append(inst.stacks, s)
 		}
 	}
@@ -335,7 +336,7 @@ func (inst *instance) enter(ctx context.Context, e kind.Entry, name string, args
 		c.Reset()
 	}()
 	if inst.memory != nil {
-		inst.memory.hit = false
+		inst.memory.Hit = false
 	}
 	s := inst.started
 	switch e {
@@ -393,8 +394,8 @@ func (inst *instance) classify(ctx context.Context, err error, timeout time.Dura
 		return fmt.Errorf("%w: guest exited with code %d", ErrTrap, exit.ExitCode())
 	}
 	msg := firstLine(err.Error())
-	if inst.memory != nil && inst.memory.hit {
-		return fmt.Errorf("%w (%s): %s", ErrMemoryLimit, size.Format(inst.memory.limit), msg)
+	if inst.memory != nil && inst.memory.Hit {
+		return fmt.Errorf("%w (%s): %s", ErrMemoryLimit, size.Format(inst.memory.Limit), msg)
 	}
 	return fmt.Errorf("%w: %s", ErrTrap, msg)
 }

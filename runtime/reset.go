@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -66,8 +67,8 @@ func (p *pool) reset(ctx context.Context, inst *instance) bool {
 		return false
 	}
 	buf, _ := inst.mem.Read(0, uint32(len(snapMem)))
-	if m := inst.memory; m != nil && m.mapped && m.image == len(snapMem) {
-		if _, err := resetMapped(buf, snapMem, &inst.pagemap); err != nil {
+	if m := inst.memory; m != nil && m.Mapped && m.Image == len(snapMem) {
+		if _, err := memory.ResetMapped(buf, snapMem, &inst.pagemap); err != nil {
 			p.g.host.logger.LogAttrs(ctx, slog.LevelDebug, "instance not reset", slog.String("guest", p.g.name),
 				slog.String("error", err.Error()))
 			return false

@@ -55,8 +55,8 @@ func TestResetInPlace(t *testing.T) {
 			if got := g.stats.resets.Load(); got != 4 {
 				t.Errorf("%d resets; want 4 (5 calls in one instance)", got)
 			}
-			if m := first.memory; m == nil || m.mapped != (mapped && goruntime.GOOS == "linux") {
-				t.Errorf("memory mapped: %v; want %v", m != nil && m.mapped, mapped && goruntime.GOOS == "linux")
+			if m := first.memory; m == nil || m.Mapped != (mapped && goruntime.GOOS == "linux") {
+				t.Errorf("memory mapped: %v; want %v", m != nil && m.Mapped, mapped && goruntime.GOOS == "linux")
 			}
 		})
 		t.Run("session/"+name, func(t *testing.T) {

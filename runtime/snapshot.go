@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -26,7 +27,7 @@ type snapshot struct {
 	kind    any // the kind's part (kind.Traits.Snapshot)
 	// image is the memory in a memfd that restored instances map copy-on-write
 	// (memimage_linux.go); nil where that is not possible: they copy heap.
-	image *memImage
+	image *memory.Image
 }
 
 // memory returns the snapshot's linear memory, whole pages: read-only. Under an image it is
@@ -34,7 +35,7 @@ type snapshot struct {
 // slice keeps s alive too (runtime.KeepAlive).
 func (s *snapshot) memory() []byte {
 	if s.image != nil {
-		return s.image.view
+		return s.image.View
 	}
 	return s.heap
 }
@@ -45,7 +46,7 @@ func (s *snapshot) memory() []byte {
 // cache's encoding) come from the image's mapping. Else instances copy the heap's.
 func (p *pool) attachImage(snap *snapshot) {
 	if h := p.g.host; snap != nil && (len(snap.heap) >= mapImageBytes || h.mapSmall) && !h.noMappedMemory {
-		if img, err := newMemImage(snap.heap); err == nil { // on failure: restores copy
+		if img, err := memory.NewImage(snap.heap); err == nil { // on failure: restores copy
 			snap.image, snap.heap = img, nil
 		}
 	}
@@ -237,7 +238,7 @@ var zeroPage [pageSize]byte
 
 // restore gives inst, instantiated without start functions, the state of snap: memory grown
 // to the snapshot's size and overwritten (its spans; or, under snap's image mapped by
-// mappedAllocator, what instantiation wrote dropped), globals set.
+// memory.MappedAllocator, what instantiation wrote dropped), globals set.
 func (inst *instance) restore(mod api.Module, snap *snapshot) error {
 	snapMem := snap.memory()
 	defer goruntime.KeepAlive(snap) // snapMem may be snap's image's mapping
@@ -249,7 +250,7 @@ func (inst *instance) restore(mod api.Module, snap *snapshot) error {
 	} else {
 		if cur := mem.Size(); uint64(cur) < uint64(len(snapMem)) {
 			if _, ok := mem.Grow(uint32((uint64(len(snapMem)) - uint64(cur)) / pageSize)); !ok {
-				if inst.memory != nil && inst.memory.hit {
+				if inst.memory != nil && inst.memory.Hit {
 					return fmt.Errorf("%w (restoring %d bytes of memory)", ErrMemoryLimit, len(snapMem))
 				}
 				return fmt.Errorf("%w: cannot grow memory to the snapshot's %d bytes", ErrTrap, len(snapMem))
@@ -259,10 +260,10 @@ func (inst *instance) restore(mod api.Module, snap *snapshot) error {
 		if !ok {
 			return fmt.Errorf("%w: memory smaller than the snapshot", ErrTrap)
 		}
-		if m := inst.memory; m != nil && m.mapped && m.image == len(snapMem) {
+		if m := inst.memory; m != nil && m.Mapped && m.Image == len(snapMem) {
 			// The image is mapped under buf: dropping what instantiation wrote (the data
 			// segments) leaves the snapshot.
-			if err := dropPages(buf); err != nil {
+			if err := memory.DropPages(buf); err != nil {
 				return fmt.Errorf("%w: restoring the snapshot's memory: %w", ErrTrap, err)
 			}
 		} else {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
@@ -27,10 +28,10 @@ func TestNativeStackReadable(t *testing.T) {
 	}
 	inst := <-g.lists().tools["ok"].pool.idle
 	defer func() { g.lists().tools["ok"].pool.idle <- inst }()
-	if p := nativeStack(inst.fns[abi.ExportCall]); p == nil || len(*p) == 0 {
-		t.Fatal("nativeStack found no stack: wazero's callEngine no longer has a stack []byte field; update stackmem.go")
+	if p := memory.NativeStack(inst.fns[abi.ExportCall]); p == nil || len(*p) == 0 {
+		t.Fatal("memory.NativeStack found no stack: wazero's callEngine no longer has a stack []byte field; update stackmem.go")
 	}
-	if n := inst.stackBytes(); n > retainStackBytes {
+	if n := inst.stackBytes(); n > memory.RetainStackBytes {
 		t.Fatalf("a shallow call left %d bytes of stack", n)
 	}
 }
@@ -59,7 +60,7 @@ func TestDeepCallStackNotPooled(t *testing.T) {
 	case inst := <-p.idle:
 		n := inst.stackBytes()
 		p.idle <- inst
-		if n > retainStackBytes {
+		if n > memory.RetainStackBytes {
 			t.Fatalf("an idle instance keeps %d bytes of call stack", n)
 		}
 	default: // discarded: nothing idle

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
@@ -370,8 +371,8 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 		case <-runCtx.Done():
 		}
 	})
-	var mem *limitedMemory
-	runCtx = experimental.WithMemoryAllocator(runCtx, newMemoryAllocator(s.limits.MemoryBytes, func(m *limitedMemory) { mem = m }))
+	var mem *memory.Limited
+	runCtx = experimental.WithMemoryAllocator(runCtx, memory.NewAllocator(s.limits.MemoryBytes, func(m *memory.Limited) { mem = m }))
 	s.mu.Lock()
 	s.running[p] = struct{}{}
 	s.mu.Unlock()
@@ -388,7 +389,7 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 		switch {
 		case why != nil:
 			err = why
-		case mem != nil && mem.hit:
+		case mem != nil && mem.Hit:
 			err = fmt.Errorf("%w: its linear memory would exceed %s; the instance ended", ErrMemoryLimit, size.Format(s.limits.MemoryBytes))
 		case stopped:
 			err = errStoppedInstance

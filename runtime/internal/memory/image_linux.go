@@ -1,6 +1,6 @@
 //go:build linux
 
-package runtime
+package memory
 
 import (
 	"encoding/binary"
@@ -13,29 +13,29 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// memImage is a snapshot's linear memory in a sealed memfd, mapped copy-on-write
+// Image is a snapshot's linear memory in a sealed memfd, mapped copy-on-write
 // (MAP_PRIVATE) under the memory of every instance restored from the snapshot: a page the
 // instance never wrote reads the image and costs no memory of its own, and a reset drops the
 // pages it wrote (madvise MADV_DONTNEED) so the mapping reads the image again. The file is
 // closed and view unmapped when the image is unreachable: instances keep their snapshot, and
 // so it, while their mappings live (the kernel keeps the file alive for a mapping anyway).
-type memImage struct {
+type Image struct {
 	fd   int
 	size int // bytes, whole wasm pages
-	// view is the file mapped shared and read-only: the snapshot's memory for whatever reads
+	// View is the file mapped shared and read-only: the snapshot's memory for whatever reads
 	// it (snapshot.memory), backed by the file's own pages, so the snapshot needs no copy on
 	// the Go heap. Writing to it faults.
-	view []byte
+	View []byte
 }
 
-// newMemImage puts mem in a memfd sealed against every change: the mappings are private, so
+// NewImage puts mem in a memfd sealed against every change: the mappings are private, so
 // no instance can write the image, and the seals make sure nothing else does either.
-func newMemImage(mem []byte) (*memImage, error) {
+func NewImage(mem []byte) (*Image, error) {
 	fd, err := unix.MemfdCreate("mcpwasm-snapshot", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("memfd_create: %w", err)
 	}
-	fail := func(op string, err error) (*memImage, error) {
+	fail := func(op string, err error) (*Image, error) {
 		_ = unix.Close(fd)
 		return nil, fmt.Errorf("snapshot image: %s: %w", op, err)
 	}
@@ -53,24 +53,24 @@ func newMemImage(mem []byte) (*memImage, error) {
 		unix.F_SEAL_SHRINK|unix.F_SEAL_GROW|unix.F_SEAL_WRITE|unix.F_SEAL_SEAL); err != nil {
 		return fail("seal", err)
 	}
-	img := &memImage{fd: fd, size: len(mem)}
+	img := &Image{fd: fd, size: len(mem)}
 	if len(mem) > 0 {
 		view, err := unix.Mmap(fd, 0, len(mem), unix.PROT_READ, unix.MAP_SHARED)
 		if err != nil {
 			return fail("mmap", err)
 		}
-		img.view = view
+		img.View = view
 	}
 	runtime.AddCleanup(img, func(r imageResources) {
 		if r.view != nil {
 			_ = unix.MunmapPtr(r.view, uintptr(r.size))
 		}
 		_ = unix.Close(r.fd)
-	}, imageResources{fd, unsafe.Pointer(unsafe.SliceData(img.view)), len(img.view)})
+	}, imageResources{fd, unsafe.Pointer(unsafe.SliceData(img.View)), len(img.View)})
 	return img, nil
 }
 
-// imageResources is what the cleanup of an unreachable memImage releases.
+// imageResources is what the cleanup of an unreachable Image releases.
 type imageResources struct {
 	fd   int
 	view unsafe.Pointer // nil: none
@@ -80,7 +80,7 @@ type imageResources struct {
 // mapMemory reserves reserve bytes of address space (no memory is committed: MAP_NORESERVE)
 // and maps the image copy-on-write over its start. The rest reads zeros, as grown wasm pages
 // must.
-func (img *memImage) mapMemory(reserve int) ([]byte, error) {
+func (img *Image) mapMemory(reserve int) ([]byte, error) {
 	if reserve < img.size {
 		return nil, fmt.Errorf("snapshot image of %d bytes over a memory of at most %d", img.size, reserve)
 	}
@@ -105,9 +105,9 @@ func unmapMemory(region []byte) {
 	_ = unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(region)), uintptr(cap(region)))
 }
 
-// dropPages makes b, part of a mapping mapMemory returned, read the image again: the pages
+// DropPages makes b, part of a mapping mapMemory returned, read the image again: the pages
 // written since are dropped. Its cost is the pages written, not len(b).
-func dropPages(b []byte) error {
+func DropPages(b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
@@ -130,21 +130,21 @@ const (
 
 var osPage = os.Getpagesize()
 
-// resetMapped makes buf, the start of a mapping mapMemory returned with the image of snap
+// ResetMapped makes buf, the start of a mapping mapMemory returned with the image of snap
 // (len(buf) == len(snap)), read snap again. The pages the instance wrote since it was
 // mapped are private copies, which pagemap tells from the image's pages: while they are few
 // (a quarter of buf at most), snap is copied back into them, and they stay mapped, so the
 // next call that writes them again takes no page fault; else, or without pagemap, they are
-// dropped (dropPages: dropped is true) and the next writes fault them back in. scratch is
+// dropped (DropPages: dropped is true) and the next writes fault them back in. scratch is
 // the caller's buffer for the flags, kept between resets.
-func resetMapped(buf, snap []byte, scratch *[]byte) (dropped bool, err error) {
+func ResetMapped(buf, snap []byte, scratch *[]byte) (dropped bool, err error) {
 	n := len(buf) / osPage
 	if n == 0 || len(buf)%osPage != 0 || len(snap) != len(buf) {
-		return true, dropPages(buf)
+		return true, DropPages(buf)
 	}
 	pagemap.once.Do(func() { pagemap.f, _ = os.Open("/proc/self/pagemap") })
 	if pagemap.f == nil {
-		return true, dropPages(buf)
+		return true, DropPages(buf)
 	}
 	if cap(*scratch) < n*8 {
 		*scratch = make([]byte, n*8)
@@ -152,7 +152,7 @@ func resetMapped(buf, snap []byte, scratch *[]byte) (dropped bool, err error) {
 	pm := (*scratch)[:n*8]
 	off := int64(uintptr(unsafe.Pointer(unsafe.SliceData(buf))) / uintptr(osPage) * 8)
 	if _, err := pagemap.f.ReadAt(pm, off); err != nil {
-		return true, dropPages(buf)
+		return true, DropPages(buf)
 	}
 	written := 0
 	for i := range n {
@@ -161,7 +161,7 @@ func resetMapped(buf, snap []byte, scratch *[]byte) (dropped bool, err error) {
 		}
 	}
 	if written > n/4 {
-		return true, dropPages(buf)
+		return true, DropPages(buf)
 	}
 	for i := range n {
 		if privatePage(binary.LittleEndian.Uint64(pm[i*8:])) {
