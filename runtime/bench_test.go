@@ -74,11 +74,11 @@ func BenchmarkInstanceCall(b *testing.B) {
 		b.Run(gc.name+"/instance.call", func(b *testing.B) {
 			cctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			inst, err := t.pool.acquire(cctx, h.watch.now()+time.Minute, 0)
+			inst, err := t.pool.acquire(cctx, h.watch.Now()+time.Minute, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer t.pool.release(inst, true, h.watch.now())
+			defer t.pool.release(inst, true, h.watch.Now())
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := inst.enter(cctx, kind.EntryTool, gc.tool, benchArgs100, t.limits, t.sandbox); err != nil {
@@ -123,11 +123,11 @@ func BenchmarkInstanceCall(b *testing.B) {
 		b.Run("part/pool.acquire+release", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				inst, err := t.pool.acquire(ctx, h.watch.now()+t.limits.Timeout, 0)
+				inst, err := t.pool.acquire(ctx, h.watch.Now()+t.limits.Timeout, 0)
 				if err != nil {
 					b.Fatal(err)
 				}
-				t.pool.release(inst, true, h.watch.now())
+				t.pool.release(inst, true, h.watch.Now())
 			}
 		})
 	}

@@ -52,19 +52,13 @@ func TestWatchdogLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h.watch.mu.Lock()
-	armed := h.watch.head
-	h.watch.mu.Unlock()
-	if armed != nil {
+	if armed, _ := h.watch.State(); armed {
 		t.Error("after 100 calls: a call is still armed")
 	}
 	if err := h.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	h.watch.mu.Lock()
-	running := h.watch.running
-	h.watch.mu.Unlock()
-	if running {
+	if _, running := h.watch.State(); running {
 		t.Error("watchdog still running after Close")
 	}
 	h.Close(context.Background()) // idempotent, and must not wait forever

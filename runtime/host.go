@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/watchdog"
 	"io"
 	"log/slog"
 	"os"
@@ -93,7 +94,7 @@ type Host struct {
 
 	lazy *lazyHost // manifest cache, background compiles, idle sweep (lazy.go)
 
-	watch *watchdog // ends calls past their deadline or cancelled (epoch.go)
+	watch *watchdog.Watchdog // ends calls past their deadline or cancelled (epoch.go)
 
 	noSnapshots bool // tests and benchmarks: every instance runs its start (snapshot.go)
 	// Tests and benchmarks: noReset closes every instance a session or call is done with
@@ -147,11 +148,11 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	// No WithCloseOnContextDone: instrument.Calls and the interrupter stop runaway calls
+	// No WithCloseOnContextDone: instrument.Calls and the watchdog.Interrupter stop runaway calls
 	// (epoch.go).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
-	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: newWatchdog()}
+	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: watchdog.New()}
 	ks := slices.Clip(kinds)
 	if o.testKinds != nil {
 		ks = append(ks, *o.testKinds...)
@@ -254,7 +255,7 @@ func (h *Host) close(ctx context.Context) error {
 	for _, g := range guests {
 		errs = append(errs, g.Close(ctx))
 	}
-	h.watch.close()
+	h.watch.Close()
 	h.snapWrites.Wait()
 	errs = append(errs, h.servers.close(ctx), h.rt.Close(ctx), h.cache.Close(ctx))
 	return errors.Join(errs...)

@@ -106,7 +106,7 @@ func (h guestHost) Request(ctx context.Context, c *kind.Call, rkind string, body
 		return abi.StatusUnavailable, sandbox.ErrorBody("request outside a tool call")
 	}
 	end := g.host.observeRequest(ctx, c, rkind) // observe.go
-	rctx, done := inst.intr.requestContext(ctx) // also cancelled by Stop and Close
+	rctx, done := inst.intr.RequestContext(ctx) // also cancelled by Stop and Close
 	var st abi.Status
 	var resp []byte
 	switch {

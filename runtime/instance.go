@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/watchdog"
 	"reflect"
 	"strings"
 	"time"
@@ -44,7 +45,7 @@ type instance struct {
 	served  bool // a call ran in it: with isolation "session", session says whose
 	session any  // the session of its calls (CallHooks.Session)
 
-	intr interrupter // ends a running call from outside (epoch.go)
+	intr watchdog.Interrupter // ends a running call from outside (epoch.go)
 
 	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
 
@@ -102,7 +103,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	if p.profile.Clock() {
-		cfg = cfg.WithNanosleep(inst.intr.sleep) // poll_oneoff's waits end with the call (sleep.go)
+		cfg = cfg.WithNanosleep(inst.intr.Sleep) // poll_oneoff's waits end with the call (sleep.go)
 	}
 	if p.g.isolation != isolationShared {
 		cfg = inst.fakes.config(cfg, p.profile) // a reset in place rewinds them (reset.go)
@@ -118,7 +119,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	if m := mod.Memory(); m != nil {
 		inst.initial = m.Size()
 	}
-	inst.intr.init(mod, g.host.watch)
+	inst.intr.Init(mod, g.host.watch)
 	inst.budget.Rate = &g.logRate
 	// Bound before the start runs, so what a start asks of the host is known (StartRequest).
 	inst.call = kind.Call{Guest: g.name, Config: g.config, Args: g.args, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
@@ -161,12 +162,12 @@ func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error)
 	c.Entry, c.Limits, c.Sandbox = kind.EntryDescribe, inst.g.limits, inst.g.start
 	defer c.Reset()
 	d, _ := ctx.Deadline()
-	inst.intr.arm(ctx, inst.g.host.watch.reading(d), 0)
+	inst.intr.Arm(ctx, inst.g.host.watch.Reading(d), 0)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: panic during start: %v", ErrTrap, p)
 		}
-		inst.intr.disarm()
+		inst.intr.Disarm()
 	}()
 	if inst.memory != nil {
 		inst.memory.Hit = false
@@ -267,18 +268,18 @@ func (inst *instance) Invoke(ctx context.Context, fn api.Function, stack []uint6
 		return fmt.Errorf("%w: call of a function the module does not export", ErrABI)
 	}
 	err := fn.CallWithStack(ctx, stack)
-	if err != nil || inst.intr.interrupted() != 0 {
+	if err != nil || inst.intr.Interrupted() != 0 {
 		return inst.classify(ctx, err, inst.call.Limits.Timeout)
 	}
 	return nil
 }
 
 // Interrupted implements kind.Instance.
-func (inst *instance) Interrupted() bool { return inst.intr.interrupted() != 0 }
+func (inst *instance) Interrupted() bool { return inst.intr.Interrupted() != 0 }
 
 // Ending implements kind.Instance.
 func (inst *instance) Ending() error {
-	switch inst.intr.endingReason() {
+	switch inst.intr.EndingReason() {
 	case 0:
 		return nil
 	case sys.ExitCodeDeadlineExceeded:
@@ -370,7 +371,7 @@ func entryName(e kind.Entry) string {
 // classify turns a wazero call error into one of the package's sentinel errors.
 // timeout is the limit in force, for the message.
 func (inst *instance) classify(ctx context.Context, err error, timeout time.Duration) error {
-	if code := inst.intr.interrupted(); code != 0 {
+	if code := inst.intr.Interrupted(); code != 0 {
 		err = sys.NewExitError(code) // err may be nil: interrupted as the guest returned
 	}
 	if errors.Is(err, peer.ErrInputRequired) { // a host function stopped the guest for a later round

@@ -27,7 +27,7 @@ func TestStopDuringAllocIsTheCallsStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst.intr.interrupt(exitCodeStopped) // before the first call: it allocates its input first
+	inst.intr.Interrupt(exitCodeStopped) // before the first call: it allocates its input first
 	_, err = inst.enter(ctx, kind.EntryTool, "spin", emptyObject, tl.limits, tl.sandbox)
 	tl.pool.release(inst, false, 0)
 	if err == nil || err.Error() != "calls are stopped by the operator" {

@@ -110,7 +110,7 @@ func (l *lazyHost) sweepTick() {
 	if stopped {
 		return
 	}
-	n := l.sweep(l.h.watch.now())
+	n := l.sweep(l.h.watch.Now())
 	l.mu.Lock()
 	if !l.stopped {
 		l.timer.Reset(l.interval())
@@ -273,7 +273,7 @@ func (h *Host) compileOnce(ctx context.Context, key string, p *loadcheck.Module,
 
 func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero.CompiledModule) *guestCode {
 	c := &guestCode{key: key, entry: e}
-	c.lastUsed.Store(int64(h.watch.now()))
+	c.lastUsed.Store(int64(h.watch.Now()))
 	if e == nil {
 		c.sum = sha256.Sum256(wasm)
 	}
@@ -421,7 +421,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		g.host.logger.Debug("guest compiled into the cache; code dropped until its first call", "guest", g.name)
 	default:
 		g.compiled, g.customs = cm, customs
-		c.lastUsed.Store(int64(l.h.watch.now()))
+		c.lastUsed.Store(int64(l.h.watch.Now()))
 		c.setState(codeReady) // last: the fast path of useCode may now take it
 		if !l.unload {
 			c.wasm = nil

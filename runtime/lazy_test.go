@@ -286,7 +286,7 @@ func TestIdleSweep(t *testing.T) {
 	if before == 0 {
 		t.Fatal("no instances after calls")
 	}
-	now := h.watch.now()
+	now := h.watch.Now()
 	if n := h.lazy.sweep(now + time.Minute); n != 0 || len(p.tokens) != before {
 		t.Fatalf("sweep before the idle timeout closed %d (instances %d → %d)", n, before, len(p.tokens))
 	}
@@ -441,18 +441,18 @@ func TestUnloadNeverDropsCodeInUse(t *testing.T) {
 	if err := g.useCode(&callWait{parent: context.Background()}); err != nil {
 		t.Fatal(err)
 	}
-	if g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
+	if g.unloadIdle(h.watch.Now()+2*time.Hour, time.Hour) {
 		t.Fatal("code unloaded while a use was held")
 	}
-	g.doneCode(h.watch.now())
-	if !g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
+	g.doneCode(h.watch.Now())
+	if !g.unloadIdle(h.watch.Now()+2*time.Hour, time.Hour) {
 		t.Fatal("unused code not unloaded")
 	}
 	// Then the lock-free handshake (guestCode): each interleaving of a use with a sweep is
 	// forced by the test hook, not hoped for from the scheduler (a loop racing a sweeper
 	// against users failed about one run in three because the sweep never won).
 	g.useCode(&callWait{parent: context.Background()}) // compiled again after the unload above
-	g.doneCode(h.watch.now())
+	g.doneCode(h.watch.Now())
 	type gate struct{ reached, release chan struct{} }
 	var gates map[codePoint]*gate // replaced between phases, while no goroutine runs
 	g.code.testHook = func(p codePoint) {
@@ -479,7 +479,7 @@ func TestUnloadNeverDropsCodeInUse(t *testing.T) {
 			g.code.mu.Lock() // g.compiled is written under mu; a use lets us read it
 			compiled := g.compiled
 			g.code.mu.Unlock()
-			g.doneCode(h.watch.now())
+			g.doneCode(h.watch.Now())
 			if compiled == nil {
 				res <- errors.New("a holder of a use found the code dropped")
 				return
@@ -490,7 +490,7 @@ func TestUnloadNeverDropsCodeInUse(t *testing.T) {
 	}
 	sweep := func() <-chan bool {
 		res := make(chan bool, 1)
-		go func() { res <- g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) }()
+		go func() { res <- g.unloadIdle(h.watch.Now()+2*time.Hour, time.Hour) }()
 		return res
 	}
 	check := func(phase string, used <-chan error, unloaded, wantUnload bool) {

@@ -580,11 +580,11 @@ func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
-	inst, err := g.pools[0].acquire(ctx, g.host.watch.reading(deadline), 0)
+	inst, err := g.pools[0].acquire(ctx, g.host.watch.Reading(deadline), 0)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { g.pools[0].release(inst, false, g.host.watch.now()) }()
+	defer func() { g.pools[0].release(inst, false, g.host.watch.Now()) }()
 	// The manifest is describe's result: the manifest limit is its output limit.
 	limits := g.limits
 	limits.OutputBytes = min(limits.ManifestBytes, limits.OutputBytes)

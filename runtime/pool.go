@@ -71,7 +71,7 @@ func (p *pool) acquire(ctx context.Context, deadline, grace time.Duration) (*ins
 func (p *pool) take(ctx context.Context, deadline, grace time.Duration) (*instance, error) {
 	wait := callWait{parent: ctx}
 	if deadline != 0 {
-		wait.deadline = p.g.host.watch.time(deadline)
+		wait.deadline = p.g.host.watch.Time(deadline)
 	}
 	defer wait.done()
 	// A lazily loaded guest may still be compiling: its snapshot file is read meanwhile.
@@ -82,7 +82,7 @@ func (p *pool) take(ctx context.Context, deadline, grace time.Duration) (*instan
 	used := false
 	defer func() {
 		if !used {
-			p.g.doneCode(p.g.host.watch.now())
+			p.g.doneCode(p.g.host.watch.Now())
 		}
 	}()
 	var inst *instance
@@ -138,11 +138,11 @@ func (p *pool) take(ctx context.Context, deadline, grace time.Duration) (*instan
 	}
 	p.busy[inst] = uint64(inst.mem.Size())
 	delete(p.idleAt, inst)
-	inst.intr.arm(ctx, deadline, grace)
+	inst.intr.Arm(ctx, deadline, grace)
 	p.mu.Unlock()
 	used = true
 	if p.g.host.stopped.Load() { // Stop ran between the caller's check and arm
-		inst.intr.interrupt(exitCodeStopped)
+		inst.intr.Interrupt(exitCodeStopped)
 	}
 	return inst, nil
 }
@@ -181,7 +181,7 @@ func (p *pool) isClosed() bool { return p.shut.Load() }
 // call longer than the idle timeout may then see its instance swept a sweep early.
 func (p *pool) release(inst *instance, healthy bool, now time.Duration) {
 	defer p.g.doneCode(now)
-	if inst.intr.disarm() != 0 || inst.mod.IsClosed() {
+	if inst.intr.Disarm() != 0 || inst.mod.IsClosed() {
 		healthy = false
 	}
 	p.mu.Lock()
@@ -210,7 +210,7 @@ func (p *pool) close(ctx context.Context) {
 	p.mu.Unlock()
 	// Busy instances are stopped; their callers get ErrClosed and release them.
 	for _, inst := range busy {
-		inst.intr.interrupt(exitCodeClosed)
+		inst.intr.Interrupt(exitCodeClosed)
 	}
 	for {
 		select {
@@ -239,7 +239,7 @@ func (p *pool) stopBusy(code uint32) {
 	}
 	p.mu.Unlock()
 	for _, inst := range busy {
-		inst.intr.interrupt(code)
+		inst.intr.Interrupt(code)
 	}
 }
 

@@ -22,10 +22,10 @@ import (
 func (g *Guest) relistAfter(ctx context.Context, inst *instance) (changed, healthy bool) {
 	what := inst.call.ListsChanged
 	inst.call.ListsChanged = 0
-	if inst.intr.disarm() != 0 { // interrupted as the entry returned: the instance goes
+	if inst.intr.Disarm() != 0 { // interrupted as the entry returned: the instance goes
 		return false, false
 	}
-	inst.intr.arm(ctx, g.host.watch.now()+g.limits.Timeout, 0)
+	inst.intr.Arm(ctx, g.host.watch.Now()+g.limits.Timeout, 0)
 	changed, err := g.relist(ctx, inst)
 	if err != nil {
 		g.host.logger.LogAttrs(ctx, slog.LevelWarn, "guest reported its lists changed; reading them again failed, it keeps serving the old ones",

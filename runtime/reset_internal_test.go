@@ -200,7 +200,7 @@ func TestResetStdioReadable(t *testing.T) {
 	if inst.stdioIntact() {
 		t.Error("stdioIntact after fd_close(1): true")
 	}
-	p.release(inst, true, h.watch.now())
+	p.release(inst, true, h.watch.Now())
 	if fdLookup(nil).IsValid() {
 		t.Error("fdLookup(nil) is valid")
 	}

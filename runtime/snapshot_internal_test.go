@@ -329,10 +329,10 @@ func TestSnapshotDroppedWithCode(t *testing.T) {
 	}
 	// A call pool keeps its instance idle for the next call (reset in place, reset.go): the
 	// sweep closes it first, as the host's sweep does.
-	if n := p.shrink(h.watch.now()+2*time.Hour, time.Hour); n != 1 {
+	if n := p.shrink(h.watch.Now()+2*time.Hour, time.Hour); n != 1 {
 		t.Fatalf("shrink closed %d instances; want the 1 idle", n)
 	}
-	if !g.unloadIdle(h.watch.now()+2*time.Hour, time.Hour) {
+	if !g.unloadIdle(h.watch.Now()+2*time.Hour, time.Hour) {
 		t.Fatal("code not unloaded")
 	}
 	if p.snaps.get() != nil {
