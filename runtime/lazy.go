@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	goruntime "runtime"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
@@ -43,7 +44,7 @@ const defaultIdleTimeout = 60 * time.Second
 type lazyHost struct {
 	h         *Host
 	enabled   bool // Options.Lazy
-	manifests *manifestCache
+	manifests *manifests.Cache
 	idle      time.Duration // < 0: never sweep
 	unload    bool          // the sweep may drop compiled code (Lazy and a disk cache)
 	sem       chan struct{} // bounds background compiles running at once
@@ -68,7 +69,7 @@ func newLazyHost(h *Host, o Options) *lazyHost {
 	l := &lazyHost{
 		h:         h,
 		enabled:   o.Lazy,
-		manifests: newManifestCache(h.auth, h.logger),
+		manifests: manifests.NewCache(h.auth, h.logger),
 		idle:      o.IdleTimeout,
 		// Leave a core to the server: background compiles must not starve tools/list.
 		sem: make(chan struct{}, max(1, goruntime.GOMAXPROCS(0)-1)),
@@ -76,7 +77,7 @@ func newLazyHost(h *Host, o Options) *lazyHost {
 	if l.idle == 0 {
 		l.idle = defaultIdleTimeout
 	}
-	l.unload = l.enabled && l.manifests.dir != ""
+	l.unload = l.enabled && l.manifests.OnDisk()
 	if l.idle > 0 {
 		l.mu.Lock()
 		l.timer = time.AfterFunc(l.interval(), l.sweepTick)
@@ -188,12 +189,12 @@ const (
 // guestCode is the state of a guest's compiled code. g.compiled is written under mu, and read
 // without it only by holders of a use (useCode … doneCode), which keeps it from being dropped.
 type guestCode struct {
-	key   string         // manifest cache key
-	sum   [32]byte       // SHA-256 of an eagerly loaded module, for its cache entry
-	entry *manifestEntry // the cached manifest a lazy Load used, or nil
-	raw   []byte         // the manifest describe returned, to cache
-	wasm  []byte         // the module, to compile in the background or again after an unload
-	path  string         // or, for LoadFile's cache hit, its file: read and checked at each compile
+	key   string           // manifest cache key
+	sum   [32]byte         // SHA-256 of an eagerly loaded module, for its cache entry
+	entry *manifests.Entry // the cached manifest a lazy Load used, or nil
+	raw   []byte           // the manifest describe returned, to cache
+	wasm  []byte           // the module, to compile in the background or again after an unload
+	path  string           // or, for LoadFile's cache hit, its file: read and checked at each compile
 	// startRequests is what the kind read off the module for its start (kind.StartRequests),
 	// cached with the manifest.
 	startRequests abi.Requests
@@ -237,12 +238,12 @@ func (c *guestCode) setState(s codeState) {
 // cachedManifest returns wasm's manifest cache key and, with Options.Lazy, its entry if the
 // entry can stand in for compiling and describing it under limits. A nil entry means: load it
 // the eager way (whose errors are the precise ones).
-func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntry) {
-	key := manifestKey(wasm)
+func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifests.Entry) {
+	key := manifests.Key(wasm)
 	if !h.lazy.enabled {
 		return key, nil
 	}
-	e := h.lazy.manifests.get(key)
+	e := h.lazy.manifests.Get(key)
 	if e == nil || uint64(e.MinMemoryPages)*pageSize > limits.MemoryBytes || len(e.Manifest) > limits.OutputBytes || h.kindByName(e.Kind) == nil {
 		e = nil
 	}
@@ -253,7 +254,7 @@ func (h *Host) cachedManifest(wasm []byte, limits Limits) (string, *manifestEntr
 }
 
 // compileUnlessCached compiles wasm, unless a cached manifest defers that to the background.
-func (h *Host) compileUnlessCached(ctx context.Context, key string, p *loadcheck.Module, e *manifestEntry, limits Limits) (wazero.CompiledModule, error) {
+func (h *Host) compileUnlessCached(ctx context.Context, key string, p *loadcheck.Module, e *manifests.Entry, limits Limits) (wazero.CompiledModule, error) {
 	if e != nil {
 		return nil, nil
 	}
@@ -271,7 +272,7 @@ func (h *Host) compileOnce(ctx context.Context, key string, p *loadcheck.Module,
 	return h.compile(ctx, p, limits)
 }
 
-func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero.CompiledModule) *guestCode {
+func (h *Host) newGuestCode(key string, e *manifests.Entry, wasm []byte, cm wazero.CompiledModule) *guestCode {
 	c := &guestCode{key: key, entry: e}
 	c.lastUsed.Store(int64(h.watch.Now()))
 	if e == nil {
@@ -284,18 +285,6 @@ func (h *Host) newGuestCode(key string, e *manifestEntry, wasm []byte, cm wazero
 		c.setState(codeUnloaded)
 	}
 	return c
-}
-
-// manifest decodes the cached manifest as describe decodes a fresh one.
-func (e *manifestEntry) manifest() (*abi.Manifest, error) {
-	var m abi.Manifest
-	if err := json.Unmarshal(e.Manifest, &m); err != nil {
-		return nil, fmt.Errorf("%w: manifest is not valid JSON: %v", ErrABI, err)
-	}
-	if m.Tools == nil {
-		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", ErrABI)
-	}
-	return &m, nil
 }
 
 // exports returns the module's exported functions: from cm, or (a lazy load) the names the
@@ -326,14 +315,14 @@ func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 	if c.raw == nil || cm == nil {
 		return
 	}
-	e := &manifestEntry{Manifest: c.raw}
+	e := &manifests.Entry{Manifest: c.raw}
 	if mem, ok := cm.ExportedMemories()[abi.ExportMemory]; ok {
 		e.MinMemoryPages = mem.Min()
 	}
 	e.Kind = g.kind.Name()
 	e.StartRequests = c.startRequests
 	e.Exports = exportNames(cm)
-	h.lazy.manifests.put(c.key, c.sum, e)
+	h.lazy.manifests.Put(c.key, c.sum, e)
 	c.raw = nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -78,7 +79,7 @@ func holdCompiles(h *Host) func() {
 }
 
 func entryPath(dir string, wasm []byte) string {
-	return filepath.Join(dir, "manifests", manifestKey(wasm)+".json")
+	return filepath.Join(dir, "manifests", manifests.Key(wasm)+".json")
 }
 
 // readEntry returns the content of wasm's manifest cache entry in cache dir (its MAC
@@ -94,7 +95,7 @@ func readEntry(t *testing.T, dir string, wasm []byte) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := auth.Unseal(manifestKey(wasm)+".json", sealed)
+	b, err := auth.Unseal(manifests.Key(wasm)+".json", sealed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func writeEntry(t *testing.T, dir string, wasm, b []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(entryPath(dir, wasm), auth.Seal(manifestKey(wasm)+".json", b), 0o600); err != nil {
+	if err := os.WriteFile(entryPath(dir, wasm), auth.Seal(manifests.Key(wasm)+".json", b), 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -158,7 +159,7 @@ func TestManifestCacheMissHitCorrupt(t *testing.T) {
 	if !strings.Contains(logs.String(), "manifest cache entry corrupt") {
 		t.Errorf("corrupt entry not logged:\n%s", logs)
 	}
-	if e := h3.lazy.manifests.get(manifestKey(wat.Fixture)); e == nil {
+	if e := h3.lazy.manifests.Get(manifests.Key(wat.Fixture)); e == nil {
 		t.Error("corrupt entry not rewritten")
 	}
 }

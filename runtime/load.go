@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
+
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
@@ -133,7 +135,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	var key string
-	var entry *manifestEntry
+	var entry *manifests.Entry
 	if file != nil { // LoadFile checked the size cap and the pin; the compile reads the bytes
 		key, entry = file.key, file.entry
 	} else {
@@ -516,7 +518,7 @@ func checkSHA256(wasm []byte, want string, file *fileSource) error {
 // kindOf detects the kind of cm (kind.Detect over its imports, exports and customs, the
 // module's script sections) and checks the module against it (checkModule); for a lazy load
 // (cm nil), the kind its cache entry names, which cachedManifest found registered.
-func (h *Host) kindOf(cm wazero.CompiledModule, customs map[string][]byte, e *manifestEntry, limits Limits) (*kindEntry, error) {
+func (h *Host) kindOf(cm wazero.CompiledModule, customs map[string][]byte, e *manifests.Entry, limits Limits) (*kindEntry, error) {
 	if e != nil {
 		return h.kindByName(e.Kind), nil
 	}
@@ -575,7 +577,7 @@ func checkModule(cm wazero.CompiledModule, limits Limits, k kind.Kind) error {
 // reads the cached manifest instead (lazy.go).
 func (g *Guest) describe(ctx context.Context) (*abi.Manifest, error) {
 	if e := g.code.entry; e != nil {
-		return e.manifest()
+		return e.Decode()
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.limits.Timeout)
 	defer cancel()

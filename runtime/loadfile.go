@@ -2,11 +2,11 @@ package runtime
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
 
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
@@ -35,7 +35,7 @@ func (h *Host) LoadFile(ctx context.Context, path string, cfg *GuestConfig) (*Gu
 	if err != nil {
 		return nil, err
 	}
-	id, hasID := fileIdentity(path, fi)
+	id, hasID := manifests.FileIdentity(path, fi)
 	if hasID && h.lazy.enabled {
 		if g, ok, err := h.loadFileCached(ctx, path, id, fi.Size(), &c); ok {
 			return g, err
@@ -51,8 +51,8 @@ func (h *Host) LoadFile(ctx context.Context, path string, cfg *GuestConfig) (*Gu
 	}
 	// Record the identity only if the file did not change while it was read.
 	if fi2, err := os.Stat(path); err == nil && hasID {
-		if id2, _ := fileIdentity(path, fi2); id2 == id {
-			h.lazy.manifests.putFile(id, g.code.key)
+		if id2, _ := manifests.FileIdentity(path, fi2); id2 == id {
+			h.lazy.manifests.PutFile(id, g.code.key)
 		}
 	}
 	return g, nil
@@ -61,11 +61,11 @@ func (h *Host) LoadFile(ctx context.Context, path string, cfg *GuestConfig) (*Gu
 // loadFileCached is LoadFile's cache hit. ok is false when the cache cannot stand in for the
 // file's bytes; err is then nil and the caller reads the file.
 func (h *Host) loadFileCached(ctx context.Context, path, id string, size int64, c *GuestConfig) (g *Guest, ok bool, err error) {
-	key := h.lazy.manifests.getFile(id)
+	key := h.lazy.manifests.GetFile(id)
 	if key == "" {
 		return nil, false, nil
 	}
-	e := h.lazy.manifests.get(key)
+	e := h.lazy.manifests.Get(key)
 	limits := c.Limits.Merge(policy.DefaultLimits())
 	switch {
 	case e == nil, limits.Validate() != nil, size > int64(limits.ModuleBytes),
@@ -85,7 +85,7 @@ func (h *Host) loadFileCached(ctx context.Context, path, id string, size int64, 
 type fileSource struct {
 	path  string
 	key   string
-	entry *manifestEntry
+	entry *manifests.Entry
 }
 
 // read returns the module of a guest loaded by LoadFile without its bytes; loadCode checks
@@ -96,58 +96,4 @@ func (c *guestCode) read() ([]byte, error) {
 		return nil, fmt.Errorf("reading the module: %w", err)
 	}
 	return wasm, nil
-}
-
-// fileEntry is manifests/file-<hash of the identity>.json: which manifest cache entry the
-// file had when it was last read.
-type fileEntry struct {
-	Format int    `json:"format"`
-	ID     string `json:"id"`
-	Key    string `json:"key"`
-}
-
-func fileEntryName(id string) string {
-	sum := sha256.Sum256([]byte(id))
-	return fmt.Sprintf("file-%x", sum[:16])
-}
-
-// getFile returns the manifest cache key recorded for file identity id, or "".
-func (c *manifestCache) getFile(id string) string {
-	name := fileEntryName(id)
-	var b []byte
-	if c.dir == "" {
-		c.mu.Lock()
-		b = c.mem[name]
-		c.mu.Unlock()
-	} else {
-		if b = c.readFile(name + ".json"); b == nil {
-			return ""
-		}
-	}
-	var e fileEntry
-	if b == nil || json.Unmarshal(b, &e) != nil || e.Format != manifestFormat || e.ID != id {
-		return ""
-	}
-	return e.Key
-}
-
-// putFile records that file identity id had manifest cache key key. Failures are logged.
-func (c *manifestCache) putFile(id, key string) {
-	name := fileEntryName(id)
-	b, err := json.Marshal(fileEntry{Format: manifestFormat, ID: id, Key: key})
-	if err != nil {
-		return
-	}
-	if c.dir == "" {
-		c.mu.Lock()
-		if c.mem == nil {
-			c.mem = map[string][]byte{}
-		}
-		c.mem[name] = b
-		c.mu.Unlock()
-		return
-	}
-	if err := c.writeFile(name+".json", b); err != nil {
-		c.logger.Warn("manifest cache: writing file entry", "entry", name, "err", err)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -82,7 +83,7 @@ func (p *pool) diskSnapshotName() string {
 	}
 	k := sha256.New()
 	for _, part := range []string{
-		hostVersion(), buildRevision(), strconv.Itoa(snapshotDiskFormat), g.kind.Name(), codec.StateFormat, sum,
+		manifests.HostVersion(), buildRevision(), strconv.Itoa(snapshotDiskFormat), g.kind.Name(), codec.StateFormat, sum,
 		p.profile.Key(), strconv.FormatUint(g.limits.MemoryBytes, 10),
 	} {
 		k.Write([]byte(part))

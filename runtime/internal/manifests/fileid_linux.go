@@ -1,6 +1,6 @@
 //go:build linux
 
-package runtime
+package manifests
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"syscall"
 )
 
-// fileIdentity names the file at path as it is now: its absolute path, device, inode, size,
+// FileIdentity names the file at path as it is now: its absolute path, device, inode, size,
 // and modification and change times in nanoseconds. Writing the file changes the change time
 // (which, unlike the modification time, cannot be set back), so equal identities mean the
 // same bytes unless the file system lies; the background compile checks the bytes anyway.
-func fileIdentity(path string, fi fs.FileInfo) (string, bool) {
+func FileIdentity(path string, fi fs.FileInfo) (string, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || !fi.Mode().IsRegular() {
 		return "", false

@@ -1,4 +1,9 @@
-package runtime
+// Package manifests owns the manifest cache: what mcpwasm_describe returned for a module,
+// kept under the compilation cache directory (or in memory) so a later load of the same bytes
+// serves the guest's tools before its code compiles (Cache, Entry, Key), and the entries that
+// tie a file's identity to its module (GetFile, PutFile, FileIdentity). It may import abi,
+// internal/atomicfile and runtime/internal/cacheauth; nothing else of ours.
+package manifests
 
 import (
 	"crypto/sha256"
@@ -17,6 +22,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 )
 
 // The manifest cache keeps what mcpwasm_describe returned for a module, so a later Load of
@@ -29,11 +35,11 @@ import (
 // directory, or in memory when compiled code is cached in memory only. A cache entry that
 // cannot be read back is ignored (and logged) and rewritten by the next load.
 
-// manifestFormat is the layout of a cache entry; bump it when manifestEntry changes.
-const manifestFormat = 4 // 2: Exports records mcpwasm_complete too; 3: Kind, and Exports lists every exported function; 4: StartRequests
+// Format is the layout of a cache entry; bump it when Entry changes.
+const Format = 4 // 2: Exports records mcpwasm_complete too; 3: Kind, and Exports lists every exported function; 4: StartRequests
 
-// manifestEntry is one cached describe result, manifests/<key>.json.
-type manifestEntry struct {
+// Entry is one cached describe result, manifests/<key>.json.
+type Entry struct {
 	Format     int    `json:"format"`
 	ABIVersion int32  `json:"abi_version"`
 	Host       string `json:"host"`
@@ -54,7 +60,7 @@ type manifestEntry struct {
 	Manifest json.RawMessage `json:"manifest"`
 }
 
-type manifestCache struct {
+type Cache struct {
 	dir    string         // "" keeps entries in mem
 	auth   *cacheauth.Dir // seals the entries on disk; nil with dir ""
 	logger *slog.Logger
@@ -63,19 +69,19 @@ type manifestCache struct {
 	mem map[string][]byte
 }
 
-// newManifestCache returns the manifest cache beside the compiled code in auth's directory
+// NewCache returns the manifest cache beside the compiled code in auth's directory
 // (manifests/), or in memory when auth is nil.
-func newManifestCache(auth *cacheauth.Dir, logger *slog.Logger) *manifestCache {
-	c := &manifestCache{auth: auth, logger: logger}
+func NewCache(auth *cacheauth.Dir, logger *slog.Logger) *Cache {
+	c := &Cache{auth: auth, logger: logger}
 	if auth != nil {
 		c.dir = filepath.Join(auth.Path(), "manifests")
 	}
 	return c
 }
 
-// hostVersion names this build of the host for cache keys: the mcpwasm module version and
+// HostVersion names this build of the host for cache keys: the mcpwasm module version and
 // wazero's.
-var hostVersion = sync.OnceValue(func() string {
+var HostVersion = sync.OnceValue(func() string {
 	v := "mcpwasm devel"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Path == "github.com/mcpwasm/mcpwasm" && bi.Main.Version != "" {
@@ -95,14 +101,14 @@ var hostVersion = sync.OnceValue(func() string {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// manifestKey names the cache entry of module wasm.
-func manifestKey(wasm []byte) string {
-	return fmt.Sprintf("%x-%08x%08x-abi%d-f%d", len(wasm), crc32.Checksum(wasm, castagnoli), crc32.ChecksumIEEE(wasm), abi.Version, manifestFormat)
+// Key names the cache entry of module wasm.
+func Key(wasm []byte) string {
+	return fmt.Sprintf("%x-%08x%08x-abi%d-f%d", len(wasm), crc32.Checksum(wasm, castagnoli), crc32.ChecksumIEEE(wasm), abi.Version, Format)
 }
 
-// get returns the entry named key, or nil. A damaged or mismatched entry is logged and
+// Get returns the entry named key, or nil. A damaged or mismatched entry is logged and
 // reported as a miss, so the load describes the guest and rewrites it.
-func (c *manifestCache) get(key string) *manifestEntry {
+func (c *Cache) Get(key string) *Entry {
 	var b []byte
 	if c.dir == "" {
 		c.mu.Lock()
@@ -116,13 +122,13 @@ func (c *manifestCache) get(key string) *manifestEntry {
 			return nil
 		}
 	}
-	var e manifestEntry
+	var e Entry
 	err := json.Unmarshal(b, &e)
 	switch {
 	case err != nil:
-	case e.Format != manifestFormat || e.ABIVersion != abi.Version || len(e.SHA256) != 2*sha256.Size:
+	case e.Format != Format || e.ABIVersion != abi.Version || len(e.SHA256) != 2*sha256.Size:
 		err = errors.New("entry does not match its key")
-	case e.Host != hostVersion():
+	case e.Host != HostVersion():
 		c.logger.Debug("manifest cache entry written by another host version", "entry", key, "host", e.Host)
 		return nil
 	case len(e.Manifest) == 0:
@@ -135,10 +141,10 @@ func (c *manifestCache) get(key string) *manifestEntry {
 	return &e
 }
 
-// put stores e under key for the module with SHA-256 sum. Failures are logged, never
+// Put stores e under key for the module with SHA-256 sum. Failures are logged, never
 // returned: the cache only saves time.
-func (c *manifestCache) put(key string, sum [32]byte, e *manifestEntry) {
-	e.Format, e.ABIVersion, e.Host, e.SHA256 = manifestFormat, abi.Version, hostVersion(), hex.EncodeToString(sum[:])
+func (c *Cache) Put(key string, sum [32]byte, e *Entry) {
+	e.Format, e.ABIVersion, e.Host, e.SHA256 = Format, abi.Version, HostVersion(), hex.EncodeToString(sum[:])
 	b, err := json.Marshal(e)
 	if err != nil {
 		c.logger.Warn("manifest cache: encoding entry", "err", err)
@@ -160,7 +166,7 @@ func (c *manifestCache) put(key string, sum [32]byte, e *manifestEntry) {
 
 // readFile returns the content of the sealed entry file name, or nil when it is missing,
 // unreadable or fails authentication (logged: the entry is described again and rewritten).
-func (c *manifestCache) readFile(name string) []byte {
+func (c *Cache) readFile(name string) []byte {
 	sealed, err := os.ReadFile(filepath.Join(c.dir, name))
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -179,6 +185,21 @@ func (c *manifestCache) readFile(name string) []byte {
 
 // writeFile seals b and writes it to the entry file name atomically (a concurrent reader sees
 // the old entry, the new one, or none).
-func (c *manifestCache) writeFile(name string, b []byte) error {
+func (c *Cache) writeFile(name string, b []byte) error {
 	return atomicfile.WriteFile(filepath.Join(c.dir, name), c.auth.Seal(name, b), 0o600)
 }
+
+// Decode decodes the cached manifest as a load decodes a fresh one (errors wrap fault.fault.ErrABI).
+func (e *Entry) Decode() (*abi.Manifest, error) {
+	var m abi.Manifest
+	if err := json.Unmarshal(e.Manifest, &m); err != nil {
+		return nil, fmt.Errorf("%w: manifest is not valid JSON: %v", fault.ErrABI, err)
+	}
+	if m.Tools == nil {
+		return nil, fmt.Errorf("%w: manifest has no \"tools\" array", fault.ErrABI)
+	}
+	return &m, nil
+}
+
+// OnDisk reports whether the cache keeps its entries in a directory (not in memory only).
+func (c *Cache) OnDisk() bool { return c.dir != "" }
