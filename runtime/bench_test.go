@@ -330,7 +330,7 @@ func BenchmarkSnapshot(b *testing.B) {
 					}
 				}
 				if s := g.lists().tools[gc.tool].pool.snaps.get(); s != nil {
-					b.ReportMetric(float64(len(s.memory())), "snapshot-B")
+					b.ReportMetric(float64(len(s.Memory())), "snapshot-B")
 				}
 			})
 		}

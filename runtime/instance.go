@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/watchdog"
 	"reflect"
 	"strings"
@@ -50,7 +51,7 @@ type instance struct {
 	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
 
 	linked   map[string]api.Module // the kind's linked modules' instances (kind.Traits.Linked), by import name
-	snap     *snapshot             // what it was restored from or taken as; nil: it cannot be reset (reset.go)
+	snap     *snapstate.Snapshot   // what it was restored from or taken as; nil: it cannot be reset (reset.go)
 	restored bool                  // it was restored from snap (not taken as it)
 	fakes    fakeSources           // its clocks and random source when not granted (reset.go)
 	globals  []api.MutableGlobal   // snap.globals' handles, looked up at the first reset
@@ -91,10 +92,10 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	}
 	var alloc experimental.MemoryAllocator
 	switch {
-	case snap != nil && snap.image != nil:
-		alloc = varsAllocator(memory.MappedAllocator(limit, snap.image, track), inst)
+	case snap != nil && snap.Image != nil:
+		alloc = varsAllocator(memory.MappedAllocator(limit, snap.Image, track), inst)
 	case snap != nil:
-		alloc = reserveAllocator(varsAllocator(memory.NewAllocator(limit, track), inst), uint64(len(snap.memory())))
+		alloc = reserveAllocator(varsAllocator(memory.NewAllocator(limit, track), inst), uint64(len(snap.Memory())))
 	default:
 		alloc = varsAllocator(memory.NewAllocator(limit, track), inst)
 	}
@@ -155,7 +156,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 
 // startKind runs the kind's Start (or, for an instance restored from snap, its Restore),
 // armed like the start functions.
-func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error) {
+func (inst *instance) startKind(ctx context.Context, snap *snapstate.Snapshot) (err error) {
 	c := &inst.call
 	// The start runs with the guest's start grants (a script's top level reads its granted
 	// environment and may fetch; such a start is not snapshotted: Call.StartRequest).
@@ -173,7 +174,7 @@ func (inst *instance) startKind(ctx context.Context, snap *snapshot) (err error)
 		inst.memory.Hit = false
 	}
 	if restore := inst.g.kind.t.Restore; restore != nil && snap != nil {
-		inst.started, err = restore(ctx, inst, c, snap.kind)
+		inst.started, err = restore(ctx, inst, c, snap.Kind)
 	} else {
 		inst.started, err = inst.g.kind.Start(ctx, inst, c)
 	}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
 	"log/slog"
 	"math"
 	"math/rand"
@@ -48,14 +49,14 @@ func (p *pool) reset(ctx context.Context, inst *instance) bool {
 	if snap == nil || p.g.host.noReset || inst.mem == nil {
 		return false
 	}
-	snapMem := snap.memory() // snap stays reachable: inst holds it
+	snapMem := snap.Memory() // snap stays reachable: inst holds it
 	if len(snapMem) > math.MaxUint32 {
 		return false
 	}
 	if int(inst.mem.Size()) != len(snapMem) {
 		return false // grown past the snapshot: a memory does not shrink
 	}
-	if snap.image != nil && !inst.restored {
+	if snap.Image != nil && !inst.restored {
 		// The instance the snapshot was taken from has its memory on the Go heap: it is
 		// replaced, once, by one restored onto the image, whose resets cost the pages a
 		// session or call wrote instead of a copy of the whole memory.
@@ -94,11 +95,11 @@ func (p *pool) reset(ctx context.Context, inst *instance) bool {
 
 // resetGlobals sets inst's mutable globals to snap's and refills the host's $fuel, looking the
 // globals up once per instance.
-func (inst *instance) resetGlobals(snap *snapshot) bool {
+func (inst *instance) resetGlobals(snap *snapstate.Snapshot) bool {
 	if inst.globals == nil {
-		inst.globals = make([]api.MutableGlobal, len(snap.globals))
-		for i, sg := range snap.globals {
-			g, _ := inst.mod.ExportedGlobal(sg.name).(api.MutableGlobal)
+		inst.globals = make([]api.MutableGlobal, len(snap.Globals))
+		for i, sg := range snap.Globals {
+			g, _ := inst.mod.ExportedGlobal(sg.Name).(api.MutableGlobal)
 			if g == nil {
 				inst.globals = nil
 				return false
@@ -107,8 +108,8 @@ func (inst *instance) resetGlobals(snap *snapshot) bool {
 		}
 		inst.fuel, _ = inst.mod.ExportedGlobal(instrument.ExportSnapshot).(api.MutableGlobal)
 	}
-	for i, sg := range snap.globals {
-		inst.globals[i].Set(sg.val)
+	for i, sg := range snap.Globals {
+		inst.globals[i].Set(sg.Val)
 	}
 	if inst.fuel != nil {
 		inst.fuel.Set(api.EncodeI32(instrument.FuelInterval))

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
+
 	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
@@ -16,38 +18,14 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// snapshot is the state of a started instance: what a new instance of the same module and
-// profile is given instead of running its start.
-type snapshot struct {
-	// heap is the linear memory (whole pages) on the Go heap, until attachImage moves it into
-	// image; then it is nil and memory reads the image. One copy is kept, not two.
-	heap    []byte
-	spans   []span // the parts of memory a restore copies: the fresh memory, then non-zero pages
-	globals []savedGlobal
-	kind    any // the kind's part (kind.Traits.Snapshot)
-	// image is the memory in a memfd that restored instances map copy-on-write
-	// (memimage_linux.go); nil where that is not possible: they copy heap.
-	image *memory.Image
-}
-
-// memory returns the snapshot's linear memory, whole pages: read-only. Under an image it is
-// the image's read-only mapping, valid while s is reachable: a caller that keeps only the
-// slice keeps s alive too (runtime.KeepAlive).
-func (s *snapshot) memory() []byte {
-	if s.image != nil {
-		return s.image.View
-	}
-	return s.heap
-}
-
 // attachImage gives snap, just taken or read from the cache, the image its instances map
 // (memimage_linux.go) when it is large enough and the system allows, and drops the copy on
 // the Go heap: reads (a restore that could not map, a reset that copies pages back, the
 // cache's encoding) come from the image's mapping. Else instances copy the heap's.
-func (p *pool) attachImage(snap *snapshot) {
-	if h := p.g.host; snap != nil && (len(snap.heap) >= mapImageBytes || h.mapSmall) && !h.noMappedMemory {
-		if img, err := memory.NewImage(snap.heap); err == nil { // on failure: restores copy
-			snap.image, snap.heap = img, nil
+func (p *pool) attachImage(snap *snapstate.Snapshot) {
+	if h := p.g.host; snap != nil && (len(snap.Heap) >= mapImageBytes || h.mapSmall) && !h.noMappedMemory {
+		if img, err := memory.NewImage(snap.Heap); err == nil { // on failure: restores copy
+			snap.Image, snap.Heap = img, nil
 		}
 	}
 }
@@ -61,20 +39,12 @@ func (p *pool) attachImage(snap *snapshot) {
 // below a megabyte the copy is kept, which needs no mapping, no memfd and no /proc.
 const mapImageBytes = 1 << 20
 
-// span is [from, to) of linear memory.
-type span struct{ from, to int }
-
-type savedGlobal struct {
-	name string // the export
-	val  uint64 // api.Global's encoding
-}
-
 // snapshots is a pool's snapshot: taken once, by the first instance that starts after the
 // pool was made; or refused, with the reason logged once.
 type snapshots struct {
 	mu      sync.Mutex
 	tried   bool
-	snap    *snapshot // nil: none (not yet, or refused)
+	snap    *snapstate.Snapshot // nil: none (not yet, or refused)
 	refused string
 	held    []heldNote // logged before describe named the guest: logged by logHeld
 }
@@ -97,7 +67,7 @@ func (s *snapshots) drop() {
 }
 
 // get returns the pool's snapshot, or nil.
-func (s *snapshots) get() *snapshot {
+func (s *snapshots) get() *snapstate.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.snap
@@ -136,7 +106,7 @@ func (p *pool) takeSnapshot(ctx context.Context, inst *instance) {
 		return
 	}
 	p.note(ctx, inst.call.Guest, slog.LevelDebug, "instances start from a snapshot",
-		slog.Int("memory", len(snap.memory())), slog.Int("globals", len(snap.globals)))
+		slog.Int("memory", len(snap.Memory())), slog.Int("globals", len(snap.Globals)))
 }
 
 // note logs msg about p's snapshots for the guest named guest. The instance that describes a
@@ -170,7 +140,7 @@ func (p *pool) logHeld(ctx context.Context) {
 }
 
 // snapshot copies inst's state, or says why it must not be copied.
-func (inst *instance) snapshot(p *pool) (*snapshot, string) {
+func (inst *instance) snapshot(p *pool) (*snapstate.Snapshot, string) {
 	if why := p.profile.NoSnapshot(); why != "" {
 		return nil, why
 	}
@@ -185,8 +155,8 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 	if mod.ExportedGlobal(instrument.ExportSnapshot) == nil {
 		return nil, "the module changes a table or drops a segment (table.set, table.grow, data.drop, …)"
 	}
-	s := &snapshot{kind: t.Snapshot(inst.started)}
-	if why, ok := s.kind.(kind.Refusal); ok {
+	s := &snapstate.Snapshot{Kind: t.Snapshot(inst.started)}
+	if why, ok := s.Kind.(kind.Refusal); ok {
 		return nil, string(why)
 	}
 	for k := 0; ; k++ {
@@ -204,43 +174,21 @@ func (inst *instance) snapshot(p *pool) (*snapshot, string) {
 		default:
 			return nil, fmt.Sprintf("its global %d is a mutable %s", k, api.ValueTypeName(t))
 		}
-		s.globals = append(s.globals, savedGlobal{name, mg.Get()})
+		s.Globals = append(s.Globals, snapstate.Global{Name: name, Val: mg.Get()})
 	}
 	if inst.mem != nil {
 		b, _ := inst.mem.Read(0, inst.mem.Size())
-		s.heap = bytes.Clone(b)
-		s.spans = copySpans(s.heap, int(inst.initial))
+		s.Heap = bytes.Clone(b)
+		s.Spans = snapstate.CopySpans(s.Heap, int(inst.initial))
 	}
 	return s, ""
 }
 
-// copySpans returns what a restore of mem copies into a fresh memory of initial bytes: all of
-// those (its data segments may since have changed), then the pages past them that are not
-// all zero (a grown page starts zeroed), adjacent ones joined.
-func copySpans(mem []byte, initial int) []span {
-	initial = min(initial, len(mem))
-	spans := []span{{0, initial}}
-	for off := initial; off < len(mem); off += pageSize {
-		end := min(off+pageSize, len(mem))
-		if bytes.Equal(mem[off:end], zeroPage[:end-off]) {
-			continue
-		}
-		if last := &spans[len(spans)-1]; last.to == off {
-			last.to = end
-		} else {
-			spans = append(spans, span{off, end})
-		}
-	}
-	return spans
-}
-
-var zeroPage [pageSize]byte
-
 // restore gives inst, instantiated without start functions, the state of snap: memory grown
 // to the snapshot's size and overwritten (its spans; or, under snap's image mapped by
 // memory.MappedAllocator, what instantiation wrote dropped), globals set.
-func (inst *instance) restore(mod api.Module, snap *snapshot) error {
-	snapMem := snap.memory()
+func (inst *instance) restore(mod api.Module, snap *snapstate.Snapshot) error {
+	snapMem := snap.Memory()
 	defer goruntime.KeepAlive(snap) // snapMem may be snap's image's mapping
 	mem := mod.Memory()
 	if mem == nil {
@@ -267,17 +215,17 @@ func (inst *instance) restore(mod api.Module, snap *snapshot) error {
 				return fmt.Errorf("%w: restoring the snapshot's memory: %w", ErrTrap, err)
 			}
 		} else {
-			for _, sp := range snap.spans {
-				copy(buf[sp.from:sp.to], snapMem[sp.from:sp.to])
+			for _, sp := range snap.Spans {
+				copy(buf[sp.From:sp.To], snapMem[sp.From:sp.To])
 			}
 		}
 	}
-	for _, sg := range snap.globals {
-		g, _ := mod.ExportedGlobal(sg.name).(api.MutableGlobal)
+	for _, sg := range snap.Globals {
+		g, _ := mod.ExportedGlobal(sg.Name).(api.MutableGlobal)
 		if g == nil {
-			return fmt.Errorf("%w: global %s is gone", ErrABI, sg.name)
+			return fmt.Errorf("%w: global %s is gone", ErrABI, sg.Name)
 		}
-		g.Set(sg.val)
+		g.Set(sg.Val)
 	}
 	return nil
 }

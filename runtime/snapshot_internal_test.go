@@ -80,8 +80,8 @@ func TestSnapshotRestoresStartState(t *testing.T) {
 			if got, want := snap != nil, tc.snapshots && tc.iso != "shared"; got != want {
 				t.Fatalf("pool has a snapshot: %v; want %v", got, want)
 			}
-			if snap != nil && len(snap.memory()) != 3*pageSize {
-				t.Errorf("snapshot of %d bytes of memory; want 3 pages", len(snap.memory()))
+			if snap != nil && len(snap.Memory()) != 3*pageSize {
+				t.Errorf("snapshot of %d bytes of memory; want 3 pages", len(snap.Memory()))
 			}
 		})
 	}
@@ -293,10 +293,10 @@ func TestSnapshotGoGuest(t *testing.T) {
 			if snap == nil {
 				t.Fatal("no snapshot")
 			}
-			if len(snap.memory()) < 4<<20 {
-				t.Errorf("snapshot of %d bytes of memory; init filled 4 MiB", len(snap.memory()))
+			if len(snap.Memory()) < 4<<20 {
+				t.Errorf("snapshot of %d bytes of memory; init filled 4 MiB", len(snap.Memory()))
 			}
-			if got, want := snap.image != nil, tc.mapped && goruntime.GOOS == "linux"; got != want {
+			if got, want := snap.Image != nil, tc.mapped && goruntime.GOOS == "linux"; got != want {
 				t.Errorf("snapshot image mapped: %v; want %v", got, want)
 			}
 			if got := g.stats.resets.Load(); got != 2 {

@@ -1,23 +1,22 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
 
 	"github.com/mcpwasm/mcpwasm/internal/atomicfile"
 )
@@ -31,15 +30,6 @@ import (
 // JavaScript guest answers its first call without evaluating its script. A file that is
 // missing, fails authentication or does not decode is ignored (and a bad one logged): the
 // pool starts its first instance as before and writes the file again.
-
-// snapshotDiskFormat is the version of the file layout below; part of the file name.
-const snapshotDiskFormat = 1
-
-// snapshotMagic starts a file's content (after the seal).
-const snapshotMagic = "mcpwasm-snapshot\n"
-
-// maxSnapshotFile bounds what a read accepts (the memory limit caps what a pool writes).
-const maxSnapshotFile = 4 << 30
 
 // diskSnap is a pool's share of this file.
 type diskSnap struct {
@@ -83,7 +73,7 @@ func (p *pool) diskSnapshotName() string {
 	}
 	k := sha256.New()
 	for _, part := range []string{
-		manifests.HostVersion(), buildRevision(), strconv.Itoa(snapshotDiskFormat), g.kind.Name(), codec.StateFormat, sum,
+		manifests.HostVersion(), buildRevision(), strconv.Itoa(snapstate.DiskFormat), g.kind.Name(), codec.StateFormat, sum,
 		p.profile.Key(), strconv.FormatUint(g.limits.MemoryBytes, 10),
 	} {
 		k.Write([]byte(part))
@@ -115,8 +105,8 @@ func (p *pool) snapshotDir() string { return filepath.Join(p.g.host.auth.Path(),
 // loadDiskSnapshot makes the snapshot on disk p's, if p wants one and has none yet and the
 // file is there and good; it returns the pool's snapshot then, else nil. Every caller gets
 // it, also one that waited while another (the prefetch) read the file.
-func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
-	var snap *snapshot
+func (p *pool) loadDiskSnapshot(ctx context.Context) *snapstate.Snapshot {
+	var snap *snapstate.Snapshot
 	p.disk.once.Do(func() {
 		if !p.wantsSnapshot() {
 			return
@@ -143,7 +133,7 @@ func (p *pool) loadDiskSnapshot(ctx context.Context) *snapshot {
 		p.snaps.mu.Unlock()
 		if snap != nil {
 			p.note(ctx, p.g.name, slog.LevelDebug, "instances start from a snapshot in the cache",
-				slog.String("file", name), slog.Int("memory", len(s.memory())))
+				slog.String("file", name), slog.Int("memory", len(s.Memory())))
 		}
 	})
 	if snap == nil && p.disk.loaded { // another caller's look found it (loaded is set in once)
@@ -185,11 +175,11 @@ func (p *pool) saveDiskSnapshot() {
 	go func() {
 		defer h.snapWrites.Done()
 		err := func() error {
-			state, err := codec.EncodeState(snap.kind)
+			state, err := codec.EncodeState(snap.Kind)
 			if err != nil {
 				return err
 			}
-			b := encodeSnapshot(snap, state)
+			b := snapstate.Encode(snap, state)
 			if err := os.MkdirAll(p.snapshotDir(), 0o700); err != nil {
 				return err
 			}
@@ -202,11 +192,11 @@ func (p *pool) saveDiskSnapshot() {
 }
 
 // readDiskSnapshot reads, authenticates and decodes the file name.
-func (p *pool) readDiskSnapshot(name string) (*snapshot, error) {
+func (p *pool) readDiskSnapshot(name string) (*snapstate.Snapshot, error) {
 	path := filepath.Join(p.snapshotDir(), name)
 	if fi, err := os.Stat(path); err != nil {
 		return nil, err
-	} else if fi.Size() > maxSnapshotFile || uint64(fi.Size()) > p.profile.MemoryBytes()+1<<20 {
+	} else if fi.Size() > snapstate.MaxFile || uint64(fi.Size()) > p.profile.MemoryBytes()+1<<20 {
 		return nil, fmt.Errorf("%d bytes: over the memory limit", fi.Size())
 	}
 	sealed, err := os.ReadFile(path)
@@ -217,108 +207,12 @@ func (p *pool) readDiskSnapshot(name string) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap, state, err := decodeSnapshot(b, p.profile.MemoryBytes())
+	snap, state, err := snapstate.Decode(b, p.profile.MemoryBytes())
 	if err != nil {
 		return nil, err
 	}
-	if snap.kind, err = p.g.kind.t.DecodeState(state); err != nil {
+	if snap.Kind, err = p.g.kind.t.DecodeState(state); err != nil {
 		return nil, fmt.Errorf("the kind's state: %w", err)
 	}
 	return snap, nil
-}
-
-// encodeSnapshot lays s out as: the magic; the memory's size; the spans (count, then from,
-// to and the bytes of each); the globals (count, then name and value of each); the kind's
-// state (length, bytes). Numbers are uvarints.
-func encodeSnapshot(s *snapshot, state []byte) []byte {
-	n := len(snapshotMagic) + 64 + len(state)
-	for _, sp := range s.spans {
-		n += sp.to - sp.from + 20
-	}
-	b := make([]byte, 0, n)
-	b = append(b, snapshotMagic...)
-	mem := s.memory()
-	defer runtime.KeepAlive(s) // mem may be s's image's mapping
-	b = binary.AppendUvarint(b, uint64(len(mem)))
-	b = binary.AppendUvarint(b, uint64(len(s.spans)))
-	for _, sp := range s.spans {
-		b = binary.AppendUvarint(b, uint64(sp.from))
-		b = binary.AppendUvarint(b, uint64(sp.to))
-		b = append(b, mem[sp.from:sp.to]...)
-	}
-	b = binary.AppendUvarint(b, uint64(len(s.globals)))
-	for _, g := range s.globals {
-		b = binary.AppendUvarint(b, uint64(len(g.name)))
-		b = append(b, g.name...)
-		b = binary.AppendUvarint(b, g.val)
-	}
-	b = binary.AppendUvarint(b, uint64(len(state)))
-	return append(b, state...)
-}
-
-// errSnapshotFile is a file that does not decode.
-var errSnapshotFile = errors.New("malformed snapshot file")
-
-// decodeSnapshot is encodeSnapshot's inverse; memory over limit bytes, spans out of order or
-// outside memory, and trailing bytes are errors.
-func decodeSnapshot(b []byte, limit uint64) (*snapshot, []byte, error) {
-	rest, ok := bytes.CutPrefix(b, []byte(snapshotMagic))
-	if !ok {
-		return nil, nil, fmt.Errorf("%w: no magic", errSnapshotFile)
-	}
-	var bad error
-	num := func(max uint64) uint64 {
-		v, n := binary.Uvarint(rest)
-		if n <= 0 || v > max {
-			if bad == nil {
-				bad = fmt.Errorf("%w at byte %d", errSnapshotFile, len(b)-len(rest))
-			}
-			rest = nil
-			return 0
-		}
-		rest = rest[n:]
-		return v
-	}
-	take := func(n uint64) []byte {
-		if uint64(len(rest)) < n {
-			if bad == nil {
-				bad = fmt.Errorf("%w: truncated", errSnapshotFile)
-			}
-			rest = nil
-			return nil
-		}
-		out := rest[:n]
-		rest = rest[n:]
-		return out
-	}
-	memLen := num(limit)
-	if memLen%pageSize != 0 {
-		return nil, nil, fmt.Errorf("%w: memory of %d bytes is not whole pages", errSnapshotFile, memLen)
-	}
-	s := &snapshot{heap: make([]byte, memLen)}
-	prev := uint64(0)
-	for range num(memLen/pageSize + 1) {
-		from, to := num(memLen), num(memLen)
-		if bad != nil {
-			break
-		}
-		if from < prev || to < from {
-			return nil, nil, fmt.Errorf("%w: span %d-%d out of order", errSnapshotFile, from, to)
-		}
-		copy(s.heap[from:to], take(to-from))
-		s.spans = append(s.spans, span{int(from), int(to)})
-		prev = to
-	}
-	for range num(1 << 16) {
-		name := string(take(num(256)))
-		s.globals = append(s.globals, savedGlobal{name, num(^uint64(0))})
-	}
-	state := take(num(1 << 20))
-	if bad != nil {
-		return nil, nil, bad
-	}
-	if len(rest) != 0 {
-		return nil, nil, fmt.Errorf("%w: %d bytes after the end", errSnapshotFile, len(rest))
-	}
-	return s, state, nil
 }

@@ -3,6 +3,7 @@
 package runtime
 
 import (
+	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
 	goruntime "runtime"
 	"runtime/metrics"
 	"testing"
@@ -25,28 +26,28 @@ func TestSnapshotImageKeptOnce(t *testing.T) {
 	for i := range mem {
 		mem[i] = byte(i*7 + i>>12)
 	}
-	file := encodeSnapshot(&snapshot{heap: mem, spans: []span{{0, size}}}, nil)
+	file := snapstate.Encode(&snapstate.Snapshot{Heap: mem, Spans: []snapstate.Span{{From: 0, To: size}}}, nil)
 	mem = nil
 	p := &pool{g: &Guest{host: &Host{}}}
-	s, _, err := decodeSnapshot(file, size)
+	s, _, err := snapstate.Decode(file, size)
 	if err != nil {
 		t.Fatal(err)
 	}
 	file = nil
 	p.attachImage(s)
 	after := live()
-	if s.image == nil {
+	if s.Image == nil {
 		t.Fatal("no image for a snapshot of 32 MiB")
 	}
-	if s.heap != nil {
-		t.Errorf("the snapshot keeps %d bytes on the Go heap beside its image", len(s.heap))
+	if s.Heap != nil {
+		t.Errorf("the snapshot keeps %d bytes on the Go heap beside its image", len(s.Heap))
 	}
 	grew := int64(after) - int64(before)
 	t.Logf("live heap: %d bytes before, %d with the snapshot held: %+d", before, after, grew)
 	if grew > size/4 {
 		t.Errorf("the live heap grew by %d bytes with the snapshot held (the file read and dropped); want well under its %d", grew, size)
 	}
-	got := s.memory()
+	got := s.Memory()
 	if len(got) != size {
 		t.Fatalf("the snapshot's memory is %d bytes; want %d", len(got), size)
 	}
