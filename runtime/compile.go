@@ -2,12 +2,15 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
 // The load caps live in internal/loadcheck, which parses a module once for all of them.
@@ -87,4 +90,45 @@ func discardCompile(done <-chan compileResult) {
 	if r := <-done; r.cm != nil {
 		_ = r.cm.Close(context.Background())
 	}
+}
+
+// compile checks the parsed module's estimated compile memory (loadcheck.CompileMemory),
+// bounds its tables (loadcheck.Tables) and instruments it so every function entry observes
+// the time limit, then compiles it. A module our parser finds malformed is compiled as given
+// so the error is wazero's precise one; a reference to an undefined index or an unknown
+// instruction is refused with the rewrite's own error, which names the function and the index.
+func (h *Host) compile(ctx context.Context, p *loadcheck.Module, limits Limits) (wazero.CompiledModule, error) {
+	timeout := limits.CompileTimeout
+	if err := p.CompileMemory(limits); err != nil {
+		return nil, err
+	}
+	var inst []byte
+	tables, ierr := p.Tables(limits)
+	if errors.Is(ierr, ErrLoadLimit) || errors.Is(ierr, ErrABI) {
+		return nil, ierr
+	}
+	if ierr == nil {
+		inst, ierr = instrument.Module(p.M, tables) // the tables bounded in the same rewrite
+		if errors.Is(ierr, wasm.ErrUndefinedIndex) || errors.Is(ierr, wasm.ErrUnknownInstr) {
+			return nil, fmt.Errorf("compiling: %w", ierr)
+		}
+	}
+	if ierr == nil { // the checks added at loops weigh: 3 bytes of loop are ~20 compiled
+		if err := checkCompileMemory(inst, limits); err != nil { // the module the host wrote
+			return nil, err
+		}
+	}
+	if ierr != nil {
+		cm, err := h.compileModule(ctx, p.Bytes, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("compiling: %w", err)
+		}
+		_ = cm.Close(ctx)
+		return nil, fmt.Errorf("compiling: %w", ierr)
+	}
+	cm, err := h.compileModule(ctx, inst, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("compiling: %w", err)
+	}
+	return cm, nil
 }

@@ -10,15 +10,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/watchdog"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/watchdog"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
@@ -173,49 +172,6 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	return h, nil
 }
 
-// newCache opens the compilation cache of o: in memory, or on disk in a directory that only
-// the user can write, whose entries are authenticated (runtime/internal/cacheauth; the
-// returned Dir is nil for a cache in memory).
-func newCache(o Options, logger *slog.Logger) (wazero.CompilationCache, *cacheauth.Dir, error) {
-	if o.NoDiskCache {
-		return wazero.NewCompilationCache(), nil, nil
-	}
-	dir := o.CacheDir
-	if dir == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			logger.Debug("no user cache directory; compiled code is cached in memory only", "err", err)
-			return wazero.NewCompilationCache(), nil, nil
-		}
-		dir = filepath.Join(base, "mcpwasm", "compile")
-	}
-	auth, err := cacheauth.Open(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("compilation cache: %w", err)
-	}
-	if err := discardTampered(auth, logger); err != nil {
-		return nil, nil, fmt.Errorf("compilation cache %s: %w", dir, err)
-	}
-	cache, err := wazero.NewCompilationCacheWithDir(auth.Path())
-	if err != nil {
-		return nil, nil, fmt.Errorf("compilation cache %s: %w", dir, err)
-	}
-	return cache, auth, nil
-}
-
-// discardTampered deletes the compiled code in auth that fails authentication, so wazero
-// compiles it again instead of running it, and logs each file.
-func discardTampered(auth *cacheauth.Dir, logger *slog.Logger) error {
-	if auth == nil {
-		return nil
-	}
-	gone, err := auth.VerifyCompiled()
-	for _, f := range gone {
-		logger.Warn("compilation cache: discarded compiled code that fails authentication (changed outside mcpwasm, or written by an older mcpwasm); compiling again", "dir", auth.Path(), "entry", f)
-	}
-	return err
-}
-
 // Close closes every guest, then the runtime and the compilation cache. Calls still running
 // are stopped (they return ErrClosed or ErrCancelled). Close is idempotent.
 func (h *Host) Close(ctx context.Context) error {
@@ -278,66 +234,4 @@ func (h *Host) unregister(g *Guest) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.guests, g)
-}
-
-// instantiateHostModules defines the host modules of every kind (for mcpwasm, mcpwasm_v1:
-// ABI.md §6), each once.
-func (h *Host) instantiateHostModules(ctx context.Context) error {
-	if err := kind.CheckHostModules(kindsOf(h.kinds)); err != nil {
-		return err
-	}
-	for _, k := range h.kinds {
-		for _, hm := range k.HostModules() {
-			b := h.rt.NewHostModuleBuilder(hm.Name)
-			for _, f := range hm.Funcs {
-				fb := b.NewFunctionBuilder().WithGoModuleFunction(f.Fn, f.Params, f.Results)
-				if len(f.ParamNames) > 0 {
-					fb = fb.WithParameterNames(f.ParamNames...)
-				}
-				fb.Export(f.Name)
-			}
-			if _, err := b.Instantiate(ctx); err != nil {
-				return fmt.Errorf("instantiating %s imports: %w", hm.Name, err)
-			}
-		}
-	}
-	return nil
-}
-
-// linkCompileTimeout bounds compiling a kind's linked modules (Extism's: 1.4 KB of wasm).
-const linkCompileTimeout = time.Minute
-
-// linksOf returns the compiled modules kind k links to each instance of its guests
-// (kind.Traits.Linked), compiling them on the first use, through the authenticated
-// compilation cache as a guest's code is (compileModule).
-func (h *Host) linksOf(ctx context.Context, k *kindEntry) ([]linkedModule, error) {
-	if k.t.Linked == nil {
-		return nil, nil
-	}
-	h.linkMu.Lock()
-	defer h.linkMu.Unlock()
-	if ls, ok := h.links[k.Name()]; ok {
-		return ls, nil
-	}
-	var ls []linkedModule
-	for _, m := range k.t.Linked() {
-		// Not cut short by the first call's deadline: the compile is the host's, done once.
-		cm, err := h.compileModule(context.WithoutCancel(ctx), m.Wasm, linkCompileTimeout)
-		if err != nil {
-			return nil, fmt.Errorf("compiling the module %s that %s guests link: %w", m.Name, k.Name(), err)
-		}
-		ls = append(ls, linkedModule{name: m.Name, cm: cm})
-	}
-	if h.links == nil {
-		h.links = map[string][]linkedModule{}
-	}
-	h.links[k.Name()] = ls
-	return ls, nil
-}
-
-// linkedModule is one compiled module a kind links to each instance of its guests
-// (kind.Traits.Linked).
-type linkedModule struct {
-	name string
-	cm   wazero.CompiledModule
 }

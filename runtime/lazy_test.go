@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
 

@@ -2,12 +2,13 @@ package runtime
 
 import (
 	"context"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
 	"log/slog"
 	"math"
 	"math/rand"
 	"reflect"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"

@@ -3,10 +3,11 @@
 package runtime
 
 import (
-	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
 	goruntime "runtime"
 	"runtime/metrics"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/runtime/internal/snapstate"
 )
 
 // A snapshot whose memory goes into an image keeps one copy of it, the image's: attachImage
