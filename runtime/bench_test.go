@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/schema"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 	"github.com/tetratelabs/wazero"
@@ -100,7 +101,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 		b.Run("part/validateArgs", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := validateArgs(t.input, benchArgs100); err != nil {
+				if err := schema.Validate(t.input, benchArgs100); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -241,7 +242,7 @@ func BenchmarkValidateArgs(b *testing.B) {
 			f    func() error
 		}{
 			{"before", func() error { return validateArgsReference(tools[1], args) }},
-			{"after", func() error { return validateArgs(tools[1].input, args) }},
+			{"after", func() error { return schema.Validate(tools[1].input, args) }},
 			{"after-flat", func() error { return tools[1].validate(args) }},
 		} {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {

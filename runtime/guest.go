@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/schema"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/served"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -68,7 +69,7 @@ type lists struct {
 	// own maps "tool:"+name and "prompt:"+name of each tool and prompt served under another
 	// name than the guest declares (a tool prefix, a foreign name mapped) to the declared one.
 	own     map[string]string
-	renames []rename // the foreign names mapped (names.go), logged once
+	renames []served.Rename // the foreign names mapped (names.go), logged once
 }
 
 // lists returns what g serves now.

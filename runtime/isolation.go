@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpwasm/mcpwasm/runtime/internal/served"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -68,7 +69,7 @@ func (c *GuestConfig) Validate() error {
 			return fmt.Errorf("tool %q grants: %w", name, err)
 		}
 	}
-	if _, err := hidePatterns(c.HideTools); err != nil { // hide.go
+	if _, err := served.HidePatterns(c.HideTools); err != nil { // hide.go
 		return err
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/manifests"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/served"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
@@ -214,11 +215,11 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	base.logHeld(ctx)
-	m, hidden := hideTools(m, c.HideTools) // hide.go
+	m, hidden := served.Hide(m, c.HideTools) // hide.go
 	if hidden != nil {
 		h.logger.Info("tools hidden by hide_tools", "guest", g.name, "tools", hidden)
 	}
-	served, own, renames, err := servedNames(m, c.ToolPrefix, g.foreign())
+	served, own, renames, err := served.Names(m, c.ToolPrefix, g.foreign())
 	if err != nil {
 		return g, fmt.Errorf("guest %q: %w", g.name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/schema"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -32,7 +33,7 @@ func FuzzManifest(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			full := validateArgs(tl.input, args)
+			full := schema.Validate(tl.input, args)
 			if tl.flat != nil && tl.flat.Accepts(args) && full != nil {
 				t.Errorf("tool %q: flat acceptor accepts %q, full validation says %v", td.Name, args, full)
 			}

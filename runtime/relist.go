@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/size"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/served"
 )
 
 // relistAfter runs after an entry of inst (not a describe) that reported its guest's lists
@@ -64,8 +65,8 @@ func (g *Guest) relist(ctx context.Context, inst *instance) (bool, error) {
 	if err != nil {
 		return refuse(err)
 	}
-	m, _ = hideTools(m, g.gc.HideTools) // hide.go
-	m, own, renames, err := servedNames(m, g.gc.ToolPrefix, g.foreign())
+	m, _ = served.Hide(m, g.gc.HideTools) // hide.go
+	m, own, renames, err := served.Names(m, g.gc.ToolPrefix, g.foreign())
 	if err != nil {
 		return refuse(err)
 	}

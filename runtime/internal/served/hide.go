@@ -1,4 +1,8 @@
-package runtime
+// Package served owns the names a guest's manifest is served under: the tools hidden by
+// GuestConfig.HideTools (Hide, HidePatterns), the ToolPrefix, and a foreign kind's names
+// outside abi.NamePattern mapped by names.MapName (Names, Rename). It works on an
+// abi.Manifest only: it may import abi and internal/names, nothing else of ours.
+package served
 
 import (
 	"fmt"
@@ -8,10 +12,10 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 )
 
-// hidePatterns compiles GuestConfig.HideTools: each pattern must match a declared tool name
+// HidePatterns compiles GuestConfig.HideTools: each pattern must match a declared tool name
 // whole (it is anchored as ^(?:PATTERN)$, as hyper-mcp anchors skip_tools). Errors name the
 // pattern.
-func hidePatterns(patterns []string) ([]*regexp.Regexp, error) {
+func HidePatterns(patterns []string) ([]*regexp.Regexp, error) {
 	out := make([]*regexp.Regexp, 0, len(patterns))
 	for _, p := range patterns {
 		re, err := regexp.Compile("^(?:" + p + ")$")
@@ -23,14 +27,14 @@ func hidePatterns(patterns []string) ([]*regexp.Regexp, error) {
 	return out, nil
 }
 
-// hideTools returns m without the tools whose declared name (before ToolPrefix and any name
+// Hide returns m without the tools whose declared name (before ToolPrefix and any name
 // mapping) one of patterns matches whole, and their names; m itself is not changed. A hidden
 // tool is neither listed nor callable, as if the guest did not declare it.
-func hideTools(m *abi.Manifest, patterns []string) (*abi.Manifest, []string) {
+func Hide(m *abi.Manifest, patterns []string) (*abi.Manifest, []string) {
 	if len(patterns) == 0 {
 		return m, nil
 	}
-	res, _ := hidePatterns(patterns) // Validate compiled them
+	res, _ := HidePatterns(patterns) // Validate compiled them
 	var hidden []string
 	out := *m
 	out.Tools = slices.DeleteFunc(slices.Clone(m.Tools), func(t abi.Tool) bool {
