@@ -134,7 +134,7 @@ func BenchmarkInstanceCall(b *testing.B) {
 	}
 }
 
-// BenchmarkInstrumentation measures the rewrite (interrupt.go) on the Go guests: the same
+// BenchmarkInstrumentation measures the rewrite (runtime/internal/instrument) on the Go guests: the same
 // export called in a module compiled as built ("raw"), as the host compiles it
 // ("instrumented": fuel checks at entries and loop headers), and as the host compiled it
 // before ("entryloop": an empty loop at each entry, for WithCloseOnContextDone), in a runtime

@@ -115,7 +115,7 @@ func (g *Guest) run(ctx context.Context, p *pool, e kind.Entry, name string, arg
 	g.running.Add(1) // Drain
 	defer g.running.Add(-1)
 	// No context.WithTimeout: the deadline goes to the watchdog.Interrupter and to whatever waits
-	// (epoch.go); a warm call derives no context at all.
+	// (runtime/internal/watchdog); a warm call derives no context at all.
 	start := g.host.watch.Now()
 	var grace time.Duration
 	if g.kind.t.Grace != nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
-// A warm call costs no context, timer or goroutine of its own (epoch.go): its only allocation
+// A warm call costs no context, timer or goroutine of its own (runtime/internal/watchdog): its only allocation
 // is the copy of the result it returns. A context.WithTimeout per call, or an AfterFunc,
 // would show here as more.
 func TestWarmCallAllocatesOnlyItsResult(t *testing.T) {

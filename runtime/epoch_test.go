@@ -17,7 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/testdata/wat"
 )
 
-// Tests of the interruption mechanism (epoch.go, interrupt.go) on testdata/wat/interrupt.wat.
+// Tests of the interruption mechanism (runtime/internal/watchdog, runtime/internal/instrument) on testdata/wat/interrupt.wat.
 
 // slowUpstream is an upstream "slow" whose tool never answers: CallTool returns only when its
 // context is done, and reports that on returned.
@@ -71,7 +71,7 @@ func enteredCtx(ctx context.Context) (context.Context, chan struct{}) {
 // prompt bounds how long Stop, Close or a cancel take to end calls, and how late after its
 // time limit a runaway call stops: the tests run more spinning guests than a 2-core machine
 // has cores, so the bound is the Go scheduler's, not the mechanism's (the watchdog looks
-// every watchTick, 5 ms: epoch.go).
+// every watchTick, 5 ms: runtime/internal/watchdog).
 const prompt = time.Second
 
 // A loop, a deep recursion and a blocked host call all stop at the deadline, are reported as

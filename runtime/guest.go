@@ -86,7 +86,7 @@ type tool struct {
 	deniedFS []sandbox.DeniedFS
 	pool     *pool
 	flat     *schema.Flat // fast acceptor for a flat input schema, or nil
-	// unenforced: schema keywords the host leaves to the guest (schemapattern.go); each
+	// unenforced: schema keywords the host leaves to the guest (runtime/internal/schema); each
 	// Path starts with "inputSchema" or "outputSchema"
 	unenforced []schema.Unenforced
 }

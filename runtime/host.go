@@ -48,7 +48,7 @@ type Options struct {
 	// The Host does not close it.
 	Upstreams peer.Upstreams
 	// Lazy lets Load serve a module whose manifest is cached (from an earlier load of the same
-	// bytes by the same host version; see manifestcache.go) before compiling it: the Guest is
+	// bytes by the same host version; see runtime/internal/manifests) before compiling it: the Guest is
 	// built and validated from the cached manifest at once, and the module is compiled in the
 	// background. A call waits for its own guest's code within its context and time limit; if
 	// the background compile fails, the guest's calls fail with that error and it is logged.
@@ -93,12 +93,12 @@ type Host struct {
 
 	lazy *lazyHost // manifest cache, background compiles, idle sweep (lazy.go)
 
-	watch *watchdog.Watchdog // ends calls past their deadline or cancelled (epoch.go)
+	watch *watchdog.Watchdog // ends calls past their deadline or cancelled (runtime/internal/watchdog)
 
 	noSnapshots bool // tests and benchmarks: every instance runs its start (snapshot.go)
 	// Tests and benchmarks: noReset closes every instance a session or call is done with
 	// instead of resetting it in place (reset.go); noMappedMemory keeps snapshots in Go memory
-	// only, so restores and resets copy (memimage_linux.go).
+	// only, so restores and resets copy (runtime/internal/memory).
 	noReset, noMappedMemory bool
 	mapSmall                bool              // tests: map a snapshot's image however small it is (mapImageBytes)
 	onParse                 func(wasm []byte) // tests: sees each guest module the load parses (Host.parse)
@@ -148,7 +148,7 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 		return nil, err
 	}
 	// No WithCloseOnContextDone: instrument.Calls and the watchdog.Interrupter stop runaway calls
-	// (epoch.go).
+	// (runtime/internal/watchdog).
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().
 		WithCompilationCache(cache))
 	h := &Host{rt: rt, cache: cache, auth: auth, logger: logger, net: o.Net, upstreams: o.Upstreams, observer: o.Observer, guests: map[*Guest]struct{}{}, watch: watchdog.New()}

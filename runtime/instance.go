@@ -40,7 +40,7 @@ type instance struct {
 	served  bool // a call ran in it: with isolation "session", session says whose
 	session any  // the session of its calls (CallHooks.Session)
 
-	intr watchdog.Interrupter // ends a running call from outside (epoch.go)
+	intr watchdog.Interrupter // ends a running call from outside (runtime/internal/watchdog)
 
 	initial uint32 // bytes of linear memory on instantiation, before any start (snapshot.go)
 
@@ -51,7 +51,7 @@ type instance struct {
 	globals  []api.MutableGlobal   // snap.globals' handles, looked up at the first reset
 	fuel     api.MutableGlobal     // the host's $fuel (instrument.ExportSnapshot)
 	fdLookup reflect.Value         // wazero's descriptor lookup, resolved at the first reset (reset.go)
-	pagemap  []byte                // memory.ResetMapped's buffer (memimage_linux.go)
+	pagemap  []byte                // memory.ResetMapped's buffer (runtime/internal/memory)
 }
 
 var _ kind.Instance = (*instance)(nil)
@@ -98,7 +98,7 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	ctx = experimental.WithMemoryAllocator(ctx, alloc)
 	cfg := p.config.WithStdout(&inst.stdout).WithStderr(&inst.stderr)
 	if p.profile.Clock() {
-		cfg = cfg.WithNanosleep(inst.intr.Sleep) // poll_oneoff's waits end with the call (sleep.go)
+		cfg = cfg.WithNanosleep(inst.intr.Sleep) // poll_oneoff's waits end with the call (runtime/internal/watchdog)
 	}
 	if p.g.isolation != isolationShared {
 		cfg = inst.fakes.config(cfg, p.profile) // a reset in place rewinds them (reset.go)

@@ -69,7 +69,7 @@ func (c *GuestConfig) Validate() error {
 			return fmt.Errorf("tool %q grants: %w", name, err)
 		}
 	}
-	if _, err := served.HidePatterns(c.HideTools); err != nil { // hide.go
+	if _, err := served.HidePatterns(c.HideTools); err != nil { // runtime/internal/served
 		return err
 	}
 	return nil

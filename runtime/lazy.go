@@ -15,7 +15,7 @@ import (
 // does a guest that fails to load in the background answer with tool errors …?" and "Why close
 // idle instances, and drop idle compiled code?"):
 //
-//   - With Options.Lazy, Load of a module whose manifest is cached (manifestcache.go) builds
+//   - With Options.Lazy, Load of a module whose manifest is cached (runtime/internal/manifests) builds
 //     the Guest from that manifest — the same validation of names, schemas and grants — and
 //     compiles the module in the background, a few guests at a time. A call waits for its own
 //     guest's code, within its context and time limit.

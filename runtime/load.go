@@ -215,7 +215,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		return g, fmt.Errorf("%s: guest name %q does not match %s", src, g.name, abi.NamePattern)
 	}
 	base.logHeld(ctx)
-	m, hidden := served.Hide(m, c.HideTools) // hide.go
+	m, hidden := served.Hide(m, c.HideTools) // runtime/internal/served
 	if hidden != nil {
 		h.logger.Info("tools hidden by hide_tools", "guest", g.name, "tools", hidden)
 	}

@@ -177,7 +177,7 @@ func (p *pool) isClosed() bool { return p.shut.Load() }
 
 // release returns inst to the pool if healthy, else closes it and frees its slot. now (on the
 // host's watchdog clock) stamps the instance's and the code's last use: the caller passes the
-// reading it took when the call started, so a warm call reads the clock once (epoch.go); a
+// reading it took when the call started, so a warm call reads the clock once (runtime/internal/watchdog); a
 // call longer than the idle timeout may then see its instance swept a sweep early.
 func (p *pool) release(inst *instance, healthy bool, now time.Duration) {
 	defer p.g.doneCode(now)

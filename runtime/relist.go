@@ -65,7 +65,7 @@ func (g *Guest) relist(ctx context.Context, inst *instance) (bool, error) {
 	if err != nil {
 		return refuse(err)
 	}
-	m, _ = served.Hide(m, g.gc.HideTools) // hide.go
+	m, _ = served.Hide(m, g.gc.HideTools) // runtime/internal/served
 	m, own, renames, err := served.Names(m, g.gc.ToolPrefix, g.foreign())
 	if err != nil {
 		return refuse(err)

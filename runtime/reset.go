@@ -30,7 +30,7 @@ import (
 // What a reset restores, and what makes an instance unfit for one (it is then closed and a
 // fresh instance takes its slot, as before):
 //   - Linear memory: the pages written since are dropped under the snapshot's image mapped
-//     copy-on-write (memimage_linux.go), or the snapshot is copied over it. A memory grown
+//     copy-on-write (runtime/internal/memory), or the snapshot is copied over it. A memory grown
 //     past the snapshot's size is unfit: wazero cannot shrink a memory.
 //   - Mutable globals: set from the snapshot; the host's $fuel refilled; $flag is 0 (an
 //     instance whose call was interrupted is never released healthy).

@@ -19,7 +19,7 @@ import (
 )
 
 // attachImage gives snap, just taken or read from the cache, the image its instances map
-// (memimage_linux.go) when it is large enough and the system allows, and drops the copy on
+// (runtime/internal/memory) when it is large enough and the system allows, and drops the copy on
 // the Go heap: reads (a restore that could not map, a reset that copies pages back, the
 // cache's encoding) come from the image's mapping. Else instances copy the heap's.
 func (p *pool) attachImage(snap *snapstate.Snapshot) {
@@ -31,7 +31,7 @@ func (p *pool) attachImage(snap *snapstate.Snapshot) {
 }
 
 // mapImageBytes is the smallest snapshot whose instances map it copy-on-write rather than copy
-// it (memimage_linux.go). A copy costs the snapshot's size at every restore and reset, and
+// it (runtime/internal/memory). A copy costs the snapshot's size at every restore and reset, and
 // keeps the whole of it in every instance's memory; a mapping costs a mmap per instance and,
 // per reset, a read of pagemap and a copy of the pages written, and keeps only those. For the
 // Go echo (3.4 MiB) a reset and call take 80–120 µs mapped against 430–660 µs copied; for

@@ -50,7 +50,7 @@ func (g *Guest) buildLists(m *abi.Manifest, own map[string]string, c *GuestConfi
 }
 
 // warnUnenforced logs one warning for each schema keyword of t the host leaves to the guest
-// (schemapattern.go), once the lists it belongs to are built: at load, and at a relist only
+// (runtime/internal/schema), once the lists it belongs to are built: at load, and at a relist only
 // for a tool whose schemas changed.
 func (g *Guest) warnUnenforced(t *tool) {
 	if len(t.unenforced) == 0 {

@@ -8,7 +8,7 @@ import (
 )
 
 // (most tools, including the permissive {"type":"object"}) are recognized without decoding
-// (flat.go); everything else, and every failure, goes through jsonschema-go.
+// (runtime/internal/schema); everything else, and every failure, goes through jsonschema-go.
 func (t *tool) validate(args []byte) error {
 	if t.flat != nil && t.flat.Accepts(args) {
 		return nil

@@ -41,7 +41,7 @@ import (
 // 0, which wazero serves in Go: a point where the goroutine can be preempted, so a runaway
 // guest cannot stall the Go scheduler or the garbage collector's stop-the-world), and traps
 // (unreachable) if the host has set $flag. The host sets $flag, exported as
-// abi.ExportInterrupt, on the deadline, cancellation, Host.Stop or Guest.Close (epoch.go).
+// abi.ExportInterrupt, on the deadline, cancellation, Host.Stop or Guest.Close (runtime/internal/watchdog).
 // A start section is dropped and its function exported as abi.ExportStart, so the host runs
 // it itself, under the same interruption, after instantiation.
 //

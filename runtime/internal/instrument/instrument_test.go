@@ -59,7 +59,7 @@ func FuzzInstrumentCalls(f *testing.F) {
 	defer rt.Close(ctx)
 	f.Fuzz(func(t *testing.T, wasm []byte) {
 		if loadcheck.VectorCounts(wasm) != nil {
-			return // the host refuses it before wazero sees it (loadcaps.go)
+			return // the host refuses it before wazero sees it (runtime/internal/loadcheck)
 		}
 		out, err := Calls(wasm)
 		orig, cerr := rt.CompileModule(ctx, wasm)

@@ -18,7 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// Tests of the rewrite (interrupt.go, wasmscan.go) and of the wasm package's index checks
+// Tests of the rewrite (instrument.go, scan.go) and of the wasm package's index checks
 // (internal/wasm/index.go) and decoder (internal/wasm/decode.go) on modules built here, byte by byte: most are invalid on purpose, which
 // wat2wasm refuses to build.
 

@@ -14,7 +14,7 @@ import (
 // which wazero instantiates without running any start function. See RATIONALE.md "Pristine
 // instances from snapshots" for what is refused and why.
 //
-// The instrumentation (interrupt.go) exports each global the module defines as
+// The instrumentation (instrument.go) exports each global the module defines as
 // mcpwasm_global_<k> (k counts the module's own globals from 0), so the host can read and
 // set the ones that are not exported, and exports mcpwasm_snapshot (one of its own globals;
 // only the name matters) when no function of the module changes a table or drops a data or

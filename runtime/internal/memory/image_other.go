@@ -4,7 +4,7 @@ package memory
 
 import "errors"
 
-// Image is a snapshot's memory mapped copy-on-write: Linux only (memimage_linux.go).
+// Image is a snapshot's memory mapped copy-on-write: Linux only (image_linux.go).
 // Elsewhere instances restore and reset by copying the snapshot.
 type Image struct {
 	size int

@@ -20,7 +20,7 @@ import (
 
 // Interrupter ends a running call from outside: the call's deadline or cancellation (seen by
 // the host's Watchdog, below), Host.Stop or Guest.Close. It sets the instance's
-// instrument.ExportInterrupt global, which the checks instrument.Calls injected look at (interrupt.go);
+// instrument.ExportInterrupt global, which the checks instrument.Calls injected look at (runtime/internal/instrument);
 // the guest then traps at its next look, within instrument.FuelInterval units of work. It also cancels
 // the context of a request import in flight, so a host function blocked on I/O returns.
 //
