@@ -29,7 +29,7 @@ func TestNativeStackReadable(t *testing.T) {
 	inst := <-g.lists().tools["ok"].pool.idle
 	defer func() { g.lists().tools["ok"].pool.idle <- inst }()
 	if p := memory.NativeStack(inst.fns[abi.ExportCall]); p == nil || len(*p) == 0 {
-		t.Fatal("memory.NativeStack found no stack: wazero's callEngine no longer has a stack []byte field; update stackmem.go")
+		t.Fatal("memory.NativeStack found no stack: wazero's callEngine no longer has a stack []byte field; update runtime/internal/memory/stack.go")
 	}
 	if n := inst.stackBytes(); n > memory.RetainStackBytes {
 		t.Fatalf("a shallow call left %d bytes of stack", n)

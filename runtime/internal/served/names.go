@@ -38,7 +38,7 @@ func Names(m *abi.Manifest, prefix string, foreign bool) (*abi.Manifest, map[str
 		}
 		key := what + ":" + served
 		if prev, ok := seen[key]; ok && prev != name {
-			return "", fmt.Errorf("%ss %q and %q are both served as %q (a name outside %s is served with \"_\" for other characters and a hash of it at the end); Rename one of them",
+			return "", fmt.Errorf("%ss %q and %q are both served as %q (a name outside %s is served with \"_\" for other characters and a hash of it at the end); rename one of them",
 				what, prev, name, served, abi.NamePattern)
 		}
 		seen[key] = name

@@ -14,7 +14,7 @@ import (
 const DiskFormat = 1
 
 // Magic starts a file's content (after the seal).
-const Magic = "mcpwasm-Snapshot\n"
+const Magic = "mcpwasm-snapshot\n"
 
 // MaxFile bounds what a read accepts (the memory limit caps what a pool writes).
 const MaxFile = 4 << 30
@@ -49,7 +49,7 @@ func Encode(s *Snapshot, state []byte) []byte {
 }
 
 // ErrFile is a file that does not decode.
-var ErrFile = errors.New("malformed Snapshot file")
+var ErrFile = errors.New("malformed snapshot file")
 
 // Decode is Encode's inverse; memory over limit bytes, spans out of order or
 // outside memory, and trailing bytes are errors.
@@ -95,7 +95,7 @@ func Decode(b []byte, limit uint64) (*Snapshot, []byte, error) {
 			break
 		}
 		if from < prev || to < from {
-			return nil, nil, fmt.Errorf("%w: Span %d-%d out of order", ErrFile, from, to)
+			return nil, nil, fmt.Errorf("%w: span %d-%d out of order", ErrFile, from, to)
 		}
 		copy(s.Heap[from:to], take(to-from))
 		s.Spans = append(s.Spans, Span{int(from), int(to)})
