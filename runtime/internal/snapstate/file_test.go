@@ -40,3 +40,19 @@ func TestSnapshotFileCodec(t *testing.T) {
 		}
 	}
 }
+
+// The file layout is pinned byte for byte: a change to it (the magic included) must bump
+// DiskFormat, which is part of the file name, or another build would misread the files.
+func TestSnapshotFileLayoutPinned(t *testing.T) {
+	mem := make([]byte, memory.PageSize)
+	mem[1] = 7
+	got := Encode(&Snapshot{Heap: mem, Spans: []Span{{From: 0, To: 2}}, Globals: []Global{{Name: "g", Val: 5}}}, []byte("st"))
+	want := "mcpwasm-snapshot\n" + // magic
+		"\x80\x80\x04" + // memory: 65536 bytes
+		"\x01" + "\x00\x02" + "\x00\x07" + // one span, 0 to 2, its bytes
+		"\x01" + "\x01g" + "\x05" + // one global, "g" = 5
+		"\x02st" // the kind's state
+	if DiskFormat != 1 || string(got) != want {
+		t.Errorf("format %d: Encode = %q\nwant format 1: %q", DiskFormat, got, want)
+	}
+}
