@@ -291,7 +291,7 @@ func (p *Plugin) Run(ctx context.Context, c *Call, name string, input []byte) ([
 	if err := k.SetInput(input); err != nil {
 		return nil, err
 	}
-	res, err := p.invoke(withInstance(ctx, &p.inst), fn)
+	res, err := p.invoke(ctx, fn)
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {
 		err = nil
