@@ -122,9 +122,6 @@ func (p *pool) instantiate(ctx context.Context) (inst *instance, err error) {
 	// Bound before the start runs, so what a start asks of the host is known (StartRequest).
 	inst.call = kind.Call{Guest: g.name, Config: g.config, Args: g.args, Host: guestHost{g}, Instance: inst, Report: &inst.budget, Vars: inst.vars}
 	kind.Bind(mod, &inst.call)
-	for _, l := range inst.linked { // a linked module's host imports act for the guest
-		kind.Bind(l, &inst.call)
-	}
 	if snap != nil {
 		err = inst.restore(mod, snap)
 	} else {
@@ -240,7 +237,6 @@ var linkedConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().Wi
 // unlink closes the instance's linked modules.
 func (inst *instance) unlink(ctx context.Context) {
 	for name, mod := range inst.linked {
-		kind.Unbind(mod)
 		_ = mod.Close(ctx)
 		delete(inst.linked, name)
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
-// Call is what one entry into a plugin may use: the host functions reach the outside only
-// through it. The guest-kind seam's kind.Call carries the same things; until it lands the
-// caller fills this directly.
+// Call is the plugin's view of one entry, what its host functions may use: they reach the
+// outside only through it. The kind builds it from the seam's kind.Call (started.view);
+// Plugin's tests fill it directly to reach what the seam fixes (a log level below info).
 type Call struct {
 	Guest, Tool string // Tool is "" outside tools/call
 	// Request serves one capability request of the entry (ABI.md §6.1) under the operator's

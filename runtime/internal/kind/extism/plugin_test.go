@@ -145,7 +145,10 @@ func (e *env) load(wasm []byte) *Plugin { return e.loadModule(wasm, true) }
 
 // loadModule is load; without detect, for a module that exports no hyper-mcp entry point
 // (the bench's echo plugin).
-func (e *env) loadModule(wasm []byte, detect bool) *Plugin {
+func (e *env) loadModule(wasm []byte, detect bool) *Plugin { return e.loadStarted(wasm, detect).p }
+
+// loadStarted is loadModule, returning the seam's started instance.
+func (e *env) loadStarted(wasm []byte, detect bool) *started {
 	e.t.Helper()
 	ctx := context.Background()
 	cm, err := e.rt.CompileModule(ctx, wasm)
@@ -186,10 +189,10 @@ func (e *env) loadModule(wasm []byte, detect bool) *Plugin {
 	if err := s.p.Start(ctx, &Call{}); err != nil {
 		e.t.Fatal(err)
 	}
-	return s.p
+	return s
 }
 
-// start binds mod and its kernel module to a fresh seam Call and starts the plugin through
+// start binds mod to a fresh seam Call and starts the plugin through
 // the seam, as the pool does (kind.Bind, Kind.Start, Call.Started): the host functions find
 // the plugin with kind.CallOf. A module that exports no hyper-mcp entry point (detect false)
 // is wrapped directly, Kind.Start refusing it.
@@ -197,16 +200,8 @@ func (e *env) start(cm wazero.CompiledModule, mod, kernel api.Module, info Info,
 	e.t.Helper()
 	in := &testInstance{mod: mod, kernel: kernel, module: moduleOf(cm)}
 	c := &kind.Call{Instance: in, Vars: kind.NewArena(e.limit, func() uint64 { return uint64(mod.Memory().Size()) })}
-	kind.Bind(mod, c)
-	if kernel != nil {
-		kind.Bind(kernel, c)
-	}
-	e.t.Cleanup(func() {
-		kind.Unbind(mod)
-		if kernel != nil {
-			kind.Unbind(kernel)
-		}
-	})
+	kind.Bind(mod, c) // the plugin only: a call its kernel module forwards is the plugin's (wazero)
+	e.t.Cleanup(func() { kind.Unbind(mod) })
 	var s *started
 	if detect {
 		st, err := Kind{}.Start(context.Background(), in, c)
