@@ -34,8 +34,8 @@ func TestHostFunctionsFindTheirCallByModule(t *testing.T) {
 	got := map[string]string{}
 	ain.onInvoke = func(ctx context.Context) {
 		ain.onInvoke = nil
-		// key puts "greeting" in A's kernel (the block a host function taking A's instance
-		// would read) and in B's and the stray kernel's at the same offset.
+		// key puts "greeting" in A's kernel: the block a host function that took A's
+		// instance would read (got stays empty, and the test fails, if this never runs).
 		key := func() uint64 {
 			off, _ := a.p.inst.Kernel.New([]byte("greeting"))
 			return off
