@@ -135,6 +135,17 @@ export default { setTimeout, setImmediate, scheduler };
 };
 let importsTimers = false;
 
+// fromProject marks build.mjs's own resolution of a package from the project (guard).
+const fromProject = Symbol("fromProject");
+// majorOf is the major version of the package in dir, or null.
+const majorOf = (dir) => {
+  try {
+    return String(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version).split(".")[0];
+  } catch {
+    return null;
+  }
+};
+
 const guard = {
   name: "mcpwasm",
   setup(b) {
@@ -180,6 +191,21 @@ const guard = {
       return { path: name, namespace: "mcpwasm-stub" };
     });
     b.onLoad({ filter: /.*/, namespace: "mcpwasm-stub" }, (a) => ({ contents: stubSource(a.path), loader: "js" }));
+    // The build's own modules (sdk.js's zod) take the project's copy of a package when it
+    // has the build's major version: the server's schemas and the SDK then share one copy
+    // (bundled once, one set of classes). Another major keeps the build's (sdk.js reads zod 3
+    // schemas through zod3.js).
+    b.onResolve({ filter: /^[^./]/ }, async (a) => {
+      if (a.pluginData === fromProject || !resolvePath(a.importer).startsWith(here + sep) || builtins.has(a.path)) return undefined;
+      const name = a.path.split("/").slice(0, a.path.startsWith("@") ? 2 : 1).join("/");
+      const r = await b.resolve(a.path, { kind: a.kind, resolveDir: dirname(resolvePath(entry)), pluginData: fromProject });
+      const inPkg = sep + "node_modules" + sep + name.split("/").join(sep) + sep;
+      const at = r.errors.length === 0 && r.path ? r.path.lastIndexOf(inPkg) : -1;
+      if (at < 0) return undefined;
+      const mine = majorOf(join(here, "..", "node_modules", name));
+      if (mine === null || majorOf(r.path.slice(0, at + inPkg.length)) !== mine) return undefined;
+      return { path: r.path, sideEffects: r.sideEffects };
+    });
     // The package's own files see where they are: import.meta.url (and __dirname, __filename
     // in a file that does not declare them) name their place under FILES_ROOT.
     if (pkgDir) {

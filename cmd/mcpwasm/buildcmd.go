@@ -67,14 +67,17 @@ func buildCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 			return ExitError, err
 		}
 	default:
-		st, err := os.Stat(src)
+		file, isDir, err := resolveSource(src)
 		if err != nil {
 			return ExitUsage, err
 		}
-		if st.IsDir() {
-			err = b.fromDir(src)
+		if file != src {
+			fmt.Fprintf(stderr, "building %s (for %s)\n", file, src)
+		}
+		if isDir {
+			err = b.fromDir(file)
 		} else {
-			err = b.fromFile(src)
+			err = b.fromFile(file)
 		}
 		if err != nil {
 			return ExitError, err
@@ -103,6 +106,52 @@ func buildCmd(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	printConfigEntry(stdout, *out, report)
 	return ExitOK, nil
+}
+
+// scriptExts are the extensions a server path without one is tried with, in Node's order
+// for a script (.js, .mjs, .cjs) and then TypeScript's.
+var scriptExts = []string{".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"}
+
+// resolveSource resolves what `mcpwasm build PATH` names as Node resolves a script path: the
+// file or directory PATH; else PATH with one of scriptExts; a directory without package.json
+// by its index file (index.js, …). It returns the path to build and whether it is a
+// directory (a project or package), or an error naming what it tried.
+func resolveSource(src string) (string, bool, error) {
+	tried := func(base string) string {
+		exts := strings.Join(scriptExts[1:len(scriptExts)-1], ", ")
+		return fmt.Sprintf("%s%s, %s or %s", base, scriptExts[0], exts, scriptExts[len(scriptExts)-1])
+	}
+	st, err := os.Stat(src)
+	switch {
+	case err == nil && !st.IsDir():
+		return src, false, nil
+	case err == nil:
+		if _, err := os.Stat(filepath.Join(src, "package.json")); err == nil {
+			return src, true, nil
+		}
+		for _, ext := range scriptExts {
+			if f := filepath.Join(src, "index"+ext); isFile(f) {
+				return f, false, nil
+			}
+		}
+		return "", false, fmt.Errorf("%s: no package.json, nor an index file (%s): want a project, an npm package or a server file", src, tried("index"))
+	case !errors.Is(err, os.ErrNotExist):
+		return "", false, err
+	}
+	if filepath.Ext(src) == "" {
+		for _, ext := range scriptExts {
+			if isFile(src + ext) {
+				return src + ext, false, nil
+			}
+		}
+		return "", false, fmt.Errorf("%s: no such file, nor %s", src, tried(src))
+	}
+	return "", false, fmt.Errorf("%s: no such file", src)
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }
 
 // jsBuild is one build: the entry, the project directory build.mjs runs in, and for a

@@ -155,10 +155,12 @@ mcpwasm new ts greet                         # then: cd greet && npm ci && npm r
 			Run: newProject},
 		{Name: "build", Args: "[-o OUT.wasm] [--strict] [--toolchain DIR] [--lock FILE] DIR|FILE.js|FILE.ts|npm:NAME[@VERSION]", Short: "build a JavaScript/TypeScript MCP server (a file, a project, an npm package) into one sandboxed .wasm",
 			Long: `Bundles an MCP server written for the TypeScript SDK into one .wasm for the JavaScript
-kind: a server file, a project directory (what its npm run build does), an installed npm
-package directory (its "bin" script), or npm:NAME[@VERSION], installed without install
-scripts into a private temporary project; the exact versions npm resolved are written
-beside the output as OUT.lock.json, and --lock OUT.lock.json repeats that install. A
+kind: a server file (a path without an extension is resolved as Node does: PATH.js, .mjs,
+.cjs, .ts, .mts, .cts, a directory's index file), a project directory (what its npm run
+build does), an installed npm package directory (its "bin" script), or npm:NAME[@VERSION],
+installed without install scripts into a private temporary project; the exact versions npm
+resolved are written beside the output as OUT.lock.json, and --lock OUT.lock.json repeats
+that install. A project's packages are bundled once (the shim takes the project's zod 4). A
 package's own files (its package.json, what it reads by import.meta.url or __dirname) are
 embedded read-only (at most --embed-max bytes). Node built-ins with a sandbox meaning go
 through the operator's grants; one without (http, child_process, …) is a stub that throws on

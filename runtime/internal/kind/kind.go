@@ -128,6 +128,9 @@ type Traits struct {
 	// experimental ImportResolver), hands it to the kind as Instance.Linked(Name), and closes
 	// it with the guest. A linked module's own imports resolve from the host's modules (WASI,
 	// every kind's HostModules); its memory is not the guest's: the kind accounts it (Arena).
+	// The pool binds it to the guest's Call (Bind) with the guest, so a host function it
+	// forwards (wazero passes the linked module as the caller) finds the guest's call with
+	// CallOf, as one the guest imports directly does.
 	// Called once per Host, on its first instance of the kind. nil: links nothing.
 	Linked func() []Linked
 	// Grace, for a kind whose guests can end a call themselves when told it is ending
@@ -371,7 +374,10 @@ func (c *Call) Reset() {
 var calls sync.Map // api.Module → *Call
 
 // Bind makes c the call of mod's host functions until Unbind. The pool binds an instance's
-// Call once, when it is instantiated.
+// Call once, when it is instantiated, to the guest's module and to each of its linked
+// modules (Traits.Linked). CallOf is the only way a host function finds its call: nothing
+// is looked up in a context, so a context that passed through one instance's entry reaches
+// nothing of it from another module.
 func Bind(mod api.Module, c *Call) { calls.Store(mod, c) }
 
 // Unbind forgets mod (its instance is closed).

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tetratelabs/wazero/api"
+
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 )
@@ -17,17 +19,16 @@ func TestOversizedArgRefusedBeforeCopy(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		size int
-		fn   func(context.Context, []uint64)
+		fn   api.GoModuleFunc
 	}{
-		{"notify_logging_message", kind.MaxReportJSON + 1, func(ctx context.Context, s []uint64) { hostNotifyLogging(ctx, nil, s) }},
-		{"notify_progress", kind.MaxReportJSON + 1, func(ctx context.Context, s []uint64) { hostNotifyProgress(ctx, nil, s) }},
-		{"create_message", kind.MaxRequestBody + 1, func(ctx context.Context, s []uint64) { hostCreateMessage(ctx, nil, s) }},
+		{"notify_logging_message", kind.MaxReportJSON + 1, hostNotifyLogging},
+		{"notify_progress", kind.MaxReportJSON + 1, hostNotifyProgress},
+		{"create_message", kind.MaxRequestBody + 1, hostCreateMessage},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := &arena{limit: 64 << 20, memory: func() uint64 { return 0 }}
-			inst := &Instance{Kernel: Kernel{Mem: a}}
 			var r recorder
-			inst.call = r.install(&Call{})
+			mod, inst := boundInstance(t, r.install(&Call{}), a)
 			off, ok := inst.Kernel.New(bytes.Repeat([]byte{'x'}, c.size))
 			if !ok {
 				t.Fatal("kernel block")
@@ -39,7 +40,7 @@ func TestOversizedArgRefusedBeforeCopy(t *testing.T) {
 						aborted, _ = p.(*kind.Aborted)
 					}
 				}()
-				c.fn(withInstance(context.Background(), inst), []uint64{off})
+				c.fn(context.Background(), mod, []uint64{off})
 			}()
 			if aborted == nil || !errors.Is(aborted.Err, kind.ErrArgTooLarge) {
 				t.Fatalf("aborted with %v; want the cap", aborted)
@@ -51,12 +52,27 @@ func TestOversizedArgRefusedBeforeCopy(t *testing.T) {
 	}
 	// Within the cap: delivered.
 	a := &arena{limit: 1 << 20, memory: func() uint64 { return 0 }}
-	inst := &Instance{Kernel: Kernel{Mem: a}}
 	var r recorder
-	inst.call = r.install(&Call{})
+	mod, inst := boundInstance(t, r.install(&Call{}), a)
 	off, _ := inst.Kernel.New([]byte(`{"level":"info","data":"hi"}`))
-	hostNotifyLogging(withInstance(context.Background(), inst), nil, []uint64{off})
+	hostNotifyLogging(context.Background(), mod, []uint64{off})
 	if len(r.logs) != 1 || r.logs[0] != abi.LevelInfo.String()+":hi" {
 		t.Errorf("logs %v", r.logs)
 	}
+}
+
+// fakeModule stands for a module instance the pool runs: a key for kind.Bind.
+type fakeModule struct{ api.Module }
+
+// boundInstance is a plugin instance with a Go kernel accounted in mem, running an entry
+// with view c, whose Call is bound (kind.Bind) to the module it returns, as the pool binds
+// it: host functions called with that module reach the instance.
+func boundInstance(t *testing.T, c *Call, mem Accounter) (api.Module, *Instance) {
+	s := &started{p: &Plugin{}}
+	s.p.inst.Kernel.Mem = mem
+	s.p.inst.call = c
+	mod := &fakeModule{}
+	kind.Bind(mod, &kind.Call{Started: s})
+	t.Cleanup(func() { kind.Unbind(mod) })
+	return mod, &s.p.inst
 }

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
-// Call is what one entry into a plugin may use: the host functions reach the outside only
-// through it. The guest-kind seam's kind.Call carries the same things; until it lands the
-// caller fills this directly.
+// Call is the plugin's view of one entry, what its host functions may use: they reach the
+// outside only through it. The kind builds it from the seam's kind.Call (started.view);
+// Plugin's tests fill it directly to reach what the seam fixes (a log level below info).
 type Call struct {
 	Guest, Tool string // Tool is "" outside tools/call
 	// Request serves one capability request of the entry (ABI.md §6.1) under the operator's
@@ -85,7 +86,8 @@ func SandboxRequest(sb *sandbox.Tool, client peer.Client) func(context.Context, 
 
 // Instance is one plugin instance's host-side state: its kernel memory, its vars and the
 // last HTTP response's status and headers. The running Call is installed by Run for the
-// length of one entry.
+// length of one entry; host functions reach the Instance through the seam's Call of the
+// module that called them (kind.CallOf → Started → its Plugin), never through a context.
 type Instance struct {
 	Kernel Kernel
 	Vars   Vars
@@ -95,14 +97,16 @@ type Instance struct {
 	httpHeaders map[string]string
 }
 
-type instanceKey struct{}
-
-// withInstance returns ctx carrying inst for the host functions of the entry it runs.
-func withInstance(ctx context.Context, inst *Instance) context.Context {
-	return context.WithValue(ctx, instanceKey{}, inst)
-}
-
-func instanceOf(ctx context.Context) *Instance {
-	inst, _ := ctx.Value(instanceKey{}).(*Instance)
-	return inst
+// instanceOf returns the plugin instance of c, the Call kind.CallOf found: the Instance of
+// its Started when that is this kind's, else nil (no call, an instance not started yet, a
+// module of another kind).
+func instanceOf(c *kind.Call) *Instance {
+	if c == nil {
+		return nil
+	}
+	s, ok := c.Started.(*started)
+	if !ok || s == nil || s.p == nil {
+		return nil
+	}
+	return &s.p.inst
 }

@@ -54,7 +54,9 @@ func fn(name string, params, results []api.ValueType, f api.GoModuleFunc) HostFu
 
 // HostModules returns the two host modules Extism plugins import: the kernel and host calls
 // (EnvModule) and hyper-mcp's MCP callbacks (UserModule). Their functions find the running
-// plugin's Instance and Call in the ctx Run passes; none keeps a pointer to guest memory.
+// plugin's Instance and Call with kind.CallOf, from the module that called them (the plugin,
+// or its kernel module, which the pool binds to the plugin's Call); none keeps a pointer to
+// guest memory.
 func HostModules() []HostModule {
 	return []HostModule{{Name: EnvModule, Funcs: envFuncs}, {Name: UserModule, Funcs: userFuncs}}
 }
@@ -77,9 +79,14 @@ func Instantiate(ctx context.Context, rt wazero.Runtime) error {
 // and the instance is discarded, as after a trap).
 func fail(name string, err error) { kind.Abort(&hostError{fn: name, err: err}) }
 
-// current returns the running instance, ending the call if there is none.
-func current(ctx context.Context, name string) *Instance {
-	inst := instanceOf(ctx)
+// current returns the instance whose entry is running in the module mod that called host
+// function name, ending the call if there is none. It finds it the seam's one way
+// (kind.CallOf: the Call the pool bound to mod, the plugin or its kernel module; its Started
+// is this kind's), never through ctx: a context carries no instance, so a host function
+// reached from another module with a context that passed through some plugin's entry cannot
+// reach that plugin.
+func current(ctx context.Context, mod api.Module, name string) *Instance {
+	inst := instanceOf(kind.CallOf(ctx, mod))
 	if inst == nil || inst.call == nil {
 		fail(name, fmt.Errorf("%w: called outside a plugin entry", ErrABI))
 	}
@@ -117,8 +124,8 @@ func (inst *Instance) newBlock(name string, data []byte) uint64 {
 
 // kernelFunc wraps a kernel function: it needs the instance, not the call.
 func kernelFunc(name string, params, results []api.ValueType, f func(k *Kernel, stack []uint64)) HostFunc {
-	return fn(name, params, results, func(ctx context.Context, _ api.Module, stack []uint64) {
-		f(&current(ctx, name).Kernel, stack)
+	return fn(name, params, results, func(ctx context.Context, mod api.Module, stack []uint64) {
+		f(&current(ctx, mod, name).Kernel, stack)
 	})
 }
 
@@ -135,8 +142,8 @@ var envFuncs = []HostFunc{
 	kernelFunc("input_offset", nil, []api.ValueType{i64}, func(k *Kernel, s []uint64) { s[0] = k.InputOffset() }),
 	kernelFunc("input_load_u8", []api.ValueType{i64}, []api.ValueType{i32}, func(k *Kernel, s []uint64) { s[0] = uint64(k.InputLoadU8(s[0])) }),
 	kernelFunc("input_load_u64", []api.ValueType{i64}, []api.ValueType{i64}, func(k *Kernel, s []uint64) { s[0] = k.InputLoadU64(s[0]) }),
-	fn("output_set", []api.ValueType{i64, i64}, nil, func(ctx context.Context, _ api.Module, s []uint64) {
-		inst := current(ctx, "output_set")
+	fn("output_set", []api.ValueType{i64, i64}, nil, func(ctx context.Context, mod api.Module, s []uint64) {
+		inst := current(ctx, mod, "output_set")
 		if max := inst.call.outputBytes(); s[1] > max {
 			fail("output_set", fmt.Errorf("%w: output of %d bytes is over the limit of %d bytes", ErrOutputLimit, s[1], max))
 		}
@@ -151,12 +158,12 @@ var envFuncs = []HostFunc{
 	fn("var_get", []api.ValueType{i64}, []api.ValueType{i64}, hostVarGet),
 	fn("var_set", []api.ValueType{i64, i64}, nil, hostVarSet),
 	fn("http_request", []api.ValueType{i64, i64}, []api.ValueType{i64}, hostHTTPRequest),
-	fn("http_status_code", nil, []api.ValueType{i32}, func(ctx context.Context, _ api.Module, s []uint64) {
-		s[0] = uint64(uint32(current(ctx, "http_status_code").httpStatus))
+	fn("http_status_code", nil, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, s []uint64) {
+		s[0] = uint64(uint32(current(ctx, mod, "http_status_code").httpStatus))
 	}),
 	fn("http_headers", nil, []api.ValueType{i64}, hostHTTPHeaders),
-	fn("get_log_level", nil, []api.ValueType{i32}, func(ctx context.Context, _ api.Module, s []uint64) {
-		s[0] = uint64(uint32(current(ctx, "get_log_level").call.LogLevel))
+	fn("get_log_level", nil, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, s []uint64) {
+		s[0] = uint64(uint32(current(ctx, mod, "get_log_level").call.LogLevel))
 	}),
 	logFunc("log_trace", 0, abi.LevelDebug),
 	logFunc("log_debug", 1, abi.LevelDebug),
@@ -178,8 +185,8 @@ func clipString(b []byte, n int) string {
 // logFunc is log_<level>: below the call's level the message is freed and dropped (as the
 // reference host does); otherwise it is delivered and freed. The host owns the handle.
 func logFunc(name string, extismLevel int32, level abi.Level) HostFunc {
-	return fn(name, []api.ValueType{i64}, nil, func(ctx context.Context, _ api.Module, s []uint64) {
-		inst := current(ctx, name)
+	return fn(name, []api.ValueType{i64}, nil, func(ctx context.Context, mod api.Module, s []uint64) {
+		inst := current(ctx, mod, name)
 		if extismLevel < inst.call.LogLevel {
 			inst.Kernel.Free(s[0])
 			return
@@ -192,8 +199,8 @@ func logFunc(name string, extismLevel int32, level abi.Level) HostFunc {
 
 // hostConfigGet is config_get: the operator's value for the key, or 0. The host owns the key
 // handle (it is freed).
-func hostConfigGet(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "config_get")
+func hostConfigGet(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "config_get")
 	key := string(inst.handle("config_get", "config key", s[0]))
 	inst.Kernel.Free(s[0])
 	v, ok := inst.call.Config[key]
@@ -205,8 +212,8 @@ func hostConfigGet(ctx context.Context, _ api.Module, s []uint64) {
 }
 
 // hostVarGet is var_get: the instance's value for the key, or 0; the key handle is freed.
-func hostVarGet(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "var_get")
+func hostVarGet(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "var_get")
 	key := string(inst.handle("var_get", "var key", s[0]))
 	inst.Kernel.Free(s[0])
 	v, ok := inst.Vars.Get(key)
@@ -219,8 +226,8 @@ func hostVarGet(ctx context.Context, _ api.Module, s []uint64) {
 
 // hostVarSet is var_set: value 0 deletes the key; a store over its bound ends the call. Both
 // handles are freed.
-func hostVarSet(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "var_set")
+func hostVarSet(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "var_set")
 	if inst.Vars.Max == 0 {
 		fail("var_set", errors.New("vars are disabled by this host"))
 	}
@@ -251,9 +258,9 @@ type HTTPRequest struct {
 // http; there is no HTTP client here. A refusal or failure ends the call with the sandbox's
 // reason (it names the net grant), as a host function error does in the reference host. The
 // host owns both handles (they are freed); the answer is the body's block, 0 if empty.
-func hostHTTPRequest(ctx context.Context, _ api.Module, s []uint64) {
+func hostHTTPRequest(ctx context.Context, mod api.Module, s []uint64) {
 	const name = "http_request"
-	inst := current(ctx, name)
+	inst := current(ctx, mod, name)
 	clear(inst.httpHeaders)
 	inst.httpStatus = 0
 	raw := inst.arg(name, "http request", s[0], kind.MaxRequestBody)
@@ -310,8 +317,8 @@ func hostHTTPRequest(ctx context.Context, _ api.Module, s []uint64) {
 
 // hostHTTPHeaders is http_headers: the last response's headers as a JSON object of lowercase
 // names to values (several values joined with ","), "{}" before any response.
-func hostHTTPHeaders(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "http_headers")
+func hostHTTPHeaders(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "http_headers")
 	h := inst.httpHeaders
 	if h == nil {
 		h = map[string]string{}
@@ -361,20 +368,20 @@ var userFuncs = []HostFunc{
 	listChanged("notify_prompt_list_changed", "prompts"),
 	listChanged("notify_resource_list_changed", "resources"),
 	fn("notify_resource_updated", []api.ValueType{i64}, nil, hostNotifyResourceUpdated),
-	fn("notify_url_elicitation_completed", []api.ValueType{i64}, nil, func(ctx context.Context, _ api.Module, s []uint64) {
-		inst := current(ctx, "notify_url_elicitation_completed")
+	fn("notify_url_elicitation_completed", []api.ValueType{i64}, nil, func(ctx context.Context, mod api.Module, s []uint64) {
+		inst := current(ctx, mod, "notify_url_elicitation_completed")
 		inst.call.note("notify_url_elicitation_completed is not forwarded: mcpwasm has no path for it")
 	}),
-	fn("get_keyring_secret", []api.ValueType{i64}, []api.ValueType{i64}, func(ctx context.Context, _ api.Module, s []uint64) {
-		inst := current(ctx, "get_keyring_secret")
+	fn("get_keyring_secret", []api.ValueType{i64}, []api.ValueType{i64}, func(ctx context.Context, mod api.Module, s []uint64) {
+		inst := current(ctx, mod, "get_keyring_secret")
 		// hyper-mcp answers an empty secret when the entry is not in allowed_secrets; a
 		// plugin handles that already. mcpwasm never reads the OS keyring for a guest.
 		inst.call.note("get_keyring_secret refused: mcpwasm does not read the OS keyring for plugins; " +
 			"give the value in the guest's config map (config_get)")
 		s[0] = 0
 	}),
-	fn("get_access_token", []api.ValueType{i64}, []api.ValueType{i64}, func(ctx context.Context, _ api.Module, s []uint64) {
-		inst := current(ctx, "get_access_token")
+	fn("get_access_token", []api.ValueType{i64}, []api.ValueType{i64}, func(ctx context.Context, mod api.Module, s []uint64) {
+		inst := current(ctx, mod, "get_access_token")
 		msg := "get_access_token refused: mcpwasm does not run OAuth flows for plugins; " +
 			"give a token in the guest's config map (config_get)"
 		inst.call.note(msg)
@@ -405,8 +412,8 @@ func clientCall(ctx context.Context, inst *Instance, kind string, body []byte) (
 // hostCreateMessage is create_message: CreateMessageRequestParams in, CreateMessageResult
 // out. A refusal or failure answers as hyper-mcp does: an assistant message holding the
 // reason, model "", stopReason "error".
-func hostCreateMessage(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "create_message")
+func hostCreateMessage(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "create_message")
 	body := inst.arg("create_message", "create_message params", s[0], kind.MaxRequestBody)
 	out, reason, ok := clientCall(ctx, inst, abi.KindSampling, bytes.Clone(body))
 	if !ok {
@@ -422,8 +429,8 @@ func hostCreateMessage(ctx context.Context, _ api.Module, s []uint64) {
 // hyper-mcp's optional "timeout" in seconds, which bounds the wait and is not sent on) in,
 // CreateElicitationResult out. A refusal or failure answers {"action":"decline",
 // "content":{"error":reason}}, as hyper-mcp does.
-func hostCreateElicitation(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "create_elicitation")
+func hostCreateElicitation(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "create_elicitation")
 	raw := inst.arg("create_elicitation", "create_elicitation params", s[0], kind.MaxRequestBody)
 	var params map[string]any
 	if err := json.Unmarshal(raw, &params); err != nil {
@@ -466,8 +473,8 @@ func patchFormats(v any) {
 
 // hostListRoots is list_roots: ListRootsResult, or {"roots":[]} when refused or failed (as
 // hyper-mcp answers a client without roots); the reason goes to the operator's log.
-func hostListRoots(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "list_roots")
+func hostListRoots(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "list_roots")
 	out, reason, ok := clientCall(ctx, inst, abi.KindRoots, []byte("{}"))
 	if !ok {
 		inst.call.note("list_roots answered with no roots: " + reason)
@@ -484,8 +491,8 @@ var mcpLevels = map[string]abi.Level{
 
 // hostNotifyLogging is notify_logging_message: LoggingMessageNotificationParam
 // {level, logger?, data} delivered as a log line of the call (the same path as log_*).
-func hostNotifyLogging(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "notify_logging_message")
+func hostNotifyLogging(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "notify_logging_message")
 	raw := inst.arg("notify_logging_message", "logging message", s[0], kind.MaxReportJSON)
 	var m struct {
 		Level  string          `json:"level"`
@@ -512,8 +519,8 @@ func hostNotifyLogging(ctx context.Context, _ api.Module, s []uint64) {
 // hostNotifyProgress is notify_progress: ProgressNotificationParam {progressToken, progress,
 // total?, message?}. It reports progress of the running call only: the plugin's token is not
 // used, so a plugin cannot report on another request's token.
-func hostNotifyProgress(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "notify_progress")
+func hostNotifyProgress(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "notify_progress")
 	raw := inst.arg("notify_progress", "progress", s[0], kind.MaxReportJSON)
 	var p struct {
 		Progress *float64 `json:"progress"`
@@ -529,8 +536,8 @@ func hostNotifyProgress(ctx context.Context, _ api.Module, s []uint64) {
 }
 
 // hostNotifyResourceUpdated is notify_resource_updated: {uri}.
-func hostNotifyResourceUpdated(ctx context.Context, _ api.Module, s []uint64) {
-	inst := current(ctx, "notify_resource_updated")
+func hostNotifyResourceUpdated(ctx context.Context, mod api.Module, s []uint64) {
+	inst := current(ctx, mod, "notify_resource_updated")
 	raw := inst.arg("notify_resource_updated", "resource updated", s[0], kind.MaxRequestBody)
 	var p struct {
 		URI string `json:"uri"`
@@ -544,8 +551,8 @@ func hostNotifyResourceUpdated(ctx context.Context, _ api.Module, s []uint64) {
 }
 
 func listChanged(name, list string) HostFunc {
-	return fn(name, nil, nil, func(ctx context.Context, _ api.Module, _ []uint64) {
-		inst := current(ctx, name)
+	return fn(name, nil, nil, func(ctx context.Context, mod api.Module, _ []uint64) {
+		inst := current(ctx, mod, name)
 		if inst.call.ListChanged != nil {
 			inst.call.ListChanged(list)
 		}

@@ -241,7 +241,10 @@ type Plugin struct {
 // NewPlugin wraps a module instance of a detected plugin: lookup finds its exported
 // functions (kind.Instance.Func, or api.Module.ExportedFunction), invoke enters them. mem
 // accounts its kernel memory and vars against its memory limit (see Kernel.Mem; nil:
-// unbounded); maxVarBytes bounds its vars (0 disables them).
+// unbounded); maxVarBytes bounds its vars (0 disables them). Its host functions find it
+// only through the seam: the module must be bound (kind.Bind) to a kind.Call whose Started
+// is the kind's started instance holding it (what Kind.Start returns); otherwise each ends
+// the call "called outside a plugin entry".
 func NewPlugin(lookup func(string) api.Function, info Info, invoke Invoker, mem Accounter, maxVarBytes int) *Plugin {
 	p := &Plugin{Info: info, lookup: lookup, invoke: invoke}
 	p.inst.Kernel.Mem = mem
@@ -291,7 +294,7 @@ func (p *Plugin) Run(ctx context.Context, c *Call, name string, input []byte) ([
 	if err := k.SetInput(input); err != nil {
 		return nil, err
 	}
-	res, err := p.invoke(withInstance(ctx, &p.inst), fn)
+	res, err := p.invoke(ctx, fn)
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {
 		err = nil

@@ -29,6 +29,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
@@ -144,7 +145,10 @@ func (e *env) load(wasm []byte) *Plugin { return e.loadModule(wasm, true) }
 
 // loadModule is load; without detect, for a module that exports no hyper-mcp entry point
 // (the bench's echo plugin).
-func (e *env) loadModule(wasm []byte, detect bool) *Plugin {
+func (e *env) loadModule(wasm []byte, detect bool) *Plugin { return e.loadStarted(wasm, detect).p }
+
+// loadStarted is loadModule, returning the seam's started instance.
+func (e *env) loadStarted(wasm []byte, detect bool) *started {
 	e.t.Helper()
 	ctx := context.Background()
 	cm, err := e.rt.CompileModule(ctx, wasm)
@@ -180,16 +184,91 @@ func (e *env) loadModule(wasm []byte, detect bool) *Plugin {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	invoke := func(ctx context.Context, fn api.Function) ([]uint64, error) { return fn.Call(ctx) }
 	e.mods = append(e.mods, mod)
-	p := NewPlugin(mod.ExportedFunction, info, invoke, &arena{limit: e.limit, memory: func() uint64 { return uint64(mod.Memory().Size()) }}, DefaultMaxVarBytes)
-	if err := p.Link(kernel); err != nil {
+	s := e.start(cm, mod, kernel, info, detect)
+	if err := s.p.Start(ctx, &Call{}); err != nil {
 		e.t.Fatal(err)
 	}
-	if err := p.Start(ctx, &Call{}); err != nil {
-		e.t.Fatal(err)
+	return s
+}
+
+// start binds mod to a fresh seam Call and starts the plugin through
+// the seam, as the pool does (kind.Bind, Kind.Start, Call.Started): the host functions find
+// the plugin with kind.CallOf. A module that exports no hyper-mcp entry point (detect false)
+// is wrapped directly, Kind.Start refusing it.
+func (e *env) start(cm wazero.CompiledModule, mod, kernel api.Module, info Info, detect bool) *started {
+	e.t.Helper()
+	in := &testInstance{mod: mod, kernel: kernel, module: moduleOf(cm)}
+	c := &kind.Call{Instance: in, Vars: kind.NewArena(e.limit, func() uint64 { return uint64(mod.Memory().Size()) })}
+	kind.Bind(mod, c) // the plugin only: a call its kernel module forwards is the plugin's (wazero)
+	e.t.Cleanup(func() { kind.Unbind(mod) })
+	var s *started
+	if detect {
+		st, err := Kind{}.Start(context.Background(), in, c)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		s = st.(*started)
+	} else {
+		s = &started{in: in}
+		s.p = NewPlugin(in.Func, info, func(ctx context.Context, fn api.Function) ([]uint64, error) { return fn.Call(ctx) }, c.Vars, DefaultMaxVarBytes)
+		if err := s.p.Link(kernel); err != nil {
+			e.t.Fatal(err)
+		}
 	}
-	return p
+	c.Started = s
+	return s
+}
+
+// moduleOf is what the seam's Detect looks at in cm.
+func moduleOf(cm wazero.CompiledModule) *kind.Module {
+	m := &kind.Module{}
+	for _, f := range cm.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		m.Imports = append(m.Imports, kind.Import{Module: mod, Name: name, Sig: kind.SignatureOf(f.ParamTypes(), f.ResultTypes())})
+	}
+	for name := range cm.ExportedFunctions() {
+		m.Exports = append(m.Exports, name)
+	}
+	slices.Sort(m.Exports)
+	return m
+}
+
+// testInstance is the seam's kind.Instance over a plain wazero module: Invoke calls the
+// function (the limits are the test's context and runtime), and onInvoke, if set, runs just
+// before it with the context the entry runs with.
+type testInstance struct {
+	mod, kernel api.Module
+	module      *kind.Module
+	onInvoke    func(ctx context.Context)
+}
+
+func (in *testInstance) Func(name string) api.Function { return in.mod.ExportedFunction(name) }
+func (in *testInstance) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
+	if in.onInvoke != nil {
+		in.onInvoke(ctx)
+	}
+	return fn.CallWithStack(ctx, stack)
+}
+func (in *testInstance) Interrupted() bool    { return false }
+func (in *testInstance) Ending() error        { return nil }
+func (in *testInstance) Memory() api.Memory   { return in.mod.Memory() }
+func (in *testInstance) Custom(string) []byte { return nil }
+func (in *testInstance) Module() *kind.Module { return in.module }
+func (in *testInstance) Environ() []string    { return nil }
+func (in *testInstance) Random() bool         { return false }
+func (in *testInstance) Linked(name string) api.Module {
+	if name == EnvModule && in.kernel != nil {
+		return in.kernel
+	}
+	return nil
+}
+func (in *testInstance) Region(ptr, n uint32) ([]byte, error) {
+	b, ok := in.mod.Memory().Read(ptr, n)
+	if !ok {
+		return nil, fmt.Errorf("%w: [%d, %d) is outside the memory", ErrABI, ptr, uint64(ptr)+uint64(n))
+	}
+	return b, nil
 }
 
 // arena is the seam's kind.Arena in small: host-side bytes counted with linear memory
