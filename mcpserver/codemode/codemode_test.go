@@ -22,6 +22,7 @@ import (
 type fixture struct {
 	cs, asking *mcp.ClientSession
 	wiped      *atomic.Int64
+	srv        *mcp.Server
 }
 
 var (
@@ -69,7 +70,7 @@ func newFixture(ctx context.Context) (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixture{wiped: new(atomic.Int64)}
+	f := &fixture{wiped: new(atomic.Int64), srv: s}
 	mcp.AddTool(s, &mcp.Tool{Name: "wipe", Description: "Deletes everything."}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{ Wiped int64 }, error) {
 		return nil, struct{ Wiped int64 }{f.wiped.Add(1)}, nil
 	})
