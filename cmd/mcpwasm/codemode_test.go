@@ -242,3 +242,89 @@ return [a.value, b.hex.slice(0, 8)];`}})
 		t.Errorf("run_code over HTTP: %q (isError %v)", got, res.IsError)
 	}
 }
+
+// codeModeProgram is what the real clients run: a typed program calling two guests at once.
+const codeModeProgram = `const [a, b]: [{ value: number }, { hex: string }] = await Promise.all([
+  tools.calc.calc({ expression: "6*7" }), tools.text.sha256({ text: "" })]);
+console.log("hex", b.hex.slice(0, 8));
+return a.value;`
+
+// Through the TypeScript SDK's client, over stdio and Streamable HTTP: run_code declares calc
+// in its description and its resource, and runs a program calling calc and text.
+func TestCodeModeTypeScriptClient(t *testing.T) {
+	script, err := filepath.Abs("../../testdata/interop/codemode-client.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			npmTool(t, "@modelcontextprotocol/sdk/package.json")
+			args := []string{script, "stdio", binPath, "serve", "--cache-dir", cacheDir, "--code-mode"}
+			if transport == "http" {
+				base, _ := startHTTP(t, "--code-mode")
+				args = []string{script, "http", base + "/mcp"}
+			}
+			cmd := exec.CommandContext(testContext(t), "node", args...)
+			cmd.Env = append(os.Environ(), "MCPWASM_CODE="+codeModeProgram)
+			out, err := cmd.Output()
+			if err != nil {
+				var stderr []byte
+				if ee, ok := err.(*exec.ExitError); ok {
+					stderr = ee.Stderr
+				}
+				t.Fatalf("node codemode-client.mjs: %v\n%s\n%s", err, out, stderr)
+			}
+			var got struct {
+				Declares, Resource bool
+				Result             struct {
+					IsError           bool `json:"isError"`
+					Content           []struct{ Type, Text string }
+					StructuredContent struct {
+						Result float64  `json:"result"`
+						Logs   []string `json:"logs"`
+						Calls  int      `json:"calls"`
+					} `json:"structuredContent"`
+				}
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("output: %v\n%s", err, out)
+			}
+			r := got.Result
+			if !got.Declares || !got.Resource || r.IsError || len(r.Content) != 1 || r.Content[0].Text != "42\nlogs:\nhex e3b0c442" ||
+				r.StructuredContent.Result != 42 || r.StructuredContent.Calls != 2 {
+				t.Errorf("TypeScript client over %s: %s", transport, out)
+			}
+		})
+	}
+}
+
+// Through the MCP Inspector CLI over Streamable HTTP (stdio: TestInspectorRunCode).
+func TestInspectorRunCodeHTTP(t *testing.T) {
+	index := inspectorCLI(t)
+	base, _ := startHTTP(t, "--code-mode")
+	cmd := exec.CommandContext(testContext(t), "node", index, base+"/mcp", "--transport", "http",
+		"--method", "tools/call", "--tool-name", "run_code", "--tool-arg", "code="+codeModeProgram)
+	cmd.Dir = filepath.Dir(index)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("inspector: %v\n%s\n%s", err, out, stderr)
+	}
+	var res struct {
+		Content           []struct{ Type, Text string } `json:"content"`
+		StructuredContent struct {
+			Result float64 `json:"result"`
+			Calls  int     `json:"calls"`
+		} `json:"structuredContent"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("inspector output is not JSON: %v\n%s", err, out)
+	}
+	if res.IsError || res.StructuredContent.Result != 42 || res.StructuredContent.Calls != 2 || len(res.Content) != 1 || res.Content[0].Text != "42\nlogs:\nhex e3b0c442" {
+		t.Errorf("run_code through the Inspector over HTTP: %s", out)
+	}
+}
