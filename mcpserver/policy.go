@@ -235,7 +235,9 @@ func policyMiddleware(s *mcp.Server, p *Policy) mcp.Middleware {
 				res, err := next(ctx, method, req)
 				if lr, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
 					cp := *lr
-					cp.Resources = slices.DeleteFunc(slices.Clone(lr.Resources), func(x *mcp.Resource) bool { return !codeModeResource(x.URI) && !p.guestAllowed(id, resourceGuest(s, x.URI)) })
+					cp.Resources = slices.DeleteFunc(slices.Clone(lr.Resources), func(x *mcp.Resource) bool {
+						return !codeModeResource(x.URI) && !p.guestAllowed(id, resourceGuest(s, x.URI))
+					})
 					return &cp, nil
 				}
 				return res, err

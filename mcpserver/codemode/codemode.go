@@ -151,7 +151,7 @@ type ServeOptions struct {
 // a loopback client session to s, and adds the code tool and the declarations resource to s.
 // The declarations follow s's tool list. Close ends the session and the guest.
 func (m *Mode) Serve(ctx context.Context, host *runtime.Host, s *mcp.Server, opts *ServeOptions) error {
-	mod, err := runnerModule(UpstreamName)
+	mod, err := runnerModule(UpstreamName, pregrowFor(m.cfg.MemoryMB))
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (m *Mode) Serve(ctx context.Context, host *runtime.Host, s *mcp.Server, opt
 	if m.policy != nil {
 		s.AddReceivingMiddleware(m.describePerIdentity)
 	}
-	ct, st := mcp.NewInMemoryTransports()
+	ct, st := loopbackTransports() // loopback.go
 	if _, err := s.Connect(ctx, st, nil); err != nil {
 		return fmt.Errorf("codemode: loopback session: %w", err)
 	}
@@ -534,12 +534,17 @@ func (u upstreams) CallTool(ctx context.Context, server, tool string, args []byt
 	if tool == batchTool {
 		return u.m.batch(ctx, args)
 	}
-	return u.m.call(ctx, tool, args)
+	res, err := u.m.call(ctx, tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
 }
 
 // batchTool is the code-mode upstream's one tool: {"calls": [{"tool", "arguments"}…]} runs
 // the calls concurrently, each as call does, and answers a CallToolResult whose
-// structuredContent is {"results": [{"result": CallToolResult} or {"error": message}…]}, in
+// structuredContent is {"results": [{"v": structuredContent} or {"t": text} or {"error":
+// message}…]}, in
 // order. The runner sends the calls a program makes in one turn (Promise.all) as one batch.
 const batchTool = "mcpwasm:batch"
 
@@ -556,9 +561,12 @@ func (m *Mode) batch(ctx context.Context, args []byte) ([]byte, error) {
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, fmt.Errorf("code mode: batch: %w", err)
 	}
+	// Only what the program sees: the structured content ("v"), else the text ("t"), or the
+	// error. Less for the engine to parse than the whole CallToolResult.
 	type answer struct {
-		Result json.RawMessage `json:"result,omitempty"`
-		Error  *string         `json:"error,omitempty"`
+		Value any     `json:"v,omitempty"`
+		Text  *string `json:"t,omitempty"`
+		Error *string `json:"error,omitempty"`
 	}
 	out := make([]answer, len(in.Calls))
 	sem := make(chan struct{}, maxBatch)
@@ -579,7 +587,27 @@ func (m *Mode) batch(ctx context.Context, args []byte) ([]byte, error) {
 				out[i].Error = &msg
 				return
 			}
-			out[i].Result = res
+			var text strings.Builder
+			for _, c := range res.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					if text.Len() > 0 {
+						text.WriteByte('\n')
+					}
+					text.WriteString(tc.Text)
+				}
+			}
+			switch t := text.String(); {
+			case res.IsError:
+				if t == "" {
+					t = "failed"
+				}
+				msg := "tool " + c.Tool + ": " + t
+				out[i].Error = &msg
+			case res.StructuredContent != nil:
+				out[i].Value = res.StructuredContent
+			default:
+				out[i].Text = &t
+			}
 		}()
 	}
 	wg.Wait()
@@ -588,7 +616,7 @@ func (m *Mode) batch(ctx context.Context, args []byte) ([]byte, error) {
 
 // call is one tool call of a run: declared (allowlisted, no code tool), within the budget,
 // confirmed unless read-only or Unconfirmed, then through the loopback session.
-func (m *Mode) call(ctx context.Context, name string, args []byte) ([]byte, error) {
+func (m *Mode) call(ctx context.Context, name string, args []byte) (*mcp.CallToolResult, error) {
 	r := runOf(ctx)
 	if r == nil {
 		return nil, ErrNotInRun
@@ -615,11 +643,7 @@ func (m *Mode) call(ctx context.Context, name string, args []byte) ([]byte, erro
 			return nil, cf.err
 		}
 	}
-	res, err := m.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args), Meta: mcp.Meta{MetaRun: r.id}})
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(res)
+	return m.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args), Meta: mcp.Meta{MetaRun: r.id}})
 }
 
 // confirm asks the run's client whether tool d may run (MCP elicitation, form mode): by a

@@ -371,3 +371,18 @@ func TestPromiseAllRunsConcurrently(t *testing.T) {
 		t.Errorf("got %s (error %v)", text, isErr)
 	}
 }
+
+// A tool that fails with a JSON-RPC error (unknown arguments are refused by the schema
+// before it runs) reaches the program as a thrown Error with the server's message, as over
+// any transport; and the next call of the run still works.
+func TestToolProtocolErrorReachesProgram(t *testing.T) {
+	f, _ := fixtures(t)
+	text, _, isErr := f.run(t, `
+let msg = "";
+try { await tools.calc.calc({ nope: 1 } as any); } catch (e) { msg = String(e.message); }
+const r = await tools.calc.calc({ expression: "2+2" });
+return [msg.length > 0, r.value];`)
+	if isErr || text != "[true,4]" {
+		t.Errorf("got %s (error %v)", text, isErr)
+	}
+}
