@@ -3,10 +3,12 @@ package codemode_test
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -127,5 +129,44 @@ func TestConfirmationInputRequired(t *testing.T) {
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("forged state: %v, want invalid params", err)
+	}
+}
+
+// The same over Streamable HTTP, where 2026-07-28 is sessionless: accept runs the tool,
+// decline does not, on the last revision before multi round-trip and on 2026-07-28.
+func TestConfirmationOverHTTP(t *testing.T) {
+	plain, _ := fixtures(t)
+	ts := httptest.NewServer(mcpserver.NewHTTPHandler(plain.srv, nil))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		for _, ans := range []string{"accept", "decline"} {
+			t.Run(v+"/"+ans, func(t *testing.T) {
+				asked := 0
+				opts := &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked++
+					return &mcp.ElicitResult{Action: ans}, nil
+				}}
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "h", Version: "1"}, opts).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, &mcp.ClientSessionOptions{ProtocolVersion: v})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				before := plain.wiped.Load()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": "return (await tools.admin.wipe({})).Wiped > 0"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := res.Content[0].(*mcp.TextContent).Text
+				ran := plain.wiped.Load() - before
+				if ans == "accept" && (res.IsError || text != "true" || ran != 1 || asked != 1) {
+					t.Errorf("accept: %q (error %v), ran %d, asked %d; want true, ran once, asked once", text, res.IsError, ran, asked)
+				}
+				if ans == "decline" && (!res.IsError || !strings.Contains(text, `the client answered "decline"`) || ran != 0 || asked != 1) {
+					t.Errorf("decline: %q (error %v), ran %d, asked %d; want the refusal, never ran, asked once", text, res.IsError, ran, asked)
+				}
+			})
+		}
 	}
 }

@@ -40,6 +40,9 @@ var errLoopbackClosed = errors.New("code mode: loopback session closed")
 func (l *loopback) Connect(context.Context) (mcp.Connection, error) { return l, nil }
 
 func (l *loopback) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if l.closed() {
+		return nil, errLoopbackClosed
+	}
 	select {
 	case m := <-l.in:
 		return m, nil
@@ -69,6 +72,9 @@ func (l *loopback) Write(ctx context.Context, m jsonrpc.Message) error {
 			m = &cp
 		}
 	}
+	if l.closed() { // else a select with room in the buffer could still send
+		return errLoopbackClosed
+	}
 	select {
 	case l.out <- m:
 		return nil
@@ -83,6 +89,15 @@ func (l *loopback) Write(ctx context.Context, m jsonrpc.Message) error {
 func (l *loopback) Close() error {
 	l.once.Do(func() { close(l.done) })
 	return nil
+}
+
+func (l *loopback) closed() bool {
+	select {
+	case <-l.done:
+		return true
+	default:
+		return false
+	}
 }
 
 func (l *loopback) SessionID() string { return "" }
