@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/mcpwasm/mcpwasm/guests"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -344,4 +351,91 @@ func TestInspectorRunCodeHTTP(t *testing.T) {
 	if res.IsError || res.StructuredContent.Result != 42 || res.StructuredContent.Calls != 2 || len(res.Content) != 1 || res.Content[0].Text != "42\nlogs:\nhex e3b0c442" {
 		t.Errorf("run_code through the Inspector over HTTP: %s", out)
 	}
+}
+
+// serve --http with http_auth's policy and code mode: run_code declares to an identity only
+// what the policy grants it, and its runs can call only that.
+func TestServeCodeModeHTTPPolicy(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: "k", Algorithm: "ES256", Use: "sig"}}})
+	}))
+	defer jwks.Close()
+	const resource = "http://mcp.test/mcp"
+	dir := t.TempDir()
+	var gs []any
+	for _, bg := range guests.Default() {
+		if bg.Name == "calc" || bg.Name == "text" {
+			p := filepath.Join(dir, bg.Name+".wasm")
+			if err := os.WriteFile(p, bg.Wasm, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gs = append(gs, map[string]any{"name": bg.Name, "path": p})
+		}
+	}
+	b, _ := json.Marshal(map[string]any{
+		"guests":    gs,
+		"code_mode": map[string]any{"enabled": true},
+		"http_auth": map[string]any{"resource": resource,
+			"issuers": []any{map[string]any{"issuer": jwks.URL, "jwks_uri": jwks.URL, "algorithms": []string{"ES256"}}},
+			"policy":  []any{map[string]any{"name": "calculators", "groups": []string{"eng"}, "guests": []string{"calc"}, "tools": []string{"run_code"}}}},
+	})
+	path := filepath.Join(dir, "mcpwasm.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startHTTP(t, "--config", path)
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithHeader("kid", "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	tok, err := jwt.Signed(sig).Claims(map[string]any{"iss": jwks.URL, "sub": "alice", "aud": resource, "groups": []string{"eng"},
+		"exp": now.Add(5 * time.Minute).Unix(), "iat": now.Unix()}).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearerRT(tok)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	lr, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	desc := ""
+	for _, tl := range lr.Tools {
+		names = append(names, tl.Name)
+		if tl.Name == "run_code" {
+			desc = tl.Description
+		}
+	}
+	if got := strings.Join(names, ","); got != "calc,run_code" {
+		t.Errorf("alice lists %s, want calc,run_code", got)
+	}
+	if !strings.Contains(desc, "  calc: {\n") || strings.Contains(desc, "  text: {") {
+		t.Errorf("run_code's description for alice:\n%s", desc)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": "return [Object.keys(tools), (await tools.calc.calc({ expression: '6*7' })).value]"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; res.IsError || got != `[["calc"],42]` {
+		t.Errorf("alice's run: %s (error %v), want [[\"calc\"],42]", got, res.IsError)
+	}
+}
+
+type bearerRT string
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }
