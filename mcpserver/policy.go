@@ -220,7 +220,7 @@ func policyMiddleware(s *mcp.Server, p *Policy) mcp.Middleware {
 				case *mcp.SubscribeParams:
 					uri = params.URI
 				}
-				if !p.guestAllowed(id, resourceGuest(s, uri)) {
+				if !codeModeResource(uri) && !p.guestAllowed(id, resourceGuest(s, uri)) {
 					return nil, &jsonrpc.Error{Code: CodeToolDenied, Message: fmt.Sprintf("resource %q is not allowed for subject %q: no rule of the server's policy grants its guest", uri, id.Subject)}
 				}
 			case "prompts/list":
@@ -235,7 +235,9 @@ func policyMiddleware(s *mcp.Server, p *Policy) mcp.Middleware {
 				res, err := next(ctx, method, req)
 				if lr, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
 					cp := *lr
-					cp.Resources = slices.DeleteFunc(slices.Clone(lr.Resources), func(x *mcp.Resource) bool { return !p.guestAllowed(id, resourceGuest(s, x.URI)) })
+					cp.Resources = slices.DeleteFunc(slices.Clone(lr.Resources), func(x *mcp.Resource) bool {
+						return !codeModeResource(x.URI) && !p.guestAllowed(id, resourceGuest(s, x.URI))
+					})
 					return &cp, nil
 				}
 				return res, err
@@ -244,7 +246,7 @@ func policyMiddleware(s *mcp.Server, p *Policy) mcp.Middleware {
 				if lr, ok := res.(*mcp.ListResourceTemplatesResult); ok && err == nil {
 					cp := *lr
 					cp.ResourceTemplates = slices.DeleteFunc(slices.Clone(lr.ResourceTemplates), func(x *mcp.ResourceTemplate) bool {
-						return !p.guestAllowed(id, resourceGuest(s, x.URITemplate))
+						return !codeModeResource(x.URITemplate) && !p.guestAllowed(id, resourceGuest(s, x.URITemplate))
 					})
 					return &cp, nil
 				}

@@ -321,7 +321,11 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 	}
 	s.onClose(closeServers)
 	if s.cm != nil { // after every other tool is served: its declarations list them
-		if err := s.cm.Serve(ctx, s.h, s.srv, &codemode.ServeOptions{Group: s.names.ToolServer}); err != nil {
+		co := &codemode.ServeOptions{Group: s.names.ToolServer, RequestStateKey: s.stateKey, Logger: logger}
+		if s.o.http.auth != nil { // the declarations and a run's calls follow the policy per identity
+			co.Policy = s.o.http.auth.Policy
+		}
+		if err := s.cm.Serve(ctx, s.h, s.srv, co); err != nil {
 			return ExitLoad, err
 		}
 		cm := s.cm

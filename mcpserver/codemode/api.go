@@ -21,6 +21,7 @@ type decl struct {
 type apiSet struct {
 	table         map[string]map[string]string
 	byName        map[string]*decl
+	decls         []*decl // in the order of the tools given
 	compact, full string
 	perServer     map[string]string // group → its declarations, with descriptions
 }
@@ -53,6 +54,7 @@ func buildAPI(tools []*mcp.Tool, group func(string) string, allowed func(group, 
 		set.table[g][m] = t.Name
 		d := &decl{group: g, method: m, tool: t}
 		set.byName[t.Name] = d
+		set.decls = append(set.decls, d)
 		byGroup[g] = append(byGroup[g], d)
 	}
 	groups := make([]string, 0, len(byGroup))

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strconv"
@@ -24,6 +25,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,11 +66,11 @@ const (
 const UpstreamName = "mcpwasm:code"
 
 // ResourceURI is the resource holding the full declarations.
-const ResourceURI = "mcpwasm://code-mode/tools.d.ts"
+const ResourceURI = mcpserver.CodeModeResourcePrefix + "tools.d.ts"
 
 // ServerResourceTemplate is the resource template of one server's declarations, for clients
 // with many tools that read only the servers they need.
-const ServerResourceTemplate = "mcpwasm://code-mode/servers/{server}.d.ts"
+const ServerResourceTemplate = mcpserver.CodeModeResourcePrefix + "servers/{server}.d.ts"
 
 // MetaRun is the _meta key of a tool call made by a run: the run's id, so logs attribute
 // the call to the run.
@@ -92,15 +95,19 @@ type Mode struct {
 	cs     *mcp.ClientSession
 	server *mcp.Server
 	group  func(tool string) string
+	policy *mcpserver.Policy
+	key    []byte
+	logger *slog.Logger
 
 	life    context.Context // ends at Close: background refreshes stop
 	stop    context.CancelFunc
 	refresh sync.Mutex // serializes refreshes
 
-	mu   sync.Mutex
-	api  *apiSet
-	seq  atomic.Uint64
-	once sync.Once
+	mu    sync.Mutex
+	api   *apiSet
+	perID map[string]*apiSet // policy-filtered sets of api, by the served names they keep
+	seq   atomic.Uint64
+	once  sync.Once
 }
 
 // New returns code mode with cfg; inner (may be nil) serves the host's other upstreams.
@@ -127,13 +134,24 @@ type ServeOptions struct {
 	// Group names the server a served tool belongs to (a guest's name, an upstream's config
 	// name): the declarations group tools by it. Nil or "": the group "tools".
 	Group func(tool string) string
+	// Policy is the policy of the HTTP handler serving the server (HTTPOptions.ResourceServer
+	// .Policy); nil: none. Then the declarations (the code tool's description, the resources)
+	// list per identity only the tools the policy lets it call, and each tool call of a run
+	// is checked against the identity that called the code tool.
+	Policy *mcpserver.Policy
+	// RequestStateKey authenticates the request states of a confirmation asked through an
+	// input-required result (protocol 2026-07-28; mcpserver.Options.RequestStateKey). Nil: a
+	// random per-process key.
+	RequestStateKey []byte
+	// Logger logs what the client-request bridge logs; nil: nothing.
+	Logger *slog.Logger
 }
 
 // Serve loads the runner guest on host (whose Options.Upstreams is m.Upstreams()), connects
 // a loopback client session to s, and adds the code tool and the declarations resource to s.
 // The declarations follow s's tool list. Close ends the session and the guest.
 func (m *Mode) Serve(ctx context.Context, host *runtime.Host, s *mcp.Server, opts *ServeOptions) error {
-	mod, err := runnerModule(UpstreamName)
+	mod, err := runnerModule(UpstreamName, pregrowFor(m.cfg.MemoryMB))
 	if err != nil {
 		return err
 	}
@@ -151,9 +169,12 @@ func (m *Mode) Serve(ctx context.Context, host *runtime.Host, s *mcp.Server, opt
 	}
 	m.guest, m.server = g, s
 	if opts != nil {
-		m.group = opts.Group
+		m.group, m.policy, m.key, m.logger = opts.Group, opts.Policy, opts.RequestStateKey, opts.Logger
 	}
-	ct, st := mcp.NewInMemoryTransports()
+	if m.policy != nil {
+		s.AddReceivingMiddleware(m.describePerIdentity)
+	}
+	ct, st := loopbackTransports() // loopback.go
 	if _, err := s.Connect(ctx, st, nil); err != nil {
 		return fmt.Errorf("codemode: loopback session: %w", err)
 	}
@@ -178,21 +199,17 @@ func (m *Mode) Serve(ctx context.Context, host *runtime.Host, s *mcp.Server, opt
 	}
 	s.AddResource(&mcp.Resource{URI: ResourceURI, Name: "code-mode-declarations", MIMEType: "application/typescript",
 		Description: "TypeScript declarations of the tools " + m.cfg.Tool + " programs may call"},
-		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			m.mu.Lock()
-			d := m.api.full
-			m.mu.Unlock()
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			d := m.apiFor(mcpserver.RequestIdentity(ctx, req)).full
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ResourceURI, MIMEType: "application/typescript", Text: d}}}, nil
 		})
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: ServerResourceTemplate, Name: "code-mode-server-declarations", MIMEType: "application/typescript",
 		Description: "TypeScript declarations of one server's tools that " + m.cfg.Tool + " programs may call"},
-		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			uri := req.Params.URI
 			name, ok := strings.CutPrefix(uri, "mcpwasm://code-mode/servers/")
 			name, ok2 := strings.CutSuffix(name, ".d.ts")
-			m.mu.Lock()
-			d, found := m.api.perServer[name]
-			m.mu.Unlock()
+			d, found := m.apiFor(mcpserver.RequestIdentity(ctx, req)).perServer[name]
 			if !ok || !ok2 || !found {
 				return nil, mcp.ResourceNotFoundError(uri)
 			}
@@ -241,21 +258,104 @@ func (m *Mode) refreshed(ctx context.Context) (bool, error) {
 	m.mu.Lock()
 	same := m.api != nil && m.api.full == set.full && m.api.compact == set.compact
 	m.api = set
+	if !same {
+		m.perID = nil
+	}
 	m.mu.Unlock()
 	if same {
 		// Re-adding the tool would notify tools/list_changed, to this session too: a loop.
 		return false, nil
 	}
 	m.server.AddTool(&mcp.Tool{
-		Name: m.cfg.Tool,
-		Description: "Run a TypeScript or JavaScript program against these tools; `return` a JSON value. " +
-			"Call tools as `await tools.<server>.<tool>(args)` (Promise.all for several); console.log lines come back too. " +
-			"No network, files or clock: only the tools. Full declarations: resource " + ResourceURI + " (one server's: " + ServerResourceTemplate + ").\n" + set.compact,
+		Name:        m.cfg.Tool,
+		Description: m.description(set),
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"the program (TypeScript or JavaScript); top-level await and return"}},"required":["code"],"additionalProperties":false}`),
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: boolPtr(false)},
 		Meta:        mcp.Meta{"mcpwasm/codeMode": true},
-	}, m.handle)
+	}, mcpserver.WithToolClientRequests(m.cfg.Tool, m.key, 0, m.logger, m.handle))
 	return true, nil
+}
+
+// description is the code tool's description declaring set.
+func (m *Mode) description(set *apiSet) string {
+	return "Run a TypeScript or JavaScript program against these tools; `return` a JSON value. " +
+		"Call tools as `await tools.<server>.<tool>(args)` (Promise.all for several); console.log lines come back too. " +
+		"No network, files or clock: only the tools. Full declarations: resource " + ResourceURI + " (one server's: " + ServerResourceTemplate + ").\n" + set.compact
+}
+
+// apiFor returns what identity id may call: the allowlisted tools the policy grants it
+// (all of them without a policy or an identity). Sets are cached by the tools they keep.
+func (m *Mode) apiFor(id *mcpserver.Identity) *apiSet {
+	m.mu.Lock()
+	base := m.api
+	m.mu.Unlock()
+	if m.policy == nil || id == nil {
+		return base
+	}
+	var kept []*mcp.Tool
+	var key strings.Builder
+	for _, d := range base.decls {
+		if m.policy.Check(m.server, id, d.tool.Name) == nil {
+			kept = append(kept, d.tool)
+			key.WriteString(d.tool.Name)
+			key.WriteByte(0)
+		}
+	}
+	if len(kept) == len(base.decls) {
+		return base
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.api != base { // refreshed meanwhile: answer from the set read, cache nothing
+		return buildAPI(kept, m.groupOf, m.allowed)
+	}
+	if set, ok := m.perID[key.String()]; ok {
+		return set
+	}
+	set := buildAPI(kept, m.groupOf, m.allowed)
+	if m.perID == nil {
+		m.perID = map[string]*apiSet{}
+	}
+	if len(m.perID) < maxPerIdentitySets {
+		m.perID[key.String()] = set
+	}
+	return set
+}
+
+// maxPerIdentitySets caps the cache of per-identity declarations (distinct tool sets).
+const maxPerIdentitySets = 256
+
+// describePerIdentity is the receiving middleware (with a policy) that gives tools/list's
+// code tool the description of what the caller may call.
+func (m *Mode) describePerIdentity(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		lr, ok := res.(*mcp.ListToolsResult)
+		id := mcpserver.RequestIdentity(ctx, req)
+		if !ok || id == nil {
+			return res, err
+		}
+		set := m.apiFor(id)
+		m.mu.Lock()
+		base := m.api
+		m.mu.Unlock()
+		if set == base {
+			return res, err
+		}
+		cp := *lr
+		cp.Tools = slices.Clone(lr.Tools)
+		for i, t := range cp.Tools {
+			if t.Name == m.cfg.Tool {
+				tc := *t
+				tc.Description = m.description(set)
+				cp.Tools[i] = &tc
+			}
+		}
+		return &cp, nil
+	}
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -292,10 +392,21 @@ func listed(list []string, group, tool string) bool {
 
 // run is one program's run: what it may call and what it has spent.
 type run struct {
-	id      string
-	api     *apiSet
-	calls   atomic.Int64
-	session *mcp.ServerSession
+	id       string
+	api      *apiSet // what the caller may call
+	base     *apiSet // the allowlist, for a refusal naming the policy
+	ident    *mcpserver.Identity
+	calls    atomic.Int64
+	client   peer.Client        // the code tool's caller, for confirmations (nil: none)
+	cancel   context.CancelFunc // ends the run (a confirmation comes in a later round)
+	asked    atomic.Bool        // a confirmation was asked for a later round
+	confirms sync.Map           // served name → *confirmation
+}
+
+// confirmation is the client's answer for one tool in a run, asked once.
+type confirmation struct {
+	once sync.Once
+	err  error
 }
 
 type runKey struct{}
@@ -327,16 +438,24 @@ func (m *Mode) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	transformed := time.Since(start)
 	m.mu.Lock()
-	set := m.api
+	base := m.api
 	m.mu.Unlock()
-	r := &run{id: strconv.FormatUint(m.seq.Add(1), 10), api: set, session: req.Session}
+	ident := mcpserver.RequestIdentity(ctx, req)
+	set := m.apiFor(ident)
+	r := &run{id: strconv.FormatUint(m.seq.Add(1), 10), api: set, base: base, ident: ident, client: mcpserver.ClientFrom(ctx)}
 	args, err := json.Marshal(map[string]any{"code": p.JS, "api": set.table, "upstream": UpstreamName, "batch": batchTool})
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.WithValue(ctx, runKey{}, r))
 	defer cancel() // a run that ends cancels its pending tool calls
+	r.cancel = cancel
 	out, err := m.guest.Call(ctx, "run", args)
+	if r.asked.Load() {
+		// Stopped for a confirmation of a later round: WithToolClientRequests answers the
+		// input-required result instead.
+		return toolError("run " + r.id + ": a confirmation is asked in the next round"), nil
+	}
 	if err != nil {
 		return toolError("run " + r.id + ": " + err.Error()), nil
 	}
@@ -415,12 +534,17 @@ func (u upstreams) CallTool(ctx context.Context, server, tool string, args []byt
 	if tool == batchTool {
 		return u.m.batch(ctx, args)
 	}
-	return u.m.call(ctx, tool, args)
+	res, err := u.m.call(ctx, tool, args)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
 }
 
 // batchTool is the code-mode upstream's one tool: {"calls": [{"tool", "arguments"}…]} runs
 // the calls concurrently, each as call does, and answers a CallToolResult whose
-// structuredContent is {"results": [{"result": CallToolResult} or {"error": message}…]}, in
+// structuredContent is {"results": [{"v": structuredContent} or {"t": text} or {"error":
+// message}…]}, in
 // order. The runner sends the calls a program makes in one turn (Promise.all) as one batch.
 const batchTool = "mcpwasm:batch"
 
@@ -437,9 +561,12 @@ func (m *Mode) batch(ctx context.Context, args []byte) ([]byte, error) {
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, fmt.Errorf("code mode: batch: %w", err)
 	}
+	// Only what the program sees: the structured content ("v"), else the text ("t"), or the
+	// error. Less for the engine to parse than the whole CallToolResult.
 	type answer struct {
-		Result json.RawMessage `json:"result,omitempty"`
-		Error  *string         `json:"error,omitempty"`
+		Value any     `json:"v,omitempty"`
+		Text  *string `json:"t,omitempty"`
+		Error *string `json:"error,omitempty"`
 	}
 	out := make([]answer, len(in.Calls))
 	sem := make(chan struct{}, maxBatch)
@@ -460,7 +587,27 @@ func (m *Mode) batch(ctx context.Context, args []byte) ([]byte, error) {
 				out[i].Error = &msg
 				return
 			}
-			out[i].Result = res
+			var text strings.Builder
+			for _, c := range res.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					if text.Len() > 0 {
+						text.WriteByte('\n')
+					}
+					text.WriteString(tc.Text)
+				}
+			}
+			switch t := text.String(); {
+			case res.IsError:
+				if t == "" {
+					t = "failed"
+				}
+				msg := "tool " + c.Tool + ": " + t
+				out[i].Error = &msg
+			case res.StructuredContent != nil:
+				out[i].Value = res.StructuredContent
+			default:
+				out[i].Text = &t
+			}
 		}()
 	}
 	wg.Wait()
@@ -469,13 +616,19 @@ func (m *Mode) batch(ctx context.Context, args []byte) ([]byte, error) {
 
 // call is one tool call of a run: declared (allowlisted, no code tool), within the budget,
 // confirmed unless read-only or Unconfirmed, then through the loopback session.
-func (m *Mode) call(ctx context.Context, name string, args []byte) ([]byte, error) {
+func (m *Mode) call(ctx context.Context, name string, args []byte) (*mcp.CallToolResult, error) {
 	r := runOf(ctx)
 	if r == nil {
 		return nil, ErrNotInRun
 	}
-	d, ok := r.api.byName[name]
+	d, ok := r.base.byName[name]
 	if !ok {
+		return nil, fmt.Errorf("tool %q: %w", name, ErrNotAllowed)
+	}
+	if err := m.policy.Check(m.server, r.ident, name); err != nil {
+		return nil, fmt.Errorf("code mode: %w", err)
+	}
+	if _, ok := r.api.byName[name]; !ok { // cannot be: the policy granted it
 		return nil, fmt.Errorf("tool %q: %w", name, ErrNotAllowed)
 	}
 	if n := r.calls.Add(1); n > int64(m.cfg.MaxCalls) {
@@ -483,33 +636,52 @@ func (m *Mode) call(ctx context.Context, name string, args []byte) ([]byte, erro
 	}
 	ro := d.tool.Annotations != nil && d.tool.Annotations.ReadOnlyHint
 	if !ro && !listed(m.cfg.Unconfirmed, d.group, d.method) {
-		if err := confirm(ctx, r, d); err != nil {
-			return nil, err
+		c, _ := r.confirms.LoadOrStore(name, &confirmation{})
+		cf := c.(*confirmation)
+		cf.once.Do(func() { cf.err = confirm(ctx, r, d) })
+		if cf.err != nil {
+			return nil, cf.err
 		}
 	}
-	res, err := m.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args), Meta: mcp.Meta{MetaRun: r.id}})
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(res)
+	return m.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args), Meta: mcp.Meta{MetaRun: r.id}})
 }
 
-// confirm asks the run's client whether tool d may run (MCP elicitation, form mode).
+// confirm asks the run's client whether tool d may run (MCP elicitation, form mode): by a
+// server→client request before protocol 2026-07-28; from it on by an input-required result
+// (the run stops and runs again from the start with the answer, keyed by the tool, so a
+// tool is confirmed once per run).
 func confirm(ctx context.Context, r *run, d *decl) error {
 	what := fmt.Sprintf("tool %s.%s (%s)", d.group, d.method, d.tool.Name)
-	if r.session == nil {
+	if r.client == nil {
 		return fmt.Errorf("%w: %s is not read-only and there is no client to ask", ErrUnconfirmed, what)
 	}
-	ip := r.session.InitializeParams()
-	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
-		return fmt.Errorf("%w: %s is not read-only and the client does not support elicitation (allow it in code_mode.unconfirmed)", ErrUnconfirmed, what)
-	}
-	res, err := r.session.Elicit(ctx, &mcp.ElicitParams{
-		Message:         "A code-mode program wants to run " + what + ", which may change things. Allow it?",
-		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{}},
+	params, err := json.Marshal(map[string]any{
+		"mode":            "form",
+		"message":         "A code-mode program wants to run " + what + ", which may change things. Allow it?",
+		"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}},
+		// optional: a client without elicitation gets a tool error the model can act on
+		// (on every revision), not -32021.
+		"mcpwasm": map[string]any{"key": "confirm:" + d.tool.Name, "optional": true},
 	})
 	if err != nil {
+		return err
+	}
+	out, err := r.client.Request(ctx, abi.KindElicitation, params)
+	switch {
+	case errors.Is(err, peer.ErrInputRequired):
+		r.asked.Store(true)
+		r.cancel() // the answer comes with the call's next round
+		return fmt.Errorf("%w: %s: asked in the next round", ErrUnconfirmed, what)
+	case errors.Is(err, peer.ErrClientUnavailable):
+		return fmt.Errorf("%w: %s is not read-only and the client does not support elicitation (allow it in code_mode.unconfirmed): %w", ErrUnconfirmed, what, err)
+	case err != nil:
 		return fmt.Errorf("%w: %s: asking the client: %w", ErrUnconfirmed, what, err)
+	}
+	var res struct {
+		Action string `json:"action"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return fmt.Errorf("%w: %s: the client's answer: %w", ErrUnconfirmed, what, err)
 	}
 	if res.Action != "accept" {
 		return fmt.Errorf("%w: the client answered %q for %s", ErrUnconfirmed, res.Action, what)

@@ -22,6 +22,7 @@ import (
 type fixture struct {
 	cs, asking *mcp.ClientSession
 	wiped      *atomic.Int64
+	srv        *mcp.Server
 }
 
 var (
@@ -69,7 +70,7 @@ func newFixture(ctx context.Context) (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixture{wiped: new(atomic.Int64)}
+	f := &fixture{wiped: new(atomic.Int64), srv: s}
 	mcp.AddTool(s, &mcp.Tool{Name: "wipe", Description: "Deletes everything."}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{ Wiped int64 }, error) {
 		return nil, struct{ Wiped int64 }{f.wiped.Add(1)}, nil
 	})
@@ -367,6 +368,21 @@ func TestPromiseAllRunsConcurrently(t *testing.T) {
 	f, _ := fixtures(t)
 	text, _, isErr := f.run(t, "const r = await Promise.all([tools.admin.meet({}), tools.admin.meet({})]);\nreturn r.map((x) => x.N).sort();")
 	if isErr || text != "[1,2]" {
+		t.Errorf("got %s (error %v)", text, isErr)
+	}
+}
+
+// A tool that fails with a JSON-RPC error (unknown arguments are refused by the schema
+// before it runs) reaches the program as a thrown Error with the server's message, as over
+// any transport; and the next call of the run still works.
+func TestToolProtocolErrorReachesProgram(t *testing.T) {
+	f, _ := fixtures(t)
+	text, _, isErr := f.run(t, `
+let msg = "";
+try { await tools.calc.calc({ nope: 1 } as any); } catch (e) { msg = String(e.message); }
+const r = await tools.calc.calc({ expression: "2+2" });
+return [msg.length > 0, r.value];`)
+	if isErr || text != "[true,4]" {
 		t.Errorf("got %s (error %v)", text, isErr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	js "github.com/mcpwasm/mcpwasm/abi/js"
 )
@@ -33,9 +34,14 @@ var runnerJS string
 const scriptSection = "mcpwasm.js"
 
 // runnerModule returns the runner guest: the engine with the runner script (requests line
-// granting mcp to upstream, the host function captured before the shim deletes it, the
-// shim, the runner) in its custom section.
-func runnerModule(upstream string) ([]byte, error) {
+// granting mcp to upstream, the heap grown by pregrow bytes, the host function captured
+// before the shim deletes it, the shim, the runner) in its custom section.
+//
+// The heap is grown (a buffer allocated and freed) before the instance's snapshot is taken
+// so a run that needs up to that much memory does not grow it: an instance whose memory
+// grew past its snapshot's cannot be reset in place, so the next run would wait for a fresh
+// instance (BenchmarkRunAfterGrowth).
+func runnerModule(upstream string, pregrow int) ([]byte, error) {
 	if sum := sha256.Sum256(engine); hex.EncodeToString(sum[:]) != EngineSHA256 {
 		return nil, fmt.Errorf("codemode: embedded engine sha256 %x, want %s", sum, EngineSHA256)
 	}
@@ -44,6 +50,7 @@ func runnerModule(upstream string) ([]byte, error) {
 		return nil, err
 	}
 	script := "globalThis.__mcpwasm={requests:" + string(req) + "};\n" +
+		"{ let b = new ArrayBuffer(" + strconv.Itoa(pregrow) + "); b = null; }\n" +
 		"const __cmHost=globalThis.__mcpwasm_host;\n" +
 		js.Shim + "\n" + runnerJS
 	mod := append([]byte(nil), engine...)
@@ -54,6 +61,12 @@ func runnerModule(upstream string) ([]byte, error) {
 	mod = appendULEB(mod, uint64(len(payload)))
 	return append(mod, payload...), nil
 }
+
+// maxPregrow is the most the runner's heap is grown by before its snapshot: 16 MiB, or a
+// quarter of the memory limit when that is less.
+const maxPregrow = 16 << 20
+
+func pregrowFor(memoryMB int) int { return min(maxPregrow, memoryMB<<20/4) }
 
 func appendULEB(b []byte, v uint64) []byte {
 	for {

@@ -30,12 +30,10 @@ __cmServer.registerTool("run", { inputSchema: { type: "object" } }, async (args)
   globalThis.console = Object.freeze({ log, info: log, warn: log, error: log, debug: log });
   // A tool result becomes the value the program sees: its structuredContent, else its text;
   // a tool error throws. Nothing is ever evaluated.
-  const settle = (name, r, resolve, reject) => {
+  // The host sends each answer as {v: structuredContent}, {t: text} or {error}.
+  const settle = (r, resolve, reject) => {
     if (r.error !== undefined) return reject(new Error(r.error));
-    const res = r.result || {};
-    const text = (res.content || []).filter((c) => c && c.type === "text").map((c) => c.text).join("\n");
-    if (res.isError) return reject(new Error("tool " + name + ": " + (text || "failed")));
-    resolve(res.structuredContent !== undefined ? res.structuredContent : text);
+    resolve(r.v !== undefined ? r.v : r.t);
   };
   // Calls made in the same turn (Promise.all over a map) go out as one batch, which the host
   // runs concurrently: one mcp.call request to the code-mode upstream's tool BATCH_TOOL.
@@ -57,7 +55,7 @@ __cmServer.registerTool("run", { inputSchema: { type: "object" } }, async (args)
       return;
     }
     const results = (r.body && r.body.structuredContent && r.body.structuredContent.results) || [];
-    q.forEach((c, i) => settle(c.name, results[i] || { error: "no answer" }, c.resolve, c.reject));
+    q.forEach((c, i) => settle(results[i] || { error: "no answer" }, c.resolve, c.reject));
   };
   const call = (name, a) =>
     new Promise((resolve, reject) => {
