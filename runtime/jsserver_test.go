@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,7 +117,9 @@ func jsSession(t *testing.T, h *runtime.Host, wasm []byte, cfg *runtime.GuestCon
 	return srv, cs
 }
 
-type writeCloser struct{ p interface{ Write([]byte) (int, error) } }
+type writeCloser struct {
+	p interface{ Write([]byte) (int, error) }
+}
 
 func (w writeCloser) Write(b []byte) (int, error) { return w.p.Write(b) }
 func (w writeCloser) Close() error                { return nil }
@@ -191,4 +194,75 @@ func TestJSServerBasicVanilla(t *testing.T) {
 			t.Logf("get-time (clock granted %v): %s", clock, got)
 		})
 	}
+}
+
+// server-everything 2026.8.31 (SDK v1 with its setInterval notifications, not bundled: the
+// build bundles it with its own SDK) runs as a whole server: its tools are listed and
+// called, and after resources/subscribe its timer sends notifications/resources/updated
+// between calls (every 5 s: the test waits for the first one, no call running). This is the
+// runtime's side: the client here is connected to the process's pipes; whether mcpwasm serve
+// relays the update to its own client is the relay's (upstream) part.
+func TestJSServerEverything(t *testing.T) {
+	wasm, out := buildNPMServer(t, "@modelcontextprotocol/server-everything", "dist/index.js")
+	if !strings.Contains(out, "whole-server path") {
+		t.Errorf("build output does not say it took the whole-server path:\n%s", out)
+	}
+	h := wasiHost(t)
+	updated := make(chan string, 16)
+	_, cs := jsSession(t, h, wasm, &runtime.GuestConfig{Name: "everything", Args: []string{"stdio"}, Grants: policy.Grants{Clock: true}},
+		&mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case updated <- r.Params.URI:
+			default:
+			}
+		}})
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	for _, want := range []string{"echo", "get-sum", "get-env"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools %v lack %q", names, want)
+		}
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resultText(t, res); got != "Echo: hi" {
+		t.Errorf("echo = %q, want %q", got, "Echo: hi")
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "get-sum", Arguments: map[string]any{"a": 2, "b": 40}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resultText(t, res); !strings.Contains(got, "42") {
+		t.Errorf("get-sum(2, 40) = %q, want it to say 42", got)
+	}
+	const uri = "demo://resource/static/document/architecture.md"
+	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	// The tool starts the updates: one at once (within the call), then one every 5 s from
+	// setInterval, which the pump fires with no call running.
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "toggle-subscriber-updates", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := time.Now()
+	for i := range 2 {
+		select {
+		case got := <-updated:
+			if got != uri {
+				t.Errorf("resources/updated for %q, want %q", got, uri)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("update %d: no notifications/resources/updated within a minute (the server's interval is 5 s)", i+1)
+		}
+	}
+	t.Logf("second update %s after the call returned: %s", time.Since(called).Round(time.Millisecond), resultText(t, res))
 }

@@ -297,7 +297,14 @@ let result;
 if (serverMode) result = await bundle().catch(failBuild);
 else {
   result = await bundle().catch((e) => ({ failed: e }));
-  const why = result.failed ? (/@modelcontextprotocol\/server\b/.test(readFileSync(entry, "utf8")) ? "it uses the MCP TypeScript SDK v2 (@modelcontextprotocol/server)" : "") : wholeServer(result.metafile);
+  const sdkPart = result.failed && (result.failed.errors || []).map((m) => /^unsupported import "(@modelcontextprotocol\/sdk[^"]*)"/.exec(m.text)).find(Boolean);
+  const why = result.failed
+    ? /@modelcontextprotocol\/server\b/.test(readFileSync(entry, "utf8"))
+      ? "it uses the MCP TypeScript SDK v2 (@modelcontextprotocol/server)"
+      : sdkPart
+        ? `it uses parts of the MCP SDK the shim does not serve (${sdkPart[1]})`
+        : ""
+    : wholeServer(result.metafile);
   if (why) {
     console.error(`${entry}: whole-server path: ${why}; it runs as a process with its own SDK (stdin and stdout carry MCP, timers run between calls)`);
     serverMode = true;
