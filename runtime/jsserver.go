@@ -52,11 +52,23 @@ func instantiateJSEnv(ctx context.Context, rt wazero.Runtime) error {
 // jsEngine is one instance of the engine as quickjs.Engine: a whole server's instance has no
 // pool, so Invoke calls the function under ctx (the runtime closes the module when the
 // process's context ends: the kill switch and Stop).
-type jsEngine struct{ mod api.Module }
+// It resolves each export once (wazero builds a call engine on every lookup); the process's
+// goroutine is its only user.
+type jsEngine struct {
+	mod   api.Module
+	funcs map[string]api.Function
+}
 
-func (e jsEngine) Func(name string) api.Function { return e.mod.ExportedFunction(name) }
-func (e jsEngine) Memory() api.Memory            { return e.mod.Memory() }
-func (e jsEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
+func (e *jsEngine) Func(name string) api.Function {
+	fn, ok := e.funcs[name]
+	if !ok {
+		fn = e.mod.ExportedFunction(name)
+		e.funcs[name] = fn
+	}
+	return fn
+}
+func (e *jsEngine) Memory() api.Memory { return e.mod.Memory() }
+func (e *jsEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) error {
 	return fn.CallWithStack(ctx, stack)
 }
 
@@ -90,7 +102,7 @@ func (s *Server) runJS(ctx context.Context, rt wazero.Runtime, cfg wazero.Module
 		},
 	}
 	t0 := time.Now()
-	err = quickjs.Serve(ctx, jsEngine{mod}, s.js, c, quickjs.ServeConfig{
+	err = quickjs.Serve(ctx, &jsEngine{mod: mod, funcs: map[string]api.Function{}}, s.js, c, quickjs.ServeConfig{
 		Stdin: stdin, Since: func() time.Duration { return time.Since(t0) },
 		TurnLimit: s.limits.Timeout, MemoryLimit: s.limits.MemoryBytes,
 	})

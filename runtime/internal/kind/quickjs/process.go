@@ -148,10 +148,10 @@ func Serve(ctx context.Context, e Engine, code Code, c *Call, cfg ServeConfig) e
 		if err == nil {
 			err = v.runJobs(cctx)
 		}
-		deadline = time.Time{}
 		if err != nil {
 			return "", turnErr(err)
 		}
+		deadline = time.Time{}
 		if err := v.checkTop(cctx); err != nil {
 			return "", err
 		}
