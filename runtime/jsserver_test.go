@@ -33,7 +33,7 @@ type jsServerBuild struct {
 // entry) with build.mjs --package, which picks the whole-server path for it, and returns the
 // module and the build's output. It skips without node or the npm packages (a failure under
 // CI).
-func buildNPMServer(t *testing.T, pkg, entry string) ([]byte, string) {
+func buildNPMServer(t testing.TB, pkg, entry string) ([]byte, string) {
 	t.Helper()
 	dir := filepath.Join("..", "guests", "typescript")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "esbuild")); err != nil {
@@ -86,7 +86,7 @@ func buildNPMServer(t *testing.T, pkg, entry string) ([]byte, string) {
 
 // jsSession loads wasm as a whole server under cfg, starts an instance and connects a
 // go-sdk client to it over its pipes.
-func jsSession(t *testing.T, h *runtime.Host, wasm []byte, cfg *runtime.GuestConfig, opts *mcp.ClientOptions) (*runtime.Server, *mcp.ClientSession) {
+func jsSession(t testing.TB, h *runtime.Host, wasm []byte, cfg *runtime.GuestConfig, opts *mcp.ClientOptions) (*runtime.Server, *mcp.ClientSession) {
 	t.Helper()
 	if !h.IsWASIServer(wasm) {
 		t.Fatal("IsWASIServer = false for a JavaScript whole server")
@@ -124,7 +124,7 @@ type writeCloser struct {
 func (w writeCloser) Write(b []byte) (int, error) { return w.p.Write(b) }
 func (w writeCloser) Close() error                { return nil }
 
-func resultText(t *testing.T, r *mcp.CallToolResult) string {
+func resultText(t testing.TB, r *mcp.CallToolResult) string {
 	t.Helper()
 	var parts []string
 	for _, c := range r.Content {
@@ -265,4 +265,54 @@ func TestJSServerEverything(t *testing.T) {
 		}
 	}
 	t.Logf("second update %s after the call returned: %s", time.Since(called).Round(time.Millisecond), resultText(t, res))
+}
+
+// BenchmarkJSServerVanilla: server-basic-vanillajs as a whole server (warm compile: the
+// module is loaded once). first-call is a new instance's start, initialize and first
+// answered get-time; call is one get-time on a running instance (calls/s = 1/call).
+func BenchmarkJSServerVanilla(b *testing.B) {
+	wasm, _ := buildNPMServer(b, "@modelcontextprotocol/server-basic-vanillajs", "dist/index.js")
+	h, err := runtime.NewHost(b.Context(), &runtime.Options{NoDiskCache: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	cfg := &runtime.GuestConfig{Name: "vanilla", Args: []string{"--stdio"}, Grants: policy.Grants{Clock: true}}
+	srv, err := h.LoadServer(b.Context(), wasm, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close(context.Background())
+	connect := func() (*mcp.ClientSession, func()) {
+		p, err := srv.Start(b.Context())
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(b.Context(), &mcp.IOTransport{Reader: io.NopCloser(p), Writer: writeCloser{p}}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs, func() { cs.Close(); p.Close() }
+	}
+	call := func(cs *mcp.ClientSession) {
+		if _, err := cs.CallTool(b.Context(), &mcp.CallToolParams{Name: "get-time", Arguments: map[string]any{}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("first-call", func(b *testing.B) {
+		for b.Loop() {
+			cs, done := connect()
+			call(cs)
+			b.StopTimer()
+			done()
+			b.StartTimer()
+		}
+	})
+	b.Run("call", func(b *testing.B) {
+		cs, done := connect()
+		defer done()
+		for b.Loop() {
+			call(cs)
+		}
+	})
 }
