@@ -297,7 +297,11 @@ let result;
 if (serverMode) result = await bundle().catch(failBuild);
 else {
   result = await bundle().catch((e) => ({ failed: e }));
-  const sdkPart = result.failed && (result.failed.errors || []).map((m) => /^unsupported import "(@modelcontextprotocol\/sdk[^"]*)"/.exec(m.text)).find(Boolean);
+  // An SDK part the shim does not serve makes it a whole server, unless all it lacks is a
+  // server's own HTTP transport: that one is refused with advice (mcpwasm serve is the
+  // transport), as a WASI process has no sockets either.
+  const sdkParts = result.failed ? (result.failed.errors || []).map((m) => /^unsupported import "(@modelcontextprotocol\/sdk[^"]*)"/.exec(m.text)).filter(Boolean) : [];
+  const sdkPart = sdkParts.find((m) => !/\/server\/(sse|streamableHttp|express|websocket|auth)/.test(m[1]));
   const why = result.failed
     ? /@modelcontextprotocol\/server\b/.test(readFileSync(entry, "utf8"))
       ? "it uses the MCP TypeScript SDK v2 (@modelcontextprotocol/server)"
