@@ -23,6 +23,7 @@
   // host's pump (runtime/internal/kind/quickjs/process.go) through __mcpwasm.stdin, .tick and
   // .end; its timers fire at real time between inputs, not only inside a call.
   const procMode = !!(g.__mcpwasm && g.__mcpwasm.process);
+  let exiting = null; // the error process.exit threw in a process
 
   // ---- console → the MCP log ----
   const fmt = (args) =>
@@ -124,6 +125,7 @@
       // one an earlier call left): it goes to the log as the guest's error, and the entry
       // goes on. Only what the engine cannot survive (interrupted, out of memory) ends it.
       if (isFatal(e)) throw e;
+      if (e === exiting) return true;
       host("log", { level: "error", data: "uncaught exception in a timer callback: " + fmt([e]) });
     }
     return true;
@@ -720,8 +722,12 @@
     // the guest's own last console.error line (what it printed before exiting).
     exit(code) {
       const c = code === undefined ? g.process.exitCode || 0 : code;
-      if (procMode) host("exit", String(c)); // the pump ends the process after this turn
-      throw new Error("process.exit(" + c + ") called" + (lastError ? ": " + lastError : ""));
+      const e = new Error("process.exit(" + c + ") called" + (lastError ? ": " + lastError : ""));
+      if (procMode) {
+        host("exit", String(c)); // the pump ends the process after this turn
+        exiting = e; // not logged as an uncaught exception where a turn catches it
+      }
+      throw e;
     },
     abort() {
       throw new Error("process.abort() called");
@@ -838,7 +844,7 @@
         return fn(...a);
       } catch (e) {
         if (isFatal(e)) throw e;
-        host("log", { level: "error", data: "uncaught exception: " + fmt([e]) });
+        if (e !== exiting) host("log", { level: "error", data: "uncaught exception: " + fmt([e]) });
         return "";
       }
     };
