@@ -10,14 +10,14 @@ import (
 )
 
 // A server written as the TypeScript SDK v2 docs show (@modelcontextprotocol/server 2.4.0,
-// z.object schemas, …/server/stdio; testdata/jsserver) builds with mcpwasm build, which says
+// z.object schemas, …/server/stdio; testdata/npm-servers/v2server.ts) builds with mcpwasm build, which says
 // it takes the whole-server path; inspect names the kind; mcpwasm serve serves its tool as
 // v2__add (a whole server's tools are named as an upstream's) and it answers.
 func TestJSServerV2Built(t *testing.T) {
 	buildPrereqs(t)
-	dir := filepath.Join("..", "..", "testdata", "jsserver")
+	dir := filepath.Join("..", "..", "testdata", "npm-servers")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server", "package.json")); err != nil {
-		testenv.Skip(t, "testdata/jsserver is not installed (run: npm ci --prefix testdata/jsserver): %v", err)
+		testenv.Skip(t, "testdata/npm-servers is not installed (run: npm ci --prefix testdata/npm-servers): %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "v2.wasm")
 	stdout, stderr, code := runCLI("build", "--toolchain", filepath.Dir(exampleModules), "-o", out, filepath.Join(dir, "v2server.ts"))

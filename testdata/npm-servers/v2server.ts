@@ -1,5 +1,5 @@
 // A server written as the TypeScript SDK v2 documentation shows (@modelcontextprotocol/server
-// 2.4.0): McpServer, registerTool with a z.object input schema, the stdio transport. mcpwasm
+// 2.4.0, which package.json pins): McpServer, registerTool with a z.object input schema, the stdio transport. mcpwasm
 // build takes the whole-server path for it (it carries its own SDK).
 import { McpServer } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
