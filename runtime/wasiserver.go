@@ -17,12 +17,14 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/quickjs"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
@@ -49,6 +51,9 @@ var errWASIServer = fmt.Errorf("%w: module is a whole MCP server (a WASI command
 func (h *Host) IsWASIServer(wasm []byte) bool { return isWASIServer(wasm) }
 
 func isWASIServer(wasm []byte) bool {
+	if isJSServer(wasm) { // jsserver.go
+		return true
+	}
 	m, err := parseModule(wasm)
 	if err != nil {
 		return false
@@ -146,6 +151,10 @@ func (s *serverRuntime) get(ctx context.Context, cache wazero.CompilationCache) 
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
 	}
+	if err := instantiateJSEnv(ctx, rt); err != nil { // jsserver.go
+		_ = rt.Close(ctx)
+		return nil, err
+	}
 	s.rt = rt
 	return rt, nil
 }
@@ -174,6 +183,8 @@ type Server struct {
 	mounts    io.Closer
 	args      []string
 	tokens    chan struct{} // one per running instance: the instances limit
+	js        quickjs.Code  // a JavaScript whole server's script (jsserver.go); else empty
+	sandbox   quickjs.Requester
 	logger    *slog.Logger
 
 	mu      sync.Mutex
@@ -210,7 +221,8 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", src, ErrABI, err)
 	}
-	if !isWASICommand(m) {
+	jsServer := isJSServer(wasm) // jsserver.go
+	if !isWASICommand(m) && !jsServer {
 		return nil, fmt.Errorf("%s: %w: not a WASI command (it must export _start and import only wasi_snapshot_preview1)", src, ErrABI)
 	}
 	if err := checkModuleCaps(wasm, limits); err != nil {
@@ -243,6 +255,9 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 	}
 	g := c.Grants
 	req := abi.Requests{Clock: g.Clock, Random: g.Random}
+	if jsServer { // fetch goes through the sandbox's net grant (jsserver.go)
+		req.Net = g.Net
+	}
 	for _, f := range g.FS {
 		req.FS = append(req.FS, abi.FSRequest{Path: f.Guest, RW: f.RW})
 	}
@@ -266,13 +281,24 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 		config: mcfg, mounts: mounts, args: append([]string(nil), c.Args...),
 		tokens: make(chan struct{}, limits.Instances), logger: h.logger.With("guest", name, "kind", kindWASIServer),
 		running: map[*process]struct{}{}}
+	if jsServer { // jsserver.go
+		s.js, _ = quickjs.Script(wasm)
+		s.sandbox = sb
+		s.logger = h.logger.With("guest", name, "kind", kindJSServer)
+	}
 	h.servers.add(s)
 	h.logger.Debug("whole-server guest loaded", "guest", name, "source", src)
 	return s, nil
 }
 
-// Kind is the guest's kind for inspect and logs: "wasi-server".
-func (s *Server) Kind() string { return kindWASIServer }
+// Kind is the guest's kind for inspect and logs: "wasi-server", or "javascript-server" for a
+// JavaScript bundle that carries its own SDK (jsserver.go).
+func (s *Server) Kind() string {
+	if s.js.Source != nil {
+		return kindJSServer
+	}
+	return kindWASIServer
+}
 
 // Name is the guest's name.
 func (s *Server) Name() string { return s.name }
@@ -377,9 +403,15 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 	s.running[p] = struct{}{}
 	s.mu.Unlock()
 	go func() {
-		mod, err := rt.InstantiateModule(runCtx, s.compiled, cfg) // runs _start until the program exits
-		if mod != nil {
-			_ = mod.Close(context.Background())
+		var err error
+		if s.js.Source != nil {
+			err = s.runJS(runCtx, rt, cfg, inR, outW, stderr) // jsserver.go
+		} else {
+			var mod api.Module
+			mod, err = rt.InstantiateModule(runCtx, s.compiled, cfg) // runs _start until the program exits
+			if mod != nil {
+				_ = mod.Close(context.Background())
+			}
 		}
 		stderr.flush()
 		p.mu.Lock()

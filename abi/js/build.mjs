@@ -53,6 +53,7 @@ const positional = [];
 let strict = false;
 let pkgDir = null;
 let embedMax = 1 << 20;
+let serverMode = false; // --server: a whole server that carries its own MCP SDK (quickjs process.go)
 {
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i++) {
@@ -60,6 +61,7 @@ let embedMax = 1 << 20;
     if (a === "--strict") strict = true;
     else if (a === "--package") pkgDir = resolvePath(argv[++i] || ".");
     else if (a === "--embed-max") embedMax = Number(argv[++i]);
+    else if (a === "--server") serverMode = true;
     else positional.push(a);
   }
 }
@@ -134,6 +136,55 @@ export default { setTimeout, setImmediate, scheduler };
 `,
 };
 let importsTimers = false;
+// A whole server's node:module: createRequire also serves Node's built-ins (a bundle that
+// carries its own SDK, made by bun or esbuild for Node, requires them at run time): the
+// sandbox's ones from node/*.js, and the rest as stubs that throw when used.
+const serverModule = () => {
+  const names = [...nodeModules].filter((n) => n !== "module");
+  const imports = names.map((n, i) => `import * as m${i} from ${JSON.stringify(nodeFile(n))};`).join("\n");
+  const table = names.map((n, i) => `[${JSON.stringify(n)}, m${i}]`).join(", ");
+  return `${imports}
+import { createRequire as jsonRequire } from ${JSON.stringify(nodeFile("module"))};
+import timers from "timers";
+const table = new Map([${table}, ["timers", { default: timers }], ["sys", m${names.indexOf("util")}]]);
+const cjs = (ns) => {
+  const d = ns.default;
+  if (d && (typeof d === "object" || typeof d === "function")) {
+    for (const k of Object.keys(ns)) if (k !== "default" && !(k in d)) try { d[k] = ns[k]; } catch (_) {}
+    return d;
+  }
+  return Object.assign({}, ns);
+};
+const data = { http: { METHODS: ["ACL", "BIND", "CHECKOUT", "CONNECT", "COPY", "DELETE", "GET", "HEAD", "LINK", "LOCK", "M-SEARCH", "MERGE", "MKACTIVITY", "MKCALENDAR", "MKCOL", "MOVE", "NOTIFY", "OPTIONS", "PATCH", "POST", "PROPFIND", "PROPPATCH", "PURGE", "PUT", "QUERY", "REBIND", "REPORT", "SEARCH", "SOURCE", "SUBSCRIBE", "TRACE", "UNBIND", "UNLINK", "UNLOCK", "UNSUBSCRIBE"], STATUS_CODES: { 200: "OK", 400: "Bad Request", 404: "Not Found", 500: "Internal Server Error" } } };
+const stub = (name) => {
+  const known = data[name] || {};
+  const fail = (what) => { throw new Error("node:" + name + (what ? "." + what : "") + " is not available in the mcpwasm sandbox"); };
+  const member = (k) => new Proxy(function () {}, { apply: () => fail(k), construct: () => fail(k), get: (t, kk) => (kk === "prototype" ? t.prototype : typeof kk === "symbol" || kk === "then" ? undefined : fail(k + "." + String(kk))) });
+  return new Proxy({}, { get: (_, k) => (typeof k === "symbol" || k === "then" || k === "__esModule" ? undefined : k in known ? known[k] : member(String(k))) });
+};
+const builtin = new Set(${JSON.stringify(builtinModules)});
+const cache = new Map();
+export function createRequire(from) {
+  const json = jsonRequire(from);
+  const req = (id) => {
+    const name = String(id).replace(/^node:/, "");
+    if (cache.has(name)) return cache.get(name);
+    let m;
+    if (table.has(name)) m = cjs(table.get(name));
+    else if (builtin.has(name) || String(id).startsWith("node:")) m = stub(name);
+    else return json(id);
+    cache.set(name, m);
+    return m;
+  };
+  req.resolve = json.resolve;
+  req.cache = {};
+  return req;
+}
+export const builtinModules = [...builtin];
+export const isBuiltin = (id) => builtin.has(String(id).replace(/^node:/, ""));
+export default { createRequire, builtinModules, isBuiltin };
+`;
+};
 
 // fromProject marks build.mjs's own resolution of a package from the project (guard).
 const fromProject = Symbol("fromProject");
@@ -158,15 +209,16 @@ const guard = {
       if (name.startsWith("timers") && own(a.importer)) importsTimers = true; // timers wait with the clock
       return { path: name, namespace: "mcpwasm-node" };
     });
-    b.onLoad({ filter: /.*/, namespace: "mcpwasm-node" }, (a) => ({ contents: shimModules[a.path], loader: "js" }));
+    if (serverMode) b.onResolve({ filter: /^(node:)?module$/ }, () => ({ path: "module", namespace: "mcpwasm-node", pluginData: { resolveDir: here } }));
+    b.onLoad({ filter: /.*/, namespace: "mcpwasm-node" }, (a) => (a.path === "module" ? { contents: serverModule(), loader: "js", resolveDir: here } : { contents: shimModules[a.path], loader: "js" }));
     // MCP Apps' server helpers: @modelcontextprotocol/ext-apps/server is the shim's (shim.js,
     // mcp.apps); the rest of ext-apps is the view's side, which runs in the host's browser.
-    b.onResolve({ filter: /^@modelcontextprotocol\/ext-apps\/server(\.js)?$/ }, () => ({ path: "ext-apps/server", namespace: "mcpwasm-apps" }));
+    if (!serverMode) b.onResolve({ filter: /^@modelcontextprotocol\/ext-apps\/server(\.js)?$/ }, () => ({ path: "ext-apps/server", namespace: "mcpwasm-apps" }));
     b.onLoad({ filter: /.*/, namespace: "mcpwasm-apps" }, () => ({
       contents: `const a = globalThis.__mcpwasm.apps;\nexport const { registerAppTool, registerAppResource, getUiCapability, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY, EXTENSION_ID } = a;\n`,
       loader: "js",
     }));
-    b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
+    if (!serverMode) b.onResolve({ filter: /^@modelcontextprotocol\/sdk(\/|$)/ }, (a) => {
       const sub = a.path.replace(/^@modelcontextprotocol\/sdk\/?/, "").replace(/\.js$/, "");
       if (sdkModules.has(sub)) return { path: sdkStub };
       const serverTransport = /^server\/(sse|streamableHttp|express|websocket|auth)/.test(sub);
@@ -225,7 +277,7 @@ const guard = {
   },
 };
 
-const result = await build({
+const bundle = () => build({
   entryPoints: [entry],
   bundle: true,
   format: "esm",
@@ -236,7 +288,7 @@ const result = await build({
   // "browser": a package's browser build is the one for this runtime — fetch, crypto's
   // getRandomValues, TextEncoder, URL, AbortController, no Node built-ins — as nanoid's is
   // (its default build imports node:crypto). "node" is never a condition here.
-  conditions: ["browser", "import", "default"],
+  conditions: serverMode ? ["node", "import", "default"] : ["browser", "import", "default"],
   target: "es2023",
   minify: true,
   charset: "utf8",
@@ -245,14 +297,53 @@ const result = await build({
   metafile: true,
   logLevel: "silent",
   plugins: [guard],
-}).catch((e) => {
+});
+const failBuild = (e) => {
   for (const m of e.errors || []) {
     const where = m.location ? `${m.location.file}:${m.location.line}: ` : "";
     console.error(`${where}${explain(m.text)}`);
   }
   if (!e.errors) console.error(String(e));
   process.exit(1);
-});
+};
+// wholeServer says why the project is a whole server the shim cannot host (its own SDK's
+// stdio transport, TS SDK v2, timers that notify between calls), or "".
+const wholeServer = (meta) => {
+  const inputs = Object.keys(meta ? meta.inputs : {});
+  if (inputs.some((f) => /node_modules[\/\\]@modelcontextprotocol[\/\\]server[\/\\]/.test(f))) return "it uses the MCP TypeScript SDK v2 (@modelcontextprotocol/server) and its stdio transport";
+  const ownSrc = inputs
+    .filter((f) => own(f) && existsSync(f))
+    .map((f) => readFileSync(f, "utf8"))
+    .join("\n");
+  if (/class\s+StdioServerTransport\b|"notifications\/initialized"/.test(ownSrc)) return "it brings its own MCP SDK bundle (it defines StdioServerTransport or speaks JSON-RPC itself)";
+  if (/\bsetInterval\s*\(/.test(ownSrc) && /\.(notification|sendResourceUpdated|sendLoggingMessage|sendToolListChanged)\s*\(/.test(ownSrc)) return "it sends notifications from timers between calls";
+  return "";
+};
+let result;
+if (serverMode) result = await bundle().catch(failBuild);
+else {
+  result = await bundle().catch((e) => ({ failed: e }));
+  // An SDK part the shim does not serve makes it a whole server, unless all it lacks is a
+  // server's own HTTP transport: that one is refused with advice (mcpwasm serve is the
+  // transport), as a WASI process has no sockets either.
+  const sdkParts = result.failed ? (result.failed.errors || []).map((m) => /^unsupported import "(@modelcontextprotocol\/sdk[^"]*)"/.exec(m.text)).filter(Boolean) : [];
+  const sdkPart = sdkParts.find((m) => !/\/server\/(sse|streamableHttp|express|websocket|auth)/.test(m[1]));
+  const why = result.failed
+    ? /@modelcontextprotocol\/server\b/.test(readFileSync(entry, "utf8"))
+      ? "it uses the MCP TypeScript SDK v2 (@modelcontextprotocol/server)"
+      : sdkPart
+        ? `it uses parts of the MCP SDK the shim does not serve (${sdkPart[1]})`
+        : ""
+    : wholeServer(result.metafile);
+  if (why) {
+    console.error(`${entry}: whole-server path: ${why}; it runs as a process with its own SDK (stdin and stdout carry MCP, timers run between calls)`);
+    serverMode = true;
+    importsFS = false;
+    importsTimers = false;
+    stubs.clear();
+    result = await bundle().catch(failBuild);
+  } else if (result.failed) failBuild(result.failed);
+}
 
 let enginePath;
 try {
@@ -276,19 +367,6 @@ const requests = (pkg.mcpwasm && pkg.mcpwasm.requests) || inferRequests(result.m
 
 // What the shim cannot serve: a bundle that carries an SDK of its own (a server published as
 // one pre-bundled file) or timers that notify outside any call.
-{
-  const ownSrc = Object.keys(result.metafile.inputs)
-    .filter((f) => own(f) && existsSync(f))
-    .map((f) => readFileSync(f, "utf8"))
-    .join("\n");
-  if (/class\s+StdioServerTransport\b|"notifications\/initialized"/.test(ownSrc)) {
-    console.error(`${entry}: the server brings its own MCP SDK bundle (it defines StdioServerTransport or speaks JSON-RPC itself): mcpwasm's shim cannot serve it; the package needs the whole-server path (run as a whole WASI program)`);
-    process.exit(1);
-  }
-  if (/\bsetInterval\s*\(/.test(ownSrc) && /\.(notification|sendResourceUpdated|sendLoggingMessage|sendToolListChanged)\s*\(/.test(ownSrc)) {
-    console.error(`warning: ${entry} sets an interval and sends notifications: mcpwasm's shim runs timers only while a call runs, so a notification a timer sends between calls is never sent; a server that needs it needs the whole-server path`);
-  }
-}
 for (const [name, importer] of stubs) {
   console.error(`${strict ? "error" : "warning"}: node:${name} (imported by ${importer}) is a stub: ${stubWhy(name)}; using it throws`);
 }
@@ -402,6 +480,7 @@ function inferRequests(meta) {
 const startRequests = fsFromArgs ? Object.assign({}, requests, { fs: ((requests && requests.fs) || []).concat([fsFromArgs === "rw" ? { path: "$ARGS", rw: true } : { path: "$ARGS" }]) }) : requests;
 const rest = {};
 if (fsFromArgs) rest.fsFromArgs = fsFromArgs;
+if (serverMode) rest.process = true;
 if (pkgDir) {
   rest.files = files;
   rest.filesRoot = FILES_ROOT;
@@ -446,11 +525,12 @@ const section = (name, payload) => {
   return Buffer.concat([Buffer.from([0]), leb(body.length), body]);
 };
 const source = Buffer.from(script, "utf8");
-const out_ = Buffer.concat([engine, section(SECTION, source), section(BYTECODE_SECTION, bytecode)]);
+const out_ = Buffer.concat([engine, section(SECTION, source), section(BYTECODE_SECTION, bytecode)].concat(serverMode ? [section("mcpwasm.jsserver", Buffer.from("1"))] : []));
 writeFileSync(out, out_);
 console.log(`${out}: ${out_.length} bytes (engine ${engine.length}, script ${source.length}, bytecode ${bytecode.length}); requests ${JSON.stringify(requests || {})}${fsFromArgs ? `, and fs${fsFromArgs === "rw" ? " (read-write)" : ""}: each absolute path of the config's args` : ""}`);
 // For `mcpwasm build`: one JSON line it reads (the requests, the hosts the code names, the
 // stubs linked, the files embedded) to print a ready config entry.
+if (serverMode) console.log(`${out}: a whole server (kind javascript-server): mcpwasm serve runs it as a process, one per client session`);
 if (process.env.MCPWASM_BUILD_REPORT) {
-  writeFileSync(process.env.MCPWASM_BUILD_REPORT, JSON.stringify({ requests: requests || {}, fsFromArgs, hosts: [...namedHosts].sort(), stubs: [...stubs.keys()].sort(), embedded: Object.keys(files).length, bytes: out_.length }));
+  writeFileSync(process.env.MCPWASM_BUILD_REPORT, JSON.stringify({ server: serverMode, requests: requests || {}, fsFromArgs, hosts: [...namedHosts].sort(), stubs: [...stubs.keys()].sort(), embedded: Object.keys(files).length, bytes: out_.length }));
 }

@@ -18,6 +18,12 @@
   delete g.__mcpwasm_host;
   const host = (op, payload) =>
     hostFn(op, payload === undefined ? "" : typeof payload === "string" ? payload : JSON.stringify(payload));
+  // A whole server (build.mjs --server writes globalThis.__mcpwasm.process): the script is a
+  // process that reads MCP from process.stdin and writes it to process.stdout, driven by the
+  // host's pump (runtime/internal/kind/quickjs/process.go) through __mcpwasm.stdin, .tick and
+  // .end; its timers fire at real time between inputs, not only inside a call.
+  const procMode = !!(g.__mcpwasm && g.__mcpwasm.process);
+  let exiting = null; // the error process.exit threw in a process
 
   // ---- console → the MCP log ----
   const fmt = (args) =>
@@ -57,10 +63,34 @@
     if (typeof fn !== "function") throw new TypeError("setTimeout: callback is not a function");
     const id = ++timerSeq;
     const delay = Math.max(0, Number(ms) || 0);
+    if (procMode) now = Number(host("now")) || now; // the process's clock: ms since it started
     timers.push({ id, at: now + delay, delay, fn, args, repeat, seq: id });
-    return id;
+    return procMode ? new Timeout(id) : id;
   };
+  // In a process, setTimeout returns a Node-style Timeout (unref, ref, hasRef, refresh; a
+  // number as a primitive), as servers written for Node call t.unref().
+  class Timeout {
+    constructor(id) {
+      this.id = id;
+    }
+    unref() {
+      return this;
+    }
+    ref() {
+      return this;
+    }
+    hasRef() {
+      return true;
+    }
+    refresh() {
+      return this;
+    }
+    [Symbol.toPrimitive]() {
+      return this.id;
+    }
+  }
   const clearTimer = (id) => {
+    if (id instanceof Timeout) id = id.id;
     timers = timers.filter((t) => t.id !== id);
   };
   g.setTimeout = (fn, ms, ...args) => addTimer(fn, ms, args, false);
@@ -95,9 +125,25 @@
       // one an earlier call left): it goes to the log as the guest's error, and the entry
       // goes on. Only what the engine cannot survive (interrupted, out of memory) ends it.
       if (isFatal(e)) throw e;
+      if (e === exiting) return true;
       host("log", { level: "error", data: "uncaught exception in a timer callback: " + fmt([e]) });
     }
     return true;
+  };
+
+  // tickTimer (a process's pump) fires the earliest timer due at at (ms since the process
+  // started) and returns "0", or returns the ms until the next one ("" if none is set).
+  const tickTimer = (at) => {
+    now = Math.max(now, Number(at) || 0);
+    if (timers.length === 0) return "";
+    let next = 0;
+    for (let i = 1; i < timers.length; i++) {
+      const a = timers[i], b = timers[next];
+      if (a.at < b.at || (a.at === b.at && a.seq < b.seq)) next = i;
+    }
+    if (timers[next].at > now) return String(timers[next].at - now);
+    fireTimer();
+    return "0";
   };
 
   // ---- engine fixes: where the pinned engine answers differently from Node (V8) ----
@@ -676,7 +722,12 @@
     // the guest's own last console.error line (what it printed before exiting).
     exit(code) {
       const c = code === undefined ? g.process.exitCode || 0 : code;
-      throw new Error("process.exit(" + c + ") called" + (lastError ? ": " + lastError : ""));
+      const e = new Error("process.exit(" + c + ") called" + (lastError ? ": " + lastError : ""));
+      if (procMode) {
+        host("exit", String(c)); // the pump ends the process after this turn
+        exiting = e; // not logged as an uncaught exception where a turn catches it
+      }
+      throw e;
     },
     abort() {
       throw new Error("process.abort() called");
@@ -719,6 +770,114 @@
     stderr: { isTTY: false, write: (s) => (host("log", { level: "error", data: String(s) }), true), on: self, once: self },
     stdin: { isTTY: false, on: self, once: self, resume: self, pause: self, setEncoding: self },
   };
+
+  // ---- a process's stdin and stdout: Node-style streams over the host's pipes ----
+  if (procMode) {
+    if (g.global === undefined) g.global = g; // Node's alias, which bundles made for Node use
+    // V8's structured stack traces, which Node packages a bundled server carries (depd, for
+    // express) read at load: with Error.prepareStackTrace set, Error.captureStackTrace gives
+    // it call sites that name the bundle (the engine keeps no V8 call sites).
+    const site = { getFileName: () => "guest.js", getLineNumber: () => 1, getColumnNumber: () => 1, isEval: () => false, getEvalOrigin: () => "", getFunctionName: () => null, getTypeName: () => null, getMethodName: () => null, isNative: () => false, isToplevel: () => true, isConstructor: () => false, getThis: () => undefined, getFunction: () => undefined, toString: () => "guest.js:1:1" };
+    const capture = Error.captureStackTrace;
+    Error.captureStackTrace = function (obj, fn) {
+      const prep = Error.prepareStackTrace;
+      if (typeof prep !== "function") return capture ? capture.call(this, obj, fn) : void (obj.stack = new Error().stack);
+      const n = Math.max(3, Number(Error.stackTraceLimit) || 10);
+      obj.stack = prep(obj, Array.from({ length: n }, () => Object.assign({}, site)));
+    };
+    // emitter gives o EventEmitter's methods (enough of node:events for a stream's users).
+    const emitter = (o) => {
+      const ev = new Map();
+      const list = (n) => ev.get(n) || [];
+      o.on = o.addListener = (n, fn) => (ev.set(n, list(n).concat([fn])), o);
+      o.prependListener = (n, fn) => (ev.set(n, [fn].concat(list(n))), o);
+      o.once = (n, fn) => {
+        const w = (...a) => (o.off(n, w), fn.apply(o, a));
+        w.listener = fn;
+        return o.on(n, w);
+      };
+      o.off = o.removeListener = (n, fn) => {
+        const l = list(n), i = l.findIndex((x) => x === fn || x.listener === fn);
+        if (i >= 0) ev.set(n, l.slice(0, i).concat(l.slice(i + 1)));
+        return o;
+      };
+      o.removeAllListeners = (n) => (n === undefined ? ev.clear() : ev.delete(n), o);
+      o.listeners = (n) => list(n).map((x) => x.listener || x);
+      o.rawListeners = (n) => list(n).slice();
+      o.listenerCount = (n) => list(n).length;
+      o.eventNames = () => [...ev.keys()].filter((n) => list(n).length);
+      o.setMaxListeners = () => o;
+      o.getMaxListeners = () => 10;
+      o.emit = (n, ...a) => {
+        const l = list(n);
+        for (const fn of l) fn.apply(o, a);
+        return l.length > 0;
+      };
+      return o;
+    };
+    let encoding = null, ended = false;
+    const stdin = emitter({ isTTY: false, fd: 0, readable: true, readableEnded: false, destroyed: false });
+    stdin.setEncoding = (e) => ((encoding = e || null), stdin);
+    stdin.pause = stdin.resume = stdin.unref = stdin.ref = () => stdin;
+    stdin.isPaused = () => false;
+    stdin.destroy = () => ((stdin.destroyed = true), stdin);
+    stdin[Symbol.asyncIterator] = () => {
+      throw new Error("process.stdin: async iteration is not supported in mcpwasm; use on('data')");
+    };
+    const write = (chunk, enc, cb) => {
+      if (typeof enc === "function") cb = enc;
+      const s = typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+      host("stdout", s);
+      if (typeof cb === "function") queueMicrotask(() => cb(null));
+      return true;
+    };
+    const stdout = emitter({ isTTY: false, fd: 1, writable: true, writableLength: 0, writableNeedDrain: false, write, end: (c, e, cb) => (c != null && typeof c !== "function" && write(c, e), stdout) });
+    const stderr = emitter({ isTTY: false, fd: 2, writable: true, write: (c, e, cb) => (host("log", { level: "error", data: String(typeof c === "string" ? c : new TextDecoder().decode(c)).replace(/\n$/, "") }), typeof (typeof e === "function" ? e : cb) === "function" && queueMicrotask(typeof e === "function" ? e : cb), true) });
+    g.process.stdin = stdin;
+    g.process.stdout = stdout;
+    g.process.stderr = stderr;
+    // The pump's entries: stdin(chunk) emits "data" (a Buffer, or a string after
+    // setEncoding), end() emits "end" and "close", tick(ms) fires a due timer (tickTimer).
+    const mcp0 = (g.__mcpwasm = g.__mcpwasm || {});
+    const guarded = (fn) => (...a) => {
+      try {
+        return fn(...a);
+      } catch (e) {
+        if (isFatal(e)) throw e;
+        if (e !== exiting) host("log", { level: "error", data: "uncaught exception: " + fmt([e]) });
+        return "";
+      }
+    };
+    // As Node's stdin in paused mode, data waits until a "data" listener is attached.
+    const pending = [];
+    const flush = () => {
+      while (pending.length && stdin.listenerCount("data") > 0) {
+        const chunk = pending.shift();
+        stdin.emit("data", encoding ? chunk : Buffer.from(chunk, "utf8"));
+      }
+    };
+    const on = stdin.on;
+    stdin.on = stdin.addListener = (n, fn) => {
+      on(n, fn);
+      if (n === "data" && pending.length) queueMicrotask(guarded(flush));
+      return stdin;
+    };
+    mcp0.stdin = guarded((chunk) => {
+      if (ended) return "";
+      pending.push(chunk);
+      flush();
+      return "";
+    });
+    mcp0.end = guarded(() => {
+      if (ended) return "";
+      ended = true;
+      stdin.readableEnded = true;
+      stdin.emit("end");
+      stdin.emit("close");
+      return "";
+    });
+    mcp0.tick = guarded((at) => tickTimer(at));
+  }
 
   // ---- fetch over the net grant (request kind "http") ----
   const request = (kind, body) => {
@@ -965,6 +1124,30 @@
     }
     toString(enc, start = 0, end = this.length) {
       return decodeBytes(this.subarray(start, end), enc);
+    }
+    // indexOf, lastIndexOf and includes take a string (in enc), a Buffer or a byte, as Node's.
+    indexOf(v, from = 0, enc) {
+      if (typeof v === "number") return super.indexOf(v & 255, from);
+      const n = typeof v === "string" ? encodeString(v, typeof from === "string" ? from : enc) : v;
+      const start = typeof from === "number" ? (from < 0 ? Math.max(0, this.length + from) : from) : 0;
+      if (n.length === 0) return Math.min(start, this.length);
+      outer: for (let i = start; i <= this.length - n.length; i++) {
+        for (let j = 0; j < n.length; j++) if (this[i + j] !== n[j]) continue outer;
+        return i;
+      }
+      return -1;
+    }
+    lastIndexOf(v, from, enc) {
+      if (typeof v === "number") return from === undefined ? super.lastIndexOf(v & 255) : super.lastIndexOf(v & 255, from);
+      const n = typeof v === "string" ? encodeString(v, enc) : v;
+      outer: for (let i = Math.min(from === undefined ? this.length - n.length : from, this.length - n.length); i >= 0; i--) {
+        for (let j = 0; j < n.length; j++) if (this[i + j] !== n[j]) continue outer;
+        return i;
+      }
+      return -1;
+    }
+    includes(v, from, enc) {
+      return this.indexOf(v, from, enc) !== -1;
     }
     toJSON() {
       return { type: "Buffer", data: Array.from(this) };

@@ -377,9 +377,13 @@ func writeServerInspect(w io.Writer, out *serverInspect) {
 		fmt.Fprintf(w, "  server: %s\n", strings.TrimSpace(out.Server.Name+" "+out.Server.Version))
 	}
 	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", out.Source, out.Bytes, out.SHA256)
-	fmt.Fprintf(w, "kind: %s (a whole MCP server: a WASI command, one instance per client session; its tools are served as %s__TOOL)\n", out.Kind, out.Name)
+	what, net := "a WASI command", "WASI preview 1 has no sockets: no network of its own"
+	if out.Kind == "javascript-server" { // runtime/jsserver.go
+		what, net = "a JavaScript bundle with its own MCP SDK, run as a process", "fetch goes through the net grant; no sockets of its own"
+	}
+	fmt.Fprintf(w, "kind: %s (a whole MCP server: %s, one instance per client session; its tools are served as %s__TOOL)\n", out.Kind, what, out.Name)
 	fmt.Fprintf(w, "argv: %s\n", strings.Join(out.Argv, " "))
-	fmt.Fprintf(w, "granted: %s (WASI preview 1 has no sockets: no network of its own)\n", out.Grants)
+	fmt.Fprintf(w, "granted: %s (%s)\n", out.Grants, net)
 	fmt.Fprintf(w, "tools (%d):\n", len(out.Tools))
 	for _, t := range out.Tools {
 		fmt.Fprintf(w, "\n  %s", t.Name)

@@ -118,6 +118,7 @@ type VM struct {
 	seed           uint32 // address of Math.random's state in the context; 0: not found (snapshot.go)
 	clock          uint32 // JSValue*: a function reading the instance's clocks, for a new seed
 	abort          uint32 // JSValue*: its abort(why) (0: a shim without one)
+	top            uint32 // JSValue*: a process's top-level promise while it is pending (Serve)
 
 	// Made on first use by this VM, after any snapshot (a restored VM makes its own): the
 	// entry names as JS strings (JSValue*, kept for the VM's life), and a guest buffer that
@@ -134,6 +135,11 @@ type VM struct {
 // job queue until it is empty. Math.random's seed is drawn from the random grant when ctx
 // carries a Call (WithCall) granting it; otherwise it is the engine's own, from the clock.
 func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, error) {
+	return startScript(ctx, e, code, memoryLimit, false)
+}
+
+// startScript is Start; a process (Serve) may leave its top level pending.
+func startScript(ctx context.Context, e Engine, code Code, memoryLimit uint64, process bool) (*VM, error) {
 	v, err := newVM(e)
 	if err != nil {
 		return nil, err
@@ -230,10 +236,16 @@ func Start(ctx context.Context, e Engine, code Code, memoryLimit uint64) (*VM, e
 		v.freeValue(ctx, res)
 		return nil, fmt.Errorf("%w: %s", ErrScript, msg)
 	case 0:
-		v.freeValue(ctx, res)
-		return nil, fmt.Errorf("%w: its top level awaits something that never settles", ErrScript)
+		if !process {
+			v.freeValue(ctx, res)
+			return nil, fmt.Errorf("%w: its top level awaits something that never settles", ErrScript)
+		}
+		v.top = res // a process's top level may await its transport: the pump runs on, checking it
+		res = 0
 	}
-	v.freeValue(ctx, res)
+	if res != 0 {
+		v.freeValue(ctx, res)
+	}
 
 	if v.mcp, err = v.prop(ctx, v.global, "__mcpwasm"); err != nil {
 		return nil, err

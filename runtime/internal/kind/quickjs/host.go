@@ -48,6 +48,12 @@ type Call struct {
 	// (the operator's stop, the guest's close); "" while it runs on. The shim aborts the
 	// entry's AbortSignal (extra.signal) with it. Nil: never told.
 	Ending func() string
+	// A whole server's process (Serve sets Now and Exit; the caller sets Stdout): Stdout
+	// receives what the script writes to process.stdout; Now is the process's clock in ms
+	// since it started (host op "now", its timers' base); Exit records process.exit(code).
+	Stdout func(b []byte)
+	Now    func() float64
+	Exit   func(code int)
 
 	rng  *mrand.ChaCha8 // the fixed sequence, without Random
 	told bool           // VM.Run has aborted the running entry's signal: the script knows it is ending
@@ -118,6 +124,8 @@ func payloadCap(op string) uint64 {
 		return kind.MaxRequestBody + kind.MaxRequestKind + 64
 	case "log", "progress":
 		return kind.MaxReportJSON
+	case "stdout":
+		return maxStdoutWrite
 	}
 	return kind.MaxSmallArg
 }
@@ -192,6 +200,19 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 		if c.Clock && ms > 0 && c.sleep(ctx, time.Duration(min(ms, float64(time.Hour/time.Millisecond))*float64(time.Millisecond))) {
 			return v.answer(ctx, []byte("ending")) // cut short: the shim aborts before it fires
 		}
+	case "stdout":
+		if c.Stdout != nil {
+			c.Stdout(payload)
+		}
+	case "now":
+		if c.Now != nil {
+			return v.answer(ctx, strconv.AppendFloat(nil, c.Now(), 'f', 3, 64))
+		}
+	case "exit":
+		if c.Exit != nil {
+			n, _ := strconv.Atoi(string(payload))
+			c.Exit(n)
+		}
 	case "ending":
 		if c.Ending != nil {
 			return v.answer(ctx, []byte(c.Ending()))
@@ -215,6 +236,10 @@ func hostCall(ctx context.Context, c *Call, argc, argv uint32) uint32 {
 	}
 	return v.answer(ctx, nil)
 }
+
+// maxStdoutWrite caps one write of a whole server's process.stdout (one JSON-RPC message, as
+// the SDK's stdio transport writes): 16 MiB.
+const maxStdoutWrite = 16 << 20
 
 // sleepSlice bounds one wait of sleep between checks of Interrupted (the seam keeps a call's
 // deadline in the instance's interrupter, not in ctx).

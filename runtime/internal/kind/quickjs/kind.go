@@ -102,6 +102,9 @@ func (Kind) Detect(m *kind.Module) (kind.Match, error) {
 			match = kind.Confident
 		}
 	}
+	if match == kind.Confident && m.HasCustom(ServerSectionName) {
+		return kind.No, fmt.Errorf("%w: the script is a whole MCP server (it carries its own SDK: custom section %q); load it with LoadServer (mcpwasm serve does)", fault.ErrABI, ServerSectionName)
+	}
 	if match == kind.Confident && !m.HasCustom(SectionName) && !m.HasCustom(BytecodeSectionName) {
 		return kind.No, errNoScript
 	}
