@@ -1,26 +1,34 @@
 // Package kind is the guest-kind seam: the one place a guest ABI plugs into the runtime.
 //
-// A Kind (mcpwasm's own ABI in kind/mcpwasm; Extism plugins and JavaScript later) says which
-// modules are its own (Detect), which host modules they import (HostModules), whether a
-// compiled module is well formed for it (Check, CheckManifest), and how to start an instance
-// and serve MCP's entry points in it (Start → Started). The pool, the limits, the grants and
-// the MCP binding know nothing of any kind: the pool instantiates, arms the call's deadline
-// and installs a Call; a kind enters guest code only through Instance.Invoke, so every kind
-// runs under the same time limit, memory limit, cancellation and kill switch, and its errors
-// wrap the same fault sentinels. Its host functions reach the outside only through the
-// Call (Log, Progress, Request → the sandbox of the running tool).
+// A Kind (mcpwasm's own ABI in kind/mcpwasm, Extism plugins in kind/extism, JavaScript in
+// kind/quickjs) says which modules are its own (Detect), which host modules they import
+// (HostModules), whether a compiled module is well formed for it (Check, CheckManifest), and
+// how to start an instance and serve MCP's entry points in it (Start → Started). The pool,
+// the limits, the grants and the MCP binding know nothing of any kind: the pool instantiates,
+// arms the call's deadline and installs a Call; a kind enters guest code only through
+// Instance.Invoke, so every kind runs under the same time limit, memory limit, cancellation
+// and kill switch, and its errors wrap the same fault sentinels. Its host functions reach the
+// outside only through the Call (Log, Progress, Request → the sandbox of the running tool).
+// Whole MCP servers (WASI commands, JavaScript bundles with their own SDK) are not a kind:
+// they run a loop of their own and are served through runtime.Server.
 //
-// Adding a kind, in ten lines:
+// Adding a kind, in four steps:
 //  1. Write package runtime/internal/kind/NAME with a type implementing Kind: Name, Detect
 //     (a host module only it defines makes it Confident), HostModules, Check, CheckManifest,
 //     StartRequests, Start (→ a Started serving Describe, CallTool, GetPrompt, ReadResource,
-//     Complete) and Traits (the zero Traits is fine: no snapshots, no links, no grace).
-//  2. Add one line to the kinds slice in runtime/kinds.go; nothing else in runtime changes.
+//     Complete) and Traits (the zero Traits means no snapshots, no links, no grace: the
+//     suite's snapshot case then needs a notApplicable reason).
+//  2. Add one line to the kinds slice in runtime/kinds.go (its order breaks Detect ties). A
+//     kind whose guest code travels in a custom section names it with the prefix
+//     instrument.ScriptSectionPrefix ("mcpwasm.js"); only those sections reach Module.Customs.
 //  3. Enter guest code only through Instance.Invoke; reach the outside only through the Call
-//     (c.Request, c.Host.Log, c.Report); cap results at c.Limits.OutputBytes; wrap errors in
-//     fault sentinels; check a host-call argument's size (CheckArg) before copying it.
-//  4. It may import abi, policy, fault, sandbox and wazero's api, never package runtime;
-//     give it a column in runtime/kindsuite_test.go (a fixture per case, or a reason).
+//     (c.Request, c.Host.Log, c.Report); never import os, net or net/http (no file, socket
+//     or clock of its own); cap results at c.Limits.OutputBytes; wrap errors in fault
+//     sentinels; check a host-call argument's size (CheckArg) before copying it.
+//  4. It may import abi, runtime/policy, runtime/peer, runtime/internal/{fault,sandbox,wasm},
+//     internal/size and wazero (api, sys), never package runtime; give it a column in
+//     runtime/kindsuite_test.go (a fixture per case, or a reason: notApplicable, elsewhere) —
+//     TestKindSuiteCoversEveryKind fails for a registered kind without one.
 //
 // Package kind must not import package runtime (runtime imports it).
 package kind
