@@ -22,8 +22,8 @@
 //     kind whose guest code travels in a custom section names it with the prefix
 //     instrument.ScriptSectionPrefix ("mcpwasm.js"); only those sections reach Module.Customs.
 //  3. Enter guest code only through Instance.Invoke; reach the outside only through the Call
-//     (c.Request, c.Host.Log, c.Report); never import os, net or net/http (no file, socket
-//     or clock of its own); cap results at c.Limits.OutputBytes; wrap errors in fault
+//     (c.Request, c.Host.Log, c.Report); never import os, net or net/http (no file or socket
+//     of its own; the clock a guest reads is the sandbox's); cap results at c.Limits.OutputBytes; wrap errors in fault
 //     sentinels; check a host-call argument's size (CheckArg) before copying it.
 //  4. It may import abi, runtime/policy, runtime/peer, runtime/internal/{fault,sandbox,wasm},
 //     internal/size and wazero (api, sys), never package runtime; give it a column in
