@@ -121,7 +121,13 @@ func (r *Relay) options(co mcp.ClientOptions) mcp.ClientOptions {
 			if sctx == nil {
 				sctx = ctx
 			}
-			_ = ss.Log(sctx, req.Params) // filtered by the level the client set on us
+			// Filtered by the level the client set on us. The go-sdk client hands a
+			// notification to its handler after it has read it, while the call's answer, read
+			// next, may already have ended that call's stream: then the message goes on the
+			// session's own stream.
+			if err := ss.Log(sctx, req.Params); err != nil && sctx != ctx {
+				_ = ss.Log(context.WithoutCancel(ctx), req.Params)
+			}
 		}
 	}
 	co.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
