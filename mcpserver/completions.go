@@ -19,6 +19,9 @@ import (
 // and marked hasMore.
 func (r *registry) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	p := req.Params
+	if res, ok, err := r.completeExposed(ctx, p); ok { // exposeall.go
+		return res, err
+	}
 	var g *runtime.Guest
 	switch p.Ref.Type {
 	case abi.RefPrompt:

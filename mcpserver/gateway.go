@@ -61,6 +61,9 @@ type ExposeOptions struct {
 	// Kind names what serves the tools in messages and name claims: "upstream" (or "") for
 	// an upstream server, "guest" for a whole-server guest (a WASI command).
 	Kind string
+	// All serves the server's prompts, resources, resource templates and completions too
+	// (exposeall.go), not only its tools.
+	All bool
 }
 
 // Exposed is one upstream server's tools on a server. Refresh re-lists them.
@@ -76,6 +79,9 @@ type Exposed struct {
 	pins  map[string]ToolPin // upstream name → first-seen definition (pin.go)
 	// approved are tools Approve accepted, pinned at the next listing even with PinnedOnly.
 	approved map[string]bool
+	// items are the prompts, resources and templates served (All): served item → the
+	// server's prompt name, or the URI (template).
+	items map[item]string
 }
 
 // Expose lists the tools of the upstream server name (through cs, every page) and adds them to
@@ -210,6 +216,13 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 	}
 	e.tools = next
 	log.Info("gateway: upstream tools exposed", "tools", len(next), "removed", len(gone))
+	if e.opts.All {
+		cs, err := e.session(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e.owner, err)
+		}
+		return e.refreshAll(ctx, cs) // exposeall.go
+	}
 	return nil
 }
 

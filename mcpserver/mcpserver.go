@@ -30,6 +30,9 @@ type Options struct {
 	Name, Version string
 	// ServerOptions are passed to mcp.NewServer; nil means the SDK's defaults.
 	ServerOptions *mcp.ServerOptions
+	// Completions declares the completions capability even when no guest completes: exposed
+	// servers (ExposeOptions.All) will complete their prompts and templates through it.
+	Completions bool
 	// AllowHiddenText names the guests whose tools are served even if their text hides
 	// characters (hygiene.go); other such tools are withheld with a warning.
 	AllowHiddenText []string
@@ -95,7 +98,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 		sopts = *o.ServerOptions
 	}
 	reg := newRegistry()
-	reg.configure(&sopts, guests) // completions and subscriptions (registry.go)
+	reg.configure(&sopts, guests, o.Completions) // completions and subscriptions (registry.go)
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &sopts)
 	reg.server = s // completions refresh a guest that re-listed (refresh.go)
 	registries.Store(s, reg)

@@ -25,6 +25,9 @@ type registry struct {
 	// withheld is why a tool the server no longer lists was withheld (WithholdTool), by
 	// served name: a call of it says so instead of only "unknown tool".
 	withheld map[string]string
+	// exposed completes the prompts and templates of exposed servers (exposeall.go), by
+	// "ref/prompt\x00NAME" or "ref/resource\x00TEMPLATE".
+	exposed map[string]exposedCompleter
 }
 
 // registration is how a guest was added to a server: its options and the manifest served.
@@ -167,8 +170,8 @@ func (r *registry) resource(uri string) *runtime.Guest {
 // completion handler when a guest completes arguments (so the server declares the
 // "completions" capability), subscribe handlers when a guest serves resources (so it declares
 // "resources.subscribe"). Handlers the caller set are kept.
-func (r *registry) configure(opts *mcp.ServerOptions, guests []*runtime.Guest) {
-	completes, resources := false, false
+func (r *registry) configure(opts *mcp.ServerOptions, guests []*runtime.Guest, exposed bool) {
+	completes, resources := exposed, false
 	for _, g := range guests {
 		m := g.Manifest()
 		completes = completes || g.Completes()

@@ -182,6 +182,7 @@ type Server struct {
 	config    wazero.ModuleConfig // the profile applied: fs, env, clocks, random
 	mounts    io.Closer
 	args      []string
+	grants    Grants        // as configured (copied at load)
 	tokens    chan struct{} // one per running instance: the instances limit
 	js        quickjs.Code  // a JavaScript whole server's script (jsserver.go); else empty
 	sandbox   quickjs.Requester
@@ -278,7 +279,7 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 	}
 	iso, _ := parseIsolation(c.Isolation)
 	s := &Server{h: h, name: name, source: src, isolation: iso.String(), compiled: compiled, limits: limits, profile: prof,
-		config: mcfg, mounts: mounts, args: append([]string(nil), c.Args...),
+		config: mcfg, mounts: mounts, args: append([]string(nil), c.Args...), grants: g.Clone(),
 		tokens: make(chan struct{}, limits.Instances), logger: h.logger.With("guest", name, "kind", kindWASIServer),
 		running: map[*process]struct{}{}}
 	if jsServer { // jsserver.go
@@ -313,6 +314,11 @@ func (s *Server) Isolation() string { return s.isolation }
 
 // Limits are the guest's limits (policy defaults filled in).
 func (s *Server) Limits() Limits { return s.limits }
+
+// Grants are the guest's grants as configured (a copy). Of them the instance itself uses fs,
+// env, clock and random; sampling, elicitation and roots are the caller's to apply to the
+// server's requests to the client (upstream.Relay).
+func (s *Server) Grants() Grants { return s.grants.Clone() }
 
 // Start starts an instance: the module's _start runs on its own goroutine with fresh pipes
 // as stdin and stdout. When all the guest's instances are running (its instances limit), it

@@ -64,6 +64,10 @@ type Spec struct {
 	Start func(ctx context.Context) (Process, error)
 	// Label names a Start server in messages (e.g. `guest "hello"`).
 	Label string
+	// Relay, if set, carries the server's requests and notifications to the real client
+	// under its grants (relay.go); it overrides Elicit and Options.Client's handlers for
+	// sampling, elicitation, roots, logging, progress and list changes.
+	Relay *Relay
 }
 
 // Process is a stdio MCP server running inside this process: Write reaches its stdin, Read
@@ -123,6 +127,8 @@ type Options struct {
 	// instance is dialled so: it answers faster per call under that version (measured,
 	// RATIONALE "Whole MCP servers (WASI commands)"), and its sessions are ours to keep.
 	InitializeOnly bool
+
+	relay *Relay // Spec.Relay, set by Dial
 }
 
 func (o *Options) withDefaults() Options {
@@ -241,6 +247,15 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		co.Capabilities = caps
 		o.Client = &co
 	}
+	if spec.Relay != nil {
+		co := mcp.ClientOptions{}
+		if o.Client != nil {
+			co = *o.Client
+		}
+		co = spec.Relay.options(co)
+		o.Client = &co
+		o.relay = spec.Relay
+	}
 	cs, err := connect(cctx, t, o, cancels, tracker, pr, !o.InitializeOnly)
 	if errors.Is(err, errDiscoverSilent) {
 		// The server never answered server/discover. It may be a legacy server that ignores
@@ -263,6 +278,9 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 			return nil, fmt.Errorf("%s: %w", spec, &VersionError{Version: v, Supported: mcp.SupportedProtocolVersions()})
 		}
 		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	if o.relay != nil {
+		o.relay.afterConnect(cctx, cs)
 	}
 	return &Session{ClientSession: cs, spec: given, logger: o.Logger, maxPages: o.MaxPages, cancels: cancels, raw: raw}, nil
 }
@@ -300,6 +318,9 @@ func connect(ctx context.Context, t mcp.Transport, o Options, cancels *cancelCou
 	registerTaskMethods(client) // tasks.go
 	client.AddSendingMiddleware(sendMiddleware(cancels, o.DiscoverTimeout, tracker, pr))
 	client.AddReceivingMiddleware(unsupportedRequests(&co)) // unsupported.go
+	if o.relay != nil {
+		client.AddReceivingMiddleware(o.relay.rootsMiddleware) // relay.go
+	}
 	var so *mcp.ClientSessionOptions
 	if !discover {
 		so = &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion}

@@ -290,12 +290,20 @@ type elicitRouter struct {
 type downstreamKey struct{} // the *mcp.ServerSession of a tools/call (downstreamSession)
 type gatewayKey struct{}    // the same, on a gateway call's context (track)
 
+type progressKey struct{} // the progress token of a tools/call (downstreamSession)
+
 // downstreamSession is a receiving middleware of our own server: it puts the session of a
-// tools/call on the handler's context.
+// request (tools/call, prompts/get, resources/read, completion/complete, …) on the handler's
+// context, and the progress token of a tools/call.
 func downstreamSession(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && method == "tools/call" {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil && ctx.Value(downstreamKey{}) == nil {
 			ctx = context.WithValue(ctx, downstreamKey{}, ss)
+			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil {
+				if tok := c.Params.GetProgressToken(); tok != nil {
+					ctx = context.WithValue(ctx, progressKey{}, tok)
+				}
+			}
 		}
 		return next(ctx, method, req)
 	}

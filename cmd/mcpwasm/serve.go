@@ -286,7 +286,7 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 	}
 	allowed := allowHiddenText(cfg, s.gs)
 	name, ver := serverInfo(s.gs, status || exposesUpstreams(cfg))
-	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: name, Version: ver,
+	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: name, Version: ver, Completions: len(s.servers) > 0,
 		ServerOptions: sopts, AllowHiddenText: allowed, Logger: logger, Names: s.names,
 		TracerProvider: s.obs.tp, RequestStateKey: s.stateKey, GuestTasks: guestTasks(cfg, s.gs), Tasks: taskOptions(cfg)})
 	if err != nil {

@@ -89,15 +89,48 @@ type servedServer struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*serverSession
 	closed   bool
+	changed  func(cs *mcp.ClientSession) // set once exposed; nil before
 }
 
 // serverSession is one client session's instance (with isolation "shared", everyone's; with
 // "call", one call's), started on its first use.
 type serverSession struct {
-	lock chan struct{} // held while starting
-	sess *upstream.Session
-	proc peer.Process
+	lock   chan struct{}      // held while starting
+	owner  *mcp.ServerSession // the client session (nil: shared)
+	client string             // mcpserver.ClientKey of the owner: per-client quotas
+	sess   *upstream.Session
+	proc   peer.Process
+
+	mu    sync.Mutex
+	calls []context.Context // the owner's calls in flight, newest last: the relay sends on one
 }
+
+// sendContext is the context the relay sends the owner's requests on: its newest call in
+// flight (over Streamable HTTP a request travels on that call's stream), else nil.
+func (ss *serverSession) sendContext() context.Context {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if n := len(ss.calls); n > 0 {
+		return ss.calls[n-1]
+	}
+	return nil
+}
+
+// inCall notes a call of the owner in flight on ctx; the returned function ends it.
+func (ss *serverSession) inCall(ctx context.Context) func() {
+	ss.mu.Lock()
+	ss.calls = append(ss.calls, ctx)
+	ss.mu.Unlock()
+	return func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		if i := slices.Index(ss.calls, ctx); i >= 0 {
+			ss.calls = slices.Delete(ss.calls, i, i+1)
+		}
+	}
+}
+
+type listerKey struct{} // the instance a refresh lists through (an *upstream.Session)
 
 // exposeServers serves the tools of each whole-server guest on srv as NAME__tool. Its tools
 // are listed once, at start, from an instance started for that and closed. Errors name the
@@ -117,8 +150,11 @@ func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Serv
 		s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind()), sessions: map[*mcp.ServerSession]*serverSession{}}
 		served = append(served, s)
 		var lister *upstream.Session
-		opts := &mcpserver.ExposeOptions{Kind: "guest", Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil,
+		opts := &mcpserver.ExposeOptions{Kind: "guest", Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil, All: true,
 			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
+				if cs, ok := ctx.Value(listerKey{}).(*mcp.ClientSession); ok {
+					return cs, nil
+				}
 				if lister != nil {
 					return lister.ClientSession, nil
 				}
@@ -130,14 +166,14 @@ func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Serv
 			},
 			CallTool: s.callTool}
 		lctx, cancel := context.WithTimeout(ctx, rs.Limits().Timeout)
-		l, _, err := s.dial(lctx)
+		l, _, err := s.dial(lctx, nil)
 		if err != nil {
 			cancel()
 			closeAll()
 			return nil, fmt.Errorf("guest %q: listing its tools: %w", rs.Name(), err)
 		}
 		lister = l
-		_, err = mcpserver.Expose(lctx, srv, rs.Name(), nil, opts)
+		e, err := mcpserver.Expose(lctx, srv, rs.Name(), nil, opts)
 		cancel()
 		lister = nil
 		_ = l.Close()
@@ -145,13 +181,28 @@ func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Serv
 			closeAll()
 			return nil, fmt.Errorf("guest %q: %w", rs.Name(), err)
 		}
+		s.changed = func(cs *mcp.ClientSession) { // an instance said its lists changed: re-list through it
+			go func() {
+				rctx, cancel := context.WithTimeout(context.WithValue(ctx, listerKey{}, cs), rs.Limits().Timeout)
+				defer cancel()
+				if err := e.Refresh(rctx); err != nil && ctx.Err() == nil {
+					s.logger.Warn("whole-server guest: re-listing after list_changed failed", "err", err)
+				}
+			}()
+		}
 	}
 	return closeAll, nil
 }
 
-// dial starts an instance and connects to it. An instance that ended while connecting (it
-// exited, wrote what is not JSON, hit its memory limit) is named by its own error.
-func (s *servedServer) dial(ctx context.Context) (*upstream.Session, peer.Process, error) {
+// dial starts an instance for the client session owner (nil: for no one, as the instance
+// that lists at start) and connects to it, relaying the instance's requests to owner under
+// the guest's grants (upstream.Relay). An instance that ended while connecting (it exited,
+// wrote what is not JSON, hit its memory limit) is named by its own error.
+func (s *servedServer) dial(ctx context.Context, ss *serverSession) (*upstream.Session, peer.Process, error) {
+	var owner *mcp.ServerSession
+	if ss != nil {
+		owner = ss.owner
+	}
 	var proc peer.Process
 	spec := upstream.Spec{Label: fmt.Sprintf("guest %q", s.srv.Name()), Start: func(ctx context.Context) (upstream.Process, error) {
 		p, err := s.srv.Start(ctx)
@@ -161,6 +212,19 @@ func (s *servedServer) dial(ctx context.Context) (*upstream.Session, peer.Proces
 		proc = p
 		return p, nil
 	}}
+	g := s.srv.Grants()
+	spec.Relay = &upstream.Relay{Label: spec.Label, Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots,
+		Client: func(context.Context) (context.Context, *mcp.ServerSession) {
+			if owner == nil {
+				return nil, nil
+			}
+			return ss.sendContext(), owner
+		},
+		Changed: func(_ string, cs *mcp.ClientSession) {
+			if s.changed != nil {
+				s.changed(cs)
+			}
+		}}
 	timeout := s.srv.Limits().Timeout
 	sess, err := upstream.Dial(ctx, spec, &upstream.Options{Version: version(), Logger: s.logger, ConnectTimeout: timeout, InitializeOnly: true})
 	if err != nil {
@@ -200,7 +264,16 @@ func (s *servedServer) session(ctx context.Context) (*serverSession, error) {
 	}
 	ss := s.sessions[key]
 	if ss == nil {
-		ss = &serverSession{lock: make(chan struct{}, 1)}
+		client := "shared"
+		if key != nil {
+			client = mcpserver.ClientKey(ctx, key.ID())
+			if held, quota := s.heldBy(client), clientQuota(s.srv.Limits().Instances); held >= quota {
+				s.mu.Unlock()
+				return nil, fmt.Errorf("%w: this client already holds %d of its %d instances (limit instances; one client may hold at most %d)",
+					errClientQuota, held, s.srv.Limits().Instances, quota)
+			}
+		}
+		ss = &serverSession{lock: make(chan struct{}, 1), owner: key, client: client}
 		s.sessions[key] = ss
 		if key != nil {
 			go func() {
@@ -225,12 +298,36 @@ func (s *servedServer) session(ctx context.Context) (*serverSession, error) {
 			return ss, nil
 		}
 	}
-	sess, proc, err := s.dial(ctx)
+	sess, proc, err := s.dial(ctx, ss)
 	if err != nil {
 		return nil, err
 	}
 	ss.sess, ss.proc = sess, proc
 	return ss, nil
+}
+
+// errClientQuota: a client asked for more of a guest's instances than its share.
+var errClientQuota = errors.New("per-client instance quota reached")
+
+// clientQuota is how many of a guest's instances one client may hold: half of them, rounded
+// up (all of one, both of two would leave none: at least one is always allowed), so one client
+// cannot take them all (as task quotas, "Hardening 4").
+func clientQuota(instances int) int {
+	if instances <= 2 {
+		return 1
+	}
+	return (instances + 1) / 2
+}
+
+// heldBy counts the client sessions of client that hold an instance entry. Called with s.mu.
+func (s *servedServer) heldBy(client string) int {
+	n := 0
+	for k, ss := range s.sessions {
+		if k != nil && ss.client == client {
+			n++
+		}
+	}
+	return n
 }
 
 // drop closes the instance of a client session that ended.
@@ -271,19 +368,33 @@ func (s *servedServer) callTool(ctx context.Context, tool string, args json.RawM
 	defer cancel()
 	var ss *serverSession
 	if s.srv.Isolation() == "call" { // an instance of its own, closed after the call
-		sess, proc, err := s.dial(cctx)
+		owner, _ := ctx.Value(downstreamKey{}).(*mcp.ServerSession)
+		ss = &serverSession{owner: owner}
+		sess, proc, err := s.dial(cctx, ss)
 		if err != nil {
 			return nil, err
 		}
 		defer sess.Close()
-		ss = &serverSession{sess: sess, proc: proc}
+		ss.sess, ss.proc = sess, proc
 	} else {
 		var err error
 		if ss, err = s.session(cctx); err != nil {
 			return nil, err
 		}
 	}
-	res, err := ss.sess.CallToolExact(cctx, tool, args, "", nil)
+	token, progress := "", (func(*mcp.ProgressNotificationParams))(nil)
+	if dt := ctx.Value(progressKey{}); dt != nil && ss.owner != nil { // the client's progress, under its token
+		token = upstream.NewProgressToken()
+		owner := ss.owner
+		progress = func(p *mcp.ProgressNotificationParams) {
+			cp := *p
+			cp.ProgressToken = dt
+			_ = owner.NotifyProgress(ctx, &cp)
+		}
+	}
+	done := ss.inCall(ctx)
+	res, err := ss.sess.CallToolExact(cctx, tool, args, token, progress)
+	done()
 	if err == nil {
 		return res.CallToolResult, nil
 	}
@@ -348,7 +459,7 @@ func inspectServerOf(ctx context.Context, h *runtime.Host, wasm []byte, gc *runt
 	s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind())}
 	lctx, cancel := context.WithTimeout(ctx, rs.Limits().Timeout)
 	defer cancel()
-	sess, _, err := s.dial(lctx)
+	sess, _, err := s.dial(lctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("guest %q: %w", rs.Name(), err)
 	}

@@ -1,0 +1,194 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Relay carries one server's server→client traffic to the real client (MCP 2025-11-25
+// "Client Features" and "Utilities"): sampling/createMessage, elicitation/create and
+// roots/list under grants, and notifications/message, notifications/progress, the
+// list_changed notifications and notifications/resources/updated. It works through the
+// go-sdk client's own handlers (Dial installs them): no JSON-RPC of ours.
+//
+// The relay declares sampling, elicitation (form and url) and roots to the server whatever
+// the grants, so that a request without its grant is refused with an error naming the grant
+// (a JSON-RPC error -32600 carrying e.g. `guest "everything" has no sampling grant
+// (grants.sampling)`), never a bare "capability not declared".
+type Relay struct {
+	// Label names the server in refusals, e.g. `guest "everything"` or `upstream "docs"`.
+	Label string
+	// Sampling, Elicitation and Roots are the grants: without one, its request is refused
+	// naming it.
+	Sampling, Elicitation, Roots bool
+	// Client returns the client session a request or notification arriving on ctx belongs
+	// to, with the context to send on (the client's call in flight, so that over Streamable
+	// HTTP the request travels on that call's stream; nil: ctx), or a nil session when it
+	// cannot be told (then requests are refused and notifications dropped).
+	Client func(ctx context.Context) (context.Context, *mcp.ServerSession)
+	// Progress, if set, maps a progress notification from the server (by its token, which
+	// we sent) to the client's token; ok false drops it.
+	Progress func(token any) (client any, ss *mcp.ServerSession, ok bool)
+	// Changed, if set, is called on notifications/tools|prompts|resources/list_changed with
+	// "tools", "prompts" or "resources", and the session it came on. It must not block.
+	Changed func(what string, cs *mcp.ClientSession)
+	// Updated, if set, is called on notifications/resources/updated.
+	Updated func(ctx context.Context, p *mcp.ResourceUpdatedNotificationParams)
+}
+
+// ErrNotGranted: a server→client request whose grant the server does not hold.
+var ErrNotGranted = errors.New("not granted")
+
+func (r *Relay) refuse(what, grant string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: fmt.Sprintf("%s: %s refused: %s has no %s grant (grants.%s)", what, r.Label, r.Label, grant, grant)}
+}
+
+// client returns the session of ctx that declared the capability, or an error saying why
+// there is none.
+func (r *Relay) client(ctx context.Context, method, capability string, declared func(*mcp.ClientCapabilities) bool) (context.Context, *mcp.ServerSession, error) {
+	var ss *mcp.ServerSession
+	var sendCtx context.Context
+	if r.Client != nil {
+		sendCtx, ss = r.Client(ctx)
+	}
+	if sendCtx == nil {
+		sendCtx = ctx
+	}
+	if ss == nil {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("%s: %s refused: no single client call it belongs to", method, r.Label)}
+	}
+	if ip := ss.InitializeParams(); ip == nil || ip.Capabilities == nil || !declared(ip.Capabilities) {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("%s: %s refused: the client did not declare the %s capability", method, r.Label, capability)}
+	}
+	return sendCtx, ss, nil
+}
+
+// options returns co with the relay's handlers and capabilities.
+func (r *Relay) options(co mcp.ClientOptions) mcp.ClientOptions {
+	caps := &mcp.ClientCapabilities{}
+	if co.Capabilities != nil {
+		c := *co.Capabilities
+		caps = &c
+	}
+	caps.Sampling = &mcp.SamplingCapabilities{}
+	caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
+	caps.RootsV2 = &mcp.RootCapabilities{ListChanged: false}
+	co.Capabilities = caps
+	co.CreateMessageWithToolsHandler = nil
+	co.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		const m = "sampling/createMessage"
+		if !r.Sampling {
+			return nil, r.refuse(m, "sampling")
+		}
+		sctx, ss, err := r.client(ctx, m, "sampling", func(c *mcp.ClientCapabilities) bool { return c.Sampling != nil })
+		if err != nil {
+			return nil, err
+		}
+		return ss.CreateMessage(sctx, req.Params)
+	}
+	co.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		const m = "elicitation/create"
+		if !r.Elicitation {
+			return nil, r.refuse(m, "elicitation")
+		}
+		url := req.Params.Mode == "url"
+		sctx, ss, err := r.client(ctx, m, "elicitation", func(c *mcp.ClientCapabilities) bool {
+			if c.Elicitation == nil {
+				return false
+			}
+			if url {
+				return c.Elicitation.URL != nil
+			}
+			return true // form: an empty elicitation capability means form (MCP 2025-11-25)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return ss.Elicit(sctx, req.Params)
+	}
+	co.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+		if r.Client == nil {
+			return
+		}
+		if sctx, ss := r.Client(ctx); ss != nil {
+			if sctx == nil {
+				sctx = ctx
+			}
+			// Filtered by the level the client set on us. The go-sdk client hands a
+			// notification to its handler after it has read it, while the call's answer, read
+			// next, may already have ended that call's stream: then the message goes on the
+			// session's own stream.
+			if err := ss.Log(sctx, req.Params); err != nil && sctx != ctx {
+				_ = ss.Log(context.WithoutCancel(ctx), req.Params)
+			}
+		}
+	}
+	co.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+		if r.Progress == nil {
+			return
+		}
+		tok, ss, ok := r.Progress(req.Params.ProgressToken)
+		if !ok || ss == nil {
+			return
+		}
+		p := *req.Params
+		p.ProgressToken = tok
+		_ = ss.NotifyProgress(ctx, &p)
+	}
+	changed := func(what string) func(*mcp.ClientSession) {
+		return func(cs *mcp.ClientSession) {
+			if r.Changed != nil {
+				r.Changed(what, cs)
+			}
+		}
+	}
+	tools, prompts, resources := changed("tools"), changed("prompts"), changed("resources")
+	prevTools := co.ToolListChangedHandler
+	co.ToolListChangedHandler = func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+		if prevTools != nil {
+			prevTools(ctx, req)
+		}
+		tools(req.Session)
+	}
+	co.PromptListChangedHandler = func(_ context.Context, req *mcp.PromptListChangedRequest) { prompts(req.Session) }
+	co.ResourceListChangedHandler = func(_ context.Context, req *mcp.ResourceListChangedRequest) { resources(req.Session) }
+	co.ResourceUpdatedHandler = func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		if r.Updated != nil {
+			r.Updated(ctx, req.Params)
+		}
+	}
+	return co
+}
+
+// rootsMiddleware answers roots/list from the real client (the SDK's own answer is its static
+// list): under the roots grant, to a client that declared roots.
+func (r *Relay) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "roots/list" {
+			return next(ctx, method, req)
+		}
+		if !r.Roots {
+			return nil, r.refuse(method, "roots")
+		}
+		sctx, ss, err := r.client(ctx, method, "roots", func(c *mcp.ClientCapabilities) bool { return c.RootsV2 != nil || c.Roots.ListChanged })
+		if err != nil {
+			return nil, err
+		}
+		return ss.ListRoots(sctx, nil)
+	}
+}
+
+// afterConnect sets the server's log level to debug when it declares logging, so that every
+// message reaches the relay, which the real client's own level then filters.
+func (r *Relay) afterConnect(ctx context.Context, cs *mcp.ClientSession) {
+	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
+		_ = cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+	}
+}
