@@ -20,7 +20,7 @@ import (
 // WASI command (wasiserver.go): the same Server, one process per client session, the same
 // pipes and errors, served through package upstream. Only what runs on the instance's
 // goroutine differs: instead of _start, the engine's _initialize and then quickjs.Serve, the
-// pump that feeds the script its stdin and fires its timers (docs/decisions/h-jsserver.md).
+// pump that feeds the script its stdin and fires its timers (RATIONALE.md, "Whole MCP servers").
 
 // kindJSServer is the kind name of a JavaScript whole server (inspect, logs).
 const kindJSServer = "javascript-server"

@@ -110,7 +110,7 @@ func TestWASIServerEverythingRelay(t *testing.T) {
 
 	// Logging is relayed too (Relay's LoggingMessageHandler), but not asserted here: the
 	// go-sdk client hands the notification to the handler after reading the call's answer,
-	// so whether it reaches the client on the call's stream races (left: docs/decisions).
+	// so whether it reaches the client on the call's stream races (left: RATIONALE.md, "Whole MCP servers").
 	// Completion of a prompt argument, by its served name.
 	comp, err := cs.Complete(testContext(t), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ev__greet"},
 		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "Bo"}})

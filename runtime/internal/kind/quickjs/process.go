@@ -18,7 +18,7 @@ import (
 // engine's job queue after each, and passes what the script writes to stdout (host op
 // "stdout") to Call.Stdout. Between turns the engine is idle and the pump waits for the next
 // input or the next timer, whichever comes first: a server that notifies from a timer
-// outside any request does so. docs/decisions/h-jsserver.md says why.
+// outside any request does so. RATIONALE.md, "Whole MCP servers", says why.
 
 // ServerSectionName is the custom section build.mjs --server adds to a whole-server script
 // (its payload is "1"): the module is served as a process (Serve), not through the shim's
