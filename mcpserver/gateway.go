@@ -22,7 +22,7 @@ import (
 // when that matches ^[a-zA-Z0-9_-]{1,64}$, else as names.MapName maps it (other characters
 // become "_", cut to fit, ending in 8 hex digits of the SHA-256 of the original
 // "server__tool": stable across restarts, distinct for distinct originals). JavaScript and
-// Extism guests' names are mapped by the same rule (runtime/names.go).
+// Extism guests' names are mapped by the same rule (runtime/internal/served).
 func exposedName(server, tool string) string {
 	return names.MapName(server + "__" + tool)
 }
