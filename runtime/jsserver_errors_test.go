@@ -12,6 +12,7 @@ import (
 	jsguest "github.com/mcpwasm/mcpwasm/abi/js"
 	"github.com/mcpwasm/mcpwasm/internal/testenv"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
 )
 
 // jsServerModule is the pinned engine with script (the shim before it, in process mode) and
@@ -22,28 +23,14 @@ func jsServerModule(t *testing.T, script string) []byte {
 	if err != nil {
 		testenv.Skip(t, "the quickjs-wasi engine is not installed (npm ci --prefix guests/typescript): %v", err)
 	}
-	section := func(name, payload string) []byte {
-		body := append(appendULEB(nil, len(name)), name...)
-		body = append(body, payload...)
-		return append(append([]byte{0}, appendULEB(nil, len(body))...), body...)
+	m, err := wasm.AppendCustom(append([]byte(nil), engine...), "mcpwasm.js", []byte("globalThis.__mcpwasm={process:true};\n"+jsguest.Shim+"\n"+script))
+	if err == nil {
+		m, err = wasm.AppendCustom(m, "mcpwasm.jsserver", []byte("1"))
 	}
-	m := append([]byte(nil), engine...)
-	m = append(m, section("mcpwasm.js", "globalThis.__mcpwasm={process:true};\n"+jsguest.Shim+"\n"+script)...)
-	return append(m, section("mcpwasm.jsserver", "1")...)
-}
-
-func appendULEB(b []byte, v int) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			c |= 0x80
-		}
-		b = append(b, c)
-		if v == 0 {
-			return b
-		}
+	if err != nil {
+		t.Fatal(err)
 	}
+	return m
 }
 
 // A JavaScript whole server that fails is an error naming what happened, and the host and
