@@ -37,7 +37,7 @@
 import { build } from "esbuild";
 import { CompileFlags, EvalFlags, QuickJS } from "quickjs-wasi";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, extname, join, relative, resolve as resolvePath, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -59,7 +59,9 @@ let serverMode = false; // --server: a whole server that carries its own MCP SDK
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--strict") strict = true;
-    else if (a === "--package") pkgDir = resolvePath(argv[++i] || ".");
+    // Real path: esbuild names bundled files by theirs, so a package reached through a
+    // symbolic link (pnpm's layout, a linked node_modules) is still recognised as own.
+    else if (a === "--package") pkgDir = realpathSync(resolvePath(argv[++i] || "."));
     else if (a === "--embed-max") embedMax = Number(argv[++i]);
     else if (a === "--server") serverMode = true;
     else positional.push(a);
