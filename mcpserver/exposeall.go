@@ -8,32 +8,33 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Everything but tools that an exposed server lists (ExposeOptions.All): prompts served as
-// NAME__prompt (mapped as tool names are), resources and resource templates under their own
-// URIs (a URI is the server's name for its content and tool results link to it), and
+// Everything but tools that an exposed server lists (ExposeOptions.All): prompts named as its
+// tools are (an upstream's NAME__prompt, a guest's own name after its prefix; mapped alike),
+// resources and resource templates under their own URIs (a URI is the server's name for its
+// content and tool results link to it), and
 // completion/complete for its prompts and templates. Each passes the same hygiene as a tool
 // (hidden text withheld unless allowed) and claims its name or URI in the NameSet (one another
-// owner holds is withheld with a warning). Prompts, resources and templates are not pinned:
+// owner holds is withheld with a warning; a guest's prompt name at its first listing is an
+// error, as its tools'). Prompts, resources and templates are not pinned:
 // pins hold what a model calls.
 
-// claimItem gives it to ownerLabel unless another owner holds it; it returns the holder.
-func (n *NameSet) claimItem(it item, ownerLabel string) (string, bool) {
+// claimItem gives it to o unless another owner holds it; it returns the holder.
+func (n *NameSet) claimItem(it item, o owner) (owner, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	o := labelOwner(ownerLabel)
 	k := it.key()
 	if h, taken := n.owners[k]; taken && h.id != o.id {
-		return h.label, false
+		return h, false
 	}
 	n.set(k, o)
-	return ownerLabel, true
+	return o, true
 }
 
-func (n *NameSet) releaseItem(it item, ownerLabel string) {
+func (n *NameSet) releaseItem(it item, o owner) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	k := it.key()
-	if n.owners[k].id == any(ownerLabel) {
+	if n.owners[k].id == o.id {
 		delete(n.owners, k)
 	}
 }
@@ -63,7 +64,7 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 			list = append(list, p)
 		}
 		for _, p := range list {
-			served := exposedName(e.name, p.Name)
+			served := e.servedName(p.Name)
 			fields := [][2]string{{"name", p.Name}, {"title", p.Title}, {"description", p.Description}}
 			for i, a := range p.Arguments {
 				fields = append(fields, [2]string{fmt.Sprintf("arguments[%d].description", i), a.Description})
@@ -75,8 +76,11 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 			if _, dup := next[it]; dup {
 				continue
 			}
-			if holder, ok := e.opts.Names.claimItem(it, e.owner); !ok {
-				log.Warn("gateway: prompt withheld: its name is taken", "prompt", p.Name, "name", served, "holder", holder)
+			if holder, ok := e.opts.Names.claimItem(it, e.who); !ok {
+				if err := e.taken(it, holder); err != nil {
+					return err
+				}
+				log.Warn("gateway: prompt withheld: its name is taken", "prompt", p.Name, "name", served, "holder", holder.label)
 				continue
 			}
 			cp := *p
@@ -114,8 +118,8 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 				log.Info("gateway: resource listed twice: the first is served", "uri", r.URI)
 				continue
 			}
-			if holder, ok := e.opts.Names.claimItem(it, e.owner); !ok {
-				log.Warn("gateway: resource withheld: its URI is taken", "uri", r.URI, "holder", holder)
+			if holder, ok := e.opts.Names.claimItem(it, e.who); !ok {
+				log.Warn("gateway: resource withheld: its URI is taken", "uri", r.URI, "holder", holder.label)
 				continue
 			}
 			cp := *r
@@ -133,8 +137,8 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 			if _, dup := next[it]; dup {
 				continue
 			}
-			if holder, ok := e.opts.Names.claimItem(it, e.owner); !ok {
-				log.Warn("gateway: resource template withheld: it is taken", "template", t.URITemplate, "holder", holder)
+			if holder, ok := e.opts.Names.claimItem(it, e.who); !ok {
+				log.Warn("gateway: resource template withheld: it is taken", "template", t.URITemplate, "holder", holder.label)
 				continue
 			}
 			cp := *t
@@ -148,7 +152,7 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 		if _, ok := next[it]; ok {
 			continue
 		}
-		e.opts.Names.releaseItem(it, e.owner)
+		e.opts.Names.releaseItem(it, e.who)
 		switch it.what {
 		case "prompt":
 			prompts = append(prompts, it.name)

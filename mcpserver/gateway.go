@@ -59,8 +59,20 @@ type ExposeOptions struct {
 	// seen (a lock lists every approved tool).
 	PinnedOnly bool
 	// Kind names what serves the tools in messages and name claims: "upstream" (or "") for
-	// an upstream server, "guest" for a whole-server guest (a WASI command).
+	// an upstream server, "guest" for a whole-server guest (a WASI command, a JavaScript
+	// server). It also decides the names served: an upstream's tools and prompts are served
+	// as NAME__tool (exposedName); a guest's under their own names, with Prefix before them,
+	// as any guest's are (runtime.GuestConfig.ToolPrefix) — both mapped by names.MapName
+	// when outside the name pattern. A guest's tool or prompt name another owner holds at its
+	// first listing is an error naming both (and, between two guests, tool_prefix), as
+	// AddGuest's; at a later listing the tool is withheld with a warning.
 	Kind string
+	// Prefix is put before each of a guest's (Kind "guest") tool and prompt names as served:
+	// its tool_prefix. Resource URIs, including a tool's _meta.ui.resourceUri, are never
+	// rewritten. Ignored for an upstream.
+	Prefix string
+	// Source names the guest's module in a clash with a guest of the same name.
+	Source string
 	// All serves the server's prompts, resources, resource templates and completions too
 	// (exposeall.go), not only its tools.
 	All bool
@@ -72,7 +84,10 @@ type Exposed struct {
 	name  string
 	cs    *mcp.ClientSession
 	opts  ExposeOptions
-	owner string
+	owner string // as messages name it: upstream "docs", guest "vanilla"
+	who   owner  // as the NameSet holds its names
+	// listed is set once a listing succeeded: before, a guest's name clash is an error.
+	listed bool
 
 	mu    sync.Mutex         // serializes Refresh
 	tools map[string]string  // exposed name → upstream name
@@ -85,9 +100,11 @@ type Exposed struct {
 }
 
 // Expose lists the tools of the upstream server name (through cs, every page) and adds them to
-// s as name__tool (see exposedName), each forwarding tools/call to the upstream under its
-// original name and returning its result unchanged. Tools whose text hides characters are
-// withheld unless allowed, and a name someone else holds is withheld; both are logged.
+// s as name__tool (see exposedName; a whole-server guest's under their own names, see
+// ExposeOptions.Kind), each forwarding tools/call to the upstream under its original name and
+// returning its result unchanged. Tools whose text hides characters are withheld unless
+// allowed, and a name someone else holds is withheld (a guest's, at its first listing, is an
+// error naming both); both are logged.
 // Call Refresh when the upstream's tools change (notifications/tools/list_changed, a
 // restart): s then sends its own list_changed to its clients.
 func Expose(ctx context.Context, s *mcp.Server, name string, cs *mcp.ClientSession, opts *ExposeOptions) (*Exposed, error) {
@@ -99,6 +116,10 @@ func Expose(ctx context.Context, s *mcp.Server, name string, cs *mcp.ClientSessi
 		e.opts.Kind = "upstream"
 	}
 	e.owner = fmt.Sprintf("%s %q", e.opts.Kind, name)
+	e.who = labelOwner(e.owner)
+	if e.opts.Kind == "guest" {
+		e.who = owner{id: e, label: e.owner, guest: true, source: e.opts.Source}
+	}
 	if e.opts.Logger == nil {
 		e.opts.Logger = slog.Default()
 	}
@@ -110,9 +131,50 @@ func Expose(ctx context.Context, s *mcp.Server, name string, cs *mcp.ClientSessi
 		e.pins[k] = maps.Clone(v)
 	}
 	if err := e.Refresh(ctx); err != nil {
+		e.abandon()
 		return nil, err
 	}
 	return e, nil
+}
+
+// servedName is the name the server's tool or prompt name is served under: NAME__name for an
+// upstream (exposedName), Prefix+name for a guest, mapped by names.MapName either way.
+func (e *Exposed) servedName(name string) string { return names.MapName(e.unmapped(name)) }
+
+// unmapped is servedName before names.MapName.
+func (e *Exposed) unmapped(name string) string {
+	if e.opts.Kind == "guest" {
+		return e.opts.Prefix + name
+	}
+	return e.name + "__" + name
+}
+
+// taken is what to do with it, whose name holder holds: at a guest's first listing, the
+// error that refuses it (clashError, the words AddGuest uses); else nil, and it is withheld
+// with a warning.
+func (e *Exposed) taken(it item, holder owner) error {
+	if e.opts.Kind != "guest" || e.listed {
+		return nil
+	}
+	return clashError(it, e.who, holder, e.opts.Source)
+}
+
+// abandon releases every name e holds and removes the tools, prompts and resources it added
+// to s (Expose failed). A template a failed listing added stays served, its name freed (the
+// NameSet keeps a template's key, not its text): the embedder is not serving s (mcpwasm serve
+// exits).
+func (e *Exposed) abandon() {
+	for _, it := range e.opts.Names.releaseOwner(e.who) {
+		switch it.what {
+		case "tool":
+			e.s.RemoveTools(it.name)
+		case "prompt":
+			e.s.RemovePrompts(it.name)
+		case "resource":
+			e.s.RemoveResources(it.name)
+		}
+	}
+	e.tools, e.items = map[string]string{}, nil
 }
 
 // Tools returns the exposed names and the upstream names they call.
@@ -146,17 +208,17 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 	} else {
 		var cs *mcp.ClientSession
 		if cs, err = e.session(ctx); err != nil {
-			return fmt.Errorf("upstream %q: %w", e.name, err)
+			return fmt.Errorf("%s: %w", e.owner, err)
 		}
 		list, err = upstream.ListTools(ctx, cs, e.opts.MaxPages, e.opts.Logger)
 	}
 	if err != nil {
-		return fmt.Errorf("upstream %q: listing tools: %w", e.name, err)
+		return fmt.Errorf("%s: listing tools: %w", e.owner, err)
 	}
-	log := e.opts.Logger.With("upstream", e.name)
+	log := e.opts.Logger.With(e.opts.Kind, e.name) // upstream=docs, guest=vanilla
 	next := map[string]string{}
 	for _, t := range list {
-		exposed := exposedName(e.name, t.Name)
+		exposed := e.servedName(t.Name)
 		if prev, dup := next[exposed]; dup {
 			log.Warn("gateway: tool withheld: its exposed name collides", "tool", t.Name, "with", prev, "name", exposed)
 			continue
@@ -176,24 +238,33 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 		}
 		if changed := e.pinCheck(t, support[t.Name]); changed == nil && e.opts.PinnedOnly && e.pins[t.Name] == nil {
 			log.Warn("gateway: tool withheld: it is not in the lock (approve it to serve it)", "tool", t.Name)
-			setWithheld(e.s, exposed, "upstream "+strconv.Quote(e.name)+" tool "+strconv.Quote(t.Name)+" is not in the lock (approve it to serve it)") // a call says why
+			setWithheld(e.s, exposed, e.owner+" tool "+strconv.Quote(t.Name)+" is not in the lock (approve it to serve it)") // a call says why
 			continue
 		} else if len(changed) > 0 { // pin.go
 			log.Warn("gateway: tool withheld: its definition changed since it was first seen (restart the server or approve it to serve it)",
 				"tool", t.Name, "changed", strings.Join(changed, ","))
-			setWithheld(e.s, exposed, "upstream "+strconv.Quote(e.name)+" tool "+strconv.Quote(t.Name)+": its definition changed ("+strings.Join(changed, ", ")+") since it was first seen (restart the server or approve it to serve it)")
+			setWithheld(e.s, exposed, e.owner+" tool "+strconv.Quote(t.Name)+": its definition changed ("+strings.Join(changed, ", ")+") since it was first seen (restart the server or approve it to serve it)")
 			continue
 		}
-		if holder, ok := e.opts.Names.Claim(exposed, e.owner); !ok {
-			log.Warn("gateway: tool withheld: its exposed name is taken", "tool", t.Name, "name", exposed, "holder", holder)
+		if holder, ok := e.opts.Names.claimItem(item{"tool", exposed}, e.who); !ok {
+			if err := e.taken(item{"tool", exposed}, holder); err != nil {
+				return err
+			}
+			log.Warn("gateway: tool withheld: its exposed name is taken", "tool", t.Name, "name", exposed, "holder", holder.label)
 			continue
 		}
-		if exposed != e.name+"__"+t.Name {
+		if exposed != e.unmapped(t.Name) {
 			log.Info("gateway: tool renamed to fit tool-name rules", "tool", t.Name, "name", exposed)
 		}
 		cp := *t
 		cp.Name = exposed
-		if namesView(cp.Meta) {
+		switch {
+		case namesView(cp.Meta) && e.opts.All:
+			// Its resources are served too (exposeall.go), the ui:// view among them under
+			// its own URI: _meta.ui is served as given (a prefix never rewrites a URI), to
+			// the clients that declared MCP Apps (apps.go).
+			enableApps(e.s)
+		case namesView(cp.Meta):
 			// The gateway serves an upstream's tools, not its resources: the ui:// view the
 			// tool names could not be read here, so the tool is served as its text-only
 			// variant (apps.go).
@@ -208,7 +279,7 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 	for exposed := range e.tools {
 		if _, ok := next[exposed]; !ok {
 			gone = append(gone, exposed)
-			e.opts.Names.Release(exposed, e.owner)
+			e.opts.Names.releaseItem(item{"tool", exposed}, e.who)
 		}
 	}
 	if len(gone) > 0 {
@@ -221,8 +292,11 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.owner, err)
 		}
-		return e.refreshAll(ctx, cs) // exposeall.go
+		if err := e.refreshAll(ctx, cs); err != nil { // exposeall.go
+			return err
+		}
 	}
+	e.listed = true
 	return nil
 }
 

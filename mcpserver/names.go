@@ -24,17 +24,22 @@ type NameSet struct {
 	owners map[string]owner // item.key() → owner
 }
 
-// owner is who holds a name: id is the identity compared (a *runtime.Guest, or the label of an
-// upstream), label names it in messages.
+// owner is who holds a name: id is the identity compared (a *runtime.Guest, the *Exposed of a
+// whole-server guest, or the label of an upstream), label names it in messages. guest is set
+// for a guest of any kind (a module or a whole server), whose names are its own unless its
+// tool_prefix says otherwise: a clash between two guests names that way out. source is the
+// guest's module, named when two owners carry the same label.
 type owner struct {
-	id    any
-	label string
+	id     any
+	label  string
+	guest  bool
+	source string
 }
 
 func labelOwner(label string) owner { return owner{id: label, label: label} }
 
 func guestOwner(g *runtime.Guest) owner {
-	return owner{id: g, label: fmt.Sprintf("guest %q", g.Name())}
+	return owner{id: g, label: fmt.Sprintf("guest %q", g.Name()), guest: true, source: g.Source()}
 }
 
 // item is one name in one of the four namespaces: what is "tool", "prompt", "resource" (a
@@ -85,15 +90,8 @@ func toolItems(names []string) []item {
 // Claim gives the tool name to owner (a label such as `upstream "docs"`) unless another owner
 // holds it; it returns the holder's label.
 func (n *NameSet) Claim(name, ownerLabel string) (holder string, ok bool) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	o := labelOwner(ownerLabel)
-	k := item{"tool", name}.key()
-	if h, taken := n.owners[k]; taken && h.id != o.id {
-		return h.label, false
-	}
-	n.set(k, o)
-	return ownerLabel, true
+	h, ok := n.claimItem(item{"tool", name}, labelOwner(ownerLabel))
+	return h.label, ok
 }
 
 // ToolServer returns the name of the guest or upstream holding the tool name: "calc" for a
@@ -119,12 +117,22 @@ func (n *NameSet) ToolServer(name string) string {
 
 // Release frees the tool name if owner (a label given to Claim) holds it.
 func (n *NameSet) Release(name, ownerLabel string) {
+	n.releaseItem(item{"tool", name}, labelOwner(ownerLabel))
+}
+
+// releaseOwner frees every name o holds and returns them.
+func (n *NameSet) releaseOwner(o owner) []item {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	k := item{"tool", name}.key()
-	if n.owners[k].id == any(ownerLabel) {
-		delete(n.owners, k)
+	var out []item
+	for k, h := range n.owners {
+		if h.id == o.id {
+			what, name, _ := strings.Cut(k, "\x00")
+			out = append(out, item{what, name})
+			delete(n.owners, k)
+		}
 	}
+	return out
 }
 
 func (n *NameSet) set(key string, o owner) {
@@ -144,6 +152,14 @@ func (n *NameSet) set(key string, o owner) {
 // would refuse.
 func (n *NameSet) ClaimGuest(g *runtime.Guest) error {
 	return n.claimAll(guestItems(g.Manifest()), guestOwner(g), g.Source())
+}
+
+// ClaimServer claims the tool names of the whole-server guest name (its module source), as
+// served (with its tool prefix), all or none, by the rule and in the words of ClaimGuest: what
+// Expose with Kind "guest" refuses at its first listing. A command that only describes guests
+// (mcpwasm inspect) asks it, after ClaimGuest, to report what serve would refuse.
+func (n *NameSet) ClaimServer(name, source string, tools []string) error {
+	return n.claimAll(toolItems(tools), owner{id: new(string), label: fmt.Sprintf("guest %q", name), guest: true, source: source}, source)
 }
 
 // ClaimStatus claims the names of the status tools (mcpwasm_status, mcpwasm_stop) and the
@@ -192,15 +208,16 @@ func (n *NameSet) swap(oldItems []item, oldOwner owner, newItems []item, newOwne
 func clashError(it item, newOwner, h owner, source string) error {
 	label, holder := newOwner.label, h.label
 	if label == holder {
+		if source == "" {
+			source = newOwner.source
+		}
 		label, holder = label+" ("+source+")", holder+" (another module)"
-		if g, ok := h.id.(*runtime.Guest); ok {
-			holder = h.label + " (" + g.Source() + ")"
+		if h.source != "" {
+			holder = h.label + " (" + h.source + ")"
 		}
 	}
 	err := fmt.Errorf("%s %q of %s is already provided by %s", it.what, it.name, label, holder)
-	_, oldGuest := h.id.(*runtime.Guest)
-	_, newGuest := newOwner.id.(*runtime.Guest)
-	if !oldGuest || !newGuest {
+	if !h.guest || !newOwner.guest { // a module guest or a whole-server guest (Expose, Kind "guest")
 		return err
 	}
 	switch it.what {

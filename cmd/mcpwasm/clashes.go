@@ -9,11 +9,13 @@ import (
 )
 
 // toolNameClashes is every tool name that serve could not serve twice: a tool of guests
-// claimed by an earlier one (in config order), and with status the status tools' names held
-// by a guest — by the server's own rule and words (mcpserver.NameSet.ClaimGuest,
-// ClaimStatus). Nil when there is none, the error when one, a schemaerr.List (one line each)
-// when several. serve refuses to start on it; inspect --config reports it.
-func toolNameClashes(guests []*runtime.Guest, status bool) error {
+// claimed by an earlier one (in config order), with status the status tools' names held by a
+// guest, and a tool of the whole-server guests servers (as inspect lists them; serve claims
+// theirs last) held by an earlier one — by the server's own rule and words
+// (mcpserver.NameSet.ClaimGuest, ClaimStatus, ClaimServer). Nil when there is none, the error
+// when one, a schemaerr.List (one line each) when several. serve refuses to start on it;
+// inspect --config reports it.
+func toolNameClashes(guests []*runtime.Guest, status bool, servers ...*serverInspect) error {
 	var names mcpserver.NameSet
 	var errs schemaerr.List
 	for _, g := range guests {
@@ -24,6 +26,15 @@ func toolNameClashes(guests []*runtime.Guest, status bool) error {
 	if status {
 		if err := names.ClaimStatus(); err != nil {
 			errs = append(errs, statusError(err))
+		}
+	}
+	for _, si := range servers {
+		tools := make([]string, len(si.Tools))
+		for i, t := range si.Tools {
+			tools[i] = t.Name
+		}
+		if err := names.ClaimServer(si.Name, si.Source, tools); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errorList(errs)

@@ -85,7 +85,7 @@ func inspectConfig(ctx context.Context, hf *hostFlags, sf *shipFlags, asJSON boo
 			writeServerInspect(stdout, si)
 		}
 	}
-	if err := toolNameClashes(gs, cfg.Status); err != nil {
+	if err := toolNameClashes(gs, cfg.Status, servers...); err != nil {
 		return ExitLoad, err
 	}
 	return ExitOK, nil

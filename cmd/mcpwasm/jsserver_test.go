@@ -12,7 +12,7 @@ import (
 // A server written as the TypeScript SDK v2 docs show (@modelcontextprotocol/server 2.4.0,
 // z.object schemas, …/server/stdio; testdata/npm-servers/v2server.ts) builds with mcpwasm build, which says
 // it takes the whole-server path; inspect names the kind; mcpwasm serve serves its tool as
-// v2__add (a whole server's tools are named as an upstream's) and it answers.
+// add (its own name, as any guest's tools) and it answers.
 func TestJSServerV2Built(t *testing.T) {
 	buildPrereqs(t)
 	dir := filepath.Join("..", "..", "testdata", "npm-servers")
@@ -32,15 +32,15 @@ func TestJSServerV2Built(t *testing.T) {
 		t.Fatal(err)
 	}
 	insp, errOut, code := runCLI("inspect", "--cache-dir", cacheDir, out)
-	if code != 0 || !strings.Contains(insp, "kind: javascript-server (a whole MCP server: a JavaScript bundle with its own MCP SDK, run as a process") || !strings.Contains(insp, "\n  v2__add") {
+	if code != 0 || !strings.Contains(insp, "kind: javascript-server (a whole MCP server: a JavaScript bundle with its own MCP SDK, run as a process") || !strings.Contains(insp, "\n  add\n") {
 		t.Errorf("inspect: exit %d\n%s%s", code, insp, errOut)
 	}
 	base, _ := startHTTP(t, "--config", wasiServerConfig(t, wasiGuest{name: "v2", wasm: wasm}))
 	cs := connectSDK(t, base+"/mcp")
-	if names := toolNames(t, cs); strings.Join(names, ",") != "v2__add" {
-		t.Errorf("tools %v, want [v2__add]", names)
+	if names := toolNames(t, cs); strings.Join(names, ",") != "add" {
+		t.Errorf("tools %v, want [add]", names)
 	}
-	if text, isErr := callText(t, cs, "v2__add", map[string]any{"a": 2, "b": 40}); text != `{"result":42}` || isErr {
+	if text, isErr := callText(t, cs, "add", map[string]any{"a": 2, "b": 40}); text != `{"result":42}` || isErr {
 		t.Errorf("add: %q (error %v), want {\"result\":42}", text, isErr)
 	}
 }

@@ -89,15 +89,15 @@ func TestWASIServerEverythingRelay(t *testing.T) {
 	wasm := testenv.GoWasip1(t, everythingPkg)
 	cfg := relayConfig(t, wasm,
 		map[string]any{"name": "ev", "grants": map[string]any{"sampling": true, "elicitation": true, "roots": true}},
-		map[string]any{"name": "bare"})
+		map[string]any{"name": "bare", "tool_prefix": "bare__"}) // the same server: its names need a prefix
 	base, _ := startHTTP(t, "--config", cfg)
 	rc := &relayClient{}
 	cs := rc.connect(t, base+"/mcp")
 
 	for _, c := range []struct{ tool, want string }{
-		{"ev__sample", "sampled by the client"},
-		{"ev__roots", "project:file:///work/project"},
-		{names.MapName("ev__elicit (form)"), "from the user: provide a random string"},
+		{"sample", "sampled by the client"},
+		{"roots", "project:file:///work/project"},
+		{names.MapName("elicit (form)"), "from the user: provide a random string"},
 		{"bare__sample", `sampling failed: calling "sampling/createMessage": sampling/createMessage: guest "bare" refused: guest "bare" has no sampling grant (grants.sampling)`},
 		{"bare__roots", `listing roots failed: calling "roots/list": roots/list: guest "bare" refused: guest "bare" has no roots grant (grants.roots)`},
 		{names.MapName("bare__elicit (form)"), `eliciting failed: calling "elicitation/create": elicitation/create: guest "bare" refused: guest "bare" has no elicitation grant (grants.elicitation)`},
@@ -112,7 +112,7 @@ func TestWASIServerEverythingRelay(t *testing.T) {
 	// go-sdk client hands the notification to the handler after reading the call's answer,
 	// so whether it reaches the client on the call's stream races (left: RATIONALE.md, "Whole MCP servers").
 	// Completion of a prompt argument, by its served name.
-	comp, err := cs.Complete(testContext(t), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "ev__greet"},
+	comp, err := cs.Complete(testContext(t), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"},
 		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "Bo"}})
 	if err != nil {
 		t.Fatal(err)
@@ -142,19 +142,19 @@ func TestWASIServerEverythingRelay(t *testing.T) {
 	want := map[string]string{}
 	for _, p := range np.Prompts {
 		cp := *p
-		cp.Name = names.MapName("ev__" + p.Name)
+		cp.Name = names.MapName(p.Name) // its own names (bare's are prefixed)
 		want[cp.Name] = toJSON(&cp)
 	}
 	got := map[string]string{}
 	for _, p := range gp.Prompts {
-		if strings.HasPrefix(p.Name, "ev__") {
+		if !strings.HasPrefix(p.Name, "bare__") {
 			got[p.Name] = toJSON(p)
 		}
 	}
 	if toJSON(got) != toJSON(want) || len(want) != 2 {
 		t.Errorf("prompts:\n got %s\nwant %s", toJSON(got), toJSON(want))
 	}
-	pr, err := cs.GetPrompt(testContext(t), &mcp.GetPromptParams{Name: "ev__greet", Arguments: map[string]string{"name": "Bo"}})
+	pr, err := cs.GetPrompt(testContext(t), &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"name": "Bo"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,9 +129,9 @@ type serving struct {
 	h   *runtime.Host
 	cm  *codemode.Mode // nil: code mode is off
 
-	gs      []*runtime.Guest  // specs[i] loaded (loadGuests)
-	servers []*runtime.Server // whole-server guests (WASI commands), not in specs (wasiservers.go)
-	ready   *readiness        // GET /readyz (http.go)
+	gs      []*runtime.Guest // specs[i] loaded (loadGuests)
+	servers []serverGuest    // whole-server guests (WASI commands), not in specs (wasiservers.go)
+	ready   *readiness       // GET /readyz (http.go)
 
 	srv      *mcp.Server
 	names    *mcpserver.NameSet // the one registry of tool names: guests, reloads, the gateway

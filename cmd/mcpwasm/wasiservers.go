@@ -24,16 +24,25 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Whole-server guests (WASI commands, runtime.Server): each is re-served as an upstream is
-// (mcpserver.Expose: hygiene, pins, names mapped as NAME__tool), with one instance per client
+// Whole-server guests (WASI commands, JavaScript servers; runtime.Server): each is re-served
+// through the upstream path (mcpserver.Expose with Kind "guest": hygiene, pins), its tools and
+// prompts under their own names as any guest's (tool_prefix before them when configured, a
+// name outside the pattern mapped, a clash refused naming both), with one instance per client
 // session instead of one shared process (RATIONALE "Whole MCP servers (WASI commands)").
+
+// serverGuest is a loaded whole-server guest and its tool_prefix (runtime.Server does not
+// keep runtime.GuestConfig.ToolPrefix: the names are served here).
+type serverGuest struct {
+	*runtime.Server
+	prefix string
+}
 
 // loadServers loads the whole-server guests among specs with Host.LoadServer and returns the
 // other specs, to load as guests, and cfg without the servers' entries (so cfg.Guests[i]
 // is still specs[i] for what reads the config by index).
-func loadServers(ctx context.Context, h *runtime.Host, specs []guestSpec, cfg *config.Config, logger *slog.Logger) ([]guestSpec, []*runtime.Server, *config.Config, error) {
+func loadServers(ctx context.Context, h *runtime.Host, specs []guestSpec, cfg *config.Config, logger *slog.Logger) ([]guestSpec, []serverGuest, *config.Config, error) {
 	var rest []guestSpec
-	var servers []*runtime.Server
+	var servers []serverGuest
 	var dropped []int // config entries that are servers
 	for i, s := range specs {
 		b := s.wasm
@@ -58,7 +67,11 @@ func loadServers(ctx context.Context, h *runtime.Host, specs []guestSpec, cfg *c
 			return nil, nil, nil, err
 		}
 		logger.Info("whole-server guest loaded", "guest", srv.Name(), "kind", srv.Kind(), "source", s.cfg.Source)
-		servers = append(servers, srv)
+		prefix := ""
+		if s.cfg != nil {
+			prefix = s.cfg.ToolPrefix
+		}
+		servers = append(servers, serverGuest{srv, prefix})
 		if cfg != nil && i < len(cfg.Guests) {
 			dropped = append(dropped, i)
 		}
@@ -132,10 +145,11 @@ func (ss *serverSession) inCall(ctx context.Context) func() {
 
 type listerKey struct{} // the instance a refresh lists through (an *upstream.Session)
 
-// exposeServers serves the tools of each whole-server guest on srv as NAME__tool. Its tools
-// are listed once, at start, from an instance started for that and closed. Errors name the
-// guest. The returned function closes every instance.
-func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Server, names *mcpserver.NameSet, pins map[string]map[string]mcpserver.ToolPin, logger *slog.Logger) (func(), error) {
+// exposeServers serves the tools of each whole-server guest on srv under their own names
+// (tool_prefix before them, if set). Its tools are listed once, at start, from an instance
+// started for that and closed. Errors name the guest; a name another guest holds is refused
+// as between two guests. The returned function closes every instance.
+func exposeServers(ctx context.Context, srv *mcp.Server, servers []serverGuest, names *mcpserver.NameSet, pins map[string]map[string]mcpserver.ToolPin, logger *slog.Logger) (func(), error) {
 	if len(servers) == 0 {
 		return func() {}, nil
 	}
@@ -146,11 +160,12 @@ func exposeServers(ctx context.Context, srv *mcp.Server, servers []*runtime.Serv
 			s.close()
 		}
 	}
-	for _, rs := range servers {
+	for _, sg := range servers {
+		rs := sg.Server
 		s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind()), sessions: map[*mcp.ServerSession]*serverSession{}}
 		served = append(served, s)
 		var lister *upstream.Session
-		opts := &mcpserver.ExposeOptions{Kind: "guest", Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil, All: true,
+		opts := &mcpserver.ExposeOptions{Kind: "guest", Prefix: sg.prefix, Source: rs.Source(), Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil, All: true,
 			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
 				if cs, ok := ctx.Value(listerKey{}).(*mcp.ClientSession); ok {
 					return cs, nil
@@ -429,7 +444,8 @@ type serverInspect struct {
 	Argv   []string            `json:"argv"`
 	Server *mcp.Implementation `json:"server,omitempty"` // what it answered to initialize
 	Grants string              `json:"grants"`
-	// Tools as serve serves them: named NAME__tool (mapped where outside the pattern).
+	// Tools as serve serves them: under their own names after the tool_prefix (mapped where
+	// outside the pattern).
 	Tools []*mcp.Tool `json:"tools"`
 }
 
@@ -476,7 +492,7 @@ func inspectServerOf(ctx context.Context, h *runtime.Host, wasm []byte, gc *runt
 	}
 	for _, t := range tools {
 		cp := *t
-		cp.Name = names.MapName(rs.Name() + "__" + t.Name)
+		cp.Name = names.MapName(gc.ToolPrefix + t.Name) // as exposeServers serves it
 		out.Tools = append(out.Tools, &cp)
 	}
 	return out, nil
@@ -492,7 +508,7 @@ func writeServerInspect(w io.Writer, out *serverInspect) {
 	if out.Kind == "javascript-server" { // runtime/jsserver.go
 		what, net = "a JavaScript bundle with its own MCP SDK, run as a process", "fetch goes through the net grant; no sockets of its own"
 	}
-	fmt.Fprintf(w, "kind: %s (a whole MCP server: %s, one instance per client session; its tools are served as %s__TOOL)\n", out.Kind, what, out.Name)
+	fmt.Fprintf(w, "kind: %s (a whole MCP server: %s, one instance per client session)\n", out.Kind, what)
 	fmt.Fprintf(w, "argv: %s\n", strings.Join(out.Argv, " "))
 	fmt.Fprintf(w, "granted: %s (%s)\n", out.Grants, net)
 	fmt.Fprintf(w, "tools (%d):\n", len(out.Tools))
