@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,13 +27,17 @@ import (
 // installs it with npm_install).
 var appsHostDir = filepath.Join("..", "..", "testdata", "appshost")
 
-// TestAppsBrowser: a real MCP Apps host renders the example guest's view and the view calls
-// its tool. A page built from @modelcontextprotocol/ext-apps' AppBridge (testdata/appshost)
-// connects to `mcpwasm serve --http` on loopback, headless Chromium loads it, the view appears
-// in its sandboxed iframe (behind a sandbox proxy on another origin) and shows the result of
-// the call that opened it; a click on the view's button calls shout through the host and the
-// answer shows in the view. The test reads the DOM over the DevTools protocol; the screenshot
-// is written to $MCPWASM_TEST_ARTIFACTS (or the test's temporary directory) and logged.
+// TestAppsBrowser: a real MCP Apps host renders a guest's view and the view calls its tool. A
+// page built from @modelcontextprotocol/ext-apps' AppBridge (testdata/appshost) connects to
+// `mcpwasm serve --http` on loopback, headless Chromium loads it, the view appears in its
+// sandboxed iframe (behind a sandbox proxy on another origin) and shows the result of the call
+// that opened it; a click on the view's button calls the tool through the host and the answer
+// shows in the view. Two views: the example guest's (guests/appview: shout), and
+// @modelcontextprotocol/server-basic-vanillajs 2.0.3's, a whole MCP server built with mcpwasm
+// build and served as a guest (kind javascript-server) with the clock grant: its view calls
+// get-time by its own name, which is the name served. The test reads the DOM over the
+// DevTools protocol; each screenshot is written to $MCPWASM_TEST_ARTIFACTS (or the test's
+// temporary directory) and logged.
 func TestAppsBrowser(t *testing.T) {
 	chromium := ""
 	for _, name := range []string{"chromium", "chromium-browser"} {
@@ -66,9 +71,57 @@ func TestAppsBrowser(t *testing.T) {
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("bundling the host page: %v\n%s", err, b)
 	}
-	wasm := appGuests()[0].wasm(t) // guests/appview
-	base, _ := startHTTP(t, wasm)
+	b := startBrowser(t, ctx, chromium)
 
+	t.Run("appview", func(t *testing.T) {
+		b.t = t                        // subtests run one at a time: b fails the one running
+		wasm := appGuests()[0].wasm(t) // guests/appview
+		base, _ := startHTTP(t, wasm)
+		session := b.openApp(t, web, base, "shout", `{"text":"hi"}`)
+		// The view renders the result of the call that opened it.
+		b.waitText(session, "status", "rendered")
+		b.waitText(session, "answer", "HI!")
+		// A click in the view calls shout through the host; the answer shows in the view.
+		b.click(session, "shout")
+		b.waitText(session, "answer", "HELLO FROM THE VIEW!")
+		b.screenshot(session, "apps-browser.png")
+	})
+
+	t.Run("vanillajs", func(t *testing.T) {
+		b.t = t
+		wasm := buildNpmServer(t, "server-basic-vanillajs")
+		cfg := writeConfig(t, `{"guests": [{"name": "vanilla", "path": "`+wasm+`", "args": ["--stdio"], "grants": {"clock": true}}]}`)
+		base, _ := startHTTP(t, "--config", cfg)
+		session := b.openApp(t, web, base, "get-time", `{}`)
+		b.waitText(session, "status", "rendered")
+		// The view shows the time of the call that opened it (its ontoolresult).
+		opened := b.waitFor(session, "server-time", "an ISO 8601 time", isTime)
+		// A click calls get-time from the view (callServerTool by its own name) through the
+		// host: the answer is a time read by the instance's granted clock after the click.
+		clicked := time.Now().UTC().Truncate(time.Millisecond)
+		b.click(session, "get-time-btn")
+		got := b.waitFor(session, "server-time", "a time after the click", func(s string) bool {
+			ts, err := time.Parse(time.RFC3339Nano, s)
+			return err == nil && !ts.Before(clicked)
+		})
+		if ts, _ := time.Parse(time.RFC3339Nano, got); ts.After(time.Now().Add(time.Second)) {
+			t.Errorf("get-time from the view = %s, after now", got)
+		}
+		t.Logf("server-time: opened %s, after the click %s", opened, got)
+		b.screenshot(session, "apps-browser-vanillajs.png")
+	})
+}
+
+func isTime(s string) bool {
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
+}
+
+// openApp serves the host page (web: its bundle) on a new origin that passes /mcp to the
+// mcpwasm server at base, with a sandbox proxy on another, and opens it in a new page of b
+// for tool called with args (JSON). It returns the page's session.
+func (b *browser) openApp(t *testing.T, web, base, tool, args string) string {
+	t.Helper()
 	// The host's origin serves the page and passes /mcp to mcpwasm as a host's backend does
 	// (mcpwasm refuses cross-origin browser requests).
 	target, err := url.Parse(base)
@@ -94,24 +147,28 @@ func TestAppsBrowser(t *testing.T) {
 		http.ServeFile(w, r, filepath.Join(web, "host.js"))
 	})
 	host := httptest.NewServer(mux)
-	t.Cleanup(host.Close)
 	// The sandbox proxy on another origin (another port).
 	sandbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFile(w, r, filepath.Join(appsHostDir, "sandbox.html"))
 	}))
-	t.Cleanup(sandbox.Close)
+	page := host.URL + "/host.html?" + url.Values{"tool": {tool}, "args": {args}, "sandbox": {sandbox.URL + "/sandbox.html"}}.Encode()
+	session, targetID := b.open(page)
+	t.Cleanup(func() {
+		// The page's connections (its MCP client's stream) end with it, before the
+		// servers close: the browser outlives this subtest.
+		_ = b.try("", "Target.closeTarget", map[string]any{"targetId": targetID}, nil)
+		for _, s := range []*httptest.Server{host, sandbox} {
+			s.CloseClientConnections()
+			s.Close()
+		}
+	})
+	return session
+}
 
-	page := host.URL + "/host.html?" + url.Values{"tool": {"shout"}, "args": {`{"text":"hi"}`}, "sandbox": {sandbox.URL + "/sandbox.html"}}.Encode()
-	b := startBrowser(t, ctx, chromium)
-	session := b.open(page)
-
-	// The view renders the result of the call that opened it.
-	b.waitText(session, "status", "rendered")
-	b.waitText(session, "answer", "HI!")
-	// A click in the view calls shout through the host; the answer shows in the view.
-	b.click(session, "shout")
-	b.waitText(session, "answer", "HELLO FROM THE VIEW!")
-
+// screenshot keeps a PNG of the page of session as the test's artefact, named name.
+func (b *browser) screenshot(session, name string) {
+	t := b.t
+	t.Helper()
 	var shot struct{ Data string }
 	b.call(session, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot)
 	png, err := base64.StdEncoding.DecodeString(shot.Data)
@@ -122,7 +179,7 @@ func TestAppsBrowser(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	out := filepath.Join(dir, "apps-browser.png")
+	out := filepath.Join(dir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -248,15 +305,15 @@ func (b *browser) try(session, method string, params any, out any) error {
 	}
 }
 
-// open creates a page at pageURL and returns its session.
-func (b *browser) open(pageURL string) string {
+// open creates a page at pageURL and returns its session and target.
+func (b *browser) open(pageURL string) (session, target string) {
 	b.t.Helper()
 	var created struct{ TargetID string }
 	b.call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &created)
 	var attached struct{ SessionID string }
 	b.call("", "Target.attachToTarget", map[string]any{"targetId": created.TargetID, "flatten": true}, &attached)
 	b.call(attached.SessionID, "Page.navigate", map[string]any{"url": pageURL}, nil)
-	return attached.SessionID
+	return attached.SessionID, created.TargetID
 }
 
 // domNode is a node of DOM.getDocument's tree (pierced: frames' documents included).
@@ -311,16 +368,23 @@ func (b *browser) document(session string) *domNode {
 // waitText waits until the element with id (in the page or a frame) has the text want.
 func (b *browser) waitText(session, id, want string) {
 	b.t.Helper()
+	b.waitFor(session, id, strconv.Quote(want), func(s string) bool { return s == want })
+}
+
+// waitFor waits until the text of the element with id (in the page or a frame), trimmed,
+// satisfies ok (what describes it), and returns it.
+func (b *browser) waitFor(session, id, what string, ok func(string) bool) string {
+	b.t.Helper()
 	last := ""
 	for {
 		if n := b.document(session).find(id); n != nil {
-			if last = strings.TrimSpace(n.text()); last == want {
-				return
+			if last = strings.TrimSpace(n.text()); ok(last) {
+				return last
 			}
 		}
 		select {
 		case <-b.ctx.Done():
-			b.t.Fatalf("#%s never read %q (last %q)", id, want, last)
+			b.t.Fatalf("#%s never read %s (last %q)", id, what, last)
 		case <-time.After(50 * time.Millisecond): // polling the page's DOM, not synchronisation
 		}
 	}
