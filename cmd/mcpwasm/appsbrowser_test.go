@@ -381,6 +381,9 @@ func (b *browser) waitFor(session, id, what string, ok func(string) bool) string
 			if last = strings.TrimSpace(n.text()); ok(last) {
 				return last
 			}
+			if id == "status" && strings.HasPrefix(last, "error:") { // the host page gave up
+				b.t.Fatalf("#status never read %s: %s", what, last)
+			}
 		}
 		select {
 		case <-b.ctx.Done():
