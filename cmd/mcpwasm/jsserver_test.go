@@ -32,7 +32,7 @@ func TestJSServerV2Built(t *testing.T) {
 		t.Fatal(err)
 	}
 	insp, errOut, code := runCLI("inspect", "--cache-dir", cacheDir, out)
-	if code != 0 || !strings.Contains(insp, "kind: javascript-server (a whole MCP server: a JavaScript bundle with its own MCP SDK, run as a process") || !strings.Contains(insp, "\n  add\n") {
+	if code != 0 || !strings.Contains(insp, "kind: javascript-server (a whole MCP server: a JavaScript bundle with its own MCP SDK, run as a process") || !strings.Contains(insp, "\n  add — Addition Tool\n") {
 		t.Errorf("inspect: exit %d\n%s%s", code, insp, errOut)
 	}
 	base, _ := startHTTP(t, "--config", wasiServerConfig(t, wasiGuest{name: "v2", wasm: wasm}))
