@@ -129,7 +129,7 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 				if err != nil {
 					return nil, err
 				}
-				token, progress := relayProgress(ctx) // the client's progress, under its token
+				token, progress := relayProgress(ctx)                         // the client's progress, under its token
 				res, err := s.CallToolExact(ctx, tool, args, token, progress) // numbers as the upstream sent them
 				if err != nil {
 					return nil, err
