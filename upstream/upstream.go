@@ -230,6 +230,9 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		return nil, err
 	}
 	t = raw.wrap(t)
+	if spec.Relay != nil && spec.URL == "" {
+		t = &logTransport{Transport: t, relay: spec.Relay} // relay.go
+	}
 	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, ErrConnectTimeout)
 	defer cancel()
 	if spec.Elicit != nil {
@@ -263,7 +266,10 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		// works, where initialize on this one could meet a late discover reply.
 		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
 		if t, err = newTransport(spec, o, cancels, raw, nil); err == nil {
-			cs, err = connect(cctx, raw.wrap(t), o, cancels, tracker, nil, false)
+			if t = raw.wrap(t); spec.Relay != nil && spec.URL == "" {
+				t = &logTransport{Transport: t, relay: spec.Relay}
+			}
+			cs, err = connect(cctx, t, o, cancels, tracker, nil, false)
 		}
 	}
 	if err != nil {
