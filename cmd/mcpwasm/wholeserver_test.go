@@ -143,10 +143,10 @@ func TestWholeServersInterop(t *testing.T) {
 	wantTools := []string{add, greet}
 	slices.Sort(wantTools)
 	calls := []struct {
-		tool    string
-		args    string   // JSON, for the TS SDK client
-		argv    []string // --tool-arg, for the Inspector
-		want    string
+		tool string
+		args string   // JSON, for the TS SDK client
+		argv []string // --tool-arg, for the Inspector
+		want string
 	}{
 		{tool: greet, args: `{"name":"Ada"}`, argv: []string{"name=Ada"}, want: "Hi Ada"},
 		{tool: add, args: `{"a":2,"b":40}`, argv: []string{"a=2", "b=40"}, want: `{"result":42}`},
