@@ -157,3 +157,52 @@ func TestUpstreamRelayGrants(t *testing.T) {
 		t.Errorf("log messages:\n%s\nwant %s", got, want)
 	}
 }
+
+// An upstream's request belongs to the one client whose gateway calls to it are in flight
+// (several calls of one session are one client, the newest call's context is used), to the
+// call's own client when handled on that call's context, and to no one with two clients'
+// calls in flight or none.
+func TestGatewayRouterClient(t *testing.T) {
+	ctx := testContext(t)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s"}, nil)
+	session := func() *mcp.ServerSession {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return ss
+	}
+	a, b := session(), session()
+	r := &elicitRouter{inflight: map[string][]gatewayCall{}}
+	client := r.client("up")
+	if _, ss := client(ctx); ss != nil {
+		t.Error("no call in flight: a client was found")
+	}
+	a1, endA1 := r.track(context.WithValue(ctx, downstreamKey{}, a), "up")
+	a2, endA2 := r.track(context.WithValue(ctx, downstreamKey{}, a), "up")
+	if sctx, ss := client(ctx); ss != a || sctx != a2 {
+		t.Errorf("two calls of one session: session %p (want %p), newest call's context %v", ss, a, sctx == a2)
+	}
+	_, endB := r.track(context.WithValue(ctx, downstreamKey{}, b), "up")
+	if _, ss := client(ctx); ss != nil {
+		t.Error("two clients' calls in flight: a client was chosen")
+	}
+	if sctx, ss := client(a1); ss != a || sctx != a1 {
+		t.Error("a request on a call's own context does not go to that call's client")
+	}
+	endA1()
+	endA2()
+	if _, ss := client(ctx); ss != b {
+		t.Error("after a's calls ended, b's call does not own the request")
+	}
+	endB()
+	if _, ss := client(ctx); ss != nil {
+		t.Error("all calls ended: a client was found")
+	}
+}
