@@ -172,7 +172,7 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 		e.s.RemoveResourceTemplates(templates...)
 	}
 	if reg != nil {
-		reg.setExposed(e, next, caps.Completions != nil)
+		reg.setExposed(e, next, caps.Completions != nil, caps.Resources != nil && caps.Resources.Subscribe)
 	}
 	e.items = next
 	log.Info("gateway: prompts and resources exposed", "items", len(next))
@@ -195,16 +195,32 @@ func (e *Exposed) hygienic(log interface {
 }
 
 // setExposed records e's prompts and templates for completion/complete (when the server
-// completes) and forgets its previous ones.
-func (r *registry) setExposed(e *Exposed, items map[item]string, completes bool) {
+// completes) and its resources for resources/subscribe (when it takes subscriptions), and
+// forgets its previous ones.
+func (r *registry) setExposed(e *Exposed, items map[item]string, completes, subscribes bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.exposed == nil {
 		r.exposed = map[string]exposedCompleter{}
 	}
+	if r.exposedRes == nil {
+		r.exposedRes = map[string]*Exposed{}
+	}
 	for k, c := range r.exposed {
 		if c.e == e {
 			delete(r.exposed, k)
+		}
+	}
+	for k, x := range r.exposedRes {
+		if x == e {
+			delete(r.exposedRes, k)
+		}
+	}
+	if subscribes {
+		for it := range items {
+			if it.what == "resource" {
+				r.exposedRes[it.name] = e
+			}
 		}
 	}
 	if !completes {

@@ -108,6 +108,7 @@ func NewServer(guests []*runtime.Guest, opts *Options) (*mcp.Server, error) {
 		logger = slog.Default()
 	}
 	s.AddSendingMiddleware((&listChangedLog{logger: logger}).middleware) // listfanout.go
+	s.AddSendingMiddleware(reg.updatedFilter)                            // subscriptions.go: ResourceUpdatedTo
 	s.AddReceivingMiddleware(sessionMiddleware(serverVersions(&sopts)))  // revision.go
 	s.AddReceivingMiddleware(protocolMiddleware)                         // protocol.go
 	s.AddReceivingMiddleware(withheldMiddleware(s))                      // registry.go: WithholdTool

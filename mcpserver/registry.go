@@ -28,6 +28,12 @@ type registry struct {
 	// exposed completes the prompts and templates of exposed servers (exposeall.go), by
 	// "ref/prompt\x00NAME" or "ref/resource\x00TEMPLATE".
 	exposed map[string]exposedCompleter
+	// exposedRes are the resources of exposed servers by URI: resources/subscribe and
+	// unsubscribe of one are forwarded to its server (exposeall.go).
+	exposedRes map[string]*Exposed
+	// targets are the sessions that exposed servers' notifications/resources/updated are
+	// for, by the nonce they carry while the SDK fans them out (ResourceUpdatedTo).
+	targets map[string]*mcp.ServerSession
 }
 
 // registration is how a guest was added to a server: its options and the manifest served.
@@ -180,7 +186,7 @@ func (r *registry) configure(opts *mcp.ServerOptions, guests []*runtime.Guest, e
 	if completes && opts.CompletionHandler == nil {
 		opts.CompletionHandler = r.complete // completions.go
 	}
-	if resources && opts.SubscribeHandler == nil && opts.UnsubscribeHandler == nil {
-		opts.SubscribeHandler, opts.UnsubscribeHandler = r.subscribe, unsubscribe // subscriptions.go
+	if (resources || exposed) && opts.SubscribeHandler == nil && opts.UnsubscribeHandler == nil {
+		opts.SubscribeHandler, opts.UnsubscribeHandler = r.subscribe, r.unsubscribe // subscriptions.go
 	}
 }

@@ -2,8 +2,10 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -114,21 +116,7 @@ func (r *Relay) options(co mcp.ClientOptions) mcp.ClientOptions {
 		return ss.Elicit(sctx, req.Params)
 	}
 	co.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-		if r.Client == nil {
-			return
-		}
-		if sctx, ss := r.Client(ctx); ss != nil {
-			if sctx == nil {
-				sctx = ctx
-			}
-			// Filtered by the level the client set on us. The go-sdk client hands a
-			// notification to its handler after it has read it, while the call's answer, read
-			// next, may already have ended that call's stream: then the message goes on the
-			// session's own stream.
-			if err := ss.Log(sctx, req.Params); err != nil && sctx != ctx {
-				_ = ss.Log(context.WithoutCancel(ctx), req.Params)
-			}
-		}
+		r.log(ctx, req.Params) // over HTTP; a stdio or in-process server's come through logTransport
 	}
 	co.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 		if r.Progress == nil {
@@ -190,5 +178,72 @@ func (r *Relay) rootsMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 func (r *Relay) afterConnect(ctx context.Context, cs *mcp.ClientSession) {
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
 		_ = cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+	}
+}
+
+// log hands a server's notifications/message to the client it belongs to, filtered by the
+// level that client set on us.
+func (r *Relay) log(ctx context.Context, p *mcp.LoggingMessageParams) {
+	if r.Client == nil {
+		return
+	}
+	sctx, ss := r.Client(ctx)
+	if ss == nil {
+		return
+	}
+	if sctx == nil {
+		sctx = ctx
+	}
+	// The message is sent on the client's call in flight (over Streamable HTTP, that call's
+	// stream) when there is one; should that call have ended meanwhile, on the session's own
+	// stream.
+	if err := ss.Log(sctx, p); err != nil && sctx != ctx {
+		_ = ss.Log(context.WithoutCancel(ctx), p)
+	}
+}
+
+// logTransport wraps a stdio or in-process server's transport so that its notifications/message
+// are relayed from the read loop, in the order read: a message the server sent before a
+// call's answer reaches the client while that call is still in flight, on its stream (the
+// SDK hands notifications to its handlers asynchronously, possibly after the answer ended the
+// call). A slow client holds up reading for at most logSendLimit per message.
+type logTransport struct {
+	mcp.Transport
+	relay *Relay
+}
+
+// logSendLimit bounds relaying one log message from the read loop.
+const logSendLimit = 10 * time.Second
+
+func (t *logTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &logConn{Connection: c, relay: t.relay}, nil
+}
+
+type logConn struct {
+	mcp.Connection
+	relay *Relay
+}
+
+func (c *logConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.Connection.Read(ctx)
+		if err != nil {
+			return msg, err
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok || req.IsCall() || req.Method != "notifications/message" {
+			return msg, nil
+		}
+		var p mcp.LoggingMessageParams
+		if json.Unmarshal(req.Params, &p) != nil {
+			return msg, nil // the SDK answers what it cannot decode
+		}
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), logSendLimit)
+		c.relay.log(lctx, &p)
+		cancel()
 	}
 }

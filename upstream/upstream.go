@@ -229,7 +229,14 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	t = raw.wrap(t)
+	wrap := func(t mcp.Transport) mcp.Transport {
+		t = raw.wrap(t)
+		if spec.Relay != nil && spec.URL == "" {
+			t = &logTransport{Transport: t, relay: spec.Relay} // relay.go
+		}
+		return t
+	}
+	t = wrap(t)
 	cctx, cancel := context.WithTimeoutCause(ctx, o.ConnectTimeout, ErrConnectTimeout)
 	defer cancel()
 	if spec.Elicit != nil {
@@ -263,7 +270,7 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 		// works, where initialize on this one could meet a late discover reply.
 		o.Logger.Info("upstream: no answer to server/discover; reconnecting with initialize only", "server", spec.String(), "waited", o.DiscoverTimeout)
 		if t, err = newTransport(spec, o, cancels, raw, nil); err == nil {
-			cs, err = connect(cctx, raw.wrap(t), o, cancels, tracker, nil, false)
+			cs, err = connect(cctx, wrap(t), o, cancels, tracker, nil, false)
 		}
 	}
 	if err != nil {

@@ -274,17 +274,24 @@ func (t *terminalElicitor) ask(f formField) (any, bool, error) {
 	return s, true, nil
 }
 
-// gatewayElicit forwards the elicitations of exposed upstreams (the gateway) to the client
-// whose call is waiting on them, when that client declared the elicitation capability;
-// otherwise they are declined. Guests' calls to the same upstream are never forwarded: only
-// the gateway's calls are tracked.
-var gatewayElicit = &elicitRouter{inflight: map[string][]*mcp.ServerSession{}}
+// gatewayElicit finds the client a request or notification of an upstream belongs to, for
+// that upstream's relay (upstream.Relay.Client, built in newUpstreams): the client whose
+// gateway call to the upstream is in flight, when there is exactly one such client. Guests'
+// calls to the same upstream are never relayed: only the gateway's calls are tracked.
+var gatewayElicit = &elicitRouter{inflight: map[string][]gatewayCall{}}
 
 type elicitRouter struct {
 	logger *slog.Logger // set by exposeUpstreams before any upstream starts
 
 	mu       sync.Mutex
-	inflight map[string][]*mcp.ServerSession // upstream → sessions with a gateway call to it in flight
+	inflight map[string][]gatewayCall // upstream → gateway calls to it in flight, oldest first
+}
+
+// gatewayCall is one gateway call in flight: its client session and the call's context
+// (over Streamable HTTP a request to the client travels on that call's stream).
+type gatewayCall struct {
+	ss  *mcp.ServerSession
+	ctx context.Context
 }
 
 type downstreamKey struct{} // the *mcp.ServerSession of a tools/call (downstreamSession)
@@ -315,52 +322,38 @@ func (r *elicitRouter) track(ctx context.Context, name string) (context.Context,
 	if ss == nil {
 		return ctx, func() {}
 	}
+	ctx = context.WithValue(ctx, gatewayKey{}, ss)
 	r.mu.Lock()
-	r.inflight[name] = append(r.inflight[name], ss)
+	r.inflight[name] = append(r.inflight[name], gatewayCall{ss, ctx})
 	r.mu.Unlock()
-	return context.WithValue(ctx, gatewayKey{}, ss), func() {
+	return ctx, func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		l := r.inflight[name]
-		if i := slices.Index(l, ss); i >= 0 {
+		if i := slices.IndexFunc(l, func(c gatewayCall) bool { return c.ctx == ctx }); i >= 0 {
 			r.inflight[name] = slices.Delete(l, i, i+1)
 		}
 	}
 }
 
-// handler answers upstream name's elicitations: an input-required result (2026-07-28) is
-// fulfilled on the gateway call's own context, which names the client; an elicitation/create
-// request goes to the one client with a gateway call to name in flight (with several, whose
-// call it belongs to is unknown, so it is declined).
-func (r *elicitRouter) handler(name string) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		ss, _ := ctx.Value(gatewayKey{}).(*mcp.ServerSession)
-		if ss == nil {
-			r.mu.Lock()
-			if l := r.inflight[name]; len(l) == 1 {
-				ss = l[0]
-			}
-			r.mu.Unlock()
+// client returns upstream name's upstream.Relay.Client: a request fulfilled on the gateway
+// call's own context (an input-required result, 2026-07-28) belongs to that call's client;
+// any other goes to the one client with gateway calls to name in flight, on its newest call
+// (with several clients, whose call it belongs to is unknown: none).
+func (r *elicitRouter) client(name string) func(context.Context) (context.Context, *mcp.ServerSession) {
+	return func(ctx context.Context) (context.Context, *mcp.ServerSession) {
+		if ss, _ := ctx.Value(gatewayKey{}).(*mcp.ServerSession); ss != nil {
+			return ctx, ss
 		}
-		decline := func(why string, err error) (*mcp.ElicitResult, error) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		l := r.inflight[name]
+		if len(l) == 0 || slices.ContainsFunc(l, func(c gatewayCall) bool { return c.ss != l[0].ss }) {
 			if r.logger != nil {
-				r.logger.Debug("gateway: elicitation declined", "upstream", name, "why", why, "err", err)
+				r.logger.Debug("gateway: no single client call an upstream's request belongs to", "upstream", name, "calls", len(l))
 			}
-			return &mcp.ElicitResult{Action: "decline"}, nil
+			return nil, nil
 		}
-		switch {
-		case ss == nil:
-			return decline("no single gateway call it belongs to", nil)
-		case req.Params.Mode != "" && req.Params.Mode != "form":
-			return decline("not a form", nil)
-		}
-		if ip := ss.InitializeParams(); ip != nil && (ip.Capabilities == nil || ip.Capabilities.Elicitation == nil) {
-			return decline("the client did not declare elicitation", nil)
-		}
-		res, err := ss.Elicit(ctx, req.Params)
-		if err != nil {
-			return decline("forwarding failed", err)
-		}
-		return res, nil
+		return l[len(l)-1].ctx, l[0].ss
 	}
 }

@@ -120,8 +120,10 @@ func TestTerminalElicitor(t *testing.T) {
 	}
 }
 
-// The gateway forwards an exposed upstream's elicitation to its own client when that client
-// declared the capability (here `mcpwasm call --elicit defaults`), and declines it otherwise.
+// The gateway forwards an exposed upstream's elicitation to its own client under the
+// upstream's elicitation grant, when that client declared the capability (here `mcpwasm call
+// --elicit defaults`); without the grant, or to a client without the capability, it is
+// refused saying which.
 func TestGatewayForwardsElicitation(t *testing.T) {
 	up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
 	mcp.AddTool(up, &mcp.Tool{Name: "ask"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -137,11 +139,13 @@ func TestGatewayForwardsElicitation(t *testing.T) {
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 	defer hs.Close()
 	cfg := filepath.Join(t.TempDir(), "mcpwasm.json")
-	b, _ := json.Marshal(map[string]any{"upstreams": map[string]any{"up": map[string]any{"url": hs.URL, "expose": true}}})
+	b, _ := json.Marshal(map[string]any{"upstreams": map[string]any{
+		"up":   map[string]any{"url": hs.URL, "expose": true, "grants": map[string]any{"elicitation": true}},
+		"bare": map[string]any{"url": hs.URL, "expose": true}}})
 	if err := os.WriteFile(cfg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	call := func(h func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) string {
+	call := func(tool string, h func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) string {
 		c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, &mcp.ClientOptions{ElicitationHandler: h})
 		cmd := exec.Command(binPath, "serve", "--cache-dir", cacheDir, "--config", cfg)
 		cs, err := c.Connect(testContext(t), &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
@@ -149,27 +153,31 @@ func TestGatewayForwardsElicitation(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cs.Close()
-		res, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Name: "up__ask", Arguments: map[string]any{}})
+		res, err := cs.CallTool(testContext(t), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res.Content[0].(*mcp.TextContent).Text
 	}
-	if got, want := call(func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	accept := func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		if req.Params.Message != "name?" {
 			return nil, fmt.Errorf("message %q", req.Params.Message)
 		}
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Grace"}}, nil
-	}), `accept {"name":"Grace"}`; got != want {
+	}
+	if got, want := call("up__ask", accept), `accept {"name":"Grace"}`; got != want {
 		t.Errorf("client with elicitation: %q, want %q", got, want)
 	}
-	if got, want := call(nil), "decline null"; got != want {
+	if got, want := call("bare__ask", accept), `calling "elicitation/create": elicitation/create: upstream "bare" refused: upstream "bare" has no elicitation grant (grants.elicitation)`; got != want {
+		t.Errorf("upstream without the grant: %q, want %q", got, want)
+	}
+	if got, want := call("up__ask", nil), `calling "elicitation/create": elicitation/create: upstream "up" refused: the client did not declare the elicitation capability`; got != want {
 		t.Errorf("client without elicitation: %q, want %q", got, want)
 	}
 	// A 2026-07-28 client (mcpwasm call) is asked through an input-required result, which the
-	// gateway does not return yet: declined.
+	// gateway does not return yet: the upstream's request fails saying so.
 	out, code := runClient(t, "call", "--elicit", "defaults", "up__ask", "--", binPath, "serve", "--cache-dir", cacheDir, "--config", cfg)
-	if code != 0 || out != "decline null\n" {
+	if want := `calling "elicitation/create": "elicitation/create" cannot be sent while serving a request on protocol version 2026-07-28: return an InputRequests map instead (multi round-trip requests, SEP-2322)` + "\n"; code != ExitToolError || out != want {
 		t.Errorf("mcpwasm call (2026-07-28): exit %d, %q", code, out)
 	}
 }

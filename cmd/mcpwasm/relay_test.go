@@ -108,9 +108,30 @@ func TestWASIServerEverythingRelay(t *testing.T) {
 		}
 	}
 
-	// Logging is relayed too (Relay's LoggingMessageHandler), but not asserted here: the
-	// go-sdk client hands the notification to the handler after reading the call's answer,
-	// so whether it reaches the client on the call's stream races (left: RATIONALE.md, "Whole MCP servers").
+	// Logging: the guest's notifications/message reaches the client at the level the client
+	// set (logging/setLevel on our server; the relay has the instance send everything).
+	// Waited for as an event: the go-sdk client may hand the message to the relay after the
+	// call's answer ended the call's stream; the relay then sends it on the session's stream.
+	logTool := "ev__log" // named as the calls above (two guests here serve a "log")
+	if err := cs.SetLoggingLevel(testContext(t), &mcp.SetLoggingLevelParams{Level: "critical"}); err != nil {
+		t.Fatal(err)
+	}
+	callText(t, cs, logTool, map[string]any{}) // its "error" message is below critical: dropped
+	if err := cs.SetLoggingLevel(testContext(t), &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	callText(t, cs, logTool, map[string]any{})
+	select {
+	case <-rc.got:
+	case <-testContext(t).Done():
+		t.Fatal("no log message reached the client")
+	}
+	rc.mu.Lock()
+	if got, want := strings.Join(rc.logs, "\n"), `error: "something happened!"`; got != want {
+		t.Errorf("log messages: %q, want %q", got, want)
+	}
+	rc.mu.Unlock()
+
 	// Completion of a prompt argument, by its served name.
 	comp, err := cs.Complete(testContext(t), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"},
 		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "Bo"}})

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/oauth"
 	"github.com/mcpwasm/mcpwasm/mcpserver"
 	"github.com/mcpwasm/mcpwasm/runtime"
+	"github.com/mcpwasm/mcpwasm/runtime/policy"
 	"github.com/mcpwasm/mcpwasm/upstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,9 +27,17 @@ func newUpstreams(cfg *config.Config, logger *slog.Logger, onRestart func(name s
 	specs := map[string]upstream.Spec{}
 	for name, u := range cfg.Upstreams {
 		spec := upstream.Spec{Command: u.Command, URL: u.URL, Headers: u.Headers, Env: u.Env}
-		if u.Expose {
-			spec.Elicit = gatewayElicit.handler(name) // elicit.go
+		// The server's requests (sampling, elicitation, roots) reach the client of the
+		// gateway call they belong to under the upstream's grants, refused naming the grant
+		// otherwise; its log messages and progress reach that client too (upstream.Relay, as
+		// for a whole-server guest).
+		label := fmt.Sprintf("upstream %q", name)
+		var g policy.Grants
+		if u.Grants != nil {
+			g = *u.Grants
 		}
+		spec.Relay = &upstream.Relay{Label: label, Sampling: g.Sampling, Elicitation: g.Elicitation, Roots: g.Roots,
+			Client: gatewayElicit.client(name)} // elicit.go
 		if u.URL != "" {
 			spec.OAuth = upstreamOAuth(name, u, logger) // auth.go
 			if spec.OAuth != nil {
@@ -119,7 +129,8 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 				if err != nil {
 					return nil, err
 				}
-				res, err := s.CallToolExact(ctx, tool, args, "", nil) // numbers as the upstream sent them
+				token, progress := relayProgress(ctx)                         // the client's progress, under its token
+				res, err := s.CallToolExact(ctx, tool, args, token, progress) // numbers as the upstream sent them
 				if err != nil {
 					return nil, err
 				}
@@ -170,4 +181,20 @@ func exposesUpstreams(cfg *config.Config) bool {
 		}
 	}
 	return false
+}
+
+// relayProgress returns the progress token to send a server with a call made for the client
+// call on ctx, and the function that hands the server's progress to that client under the
+// client's own token; none when the client asked for no progress.
+func relayProgress(ctx context.Context) (string, func(*mcp.ProgressNotificationParams)) {
+	dt := ctx.Value(progressKey{})
+	owner, _ := ctx.Value(downstreamKey{}).(*mcp.ServerSession)
+	if dt == nil || owner == nil {
+		return "", nil
+	}
+	return upstream.NewProgressToken(), func(p *mcp.ProgressNotificationParams) {
+		cp := *p
+		cp.ProgressToken = dt
+		_ = owner.NotifyProgress(ctx, &cp)
+	}
 }

@@ -98,6 +98,7 @@ const serverGrace = time.Second
 type servedServer struct {
 	srv    *runtime.Server
 	logger *slog.Logger
+	served *mcp.Server // the server it is exposed on (set by exposeServers): resource updates
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*serverSession
@@ -162,7 +163,7 @@ func exposeServers(ctx context.Context, srv *mcp.Server, servers []serverGuest, 
 	}
 	for _, sg := range servers {
 		rs := sg.Server
-		s := &servedServer{srv: rs, logger: logger.With("guest", rs.Name(), "kind", rs.Kind()), sessions: map[*mcp.ServerSession]*serverSession{}}
+		s := &servedServer{srv: rs, served: srv, logger: logger.With("guest", rs.Name(), "kind", rs.Kind()), sessions: map[*mcp.ServerSession]*serverSession{}}
 		served = append(served, s)
 		var lister *upstream.Session
 		opts := &mcpserver.ExposeOptions{Kind: "guest", Prefix: sg.prefix, Source: rs.Source(), Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil, All: true,
@@ -238,6 +239,17 @@ func (s *servedServer) dial(ctx context.Context, ss *serverSession) (*upstream.S
 		Changed: func(_ string, cs *mcp.ClientSession) {
 			if s.changed != nil {
 				s.changed(cs)
+			}
+		},
+		// An instance's resources/updated is its client session's (if it subscribed); a
+		// shared instance's, every subscribed session's.
+		Updated: func(ctx context.Context, p *mcp.ResourceUpdatedNotificationParams) {
+			switch {
+			case s.served == nil:
+			case owner != nil:
+				_ = mcpserver.ResourceUpdatedTo(ctx, s.served, owner, p)
+			case ss != nil:
+				_ = s.served.ResourceUpdated(ctx, p)
 			}
 		}}
 	timeout := s.srv.Limits().Timeout

@@ -210,6 +210,11 @@ type Upstream struct {
 	// OAuth configures how a url upstream authorizes (MCP "Authorization"). Absent: a token
 	// that `mcpwasm login URL` stored is used and refreshed, and dynamic registration.
 	OAuth *UpstreamOAuth `json:"oauth,omitempty"`
+	// Grants are what the server may ask of the client of a gateway call (upstream.Relay):
+	// sampling, elicitation and roots, with a guest's meaning and parser. The others (net,
+	// exec, fs, env, clock, random, mcp) are refused: an upstream runs outside the sandbox, so
+	// its own network, files, clock and environment are not ours to grant. Absent: none.
+	Grants *policy.Grants `json:"grants,omitempty"`
 }
 
 // UpstreamOAuth is the OAuth 2.1 client configuration of one url upstream.
@@ -400,6 +405,17 @@ func (c *Config) check(p *problems) {
 		}
 		if len(u.Env) > 0 && u.URL != "" {
 			p.at(path+".env", `applies to a spawned "command", not a "url"`)
+		}
+		if g := u.Grants; g != nil && !p.broken(path+".grants") {
+			for _, f := range []struct {
+				name string
+				set  bool
+			}{{"net", g.Net != nil}, {"exec", g.Exec != nil}, {"fs", g.FS != nil}, {"env", g.Env != nil},
+				{"clock", g.Clock}, {"random", g.Random}, {"mcp", g.MCP != nil}} {
+				if f.set {
+					p.at(path+".grants."+f.name, "an upstream runs outside the sandbox: its own %s is not mcpwasm's to grant (an upstream's grants are sampling, elicitation and roots)", f.name)
+				}
+			}
 		}
 	}
 	c.checkShip(p) // ship.go

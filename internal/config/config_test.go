@@ -362,3 +362,25 @@ func TestTaskLimitsKeys(t *testing.T) {
 		}
 	}
 }
+
+// An upstream's grants: sampling, elicitation and roots as a guest's (one parser); the
+// grants that are about the sandbox are refused naming the value and why.
+func TestUpstreamGrants(t *testing.T) {
+	c, err := Parse([]byte(`{"upstreams": {"docs": {"url": "http://127.0.0.1:1/mcp", "grants": {"sampling": true, "roots": true}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := c.Upstreams["docs"].Grants; g == nil || !g.Sampling || g.Elicitation || !g.Roots {
+		t.Errorf("grants: %+v", g)
+	}
+	_, err = Parse([]byte(`{"upstreams": {"docs": {"command": ["d"],
+  "grants": {"elicitation": true, "net": ["example.com"]}}}}`))
+	want := `line 2 column 42: upstreams.docs.grants.net: an upstream runs outside the sandbox: its own net is not mcpwasm's to grant (an upstream's grants are sampling, elicitation and roots)`
+	if err == nil || err.Error() != want {
+		t.Errorf("net grant: %v\nwant %s", err, want)
+	}
+	_, err = Parse([]byte(`{"upstreams": {"docs": {"command": ["d"], "grants": {"sampling": "yes"}}}}`))
+	if err == nil || !strings.Contains(err.Error(), "upstreams.docs.grants.sampling: want boolean") {
+		t.Errorf("a grant that is not a boolean: %v", err)
+	}
+}
