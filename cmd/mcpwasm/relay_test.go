@@ -112,7 +112,7 @@ func TestWASIServerEverythingRelay(t *testing.T) {
 	// set (logging/setLevel on our server; the relay has the instance send everything).
 	// Waited for as an event: the go-sdk client may hand the message to the relay after the
 	// call's answer ended the call's stream; the relay then sends it on the session's stream.
-	logTool := "ev__log" // named as the calls above (two guests here serve a "log")
+	logTool := "log" // ev's own name (bare's is bare__log)
 	if err := cs.SetLoggingLevel(testContext(t), &mcp.SetLoggingLevelParams{Level: "critical"}); err != nil {
 		t.Fatal(err)
 	}
