@@ -64,7 +64,7 @@ type GuestConfig struct {
 	// are never rewritten: a URI is a reference the guest hands out (resource links, ui://
 	// in tool _meta), so two guests cannot serve one URI.
 	// A prefixed name must still match abi.NamePattern; a JavaScript or Extism guest's that
-	// does not is served as names.MapName maps it (names.go).
+	// does not is served as names.MapName maps it (runtime/internal/engine/names.go).
 	ToolPrefix string
 	// HideTools are Go regular expressions (RE2 syntax): a tool whose declared name — before
 	// ToolPrefix and any name mapping — one of them matches whole (anchored, as hyper-mcp's

@@ -50,7 +50,7 @@ type Options struct {
 	// IdleTimeout closes instances idle longer than it (checked every IdleTimeout/2). Zero
 	// means 60 s; negative means never.
 	IdleTimeout time.Duration
-	// Observer receives tool-call, capability-request and cache events (observe.go). Nil
+	// Observer receives tool-call, capability-request and cache events (Observer). Nil
 	// means none, at no cost on the call path.
 	Observer Observer
 }

@@ -41,7 +41,7 @@ func (s *Server) Name() string {
 }
 
 // Kind is the guest's kind for inspect and logs: "wasi-server", or "javascript-server" for a
-// JavaScript bundle that carries its own SDK (jsserver.go).
+// JavaScript bundle that carries its own SDK (runtime/internal/engine/jsserver.go).
 func (s *Server) Kind() string {
 	return s.s.Kind()
 }

@@ -1,8 +1,17 @@
-// Package runtime is the mcpwasm host: it loads WebAssembly guest modules that implement the
-// ABI in ../abi/ABI.md, compiles each once (with an on-disk compilation cache), keeps a bounded
-// pool of instances per guest, enforces limits, and calls tools. It knows nothing of MCP; see
-// package mcpserver for the MCP binding.
+// Package engine is the machinery behind package runtime, which only exposes it: runtime's
+// Host, Guest and Server are handles over this package's, and what a user sets (Options,
+// GuestConfig, CallHooks, CallError, GuestStats) is declared there with its documentation and
+// here with the same fields, so one converts to the other.
 //
+// It owns the wazero runtime and compilation cache (host.go, cache.go, compile.go), the kinds
+// and what they link (kinds.go, links.go), the load and lazy start (load*.go, lazy.go,
+// guestcode.go, describe.go), the instance pools, reset in place and isolation (pool.go,
+// reset.go, instance.go, isolation.go), snapshots in memory and on disk (snapshot*.go), the
+// call path (call.go, enter.go, imports.go, validate.go) and whole-server guests
+// (wasiserver.go, jsserver.go).
+//
+// It may import abi, the module's internal/ helpers, runtime/peer, runtime/policy and the
+// other runtime/internal packages (which never import it), and wazero; never package runtime.
 // A Host is safe for concurrent use. An instance never runs two calls at once.
 package engine
 
