@@ -62,16 +62,21 @@ type Host struct {
 
 // NewHost creates a Host. Close it to release compiled code and instances.
 func NewHost(ctx context.Context, opts *Options) (*Host, error) {
-	var o engine.Options
-	if opts != nil {
-		o = engine.Options{CacheDir: opts.CacheDir, NoDiskCache: opts.NoDiskCache, Logger: opts.Logger,
-			Net: opts.Net, Upstreams: opts.Upstreams, Lazy: opts.Lazy, IdleTimeout: opts.IdleTimeout, Observer: opts.Observer}
-	}
+	o := engineOptions(opts)
 	e, err := engine.NewHost(ctx, &o)
 	if err != nil {
 		return nil, err
 	}
 	return &Host{e: e}, nil
+}
+
+// engineOptions copies opts to the engine's Options, field by field (TestOptionsParity).
+func engineOptions(opts *Options) engine.Options {
+	if opts == nil {
+		return engine.Options{}
+	}
+	return engine.Options{CacheDir: opts.CacheDir, NoDiskCache: opts.NoDiskCache, Logger: opts.Logger,
+		Net: opts.Net, Upstreams: opts.Upstreams, Lazy: opts.Lazy, IdleTimeout: opts.IdleTimeout, Observer: opts.Observer}
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error

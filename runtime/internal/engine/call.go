@@ -16,17 +16,13 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 )
 
-// CallError is the error of Guest.Call, Guest.ReadResource and Guest.GetPrompt: which guest
-// and which tool, resource or prompt failed, and why. Err wraps one of the package's sentinel
-// errors (ErrTimeLimit, ErrInvalidArguments, …), so callers branch with errors.Is on the
-// CallError itself and read the reason alone from Err.Error().
+// CallError is runtime.CallError, documented there: the same fields; the root returns a
+// call's *CallError as a *runtime.CallError.
 type CallError struct {
-	Guest string // the guest's name
-	// Op is "tool" for a tool call, the export name (abi.ExportRead, abi.ExportPrompt) for a
-	// resource read or a prompt, or "" when no tool of that name exists.
-	Op   string
-	Name string // the tool name, resource URI or prompt name
-	Err  error
+	Guest string
+	Op    string
+	Name  string
+	Err   error
 }
 
 func (e *CallError) Error() string {

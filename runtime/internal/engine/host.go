@@ -37,40 +37,17 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
-// Options configure a Host. The zero value (or nil) is valid.
+// Options is runtime.Options, documented there; the root's NewHost copies its fields one by
+// one (TestOptionsParity in the root keeps the two alike).
 type Options struct {
-	// CacheDir is the directory of wazero's compilation cache. Empty means
-	// $XDG_CACHE_HOME/mcpwasm/compile (os.UserCacheDir); it is created with mode 0700. A
-	// directory others could write (it or a directory above it) is refused, and compiled code
-	// and manifests read back from it must carry an HMAC under the directory's key
-	// (runtime/internal/cacheauth): what fails it is discarded and rebuilt.
-	// If no user cache directory exists, compiled code is cached in memory only.
-	CacheDir string
-	// NoDiskCache keeps compiled code in memory only.
+	CacheDir    string
 	NoDiskCache bool
-	// Logger receives load, call and guest stdout/stderr logs. Nil discards them.
-	Logger *slog.Logger
-	// Net configures how net grants reach the network (resolver, dialer, caps).
-	Net peer.Net
-	// Upstreams serves the mcp.list and mcp.call request kinds (ABI.md §6.5): the upstream
-	// MCP servers that mcp grants name. Nil means none: such requests answer NOT_FOUND.
-	// The Host does not close it.
-	Upstreams peer.Upstreams
-	// Lazy lets Load serve a module whose manifest is cached (from an earlier load of the same
-	// bytes by the same host version; see runtime/internal/manifests) before compiling it: the Guest is
-	// built and validated from the cached manifest at once, and the module is compiled in the
-	// background. A call waits for its own guest's code within its context and time limit; if
-	// the background compile fails, the guest's calls fail with that error and it is logged.
-	// Load keeps wasm (the caller must not modify it afterwards) and, with an on-disk cache,
-	// drops a guest's compiled code after IdleTimeout without calls, compiling it again on the
-	// next call. Without Lazy, Load compiles and describes every guest before it returns.
-	Lazy bool
-	// IdleTimeout closes instances idle longer than it (checked every IdleTimeout/2). Zero
-	// means 60 s; negative means never.
+	Logger      *slog.Logger
+	Net         peer.Net
+	Upstreams   peer.Upstreams
+	Lazy        bool
 	IdleTimeout time.Duration
-	// Observer receives tool-call, capability-request and cache events (observe.go). Nil
-	// means none, at no cost on the call path.
-	Observer Observer
+	Observer    Observer
 
 	// testKinds (tests only) are kinds detected after the registered ones (kinds.go). A
 	// pointer, so Options stays comparable.

@@ -11,39 +11,17 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
-// CallHooks receive what a running guest reports through its host imports. Any field may be
-// nil. Hooks run synchronously on the calling goroutine while the guest waits, so they must
-// return quickly; they may be called concurrently for different calls.
+// CallHooks is runtime.CallHooks, documented there: the same fields, so the root converts
+// one to the other.
 type CallHooks struct {
-	// Log receives a log line (level RFC 5424, 0 debug … 7 emergency).
-	Log func(level abi.Level, msg string)
-	// Progress receives a progress report; total <= 0 means unknown.
-	Progress func(progress, total float64, msg string)
-	// Client serves the guest's requests to the MCP client of this call (request kinds
-	// sampling, elicitation, roots; ABI.md §6.7) once the sandbox has checked the grant. Nil:
-	// such requests answer UNAVAILABLE. Unlike Log and Progress, Client.Request may block
-	// until the client answers (bounded by ctx, the call's deadline and cancellation).
-	Client peer.Client
-	// ResourceUpdated receives the URI of a resource the guest reported changed (request
-	// kind resource.updated, ABI.md §6.8); the URI is one the guest serves.
+	Log             func(level abi.Level, msg string)
+	Progress        func(progress, total float64, msg string)
+	Client          peer.Client
 	ResourceUpdated func(uri string)
-	// Session identifies the caller's session: any comparable value (mcpserver uses the
-	// *mcp.ServerSession), nil for none. A guest with GuestConfig.Isolation "session" never
-	// hands an instance one session used to another; calls without a session count as one.
-	Session any
-	// RequestID is the MCP request's JSON-RPC id, as JSON, for kinds whose entry points
-	// receive it (hyper-mcp v2 plugins' "context"); nil: none.
-	RequestID json.RawMessage
-	// Meta returns the MCP request's params' _meta as JSON (never HTML-escaped), for kinds
-	// whose entry points receive it. It is called only by such a kind's entry, after the
-	// call has its instance — never while the call waits for one — and may be called once
-	// per entry (mcpserver memoizes it). Nil: none.
-	Meta func() json.RawMessage
-	// ListsChanged is called after the call when the guest reported its lists changed (an
-	// Extism plugin's notify_tool_list_changed and the like) and reading them again found
-	// them different: Guest.Manifest already returns the new lists. It runs once per call,
-	// however many reports the call made.
-	ListsChanged func()
+	Session         any
+	RequestID       json.RawMessage
+	Meta            func() json.RawMessage
+	ListsChanged    func()
 }
 
 type hooksKey struct{}

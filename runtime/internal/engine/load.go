@@ -17,72 +17,21 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
-// GuestConfig configures one guest at load. The zero value (or nil) is valid.
+// GuestConfig is runtime.GuestConfig, documented there: the same fields, so the root
+// converts one to the other.
 type GuestConfig struct {
-	// Name overrides the guest name from its manifest (for a JavaScript guest, McpServer's
-	// name; one outside abi.NamePattern is served as names.DeriveGuestName derives it).
-	Name string
-	// Source names where the module came from (a path, "bundled:calc"), for messages.
-	Source string
-	// Limits for every call of the guest; zero fields take policy.DefaultLimits().
-	Limits Limits
-	// ToolLimits narrow Limits for single tools; zero fields take the guest's limits.
-	// Instances is a guest-wide setting and is ignored here.
+	Name       string
+	Source     string
+	Limits     Limits
 	ToolLimits map[string]Limits
-	// Grants are the operator's grants to the guest. Nothing is granted when empty.
-	Grants Grants
-	// ToolGrants, when non-nil, narrows Grants per tool: a tool gets what both its entry and
-	// Grants give, and a tool without an entry gets nothing.
+	Grants     Grants
 	ToolGrants map[string]Grants
-	// Isolation says which calls may share an instance — and so see what earlier calls left
-	// in its linear memory and globals. A warm instance is what makes calls cheap, and a guest
-	// can keep anything in it: a cache, a counter, the last arguments.
-	//
-	//   - "session" (or ""): an instance is reused only for calls of the session it last
-	//     served (CallHooks.Session); a call of another session gets a fresh instance. The
-	//     default: no MCP session sees what another's calls left, and a session's calls after
-	//     its first are warm. Calls whose context carries no session count as one session.
-	//   - "shared": any call of the guest may reuse an instance; the fastest, for guests that
-	//     cache on purpose. Calls of different sessions (and clients) may see each other's
-	//     leftovers.
-	//   - "call": every call gets a fresh instance; nothing survives a call, at the price of
-	//     a reset per call (about 0.1 ms for a Go guest, ten microseconds for a small WAT
-	//     one; bench/HISTORY.md "Snapshots, reset in place (wave 7)").
-	//
-	// A fresh instance starts from a snapshot of the guest's first instance taken right after
-	// its start, and is usually the instance the last session or call used, reset in place
-	// to that snapshot (GuestStats.Resets counts them; docs/guests-abi.md "Isolation: what a
-	// guest may rely on").
-	//
-	// Validate (and Load) refuse any other value.
-	Isolation string
-	// SHA256, when set, is the hex SHA-256 the module must have; a mismatch fails the load.
-	SHA256 string
-	// Config is the operator's key-value strings for the guest: what an Extism plugin reads
-	// with config_get (hyper-mcp's env_vars). A client never sets them. Copied at Load.
-	Config map[string]string
-	// ToolPrefix is put before the name of each of the guest's tools and prompts: the
-	// guest's tool "echo" is served (and called, and named in ToolLimits and ToolGrants) as
-	// ToolPrefix+"echo", its prompt "greet" as ToolPrefix+"greet" (prompts/get and
-	// completion/complete refs are mapped back), and the guest still sees "echo" and
-	// "greet". It lets two guests that name a tool or prompt alike be served side by side
-	// (hyper-mcp serves every plugin's tools as "plugin::tool"). Resource URIs and templates
-	// are never rewritten: a URI is a reference the guest hands out (resource links, ui://
-	// in tool _meta), so two guests cannot serve one URI.
-	// A prefixed name must still match abi.NamePattern; a JavaScript or Extism guest's that
-	// does not is served as names.MapName maps it (names.go).
+	Isolation  string
+	SHA256     string
+	Config     map[string]string
 	ToolPrefix string
-	// HideTools are Go regular expressions (RE2 syntax): a tool whose declared name — before
-	// ToolPrefix and any name mapping — one of them matches whole (anchored, as hyper-mcp's
-	// skip_tools) is not served: neither listed nor callable, for every kind and after a
-	// re-list too. "delete_.*" hides delete_gist; "gist" hides only gist. Validate refuses a
-	// pattern that does not compile, naming it.
-	HideTools []string
-	// Args is the guest's command-line arguments: argv after the program name, as a server
-	// run from a shell gets them (a JavaScript guest's process.argv.slice(2); the directories
-	// an npm file server is given; a whole-server guest's argv after its name, argv[0] being the
-	// guest's name). The operator's only; copied at Load.
-	Args []string
+	HideTools  []string
+	Args       []string
 }
 
 // Load compiles wasm (using the compilation cache), checks it against the ABI, reads and

@@ -37,25 +37,10 @@ import (
 // decides it.
 func OutcomeOf(err error) string { return fault.Outcome(err) }
 
-// Observer receives what a Host does, for metrics and traces (package telemetry implements
-// it with Prometheus and OpenTelemetry; the runtime imports neither). Set it in
-// Options.Observer. Its methods are called synchronously from many goroutines at once, on the
-// call path: they must be safe for concurrent use and return quickly.
+// Observer is runtime.Observer, documented there (the same methods).
 type Observer interface {
-	// CallDone reports one finished tool call of guest: its outcome (a label of OutcomeOf, or
-	// "tool_error") and its duration (from the request reaching the binding to its answer).
-	// The binding that finishes the call reports it through Guest.ReportCall, since only it
-	// knows whether the result was a tool error.
 	CallDone(guest, tool, outcome string, d time.Duration)
-	// RequestStart reports that tool of guest made a capability request of kind (abi.KindHTTP,
-	// abi.KindExec, abi.KindMCPCall, …; any string the guest sent, so bound it before using it
-	// as a label). ctx is the call's context (it carries the caller's trace). The returned
-	// func, if not nil, is called once when the request is answered, with the status the
-	// guest gets: abi.StatusDenied when no grant allows it.
 	RequestStart(ctx context.Context, guest, tool, kind string) func(abi.Status)
-	// CacheLookup reports one look-up of a module in the manifest cache at Load, which lets
-	// a lazy load skip compiling and describing (Options.Lazy): hit or miss. Loads without
-	// Options.Lazy do not look.
 	CacheLookup(hit bool)
 }
 
@@ -99,26 +84,19 @@ func (g *Guest) SHA256() string {
 	return hex.EncodeToString(g.code.sum[:])
 }
 
-// GuestStats is a snapshot of one loaded guest, for gauges and status.
+// GuestStats is runtime.GuestStats, documented there: the same fields, converted by the
+// root's Host.Stats.
 type GuestStats struct {
-	Name    string
-	Kind    string   // Guest.Kind: the guest's ABI ("mcpwasm")
-	Version string   // from the manifest
-	Source  string   // GuestConfig.Source
-	SHA256  string   // lowercase hex digest of the module
-	Tools   []string // tool names, sorted
-	// Busy and Idle count its instances running a call and waiting for one.
-	Busy, Idle int
-	// MemoryBytes is the linear memory of its instances, in bytes: idle ones as they are,
-	// busy ones as they were when their call started (a running guest's memory is not read).
-	MemoryBytes uint64
-	// Calls and Errors count its tool calls reported with ReportCall, and those whose outcome
-	// was not "ok".
+	Name          string
+	Kind          string
+	Version       string
+	Source        string
+	SHA256        string
+	Tools         []string
+	Busy, Idle    int
+	MemoryBytes   uint64
 	Calls, Errors uint64
-	// Resets counts the instances reset in place to the state right after the guest's start
-	// and reused for another session (isolation session) or call (isolation call), instead
-	// of being discarded for a fresh one.
-	Resets uint64
+	Resets        uint64
 }
 
 // Stats returns a snapshot of every loaded guest, sorted by name (then source). It takes each
