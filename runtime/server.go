@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/engine"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/wholeserver"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
@@ -18,7 +19,7 @@ func (h *Host) IsWASIServer(wasm []byte) bool {
 // Server is a loaded whole-server guest: compiled once, started once per client session
 // (Start). It is safe for concurrent use.
 type Server struct {
-	s *engine.Server
+	s *wholeserver.Server
 }
 
 // LoadServer compiles wasm, which must be a WASI command (IsWASIServer), under cfg's load
@@ -41,7 +42,7 @@ func (s *Server) Name() string {
 }
 
 // Kind is the guest's kind for inspect and logs: "wasi-server", or "javascript-server" for a
-// JavaScript bundle that carries its own SDK (runtime/internal/engine/jsserver.go).
+// JavaScript bundle that carries its own SDK (runtime/internal/wholeserver/jsserver.go).
 func (s *Server) Kind() string {
 	return s.s.Kind()
 }
