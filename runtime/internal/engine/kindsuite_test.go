@@ -116,7 +116,7 @@ func jsFixture(file string) func(t *testing.T) []byte {
 		if b, ok := jsBuilt.m[file]; ok {
 			return b
 		}
-		b := testenv.BuildJS(t, "..", file)
+		b := testenv.BuildJS(t, "../../..", file)
 		jsBuilt.m[file] = b
 		return b
 	}
