@@ -5,9 +5,8 @@
 //
 // A Host is safe for concurrent use. An instance never runs two calls at once.
 //
-// This package only exposes: its Host and Guest are handles over runtime/internal/engine,
-// which holds the machinery (load, pools, reset, snapshots, lazy start), and its Server over
-// runtime/internal/wholeserver (whole-server guests).
+// This package only exposes: its types are handles over runtime/internal/engine, which holds
+// the machinery (load, pools, reset, snapshots, lazy start, whole-server guests).
 package runtime
 
 import (

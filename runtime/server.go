@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/engine"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/wholeserver"
 	"github.com/mcpwasm/mcpwasm/runtime/peer"
 )
 
@@ -19,7 +18,7 @@ func (h *Host) IsWASIServer(wasm []byte) bool {
 // Server is a loaded whole-server guest: compiled once, started once per client session
 // (Start). It is safe for concurrent use.
 type Server struct {
-	s *wholeserver.Server
+	s *engine.Server
 }
 
 // LoadServer compiles wasm, which must be a WASI command (IsWASIServer), under cfg's load
@@ -42,7 +41,7 @@ func (s *Server) Name() string {
 }
 
 // Kind is the guest's kind for inspect and logs: "wasi-server", or "javascript-server" for a
-// JavaScript bundle that carries its own SDK (runtime/internal/wholeserver/jsserver.go).
+// JavaScript bundle that carries its own SDK (runtime/internal/engine/jsserver.go).
 func (s *Server) Kind() string {
 	return s.s.Kind()
 }

@@ -21,7 +21,7 @@ func TestPublicSurface(t *testing.T) {
 	want := []string{
 		// types
 		"CallError", "CallHooks", "Grants", "Guest", "GuestConfig", "GuestStats", "Host", "Limits",
-		"Observer", "Options", "Server", // Server: a whole-server guest (runtime/internal/wholeserver)
+		"Observer", "Options", "Server", // Server: a whole-server guest (wasiserver.go)
 		// funcs
 		"NewHost", "OutcomeOf", "WithCallHooks",
 		// the sentinels for errors.Is

@@ -15,7 +15,7 @@ import (
 
 // The load caps live in internal/loadcheck, which parses a module once for all of them.
 // checkModuleSize, checkModuleCaps and checkCompileMemory are its checks on bytes, for
-// runtime/internal/wholeserver (a whole server is parsed by its own load).
+// wasiserver.go (a whole server is parsed by its own load).
 
 func checkModuleSize(b []byte, limits Limits) error { return loadcheck.Size(b, limits) }
 
@@ -39,7 +39,7 @@ func (h *Host) compileModule(ctx context.Context, wasm []byte, timeout time.Dura
 	return h.compileOn(ctx, h.rt, wasm, timeout)
 }
 
-// compileOn is compileModule on runtime rt (the guests' or the whole servers', runtime/internal/wholeserver),
+// compileOn is compileModule on runtime rt (the guests' or the whole servers', wasiserver.go),
 // which shares the Host's compilation cache.
 func (h *Host) compileOn(ctx context.Context, rt wazero.Runtime, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error) {
 	if err := ctx.Err(); err != nil {

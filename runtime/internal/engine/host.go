@@ -1,6 +1,5 @@
 // Package engine is the machinery behind package runtime, which only exposes it: runtime's
-// Host and Guest are handles over this package's (its Server over
-// runtime/internal/wholeserver's), and what a user sets (Options,
+// Host, Guest and Server are handles over this package's, and what a user sets (Options,
 // GuestConfig, CallHooks, CallError, GuestStats) is declared there with its documentation and
 // here with the same fields, so one converts to the other.
 //
@@ -8,12 +7,11 @@
 // and what they link (kinds.go, links.go), the load and lazy start (load*.go, lazy.go,
 // guestcode.go, describe.go), the instance pools, reset in place and isolation (pool.go,
 // reset.go, instance.go, isolation.go), snapshots in memory and on disk (snapshot*.go), the
-// call path (call.go, enter.go, imports.go, validate.go); whole-server guests it checks and
-// hands to runtime/internal/wholeserver (servers.go).
+// call path (call.go, enter.go, imports.go, validate.go) and whole-server guests
+// (wasiserver.go, jsserver.go).
 //
 // It may import abi, the module's internal/ helpers, runtime/peer, runtime/policy and the
 // other runtime/internal packages (which never import it), and wazero; never package runtime.
-//
 // A Host is safe for concurrent use. An instance never runs two calls at once.
 package engine
 
@@ -29,7 +27,6 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/watchdog"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/wholeserver"
 
 	"github.com/mcpwasm/mcpwasm/runtime/internal/cacheauth"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
@@ -94,7 +91,7 @@ type Host struct {
 
 	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
 
-	servers *wholeserver.Runtime // whole-server guests' runtime (servers.go)
+	servers serverRuntime // whole-server guests' runtime, made on first LoadServer (wasiserver.go)
 }
 
 // Stop is the operator's kill switch: it stops every running call (each returns an error
@@ -113,7 +110,7 @@ func (h *Host) Stop() {
 			p.stopBusy(exitCodeStopped)
 		}
 	}
-	h.servers.StopAll() // whole-server guests' instances (servers.go)
+	h.servers.stopAll() // whole-server guests' instances (wasiserver.go)
 }
 
 // Resume lets calls run again after Stop.
@@ -150,7 +147,6 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 		return nil, err
 	}
 	h.lazy = newLazyHost(h, o)
-	h.servers = newServers(h)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = h.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
@@ -203,7 +199,7 @@ func (h *Host) close(ctx context.Context) error {
 	}
 	h.watch.Close()
 	h.snapWrites.Wait()
-	errs = append(errs, h.servers.Close(ctx), h.rt.Close(ctx), h.cache.Close(ctx))
+	errs = append(errs, h.servers.close(ctx), h.rt.Close(ctx), h.cache.Close(ctx))
 	return errors.Join(errs...)
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/wholeserver"
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
@@ -93,7 +92,7 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 		if err := parsed.Caps(limits); err != nil {
 			return nil, fmt.Errorf("%s: %w", src, err)
 		}
-		if m := parsed.Whole(); m != nil && wholeserver.IsWASICommand(m) { // a whole MCP server: LoadServer (servers.go)
+		if m := parsed.Whole(); m != nil && isWASICommand(m) { // a whole MCP server: LoadServer (wasiserver.go)
 			return nil, fmt.Errorf("%s: %w", src, errWASIServer)
 		}
 	}

@@ -1,4 +1,4 @@
-package wholeserver
+package engine
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/size"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/quickjs"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -80,7 +79,7 @@ func (e *jsEngine) Invoke(ctx context.Context, fn api.Function, stack []uint64) 
 // the random grant), each turn bounded by the guest's time limit and the engine's heap by its
 // memory limit. What the script writes to process.stdout goes to stdout; its console and
 // process.stderr to the guest's log (stderr). Its end is an error as _start's would be: a
-// *sys.ExitError for an exit, fault.ErrMemoryLimit for the memory limit.
+// *sys.ExitError for an exit, ErrMemoryLimit for the memory limit.
 func (s *Server) runJS(ctx context.Context, rt wazero.Runtime, cfg wazero.ModuleConfig, stdin io.Reader, stdout io.Writer, stderr *stderrLog) error {
 	mod, err := rt.InstantiateModule(ctx, s.compiled, cfg.WithStartFunctions("_initialize"))
 	if err != nil {
@@ -112,9 +111,9 @@ func (s *Server) runJS(ctx context.Context, rt wazero.Runtime, cfg wazero.Module
 	case errors.As(err, &exit):
 		return sys.NewExitError(uint32(exit.Code))
 	case errors.Is(err, quickjs.ErrMemory):
-		return fmt.Errorf("%w: the script's heap would exceed %s; the instance ended", fault.ErrMemoryLimit, size.Format(s.limits.MemoryBytes))
+		return fmt.Errorf("%w: the script's heap would exceed %s; the instance ended", ErrMemoryLimit, size.Format(s.limits.MemoryBytes))
 	case errors.Is(err, quickjs.ErrTurn):
-		return fmt.Errorf("%w: %w", fault.ErrTimeLimit, err)
+		return fmt.Errorf("%w: %w", ErrTimeLimit, err)
 	}
 	return err
 }

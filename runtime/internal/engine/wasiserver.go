@@ -1,4 +1,4 @@
-package wholeserver
+package engine
 
 import (
 	"bufio"
@@ -17,9 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/internal/size"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/fault"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/quickjs"
-	"github.com/mcpwasm/mcpwasm/runtime/internal/loadcheck"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/wasm"
@@ -32,15 +30,6 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 )
 
-// Package wholeserver runs whole-server guests. It owns the Runtime they share (a wazero
-// runtime of its own, with the host's compilation cache), a loaded Server and its processes
-// (one instance per client session, on OS pipes), and the JavaScript whole server's pump
-// (jsserver.go). It may import abi, the module's internal/ helpers, runtime/peer,
-// runtime/policy and runtime/internal/{fault,kind/quickjs,loadcheck,memory,sandbox,wasm};
-// what it needs of the host (its logger, network, upstreams, compilation cache, compile and
-// kill switch) it is handed in Deps, so it never imports runtime/internal/engine, which loads
-// through it.
-//
 // Whole-server guests: a module that is a WASI command (exports _start, imports functions
 // only from WASI preview 1) is a whole MCP server speaking JSON-RPC on stdin/stdout (MCP
 // 2025-11-25 "Transports › stdio"), such as a go-sdk server built with GOOS=wasip1. mcpwasm is
@@ -49,11 +38,19 @@ import (
 // command upstream. RATIONALE "Whole MCP servers (WASI commands)" says why this kind uses the upstream path and
 // not the guest-kind seam.
 
-// KindWASIServer is the kind name of a whole-server guest (inspect, logs): Server.Kind.
-const KindWASIServer = "wasi-server"
+// kindWASIServer is the kind name of a whole-server guest (inspect, logs): Server.Kind.
+const kindWASIServer = "wasi-server"
 
-// IsWASIServer reports whether wasm is a whole-server guest (runtime.Host.IsWASIServer).
-func IsWASIServer(wasm []byte) bool {
+// errWASIServer is Load's refusal of a whole-server guest (a WASI command), wrapping ErrABI.
+var errWASIServer = fmt.Errorf("%w: module is a whole MCP server (a WASI command: exports _start, imports only wasi_snapshot_preview1); load it with LoadServer", ErrABI)
+
+// IsWASIServer reports whether wasm is a whole-server guest, for LoadServer (Load refuses
+// it): a WASI command, which exports a function _start and imports functions only from
+// wasi_snapshot_preview1 (at least one). It reads the module's import and export sections
+// only; a module it cannot parse is not one.
+func (h *Host) IsWASIServer(wasm []byte) bool { return isWASIServer(wasm) }
+
+func isWASIServer(wasm []byte) bool {
 	if isJSServer(wasm) { // jsserver.go
 		return true
 	}
@@ -61,14 +58,12 @@ func IsWASIServer(wasm []byte) bool {
 	if err != nil {
 		return false
 	}
-	return IsWASICommand(m)
+	return isWASICommand(m)
 }
 
 func parseModule(b []byte) (*wasm.Module, error) { return wasm.Parse(b) }
 
-// IsWASICommand reports whether m exports a function _start and imports functions only from
-// wasi_snapshot_preview1 (at least one).
-func IsWASICommand(m *wasm.Module) bool {
+func isWASICommand(m *wasm.Module) bool {
 	imports, err := m.Imports()
 	if err != nil {
 		return false
@@ -98,38 +93,18 @@ func IsWASICommand(m *wasm.Module) bool {
 	return false
 }
 
-// Deps is what whole-server guests need of the host that loads them.
-type Deps struct {
-	Logger    *slog.Logger
-	Net       peer.Net       // how the net grant reaches the network (a JavaScript server's fetch)
-	Upstreams peer.Upstreams // may be nil
-	Cache     wazero.CompilationCache
-	// Stopped reports the host's kill switch (runtime.Host.Stop): Start refuses while it is on.
-	Stopped func() bool
-	// Compile compiles wasm on rt through the host's authenticated cache, within timeout.
-	Compile func(ctx context.Context, rt wazero.Runtime, wasm []byte, timeout time.Duration) (wazero.CompiledModule, error)
-	// Rand is an instance's random source when its grants give it none (seeded 42, as other
-	// kinds); Epoch is where its wall clock starts then (nanoseconds since 1970).
-	Rand  func() io.Reader
-	Epoch int64
-}
-
-// Runtime is the Host's runtime for whole-server guests, made on first use. It has
+// serverRuntime is the Host's runtime for whole-server guests, made on first use. It has
 // WithCloseOnContextDone, which the guest runtime has not (its guests are instrumented,
-// runtime/internal/watchdog): a whole server is not, and cancelling its context is how a
-// looping one is stopped. It shares the Host's compilation cache.
-type Runtime struct {
-	deps    Deps
+// epoch.go): a whole server is not, and cancelling its context is how a looping one is
+// stopped. It shares the Host's compilation cache.
+type serverRuntime struct {
 	mu      sync.Mutex
 	rt      wazero.Runtime
 	closed  bool
 	servers map[*Server]struct{} // loaded and not closed, for the kill switch
 }
 
-// New returns the Runtime of a host; it makes its wazero runtime on the first Load.
-func New(deps Deps) *Runtime { return &Runtime{deps: deps} }
-
-func (s *Runtime) add(srv *Server) {
+func (s *serverRuntime) add(srv *Server) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.servers == nil {
@@ -138,14 +113,14 @@ func (s *Runtime) add(srv *Server) {
 	s.servers[srv] = struct{}{}
 }
 
-func (s *Runtime) remove(srv *Server) {
+func (s *serverRuntime) remove(srv *Server) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.servers, srv)
 }
 
-// StopAll ends every running instance of every whole-server guest with fault.ErrStopped.
-func (s *Runtime) StopAll() {
+// stopAll ends every running instance of every whole-server guest with ErrStopped.
+func (s *serverRuntime) stopAll() {
 	s.mu.Lock()
 	var ps []*process
 	for srv := range s.servers {
@@ -157,21 +132,21 @@ func (s *Runtime) StopAll() {
 	}
 	s.mu.Unlock()
 	for _, p := range ps {
-		p.fail(fault.ErrStopped)
+		p.fail(ErrStopped)
 	}
 }
 
-func (s *Runtime) get(ctx context.Context) (wazero.Runtime, error) {
+func (s *serverRuntime) get(ctx context.Context, cache wazero.CompilationCache) (wazero.Runtime, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, fault.ErrClosed
+		return nil, ErrClosed
 	}
 	if s.rt != nil {
 		return s.rt, nil
 	}
 	rt := wazero.NewRuntimeWithConfig(context.Background(), wazero.NewRuntimeConfig().
-		WithCompilationCache(s.deps.Cache).WithCloseOnContextDone(true))
+		WithCompilationCache(cache).WithCloseOnContextDone(true))
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("instantiating WASI: %w", err)
@@ -184,8 +159,7 @@ func (s *Runtime) get(ctx context.Context) (wazero.Runtime, error) {
 	return rt, nil
 }
 
-// Close closes the runtime; the host closes it before its compilation cache.
-func (s *Runtime) Close(ctx context.Context) error {
+func (s *serverRuntime) close(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
@@ -198,17 +172,17 @@ func (s *Runtime) Close(ctx context.Context) error {
 // Server is a loaded whole-server guest: compiled once, started once per client session
 // (Start). It is safe for concurrent use.
 type Server struct {
-	r         *Runtime
+	h         *Host
 	isolation string
 	name      string
 	source    string
 	compiled  wazero.CompiledModule
-	limits    policy.Limits
+	limits    Limits
 	profile   sandbox.Profile
 	config    wazero.ModuleConfig // the profile applied: fs, env, clocks, random
 	mounts    io.Closer
 	args      []string
-	grants    policy.Grants // as configured (copied at load)
+	grants    Grants        // as configured (copied at load)
 	tokens    chan struct{} // one per running instance: the instances limit
 	js        quickjs.Code  // a JavaScript whole server's script (jsserver.go); else empty
 	sandbox   quickjs.Requester
@@ -219,35 +193,46 @@ type Server struct {
 	closed  bool
 }
 
-// Spec is a whole-server guest as the host's LoadServer (runtime.Host.LoadServer) checked
-// its configuration: Limits with the defaults filled in, Isolation normalized, Source never
-// empty.
-type Spec struct {
-	Name, Source, Isolation string
-	Limits                  policy.Limits
-	Grants                  policy.Grants
-	Args                    []string
-}
-
-// Load checks wasm (a WASI command or a JavaScript whole server, under spec's load caps),
-// compiles it and returns a Server that starts an instance per Start. Errors name the source.
-func (r *Runtime) Load(ctx context.Context, wasm []byte, spec Spec) (*Server, error) {
-	src, limits := spec.Source, spec.Limits
+// LoadServer compiles wasm, which must be a WASI command (IsWASIServer), under cfg's load
+// caps and limits, and returns a Server that starts an instance per Start. Of cfg it reads
+// Name (else derived from Source's file name), Source, Limits, Grants (fs, env, clock,
+// random: what the process gets; net and exec mean nothing to WASI preview 1, which has no
+// sockets or processes), SHA256, Args and Isolation (which the caller applies: Isolation).
+// Errors name the source.
+func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*Server, error) {
+	var c GuestConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	src := c.Source
+	if src == "" {
+		src = "guest module"
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	limits := c.Limits.Merge(policy.DefaultLimits())
+	if err := checkSHA256(wasm, c.SHA256, nil); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	if err := checkModuleSize(wasm, limits); err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
 	m, err := parseModule(wasm)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %v", src, fault.ErrABI, err)
+		return nil, fmt.Errorf("%s: %w: %v", src, ErrABI, err)
 	}
 	jsServer := isJSServer(wasm) // jsserver.go
-	if !IsWASICommand(m) && !jsServer {
-		return nil, fmt.Errorf("%s: %w: not a WASI command (it must export _start and import only wasi_snapshot_preview1)", src, fault.ErrABI)
+	if !isWASICommand(m) && !jsServer {
+		return nil, fmt.Errorf("%s: %w: not a WASI command (it must export _start and import only wasi_snapshot_preview1)", src, ErrABI)
 	}
-	if err := loadcheck.Caps(wasm, limits); err != nil {
+	if err := checkModuleCaps(wasm, limits); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	if err := loadcheck.CompileMemory(wasm, limits); err != nil {
+	if err := checkCompileMemory(wasm, limits); err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	name := spec.Name
+	name := c.Name
 	if name == "" {
 		base := filepath.Base(src)
 		name = names.DeriveGuestName(strings.TrimSuffix(base, filepath.Ext(base)))
@@ -255,21 +240,21 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, spec Spec) (*Server, er
 	if !abi.ValidName(name) {
 		return nil, fmt.Errorf("%s: guest name %q does not match %s", src, name, abi.NamePattern)
 	}
-	rt, err := r.get(ctx)
+	rt, err := h.servers.get(ctx, h.cache)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	compiled, err := r.deps.Compile(ctx, rt, wasm, limits.CompileTimeout) // the authenticated cache, as guests
+	compiled, err := h.compileOn(ctx, rt, wasm, limits.CompileTimeout) // the authenticated cache, as guests
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	if mem, ok := compiled.ExportedMemories()[abi.ExportMemory]; ok {
-		if minBytes := uint64(mem.Min()) * memory.PageSize; minBytes > limits.MemoryBytes {
+		if minBytes := uint64(mem.Min()) * pageSize; minBytes > limits.MemoryBytes {
 			_ = compiled.Close(ctx)
 			return nil, fmt.Errorf("%s: minimum linear memory %s exceeds the memory limit %s", src, size.Format(minBytes), size.Format(limits.MemoryBytes))
 		}
 	}
-	g := spec.Grants
+	g := c.Grants
 	req := abi.Requests{Clock: g.Clock, Random: g.Random}
 	if jsServer { // fetch goes through the sandbox's net grant (jsserver.go)
 		req.Net = g.Net
@@ -281,7 +266,7 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, spec Spec) (*Server, er
 		n, _, _ := strings.Cut(e, "=")
 		req.Env = append(req.Env, n)
 	}
-	sb, err := sandbox.NewTool(name, "", g, false, req, sandbox.Env{Net: r.deps.Net, Upstreams: r.deps.Upstreams})
+	sb, err := sandbox.NewTool(name, "", g, false, req, sandbox.Env{Net: h.net, Upstreams: h.upstreams})
 	if err != nil {
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
@@ -292,17 +277,18 @@ func (r *Runtime) Load(ctx context.Context, wasm []byte, spec Spec) (*Server, er
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
-	s := &Server{r: r, name: name, source: src, isolation: spec.Isolation, compiled: compiled, limits: limits, profile: prof,
-		config: mcfg, mounts: mounts, args: append([]string(nil), spec.Args...), grants: g.Clone(),
-		tokens: make(chan struct{}, limits.Instances), logger: r.deps.Logger.With("guest", name, "kind", KindWASIServer),
+	iso, _ := parseIsolation(c.Isolation)
+	s := &Server{h: h, name: name, source: src, isolation: iso.String(), compiled: compiled, limits: limits, profile: prof,
+		config: mcfg, mounts: mounts, args: append([]string(nil), c.Args...), grants: g.Clone(),
+		tokens: make(chan struct{}, limits.Instances), logger: h.logger.With("guest", name, "kind", kindWASIServer),
 		running: map[*process]struct{}{}}
 	if jsServer { // jsserver.go
 		s.js, _ = quickjs.Script(wasm)
 		s.sandbox = sb
-		s.logger = r.deps.Logger.With("guest", name, "kind", kindJSServer)
+		s.logger = h.logger.With("guest", name, "kind", kindJSServer)
 	}
-	r.add(s)
-	r.deps.Logger.Debug("whole-server guest loaded", "guest", name, "source", src)
+	h.servers.add(s)
+	h.logger.Debug("whole-server guest loaded", "guest", name, "source", src)
 	return s, nil
 }
 
@@ -312,7 +298,7 @@ func (s *Server) Kind() string {
 	if s.js.Source != nil {
 		return kindJSServer
 	}
-	return KindWASIServer
+	return kindWASIServer
 }
 
 // Name is the guest's name.
@@ -327,12 +313,12 @@ func (s *Server) Source() string { return s.source }
 func (s *Server) Isolation() string { return s.isolation }
 
 // Limits are the guest's limits (policy defaults filled in).
-func (s *Server) Limits() policy.Limits { return s.limits }
+func (s *Server) Limits() Limits { return s.limits }
 
 // Grants are the guest's grants as configured (a copy). Of them the instance itself uses fs,
 // env, clock and random; sampling, elicitation and roots are the caller's to apply to the
 // server's requests to the client (upstream.Relay).
-func (s *Server) Grants() policy.Grants { return s.grants.Clone() }
+func (s *Server) Grants() Grants { return s.grants.Clone() }
 
 // Start starts an instance: the module's _start runs on its own goroutine with fresh pipes
 // as stdin and stdout. When all the guest's instances are running (its instances limit), it
@@ -361,12 +347,12 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 	closed := s.closed
 	s.mu.Unlock()
 	if closed {
-		return nil, fault.ErrClosed
+		return nil, ErrClosed
 	}
-	if s.r.deps.Stopped() {
-		return nil, fault.ErrStopped
+	if s.h.Stopped() {
+		return nil, ErrStopped
 	}
-	rt, err := s.r.get(ctx)
+	rt, err := s.h.servers.get(ctx, s.h.cache)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +374,7 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	if !s.profile.Random() {
-		cfg = cfg.WithRandSource(s.r.deps.Rand()) // seeded 42, as other kinds
+		cfg = cfg.WithRandSource(&fakeSources{}) // seeded 42, as other kinds
 	}
 	if !s.profile.Clock() {
 		// Not the 1 ms-per-reading clocks of other kinds: the program waits for its input
@@ -400,7 +386,7 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 		t0 := time.Now()
 		cfg = cfg.WithNanotime(func() int64 { return int64(time.Since(t0)) }, sys.ClockResolution(time.Microsecond)).
 			WithWalltime(func() (int64, int32) {
-				t := s.r.deps.Epoch + int64(time.Since(t0))
+				t := fakeEpoch + int64(time.Since(t0))
 				return t / 1e9, int32(t % 1e9)
 			}, sys.ClockResolution(time.Microsecond))
 	}
@@ -442,7 +428,7 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 		case why != nil:
 			err = why
 		case mem != nil && mem.Hit:
-			err = fmt.Errorf("%w: its linear memory would exceed %s; the instance ended", fault.ErrMemoryLimit, size.Format(s.limits.MemoryBytes))
+			err = fmt.Errorf("%w: its linear memory would exceed %s; the instance ended", ErrMemoryLimit, size.Format(s.limits.MemoryBytes))
 		case stopped:
 			err = errStoppedInstance
 		case errors.As(err, &exit) && exit.ExitCode() == 0:
@@ -500,7 +486,7 @@ func (s *Server) Close(ctx context.Context) error {
 		ps = append(ps, p)
 	}
 	s.mu.Unlock()
-	s.r.remove(s) // not under s.mu: stopAll locks the runtime, then each server
+	s.h.servers.remove(s) // not under s.mu: stopAll locks the runtime, then each server
 	for _, p := range ps {
 		p.Stop()
 	}
@@ -546,7 +532,7 @@ func (p *process) CloseWrite() error { return p.stdin.Close() }
 // Done is closed when the program has ended.
 func (p *process) Done() <-chan struct{} { return p.done }
 
-// Err is why the program ended (wrapping errServerExited, fault.ErrMemoryLimit, or saying it was
+// Err is why the program ended (wrapping errServerExited, ErrMemoryLimit, or saying it was
 // stopped), once Done is closed; nil before.
 func (p *process) Err() error {
 	p.mu.Lock()
