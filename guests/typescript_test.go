@@ -542,7 +542,7 @@ func TestJavaScriptSnapshot(t *testing.T) {
 			// C's instance was B's, reset in place to the snapshot; so was B's A's, unless A's
 			// was the instance the snapshot was taken from (when the manifest came from the
 			// cache, no describe instance went first), which is replaced once instead
-			// (runtime/reset.go).
+			// (runtime/internal/engine/reset.go).
 			if st := h.Stats(); len(st) != 1 || st[0].Resets < 1 || st[0].Resets > 2 {
 				t.Errorf("Stats: %+v; want Resets 1 or 2", st)
 			}

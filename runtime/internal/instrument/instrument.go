@@ -116,7 +116,7 @@ func Module(m *wasm.Module, tables []byte) ([]byte, error) {
 		r.Replace(wasm.SectionTable, tables)
 	}
 	r.DropCustom(".debug_")
-	r.DropCustom(ScriptSectionPrefix)                       // the guest keeps them (runtime/kinds.go)
+	r.DropCustom(ScriptSectionPrefix)                       // the guest keeps them (runtime/internal/engine/kinds.go)
 	r.Append(wasm.SectionType, 1, []byte{0x60, 0x00, 0x00}) // $slow's: type mi.Types
 	r.Append(wasm.SectionFunction, 1, wasm.AppendU32(nil, mi.Types))
 	g := []byte{0x7f, 0x01, 0x41} // $fuel, $flag, $size

@@ -18,7 +18,7 @@
 //     StartRequests, Start (→ a Started serving Describe, CallTool, GetPrompt, ReadResource,
 //     Complete) and Traits (the zero Traits means no snapshots, no links, no grace: the
 //     suite's snapshot case then needs a notApplicable reason).
-//  2. Add one line to the kinds slice in runtime/kinds.go (its order breaks Detect ties). A
+//  2. Add one line to the kinds slice in runtime/internal/engine/kinds.go (its order breaks Detect ties). A
 //     kind whose guest code travels in a custom section names it with the prefix
 //     instrument.ScriptSectionPrefix ("mcpwasm.js"); only those sections reach Module.Customs.
 //  3. Enter guest code only through Instance.Invoke; reach the outside only through the Call
@@ -27,7 +27,7 @@
 //     sentinels; check a host-call argument's size (CheckArg) before copying it.
 //  4. It may import abi, runtime/policy, runtime/peer, runtime/internal/{fault,sandbox,wasm},
 //     internal/size and wazero (api, sys), never package runtime; give it a column in
-//     runtime/kindsuite_test.go (a fixture per case, or a reason: notApplicable, elsewhere) —
+//     runtime/internal/engine/kindsuite_test.go (a fixture per case, or a reason: notApplicable, elsewhere) —
 //     TestKindSuiteCoversEveryKind fails for a registered kind without one.
 //
 // Package kind must not import package runtime (runtime imports it).
@@ -96,7 +96,7 @@ type Kind interface {
 // Traits is what a kind does beyond Kind's methods, as one value: each field a kind leaves
 // zero is a behaviour its guests visibly lack (a nil Restore: no snapshots). The Host reads
 // it once, at NewHost (Kind.Traits), keeps it beside the kind and checks it (Check); nothing
-// outside runtime/kinds.go asks a kind what else it is.
+// outside runtime/internal/engine/kinds.go asks a kind what else it is.
 type Traits struct {
 	// Snapshot and Restore (both or neither) let the pool copy a started instance's linear
 	// memory and mutable globals right after Start returned (before any entry ran) and start
@@ -121,7 +121,7 @@ type Traits struct {
 	Restore func(ctx context.Context, in Instance, c *Call, state any) (Started, error)
 	// EncodeState, DecodeState and StateFormat (all or none, and only with Restore) let the
 	// snapshot state be kept on disk, in the compile cache, so that a later process restores
-	// the first instance of a pool too (runtime/snapshotdisk.go). EncodeState encodes what
+	// the first instance of a pool too (runtime/internal/engine/snapshotdisk.go). EncodeState encodes what
 	// Snapshot returned; DecodeState is its inverse and must refuse bytes it did not make
 	// (the file is authenticated, but may come from another build). StateFormat names the
 	// encoding and what Start does (a version): it is part of the file's key.

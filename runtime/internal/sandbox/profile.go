@@ -61,7 +61,7 @@ func (p Profile) NoSnapshot() string {
 }
 
 // Key is a string equal for profiles that are Equal and different otherwise: part of the key
-// of a snapshot kept on disk (runtime/snapshotdisk.go). Variable values and paths are in it
+// of a snapshot kept on disk (runtime/internal/engine/snapshotdisk.go). Variable values and paths are in it
 // only as a digest.
 func (p Profile) Key() string {
 	h := sha256.New()

@@ -1,5 +1,5 @@
 // Command gostate is a Go guest that keeps state between calls, for the tests of instances
-// restored from a snapshot (runtime/snapshot_internal_test.go). Its init fills 4 MiB of heap
+// restored from a snapshot (runtime/internal/engine/snapshot_internal_test.go). Its init fills 4 MiB of heap
 // (so a started instance's memory is well past the module's initial memory) and keeps a
 // checksum of it; tool remember returns {"prev":…,"calls":N,"init":checksum}: the arguments
 // of the previous call this instance served (null at first), how many calls it served, and

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// A started VM's instance may be copied (runtime/snapshot.go: its linear memory and
+// A started VM's instance may be copied (runtime/internal/engine/snapshot.go: its linear memory and
 // __stack_pointer, right after Start) into a fresh instance of the same engine, which Restore
 // then drives without evaluating the script again: everything Start made — the runtime, the
 // context, the shim, the bundle's module, the host function — lives in linear memory, and the

@@ -11,7 +11,7 @@ import (
 )
 
 // copyInstance gives to, a fresh engine instance, from's linear memory and stack pointer: what
-// the runtime's snapshot copies (runtime/snapshot.go).
+// the runtime's snapshot copies (runtime/internal/engine/snapshot.go).
 func copyInstance(t *testing.T, from, to plainEngine) {
 	t.Helper()
 	src, dst := from.mod.Memory(), to.mod.Memory()

@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
+)
+
+// maxCompleteRequestBytes caps the CompleteRequest JSON handed to a guest's
+// mcpwasm_complete, in bytes: a completion argument is a partial value a user is typing.
+const maxCompleteRequestBytes = 64 << 10
+
+// Completes reports whether the guest completes prompt and resource-template arguments
+// (manifest "completions", export mcpwasm_complete; ABI.md §2.5).
+func (g *Guest) Completes() bool { return g.lists().manifest.Completions }
+
+// Complete asks the guest's mcpwasm_complete for completions of one argument. req is an
+// abi.CompleteRequest as JSON (at most 64 KiB, else ErrInvalidArguments);
+// the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs with the
+// guest's grants (as ReadResource), under the guest's limits. Errors are *CallError.
+func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
+	v := g.hold()
+	defer v.running.Add(-1)
+	if v != g {
+		return v.Complete(ctx, req)
+	}
+	l := g.lists()
+	if !l.manifest.Completions {
+		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: the guest declares no completions", ErrABI)}
+	}
+	if len(req) > maxCompleteRequestBytes {
+		return nil, &CallError{g.name, abi.ExportComplete, "", fmt.Errorf("%w: completion request of %d bytes is over %d", ErrInvalidArguments, len(req), maxCompleteRequestBytes)}
+	}
+	return g.run(ctx, l.guestPool, kind.EntryComplete, "", l.ownComplete(req), g.limits, l.guest)
+}
+
+// ServesResource reports whether uri is one of the guest's resources or matches one of its
+// resource templates (RFC 6570).
+func (g *Guest) ServesResource(uri string) bool { return g.lists().served.Serves(uri) }
+
+// resourceUpdated serves request kind resource.updated (ABI.md §6.8): the sandbox checks
+// that the guest serves the URI, then the call's ResourceUpdated hook announces it. Each
+// announcement is a report of the call like a log line or a progress report, and spends the
+// same per-call budget (kind.Budget, ABI.md §6.6): one notification per subscribed session
+// is what it costs the host.
+func (g *Guest) resourceUpdated(ctx context.Context, c *kind.Call, body []byte) (abi.Status, []byte) {
+	uri, st, resp := g.lists().served.Updated(body)
+	if st != abi.StatusOK {
+		return st, resp
+	}
+	if !c.Report.Admit(uint32(len(uri))) {
+		return abi.StatusTooLarge, sandbox.ErrorBody(fmt.Sprintf(
+			"resource.updated: the call's report budget is spent (%d log, progress and resource.updated reports a call, and a per-guest rate)", kind.CallMessages))
+	}
+	if hk := hooksFrom(ctx); hk != nil && hk.ResourceUpdated != nil {
+		hk.ResourceUpdated(uri)
+	}
+	return st, resp
+}
