@@ -153,6 +153,29 @@ func TestWASIServerClose(t *testing.T) {
 	}
 }
 
+// Host.Close ends a whole server's running instance, one that loops forever included (its
+// runtime is closed under it; an instrumented WASI command sees that at its next check).
+func TestWASIServerHostClose(t *testing.T) {
+	h, err := runtime.NewHost(t.Context(), &runtime.Options{NoDiskCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.LoadServer(t.Context(), watModule(t, watSpinner), &runtime.GuestConfig{Source: "spinner.wasm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Start(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ended(t, p); err == nil || err.Error() != "the server exited: runtime closed with exit_code(0)" {
+		t.Errorf("running instance: %v", err)
+	}
+}
+
 // The kill switch ends running instances with ErrStopped and refuses new ones until Resume.
 func TestWASIServerKillSwitch(t *testing.T) {
 	h := wasiHost(t)

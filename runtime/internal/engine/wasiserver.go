@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/internal/names"
 	"github.com/mcpwasm/mcpwasm/internal/size"
+	"github.com/mcpwasm/mcpwasm/runtime/internal/instrument"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind/quickjs"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/memory"
 	"github.com/mcpwasm/mcpwasm/runtime/internal/sandbox"
@@ -93,10 +94,13 @@ func isWASICommand(m *wasm.Module) bool {
 	return false
 }
 
-// serverRuntime is the Host's runtime for whole-server guests, made on first use. It has
-// WithCloseOnContextDone, which the guest runtime has not (its guests are instrumented,
-// epoch.go): a whole server is not, and cancelling its context is how a looping one is
-// stopped. It shares the Host's compilation cache.
+// serverRuntime is the Host's runtime for JavaScript whole servers (jsserver.go), made on
+// first use. It has WithCloseOnContextDone, which the guest runtime has not: cancelling its
+// context is how a looping script is stopped. A WASI command does not run here: it is
+// instrumented as guests are (instrument.Calls) and runs on the guest runtime, stopped by its
+// interrupt global, because WithCloseOnContextDone's check at every loop header (an indirect
+// call in wazero's compiler) made a go-sdk server 3–4× slower (docs/decisions/h-wasiperf.md).
+// It shares the Host's compilation cache.
 type serverRuntime struct {
 	mu      sync.Mutex
 	rt      wazero.Runtime
@@ -240,11 +244,16 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 	if !abi.ValidName(name) {
 		return nil, fmt.Errorf("%s: guest name %q does not match %s", src, name, abi.NamePattern)
 	}
-	rt, err := h.servers.get(ctx, h.cache)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", src, err)
+	rt := h.rt // a WASI command: instrumented, on the guest runtime (serverRuntime says why)
+	code := wasm
+	if jsServer {
+		if rt, err = h.servers.get(ctx, h.cache); err != nil {
+			return nil, fmt.Errorf("%s: %w", src, err)
+		}
+	} else if code, err = instrument.Calls(wasm); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", src, ErrABI, err)
 	}
-	compiled, err := h.compileOn(ctx, rt, wasm, limits.CompileTimeout) // the authenticated cache, as guests
+	compiled, err := h.compileOn(ctx, rt, code, limits.CompileTimeout) // the authenticated cache, as guests
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
@@ -352,9 +361,12 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 	if s.h.Stopped() {
 		return nil, ErrStopped
 	}
-	rt, err := s.h.servers.get(ctx, s.h.cache)
-	if err != nil {
-		return nil, err
+	rt := s.h.rt // a WASI command's (LoadServer)
+	if s.js.Source != nil {
+		var err error
+		if rt, err = s.h.servers.get(ctx, s.h.cache); err != nil {
+			return nil, err
+		}
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -413,11 +425,7 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 		if s.js.Source != nil {
 			err = s.runJS(runCtx, rt, cfg, inR, outW, stderr) // jsserver.go
 		} else {
-			var mod api.Module
-			mod, err = rt.InstantiateModule(runCtx, s.compiled, cfg) // runs _start until the program exits
-			if mod != nil {
-				_ = mod.Close(context.Background())
-			}
+			err = p.run(runCtx, rt, cfg)
 		}
 		stderr.flush()
 		p.mu.Lock()
@@ -454,6 +462,33 @@ func (s *Server) start(ctx context.Context) (*process, error) {
 		close(p.done) // last: Running and the instances limit already count it out
 	}()
 	return p, nil
+}
+
+// run instantiates a WASI command and runs its start section (instrument.ExportStart) and
+// _start until the program exits or Stop sets its interrupt global (instrument.Calls' checks
+// then trap within instrument.FuelInterval units of work).
+func (p *process) run(ctx context.Context, rt wazero.Runtime, cfg wazero.ModuleConfig) error {
+	mod, err := rt.InstantiateModule(ctx, p.s.compiled, cfg.WithStartFunctions())
+	if err != nil {
+		return err
+	}
+	defer mod.Close(context.Background())
+	flag, _ := mod.ExportedGlobal(instrument.ExportInterrupt).(api.MutableGlobal)
+	p.mu.Lock()
+	p.flag = flag
+	stopped := p.stopped
+	p.mu.Unlock()
+	if stopped {
+		return errStoppedInstance
+	}
+	for _, name := range [...]string{instrument.ExportStart, "_start"} {
+		if fn := mod.ExportedFunction(name); fn != nil {
+			if _, err := fn.Call(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // errServerExited is wrapped by the error of a whole-server instance whose program ended (at
@@ -515,6 +550,7 @@ type process struct {
 	err     error // why it ended, set before done is closed
 	why     error // set by fail: the reason that overrides what the exit says
 	stopped bool
+	flag    api.MutableGlobal // a WASI command's interrupt global, once instantiated (run)
 
 	closeOnce sync.Once
 }
@@ -540,12 +576,16 @@ func (p *process) Err() error {
 	return p.err
 }
 
-// Stop ends the program now: its context is cancelled (its code ends at its next function
-// entry or loop) and its stdin is closed (which ends a host call blocked waiting for input;
+// Stop ends the program now: its interrupt global is set (a WASI command's code traps at its
+// next check), its context is cancelled (a JavaScript server's code ends at its next function
+// entry or loop; a sleep ends) and its stdin is closed (which ends a host call blocked waiting for input;
 // one blocked writing stdout ends when the reader, Close, closes it).
 func (p *process) Stop() {
 	p.mu.Lock()
 	p.stopped = true
+	if p.flag != nil {
+		p.flag.Set(1)
+	}
 	p.mu.Unlock()
 	p.cancel()
 	p.stdin.Close() // the program's end closes stdout's write end: the reader sees EOF
