@@ -602,17 +602,20 @@ func TestDrainCountsCallsNotYetInAnInstance(t *testing.T) {
 }
 
 // Prewarm (serve's --prewarm over stdio) makes the first instance ahead of the first call:
-// asked while the background compile is still held, it keeps the code the compile would
+// asked while the background compile is still held (its wait ended by its context), it keeps the code the compile would
 // otherwise drop (TestLazyDropsCodeAfterBackgroundCompile), leaves one idle instance, and the
 // first call takes that one instead of starting another. A second Prewarm adds none.
 func TestPrewarmKeepsCodeAndMakesTheFirstInstance(t *testing.T) {
 	h, logs := testHost(t, Options{CacheDir: primed(t), Lazy: true})
 	release := holdCompiles(h)
 	g := mustLoad(t, h, wat.Fixture, nil)
-	done := make(chan error, 1)
-	go func() { done <- g.Prewarm(context.Background()) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.Prewarm(ctx); !errors.Is(err, context.Canceled) { // wants the code, then its wait ends
+		t.Fatalf("Prewarm with an ended context while the compile is held = %v, want context.Canceled", err)
+	}
 	release()
-	if err := <-done; err != nil {
+	if err := g.Prewarm(context.Background()); err != nil {
 		t.Fatalf("Prewarm: %v", err)
 	}
 	p := g.pools[0]
