@@ -209,6 +209,7 @@ func TestFlagErrorsOwnTypes(t *testing.T) {
 		want string
 	}{
 		{[]string{"serve", "--lazy=maybe"}, "mcpwasm serve: --lazy \"maybe\": want true or false\n"},
+		{[]string{"serve", "--prewarm=maybe"}, "mcpwasm serve: --prewarm \"maybe\": want true or false\n"},
 		{[]string{"serve", "--http"}, "mcpwasm serve: --http needs a value\n"},
 		{[]string{"serve", "--timeout"}, "mcpwasm serve: --timeout needs a value: a duration such as 30s, 500ms or 1m30s\n"},
 		{[]string{"tools", "--header", "x", "--url", "http://127.0.0.1:1"}, "mcpwasm tools: --header \"x\": want NAME:VALUE, got \"x\"\n"},

@@ -106,3 +106,20 @@ func TestServeIdleTimeoutFlag(t *testing.T) {
 		t.Errorf("--idle-timeout soon: %v, want exit %d", err, ExitUsage)
 	}
 }
+
+// Over stdio, --prewarm (the default) makes a guest's first instance while the client
+// initializes, before any call: its snapshot is taken with no tools/call sent (the debug log
+// says so), and the first call is answered. (--prewarm=false leaves that to the first call.)
+func TestServePrewarmMakesTheFirstInstanceBeforeAnyCall(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command(binPath, "inspect", "--cache-dir", dir, fixturePath).CombinedOutput(); err != nil {
+		t.Fatalf("inspect: %v\n%s", err, out)
+	}
+	s := startServer(t, "--cache-dir", dir, "--log-level", "debug", fixturePath)
+	s.initialize()
+	waitFor(t, s, `msg="instances start from a snapshot" guest=fixture`)
+	s.send(callLine(2, "echo", `{"a":1}`))
+	if l := s.recv(); !strings.Contains(l, `"structuredContent":{"a":1}`) || strings.Contains(l, `"isError":true`) {
+		t.Errorf("first call after the prewarm: %s", l)
+	}
+}

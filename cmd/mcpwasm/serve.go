@@ -65,6 +65,7 @@ type serveOptions struct {
 	maxLine int
 	watch   bool
 	lazy    bool
+	prewarm bool
 	status  bool
 	code    bool // --code-mode: serve code mode's tool (mcpserver/codemode)
 	idle    time.Duration
@@ -87,6 +88,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveOptions, int, error
 	fs.BoolVar(&o.watch, "watch", false, "reload a guest when its file changes (tools/list_changed is sent; a failed reload keeps the old version)")
 	fs.StringVar(&o.stopFile, "stop-file", "", "operator kill switch: while this file exists, calls are stopped and refused (SIGUSR1/SIGUSR2 work too)")
 	fs.BoolVar(&o.lazy, "lazy", true, "serve a guest whose manifest is cached before compiling it; it compiles in the background and a failure there becomes a tool error (false: compile and describe every guest first, exit 3 on failure)")
+	fs.BoolVar(&o.prewarm, "prewarm", true, "over stdio, make the first instance of the first two guests (its start run with its grants) as soon as its code is compiled, while the client initializes, instead of at its first call; an unused one is closed after --idle-timeout like any idle instance")
 	fs.BoolVar(&o.code, "code-mode", false, "serve one tool, run_code, that runs a TypeScript or JavaScript program against the served tools in a fresh sandbox per run (docs/code-mode.md); the config's \"code_mode\" sets its name, allowlist and budgets")
 	fs.BoolVar(&o.status, "status", false, "serve the resource mcpwasm://status and the tools mcpwasm_status and mcpwasm_stop (engages the kill switch; resuming stays SIGUSR2 or --stop-file) to MCP clients; the config's \"status\": true does too")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at GET /metrics on ADDR (\":9464\" binds 127.0.0.1:9464); with --http they are also at /metrics there")
@@ -253,12 +255,38 @@ func (s *serving) loadGuests(ctx context.Context) (int, error) {
 		s.ready.loaded(first)
 		debug.FreeOSMemory()
 	}()
+	if s.o.prewarm && s.o.http.addr == "" {
+		s.wg.Go(func() { prewarm(ctx, gs, s.logger) })
+	}
 	for _, g := range gs {
 		if missing := g.Ungranted(); len(missing) > 0 {
 			s.logger.Warn("requested capabilities not granted", "guest", g.Name(), "missing", strings.Join(missing, "; "))
 		}
 	}
 	return ExitOK, nil
+}
+
+// prewarmGuests bounds how many guests prewarm readies: each holds its compiled code and one
+// instance until the idle timeout, which a server of many guests should not pay at every
+// start (RATIONALE, "Why drop a guest's code after the background compile?"); a server of one
+// or two — an npm server, the bundled calc and text — answers its first call without waiting
+// for a start.
+const prewarmGuests = 2
+
+// prewarm makes the first instance of the first prewarmGuests guests ahead of their first
+// call (serve --prewarm, on by default over stdio, where one client is about to call): the
+// start of an npm server's script is most of its first call (bench/npmstart). One guest at a
+// time, leaving the other core to the session. A failure is logged at debug only: the first
+// call meets it again and reports it.
+func prewarm(ctx context.Context, gs []*runtime.Guest, logger *slog.Logger) {
+	for _, g := range gs[:min(len(gs), prewarmGuests)] {
+		if err := g.Prewarm(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			logger.Debug("prewarm: the guest's first instance was not made ahead of its first call", "guest", g.Name(), "err", err)
+		}
+	}
 }
 
 // newServer builds the MCP server of the loaded guests: tools changed since the lock are

@@ -42,6 +42,7 @@ type guestCode struct {
 	done   chan struct{} // codeLoading: closed when the load ends
 	urgent chan struct{} // codeLoading: closed when a call waits, so the load skips the queue
 	waited bool          // urgent is closed
+	kept   bool          // Prewarm wants the code: a background compile keeps it resident
 	err    error         // codeFailed
 
 	// The warm call's fast path (useCode, doneCode) takes no mutex: notReady mirrors

@@ -600,3 +600,42 @@ func TestDrainCountsCallsNotYetInAnInstance(t *testing.T) {
 		t.Fatalf("Drain after the call = %v", err)
 	}
 }
+
+// Prewarm (serve's --prewarm over stdio) makes the first instance ahead of the first call:
+// asked while the background compile is still held (its wait ended by its context), it keeps the code the compile would
+// otherwise drop (TestLazyDropsCodeAfterBackgroundCompile), leaves one idle instance, and the
+// first call takes that one instead of starting another. A second Prewarm adds none.
+func TestPrewarmKeepsCodeAndMakesTheFirstInstance(t *testing.T) {
+	h, logs := testHost(t, Options{CacheDir: primed(t), Lazy: true})
+	release := holdCompiles(h)
+	g := mustLoad(t, h, wat.Fixture, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.Prewarm(ctx); !errors.Is(err, context.Canceled) { // wants the code, then its wait ends
+		t.Fatalf("Prewarm with an ended context while the compile is held = %v, want context.Canceled", err)
+	}
+	release()
+	if err := g.Prewarm(context.Background()); err != nil {
+		t.Fatalf("Prewarm: %v", err)
+	}
+	p := g.pools[0]
+	g.code.mu.Lock()
+	state, compiled := g.code.state, g.compiled
+	g.code.mu.Unlock()
+	if state != codeReady || compiled == nil || len(p.tokens) != 1 || len(p.idle) != 1 {
+		t.Fatalf("after Prewarm: state %d, code resident %v, %d instances, %d idle; want ready, resident, 1, 1",
+			state, compiled != nil, len(p.tokens), len(p.idle))
+	}
+	if strings.Contains(logs.String(), "code dropped until its first call") {
+		t.Errorf("the code was dropped although Prewarm wanted it:\n%s", logs)
+	}
+	if got := mustCall(t, g, "echo", `{"a":1}`); got != `{"content":[],"structuredContent":{"a":1}}` {
+		t.Errorf("echo = %s", got)
+	}
+	if err := g.Prewarm(context.Background()); err != nil {
+		t.Fatalf("second Prewarm: %v", err)
+	}
+	if len(p.tokens) != 1 || len(p.idle) != 1 {
+		t.Fatalf("after the first call and a second Prewarm: %d instances, %d idle; want 1, 1", len(p.tokens), len(p.idle))
+	}
+}

@@ -88,7 +88,7 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		c.setState(codeFailed)
 		c.err = fmt.Errorf("%s: loading in the background: %w", g.source, err)
 		g.host.logger.Error("guest failed to load; its tools return errors", "guest", g.name, "source", g.source, "err", err)
-	case l.unload && !c.waited && c.users.Load() == 0:
+	case l.unload && !c.waited && !c.kept && c.users.Load() == 0:
 		// Nobody has called the guest yet: the compile has filled the on-disk cache and
 		// checked the module; its code need not stay resident until the first call, which
 		// loads it back from the cache (RATIONALE.md, "Why drop a guest's code after the
@@ -221,6 +221,49 @@ func (g *Guest) Ready(ctx context.Context) error {
 		}
 		return nil
 	}
+}
+
+// Prewarm readies the guest's first call ahead of it: it waits for the code (a lazy load's
+// background compile, at its usual place in the queue, keeping the code resident instead of
+// dropping it), then, if the guest has no instance yet, makes one as a first call would — the
+// same pool, sandbox profile and start grants, its start run now — and leaves it idle for the
+// first call to take; the idle sweep closes it like any idle instance. It returns the
+// compile's or the start's error (the first call then meets it again), or ctx's.
+func (g *Guest) Prewarm(ctx context.Context) error {
+	c := g.code
+	c.mu.Lock()
+	c.kept = true
+	c.mu.Unlock()
+	if err := g.Ready(ctx); err != nil {
+		return err
+	}
+	p := g.pools[0]
+	wait := callWait{parent: ctx}
+	defer wait.done()
+	if err := g.useCode(&wait); err != nil { // the code may have been swept meanwhile
+		return err
+	}
+	if len(p.tokens) > 0 || p.isClosed() { // a call came first
+		g.doneCode(g.host.watch.Now())
+		return nil
+	}
+	select {
+	case p.tokens <- struct{}{}:
+	default:
+		g.doneCode(g.host.watch.Now())
+		return nil
+	}
+	warming := make(chan struct{})
+	p.warming.Store(&warming)
+	defer func() { p.warming.Store(nil); close(warming) }()
+	inst, err := p.instantiate(wait.context())
+	if err != nil {
+		<-p.tokens
+		g.doneCode(g.host.watch.Now())
+		return err
+	}
+	p.release(inst, true, g.host.watch.Now()) // idle; closed instead if the pool closed meanwhile
+	return nil
 }
 
 // unloadIdle drops g's compiled code if it has been unused since before now-idle and no

@@ -30,6 +30,8 @@ type pool struct {
 	busy   map[*instance]uint64        // → its linear memory in bytes when the call started (Host.Stats)
 	idleAt map[*instance]time.Duration // when each idle instance was released, on the watchdog clock (lazy.go: shrink)
 
+	warming atomic.Pointer[chan struct{}] // set while Guest.Prewarm makes the first instance; closed when it is idle or failed
+
 	snaps snapshots // the state new instances start from, per session or per call (snapshot.go)
 	disk  diskSnap  // … and its copy in the compile cache (snapshotdisk.go)
 
@@ -86,6 +88,12 @@ func (p *pool) take(ctx context.Context, deadline, grace time.Duration) (*instan
 		}
 	}()
 	var inst *instance
+	if w := p.warming.Load(); w != nil { // the first instance is being made (Guest.Prewarm): take it rather than start another
+		select {
+		case <-*w:
+		case <-wait.context().Done():
+		}
+	}
 	select {
 	case inst = <-p.idle:
 	default:
