@@ -134,6 +134,17 @@ func (g *Guest) Ready(ctx context.Context) error {
 	return g.g.Ready(ctx)
 }
 
+// Prewarm readies the guest's first call ahead of it (serve's --prewarm over stdio): it waits
+// for the code (a lazy load's background compile, keeping the code resident instead of
+// dropping it), then, if the guest has no instance yet, makes one as a first call would — the
+// same pool, sandbox profile and start grants, its start run now — and leaves it idle for the
+// first call to take; the idle sweep closes it like any idle instance. It returns the
+// compile's or the start's error (the first call then meets it again), ErrClosed, or ctx's
+// error.
+func (g *Guest) Prewarm(ctx context.Context) error {
+	return g.g.Prewarm(ctx)
+}
+
 // Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and
 // returns the guest's result JSON (an MCP CallToolResult, ABI.md §5), owned by the caller.
 //
