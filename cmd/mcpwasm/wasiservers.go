@@ -517,7 +517,7 @@ func writeServerInspect(w io.Writer, out *serverInspect) {
 	}
 	fmt.Fprintf(w, "source: %s (%d bytes, sha256 %s)\n", out.Source, out.Bytes, out.SHA256)
 	what, net := "a WASI command", "WASI preview 1 has no sockets: no network of its own"
-	if out.Kind == "javascript-server" { // runtime/jsserver.go
+	if out.Kind == "javascript-server" { // runtime/internal/engine/jsserver.go
 		what, net = "a JavaScript bundle with its own MCP SDK, run as a process", "fetch goes through the net grant; no sockets of its own"
 	}
 	fmt.Fprintf(w, "kind: %s (a whole MCP server: %s, one instance per client session)\n", out.Kind, what)

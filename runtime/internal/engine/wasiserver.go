@@ -99,8 +99,8 @@ func isWASICommand(m *wasm.Module) bool {
 // context is how a looping script is stopped. A WASI command does not run here: it is
 // instrumented as guests are (instrument.Calls) and runs on the guest runtime, stopped by its
 // interrupt global, because WithCloseOnContextDone's check at every loop header (an indirect
-// call in wazero's compiler) made a go-sdk server 3–4× slower (docs/decisions/h-wasiperf.md).
-// It shares the Host's compilation cache.
+// call in wazero's compiler) made a go-sdk server 3–4× slower (RATIONALE.md, "Whole MCP
+// servers (WASI commands)"). It shares the Host's compilation cache.
 type serverRuntime struct {
 	mu      sync.Mutex
 	rt      wazero.Runtime

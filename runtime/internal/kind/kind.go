@@ -10,7 +10,9 @@
 // and kill switch, and its errors wrap the same fault sentinels. Its host functions reach the
 // outside only through the Call (Log, Progress, Request → the sandbox of the running tool).
 // Whole MCP servers (WASI commands, JavaScript bundles with their own SDK) are not a kind:
-// they run a loop of their own and are served through runtime.Server.
+// they run a loop of their own and are served through runtime.Server
+// (runtime/internal/engine: wasiserver.go, jsserver.go; the JavaScript loop is
+// quickjs.Serve in kind/quickjs/process.go).
 //
 // Adding a kind, in four steps:
 //  1. Write package runtime/internal/kind/NAME with a type implementing Kind: Name, Detect
@@ -18,17 +20,23 @@
 //     StartRequests, Start (→ a Started serving Describe, CallTool, GetPrompt, ReadResource,
 //     Complete) and Traits (the zero Traits means no snapshots, no links, no grace: the
 //     suite's snapshot case then needs a notApplicable reason).
-//  2. Add one line to the kinds slice in runtime/internal/engine/kinds.go (its order breaks Detect ties). A
-//     kind whose guest code travels in a custom section names it with the prefix
-//     instrument.ScriptSectionPrefix ("mcpwasm.js"); only those sections reach Module.Customs.
+//  2. Add one line to the kinds slice in runtime/internal/engine/kinds.go (its order breaks
+//     Detect ties). A kind whose guest code travels in a custom section names it with the
+//     prefix "mcpwasm.js" (instrument.ScriptSectionPrefix, written out: a kind does not import
+//     instrument); only those sections reach Module.Customs.
 //  3. Enter guest code only through Instance.Invoke; reach the outside only through the Call
 //     (c.Request, c.Host.Log, c.Report); never import os, net or net/http (no file or socket
-//     of its own; the clock a guest reads is the sandbox's); cap results at c.Limits.OutputBytes; wrap errors in fault
+//     of its own). What a guest reads as time and entropy is the sandbox's
+//     (c.Sandbox.Profile); a kind may use the host's monotonic clock only to schedule and
+//     bound its own work (quickjs: timers, turn deadlines) and crypto/rand only where the
+//     random grant says so. Cap results at c.Limits.OutputBytes; wrap errors in fault
 //     sentinels; check a host-call argument's size (CheckArg) before copying it.
 //  4. It may import abi, runtime/policy, runtime/peer, runtime/internal/{fault,sandbox,wasm},
-//     internal/size and wazero (api, sys), never package runtime; give it a column in
-//     runtime/internal/engine/kindsuite_test.go (a fixture per case, or a reason: notApplicable, elsewhere) —
-//     TestKindSuiteCoversEveryKind fails for a registered kind without one.
+//     internal/size and wazero (its root for a host module builder, api, sys), never package
+//     runtime or the engine; give it a column in
+//     runtime/internal/engine/kindsuite_test.go (a fixture per case, or a reason:
+//     notApplicable, elsewhere) — TestKindSuiteCoversEveryKind fails for a registered kind
+//     without one. (The rule is review's: no test enforces the import list.)
 //
 // Package kind must not import package runtime (runtime imports it).
 package kind

@@ -1,8 +1,8 @@
 // Package snapstate owns what a snapshot is: the state of a started instance (linear memory
 // as spans, the mutable globals, the kind's part) that a new instance is given instead of
 // running its start (Snapshot, CopySpans), and its file layout in the cache (Encode, Decode).
-// When a pool takes, attaches, writes or restores one is the root's (snapshot.go,
-// snapshotdisk.go). It may import runtime/internal/memory; nothing else of ours.
+// When a pool takes, attaches, writes or restores one is the engine's (runtime/internal/engine:
+// snapshot.go, snapshotdisk.go). It may import runtime/internal/memory; nothing else of ours.
 package snapstate
 
 import (
