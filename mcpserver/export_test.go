@@ -125,3 +125,16 @@ func (c *TaskClock) Advance(d time.Duration) {
 		t.f()
 	}
 }
+
+// PendingAt is how many of the clock's timers are due at now+d.
+func (c *TaskClock) PendingAt(d time.Duration) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for t := range c.timers {
+		if t.at.Equal(c.now.Add(d)) {
+			n++
+		}
+	}
+	return n
+}

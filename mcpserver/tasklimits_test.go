@@ -170,6 +170,25 @@ func TestTaskInputExpires(t *testing.T) {
 	}
 }
 
+// The input deadline starts with the input_required status: whoever sees the status sees the
+// timer armed, so a clock advanced right after cannot start the InputTTL later than the status
+// (TestTaskInputExpires failed under -race and load that way: the timer was armed after the
+// status was published, and after the test's first Advance). Many tasks make the window show.
+func TestTaskInputTimerArmedWithStatus(t *testing.T) {
+	s, url := taskServer(t, &mcpserver.Options{Tasks: mcpserver.TaskOptions{InputTTL: time.Minute, TTL: time.Hour, MaxTasks: 1000, AnonymousTasks: 1000}})
+	ctx := testCtx(t)
+	clock := mcpserver.SetTaskClock(s, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	for i := range 200 {
+		w := mustResult(t, "confirm_delete", post26(t, url, "tools/call", map[string]any{"name": "confirm_delete", "arguments": map[string]any{"filename": "a.txt"}}, askCaps, nil))
+		if err := mcpserver.WaitTaskStatus(ctx, s, w.str("taskId"), mcpserver.TaskInputRequired); err != nil {
+			t.Fatal(err)
+		}
+		if n := clock.PendingAt(time.Minute); n != i+1 {
+			t.Fatalf("task %d is input_required with %d input deadlines pending at now+1m, want %d", i, n, i+1)
+		}
+	}
+}
+
 // A server full of one client's finished tasks refuses another client's task naming
 // max_tasks rather than evicting them before their TTL; the owner's own next task pushes
 // out its oldest finished one.

@@ -811,8 +811,9 @@ func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputReq
 	}
 	t.status, t.message, t.updated = TaskInputRequired, "", ts.now()
 	t.asked, t.answered, t.answerCh, t.held = maps.Clone(asked), map[string]mcp.InputResponse{}, ch, held
-	t.touch()
-	ts.mu.Unlock()
+	// The deadline is armed before anyone can see the status (touch), under ts.mu as
+	// finishLocked takes the store's lock: armed after, a clock read in between started the
+	// InputTTL late (TestTaskInputTimerArmedWithStatus). The timer runs expire outside both.
 	ts.store.Wait(t.entry, func() {
 		ts.mu.Lock()
 		if t.answerCh != ch { // answered (or ended) as the timer fired
@@ -824,6 +825,8 @@ func (ts *taskServer) waitInput(ctx context.Context, t *task, asked mcp.InputReq
 		ts.mu.Unlock()
 		t.cancel()
 	})
+	t.touch()
+	ts.mu.Unlock()
 	select {
 	case <-ctx.Done():
 		return nil, false
