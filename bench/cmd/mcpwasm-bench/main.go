@@ -33,7 +33,7 @@ type config struct {
 	quick                       bool
 	benchtime                   time.Duration
 	sizes                       []int
-	runtimeBench                string // -bench pattern for go test ./runtime
+	runtimeBench                string // -bench pattern for go test ./runtime/internal/engine
 	loadDur                     time.Duration
 	coldGo, coldWat             []int
 	coldReps                    int
@@ -284,16 +284,16 @@ func micro(ctx context.Context, c config, dir, root string) error {
 		fmt.Printf("| %s | %s | %.2f× | %.0f | %.0f |\n", r.Name, ns(r.NsPerOp), r.NsPerOp/noChecks, r.BytesPerOp, r.AllocsPerOp)
 	}
 
-	step("instance-level and instrumentation benchmarks (go test ./runtime)")
+	step("instance-level and instrumentation benchmarks (go test ./runtime/internal/engine)")
 	bt := c.benchtime.String()
-	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", c.runtimeBench, "-benchmem", "-benchtime", bt, "./runtime")
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", c.runtimeBench, "-benchmem", "-benchtime", bt, "./runtime/internal/engine")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "MCPWASM_BENCH_GOECHO="+filepath.Join(dir, "goecho.wasm"), "MCPWASM_BENCH_GOBARE="+filepath.Join(dir, "gobare.wasm"), "MCPWASM_BENCH_GOSHA="+filepath.Join(dir, "gosha.wasm"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("go test -bench ./runtime: %v\n%s", err, out)
+		return fmt.Errorf("go test -bench ./runtime/internal/engine: %v\n%s", err, out)
 	}
-	fmt.Printf("\n### 1c. Instance level and the interruption rewrite (`go test -bench ./runtime`)\n\n")
+	fmt.Printf("\n### 1c. Instance level and the interruption rewrite (`go test -bench ./runtime/internal/engine`)\n\n")
 	fmt.Println("| benchmark | ns/op | B/op | allocs/op |")
 	fmt.Println("|---|--:|--:|--:|")
 	re := regexp.MustCompile(`^Benchmark(\S+?)(-\d+)?\s+\d+\s+([\d.]+) ns/op\s+(\d+) B/op\s+(\d+) allocs/op`)
@@ -302,14 +302,14 @@ func micro(ctx context.Context, c config, dir, root string) error {
 		if m := re.FindStringSubmatch(l); m != nil {
 			v, _ := strconv.ParseFloat(m[3], 64)
 			if v <= 0 {
-				return fmt.Errorf("go test -bench ./runtime: %s reports %s ns/op", m[1], m[3])
+				return fmt.Errorf("go test -bench ./runtime/internal/engine: %s reports %s ns/op", m[1], m[3])
 			}
 			fmt.Printf("| %s | %s | %s | %s |\n", m[1], ns(v), m[4], m[5])
 			rows++
 		}
 	}
 	if rows == 0 {
-		return fmt.Errorf("go test -bench ./runtime printed no benchmark matching %q:\n%s", c.runtimeBench, out)
+		return fmt.Errorf("go test -bench ./runtime/internal/engine printed no benchmark matching %q:\n%s", c.runtimeBench, out)
 	}
 
 	fmt.Printf("\n### Ratios against the targets (BENCHMARKS.md, \"Targets\")\n\n")
