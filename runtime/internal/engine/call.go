@@ -34,10 +34,7 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// ReadResource reads uri through the guest's mcpwasm_read (ABI.md §2.4) and returns its
-// JSON answer: an MCP ReadResourceResult, or an abi.ErrorBody the caller maps to a JSON-RPC
-// error. It runs with the guest's grants (not narrowed per tool), under the guest's limits.
-// Errors are *CallError.
+// ReadResource implements runtime.Guest.ReadResource, whose doc comment says what it does.
 func (g *Guest) ReadResource(ctx context.Context, uri string) ([]byte, error) {
 	v := g.hold()
 	defer v.running.Add(-1)
@@ -48,9 +45,7 @@ func (g *Guest) ReadResource(ctx context.Context, uri string) ([]byte, error) {
 	return g.run(ctx, l.guestPool, kind.EntryRead, uri, nil, g.limits, l.guest)
 }
 
-// GetPrompt renders prompt name with args (a JSON object of strings) through the guest's
-// mcpwasm_prompt (ABI.md §2.4): an MCP GetPromptResult, or an abi.ErrorBody. It runs with
-// the guest's grants, as ReadResource. Errors are *CallError.
+// GetPrompt implements runtime.Guest.GetPrompt, whose doc comment says what it does.
 func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte, error) {
 	v := g.hold()
 	defer v.running.Add(-1)
@@ -64,14 +59,7 @@ func (g *Guest) GetPrompt(ctx context.Context, name string, args []byte) ([]byte
 	return g.run(ctx, l.guestPool, kind.EntryPrompt, l.ownPrompt(name), args, g.limits, l.guest)
 }
 
-// Call runs tool with args (a JSON object; nil or empty means {}) in a pooled instance and
-// returns the guest's result JSON (an MCP CallToolResult, ABI.md §5), owned by the caller.
-//
-// Errors are *CallError. Before the guest is entered, args are validated against the tool's
-// input schema (ErrInvalidArguments, naming the field). A trap, the time limit, the memory
-// limit, an oversized or malformed result each discard the instance and return an error
-// wrapping ErrTrap, ErrTimeLimit, ErrMemoryLimit, ErrOutputLimit or ErrABI. If ctx is
-// cancelled the guest is stopped and the error wraps ErrCancelled and ctx.Err().
+// Call implements runtime.Guest.Call, whose doc comment says what it does.
 func (g *Guest) Call(ctx context.Context, toolName string, args []byte) ([]byte, error) {
 	v := g.hold()
 	defer v.running.Add(-1)

@@ -13,14 +13,10 @@ import (
 // mcpwasm_complete, in bytes: a completion argument is a partial value a user is typing.
 const maxCompleteRequestBytes = 64 << 10
 
-// Completes reports whether the guest completes prompt and resource-template arguments
-// (manifest "completions", export mcpwasm_complete; ABI.md §2.5).
+// Completes implements runtime.Guest.Completes, whose doc comment says what it does.
 func (g *Guest) Completes() bool { return g.lists().manifest.Completions }
 
-// Complete asks the guest's mcpwasm_complete for completions of one argument. req is an
-// abi.CompleteRequest as JSON (at most 64 KiB, else ErrInvalidArguments);
-// the answer is an abi.CompleteResult or an abi.ErrorBody, as JSON. It runs with the
-// guest's grants (as ReadResource), under the guest's limits. Errors are *CallError.
+// Complete implements runtime.Guest.Complete, whose doc comment says what it does.
 func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	v := g.hold()
 	defer v.running.Add(-1)
@@ -37,8 +33,7 @@ func (g *Guest) Complete(ctx context.Context, req []byte) ([]byte, error) {
 	return g.run(ctx, l.guestPool, kind.EntryComplete, "", l.ownComplete(req), g.limits, l.guest)
 }
 
-// ServesResource reports whether uri is one of the guest's resources or matches one of its
-// resource templates (RFC 6570).
+// ServesResource implements runtime.Guest.ServesResource, whose doc comment says what it does.
 func (g *Guest) ServesResource(uri string) bool { return g.lists().served.Serves(uri) }
 
 // resourceUpdated serves request kind resource.updated (ABI.md §6.8): the sandbox checks

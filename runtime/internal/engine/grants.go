@@ -11,8 +11,7 @@ import (
 // policy.Grants. It is an alias, so runtime.Grants and policy.Grants are one type.
 type Grants = policy.Grants
 
-// ToolGrants returns what the operator granted tool (after per-tool narrowing) and what it
-// effectively has (granted ∩ requested), as copies. ok is false for an unknown tool.
+// ToolGrants implements runtime.Guest.ToolGrants, whose doc comment says what it does.
 func (g *Guest) ToolGrants(tool string) (granted, effective Grants, ok bool) {
 	t, found := g.lists().tools[tool]
 	if !found {
@@ -21,11 +20,7 @@ func (g *Guest) ToolGrants(tool string) (granted, effective Grants, ok bool) {
 	return t.sandbox.Granted(), t.sandbox.Effective(), true
 }
 
-// Ungranted lists the capabilities some tool of g requested but does not have, grouped by the
-// tools that lack them, each group once, e.g. `net "*" (tools fetch, head)`, `clock (tool now)`,
-// or, when every tool of several lacks them, `net "*", clock, random (all 19 tools)` — a plugin
-// whose tools all request the same grants would otherwise name every tool once per grant.
-// Serving logs them, so an operator sees what a guest expected and was not given.
+// Ungranted implements runtime.Guest.Ungranted, whose doc comment says what it does.
 func (g *Guest) Ungranted() []string {
 	var order []string
 	tools := map[string][]string{}

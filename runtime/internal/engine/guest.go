@@ -94,12 +94,10 @@ type tool struct {
 // Name returns the guest's name (from config, else from its manifest).
 func (g *Guest) Name() string { return g.name }
 
-// Kind returns the name of the guest's kind — the ABI it speaks, detected from the module's
-// imports and exports at load: "mcpwasm" (abi/ABI.md).
+// Kind implements runtime.Guest.Kind, whose doc comment says what it does.
 func (g *Guest) Kind() string { return g.kind.Name() }
 
-// KindVersion returns the protocol version of the guest's kind it speaks, for a kind that has
-// several: "v1" or "v2" for an Extism plugin (hyper-mcp's plugin protocols); "" otherwise.
+// KindVersion implements runtime.Guest.KindVersion, whose doc comment says what it does.
 func (g *Guest) KindVersion() string { return g.kindVersion }
 
 // Source returns where the module came from, as given in GuestConfig.Source.
@@ -117,8 +115,7 @@ func (g *Guest) Tool(name string) (abi.Tool, bool) {
 	return t.def, true
 }
 
-// DeclaredName returns the name the guest declares tool (a served name) under: tool without
-// its GuestConfig.ToolPrefix or name mapping; tool itself for an unknown name.
+// DeclaredName implements runtime.Guest.DeclaredName, whose doc comment says what it does.
 func (g *Guest) DeclaredName(tool string) string {
 	if t, ok := g.lists().tools[tool]; ok {
 		return t.own
@@ -126,9 +123,7 @@ func (g *Guest) DeclaredName(tool string) string {
 	return tool
 }
 
-// LongestCall is the longest a call of g may take: the largest time limit of its tools and
-// of the guest (prompts, resource reads, completions). A call's limit covers its waits (the
-// guest's code, a free instance, its start), so after this long no call that was running is.
+// LongestCall implements runtime.Guest.LongestCall, whose doc comment says what it does.
 func (g *Guest) LongestCall() time.Duration {
 	d := g.limits.Timeout
 	for _, t := range g.lists().tools {
@@ -137,8 +132,7 @@ func (g *Guest) LongestCall() time.Duration {
 	return d
 }
 
-// Limits returns the limits a call of tool runs under (the guest's, with the tool's own
-// over them); for a name that is no tool (a prompt, a resource read), the guest's.
+// Limits implements runtime.Guest.Limits, whose doc comment says what it does.
 func (g *Guest) Limits(tool string) Limits {
 	if t, ok := g.lists().tools[tool]; ok {
 		return t.limits
@@ -146,10 +140,7 @@ func (g *Guest) Limits(tool string) Limits {
 	return g.limits
 }
 
-// ValidateOutput checks a tool's structured result (decoded JSON: map[string]any, []any,
-// float64, string, bool or nil) against the tool's outputSchema. A tool without an output
-// schema accepts anything. MCP 2025-06-18 "Tools › Output Schema": servers must return
-// structured results that conform to it.
+// ValidateOutput implements runtime.Guest.ValidateOutput, whose doc comment says what it does.
 func (g *Guest) ValidateOutput(tool string, structured any) error {
 	t, ok := g.lists().tools[tool]
 	if !ok {
@@ -171,11 +162,7 @@ func (g *Guest) HasOutputSchema(tool string) bool {
 	return ok && t.output != nil
 }
 
-// ReplacedBy makes next answer every call that reaches g from now on (Call, ReadResource,
-// GetPrompt, Complete): a reload calls it when next serves in g's place, before it drains and
-// closes g. A call handed to g's handler just before the swap, which had not reached g yet,
-// is so answered by next instead of failing on g's close; a call that reached g before is
-// counted (Drain) and answered by g.
+// ReplacedBy implements runtime.Guest.ReplacedBy, whose doc comment says what it does.
 func (g *Guest) ReplacedBy(next *Guest) {
 	if next != nil && next != g {
 		g.next.Store(next)
@@ -200,11 +187,7 @@ func (g *Guest) hold() *Guest {
 	}
 }
 
-// Drain waits until no call of g is running, or ctx is done. Reloading uses it to let calls
-// on the old version finish before closing it. A call counts from the moment it reaches g
-// (Call, ReadResource, GetPrompt, Complete) — also while it validates, waits for the guest's
-// code or a free instance, or starts a new one — to its answer; one that reaches g after
-// ReplacedBy is its successor's.
+// Drain implements runtime.Guest.Drain, whose doc comment says what it does.
 func (g *Guest) Drain(ctx context.Context) error {
 	t := time.NewTicker(10 * time.Millisecond)
 	defer t.Stop()
@@ -220,8 +203,7 @@ func (g *Guest) Drain(ctx context.Context) error {
 	}
 }
 
-// Close stops the guest: idle instances are closed at once, running calls are stopped, and
-// later calls fail with ErrClosed. Close is idempotent.
+// Close implements runtime.Guest.Close, whose doc comment says what it does.
 func (g *Guest) Close(ctx context.Context) error {
 	var err error
 	g.closeOnce.Do(func() {

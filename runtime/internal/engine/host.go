@@ -1,7 +1,8 @@
 // Package engine is the machinery behind package runtime, which only exposes it: runtime's
 // Host, Guest and Server are handles over this package's, and what a user sets (Options,
 // GuestConfig, CallHooks, CallError, GuestStats) is declared there with its documentation and
-// here with the same fields, so one converts to the other.
+// here with the same fields, so one converts to the other. An exported method behind a handle's
+// has a one-line comment naming runtime's method: its documentation is written there, once.
 //
 // It owns the wazero runtime and compilation cache (host.go, cache.go, compile.go), the kinds
 // and what they link (kinds.go, links.go), the load and lazy start (load*.go, lazy.go,
@@ -94,9 +95,7 @@ type Host struct {
 	servers serverRuntime // whole-server guests' runtime, made on first LoadServer (wasiserver.go)
 }
 
-// Stop is the operator's kill switch: it stops every running call (each returns an error
-// wrapping ErrStopped and its instance is discarded) and every whole-server guest's instance,
-// and refuses new calls (and instances) with ErrStopped until Resume. Loaded guests stay loaded. Stop is idempotent.
+// Stop implements runtime.Host.Stop, whose doc comment says what it does.
 func (h *Host) Stop() {
 	h.stopped.Store(true)
 	h.mu.Lock()
@@ -158,14 +157,12 @@ func NewHost(ctx context.Context, opts *Options) (*Host, error) {
 	return h, nil
 }
 
-// Close closes every guest, then the runtime and the compilation cache. Calls still running
-// are stopped (they return ErrClosed or ErrCancelled). Close is idempotent.
+// Close implements runtime.Host.Close, whose doc comment says what it does.
 func (h *Host) Close(ctx context.Context) error {
 	return h.close(ctx)
 }
 
-// Shutdown is Close for a server that stops: the calls it ends fail with an ErrClosed that
-// names the shutdown ("closed: the server is shutting down") rather than a bare one.
+// Shutdown implements runtime.Host.Shutdown, whose doc comment says what it does.
 func (h *Host) Shutdown(ctx context.Context) error {
 	h.shuttingDown.Store(true)
 	return h.close(ctx)

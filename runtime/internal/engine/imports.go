@@ -26,8 +26,7 @@ type CallHooks struct {
 
 type hooksKey struct{}
 
-// WithCallHooks returns a context that makes Guest.Call (and ReadResource, GetPrompt,
-// Complete) deliver the guest's log and progress reports to hooks and run in hooks.Session.
+// WithCallHooks implements runtime.WithCallHooks, whose doc comment says what it does.
 func WithCallHooks(ctx context.Context, hooks *CallHooks) context.Context {
 	return context.WithValue(ctx, hooksKey{}, hooks)
 }

@@ -45,12 +45,7 @@ func parseIsolation(s string) (isolationMode, error) {
 	return 0, fmt.Errorf("isolation %q: want shared, session or call", s)
 }
 
-// Validate makes the checks Load makes of c before it reads the module's bytes, so a
-// command line or configuration file can refuse a bad guest before loading anything: the
-// limits (merged with policy.DefaultLimits, see policy.Limits.Validate), the isolation mode,
-// the grants and each tool's grants (policy.Grants.Validate). The error names the first
-// problem: `isolation "tenant": want shared, session or call`, `grants: net "a/b": want
-// host[:port], not a URL`, `tool "fetch" grants: …`. A nil c is valid.
+// Validate implements runtime.GuestConfig.Validate, whose doc comment says what it does.
 func (c *GuestConfig) Validate() error {
 	if c == nil {
 		return nil

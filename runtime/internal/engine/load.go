@@ -34,12 +34,7 @@ type GuestConfig struct {
 	Args       []string
 }
 
-// Load compiles wasm (using the compilation cache), checks it against the ABI, reads and
-// validates its manifest, and returns a Guest ready to call. Errors name the guest source and
-// the first problem found: a missing export, an import the host lacks, a bad tool name or
-// schema, grants wider than allowed. A panic inside wazero is returned as an error. Tool
-// names need only be unique within the guest: across guests, the server they are served on
-// decides (mcpserver.AddGuest).
+// Load implements runtime.Host.Load, whose doc comment says what it does.
 func (h *Host) Load(ctx context.Context, wasm []byte, cfg *GuestConfig) (g *Guest, err error) {
 	return h.load(ctx, wasm, cfg, nil)
 }

@@ -196,10 +196,7 @@ func (g *Guest) doneCode(now time.Duration) {
 	c.users.Add(-1)
 }
 
-// Ready waits until the guest's code is compiled and returns nil, or returns why it could not
-// be: the error of a background compile (Options.Lazy), ErrClosed, or ctx's error. A guest
-// loaded eagerly is always ready. (With Lazy and an on-disk cache, the code of a guest not
-// called yet is compiled into the cache and then dropped until its first call.)
+// Ready implements runtime.Guest.Ready, whose doc comment says what it does.
 func (g *Guest) Ready(ctx context.Context) error {
 	c := g.code
 	for {
@@ -223,12 +220,7 @@ func (g *Guest) Ready(ctx context.Context) error {
 	}
 }
 
-// Prewarm readies the guest's first call ahead of it: it waits for the code (a lazy load's
-// background compile, at its usual place in the queue, keeping the code resident instead of
-// dropping it), then, if the guest has no instance yet, makes one as a first call would — the
-// same pool, sandbox profile and start grants, its start run now — and leaves it idle for the
-// first call to take; the idle sweep closes it like any idle instance. It returns the
-// compile's or the start's error (the first call then meets it again), or ctx's.
+// Prewarm implements runtime.Guest.Prewarm, whose doc comment says what it does.
 func (g *Guest) Prewarm(ctx context.Context) error {
 	c := g.code
 	c.mu.Lock()

@@ -11,18 +11,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/policy"
 )
 
-// LoadFile loads the module in the file at path, as Load loads its bytes.
-//
-// With Options.Lazy, a file the manifest cache already knows by identity — the same path,
-// device, inode, size, modification and change times as when it was last read — is not read
-// at all before the guest is served: its tools come from the cached manifest, and the
-// background compile reads the file and runs it only if its SHA-256 is the one the cached
-// manifest was described from (else the guest's calls fail, wrapping ErrABI). With
-// cfg.SHA256 set, the cached entry is used only if it was described from a module with that
-// digest, so the tools listed are the pinned module's; the bytes are checked against it before
-// anything runs. Otherwise — no identity on this platform, no entry, the limits or the pin do
-// not match, or Lazy is off — the file is read whole and loaded by Load, and its identity is
-// recorded for the next start. Errors are Load's, or the error reading path.
+// LoadFile implements runtime.Host.LoadFile, whose doc comment says what it does.
 func (h *Host) LoadFile(ctx context.Context, path string, cfg *GuestConfig) (*Guest, error) {
 	var c GuestConfig
 	if cfg != nil {

@@ -14,27 +14,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/runtime/internal/kind"
 )
 
-// OutcomeOf names how a tool call ended, for an embedder's metrics, traces and status: a
-// small fixed set of labels, safe as a metric label. It classifies an error of Guest.Call by
-// the sentinel it wraps (errors.Is), never by its text:
-//
-//	"ok"                 nil
-//	"invalid_arguments"  ErrInvalidArguments (the guest was not entered)
-//	"unknown_tool"       ErrUnknownTool
-//	"timeout"            ErrTimeLimit
-//	"memory_limit"       ErrMemoryLimit
-//	"output_limit"       ErrOutputLimit
-//	"trap"               ErrTrap
-//	"abi_error"          ErrABI
-//	"cancelled"          ErrCancelled
-//	"stopped"            ErrStopped (the kill switch)
-//	"closed"             ErrClosed
-//	"error"              anything else (a guest whose code failed to load, …)
-//
-// Stopped and closed are tried first: a stop or close ends the call through its context
-// too. One more label comes from the result, not an error: "tool_error", a result with
-// isError (MCP "Tools › Error Handling") or one that broke its outputSchema; ReportCall
-// decides it.
+// OutcomeOf implements runtime.OutcomeOf, whose doc comment says what it does.
 func OutcomeOf(err error) string { return fault.Outcome(err) }
 
 // Observer is runtime.Observer, documented there (the same methods).
@@ -44,14 +24,7 @@ type Observer interface {
 	CacheLookup(hit bool)
 }
 
-// ReportCall reports one finished tool call to the host's Observer (a no-op without one) and
-// counts it in Stats, and returns the outcome label it reported. Bindings call it once per
-// tools/call with the error of Call (nil for a result), whether the result had isError set
-// (or broke its outputSchema), and the call's duration. The label is OutcomeOf(err) for an
-// error, "tool_error" for a result with isError, else "ok".
-//
-// A tool the guest does not declare is reported as "other", so callers cannot grow the label
-// set of a metric.
+// ReportCall implements runtime.Guest.ReportCall, whose doc comment says what it does.
 func (g *Guest) ReportCall(tool string, err error, isError bool, d time.Duration) (outcome string) {
 	outcome = fault.Outcome(err)
 	if err == nil && isError {
@@ -99,8 +72,7 @@ type GuestStats struct {
 	Resets        uint64
 }
 
-// Stats returns a snapshot of every loaded guest, sorted by name (then source). It takes each
-// pool's lock briefly and never waits for a call.
+// Stats implements runtime.Host.Stats, whose doc comment says what it does.
 func (h *Host) Stats() []GuestStats {
 	h.mu.Lock()
 	guests := make([]*Guest, 0, len(h.guests))

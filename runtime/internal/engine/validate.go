@@ -16,9 +16,7 @@ func (t *tool) validate(args []byte) error {
 	return schema.Validate(t.input, args)
 }
 
-// ValidateOutputJSON is ValidateOutput on a structured result still in JSON, decoded with
-// exact numbers (decodeExact) so that a valid result is never refused for a number float64
-// cannot hold. Invalid JSON is an error wrapping ErrABI.
+// ValidateOutputJSON implements runtime.Guest.ValidateOutputJSON, whose doc comment says what it does.
 func (g *Guest) ValidateOutputJSON(tool string, structured json.RawMessage) error {
 	if t, ok := g.lists().tools[tool]; ok && t.output == nil {
 		return nil

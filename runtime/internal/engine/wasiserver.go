@@ -45,10 +45,7 @@ const kindWASIServer = "wasi-server"
 // errWASIServer is Load's refusal of a whole-server guest (a WASI command), wrapping ErrABI.
 var errWASIServer = fmt.Errorf("%w: module is a whole MCP server (a WASI command: exports _start, imports only wasi_snapshot_preview1); load it with LoadServer", ErrABI)
 
-// IsWASIServer reports whether wasm is a whole-server guest, for LoadServer (Load refuses
-// it): a WASI command, which exports a function _start and imports functions only from
-// wasi_snapshot_preview1 (at least one). It reads the module's import and export sections
-// only; a module it cannot parse is not one.
+// IsWASIServer implements runtime.Host.IsWASIServer, whose doc comment says what it does.
 func (h *Host) IsWASIServer(wasm []byte) bool { return isWASIServer(wasm) }
 
 func isWASIServer(wasm []byte) bool {
@@ -197,12 +194,7 @@ type Server struct {
 	closed  bool
 }
 
-// LoadServer compiles wasm, which must be a WASI command (IsWASIServer), under cfg's load
-// caps and limits, and returns a Server that starts an instance per Start. Of cfg it reads
-// Name (else derived from Source's file name), Source, Limits, Grants (fs, env, clock,
-// random: what the process gets; net and exec mean nothing to WASI preview 1, which has no
-// sockets or processes), SHA256, Args and Isolation (which the caller applies: Isolation).
-// Errors name the source.
+// LoadServer implements runtime.Host.LoadServer, whose doc comment says what it does.
 func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*Server, error) {
 	var c GuestConfig
 	if cfg != nil {
@@ -301,8 +293,7 @@ func (h *Host) LoadServer(ctx context.Context, wasm []byte, cfg *GuestConfig) (*
 	return s, nil
 }
 
-// Kind is the guest's kind for inspect and logs: "wasi-server", or "javascript-server" for a
-// JavaScript bundle that carries its own SDK (jsserver.go).
+// Kind implements runtime.Server.Kind, whose doc comment says what it does.
 func (s *Server) Kind() string {
 	if s.js.Source != nil {
 		return kindJSServer
@@ -316,23 +307,16 @@ func (s *Server) Name() string { return s.name }
 // Source is where the module came from, as GuestConfig.Source said.
 func (s *Server) Source() string { return s.source }
 
-// Isolation is which calls share an instance: "session" (the default: the calls of one
-// client session), "shared" (every call: one instance for all clients) or "call" (none: an
-// instance started for each call). The caller (who keeps the sessions) applies it.
+// Isolation implements runtime.Server.Isolation, whose doc comment says what it does.
 func (s *Server) Isolation() string { return s.isolation }
 
 // Limits are the guest's limits (policy defaults filled in).
 func (s *Server) Limits() Limits { return s.limits }
 
-// Grants are the guest's grants as configured (a copy). Of them the instance itself uses fs,
-// env, clock and random; sampling, elicitation and roots are the caller's to apply to the
-// server's requests to the client (upstream.Relay).
+// Grants implements runtime.Server.Grants, whose doc comment says what it does.
 func (s *Server) Grants() Grants { return s.grants.Clone() }
 
-// Start starts an instance: the module's _start runs on its own goroutine with fresh pipes
-// as stdin and stdout. When all the guest's instances are running (its instances limit), it
-// waits for one to end until ctx ends, then fails with an error naming the limit ("instance
-// limit reached: …"). Errors (here and Process.Err) do not name the guest: the caller does.
+// Start implements runtime.Server.Start, whose doc comment says what it does.
 func (s *Server) Start(ctx context.Context) (peer.Process, error) {
 	select {
 	case s.tokens <- struct{}{}:
