@@ -55,7 +55,26 @@ const initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 type lockedBuffer struct {
 	mu     sync.Mutex
 	b      bytes.Buffer
-	notify chan struct{} // closed (and replaced) by every Write
+	notify chan struct{} // closed (and replaced) by every Write, and by end
+	ended  string        // why no more will be written ("" while the writer may still write)
+}
+
+// end records that the buffer's writer is gone (its process exited: why), waking waiters.
+func (l *lockedBuffer) end(why string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ended = why
+	if l.notify != nil {
+		close(l.notify)
+		l.notify = nil
+	}
+}
+
+// endedWhy is end's reason, or "" while the writer may still write.
+func (l *lockedBuffer) endedWhy() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ended
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
@@ -123,7 +142,11 @@ func startServer(t *testing.T, args ...string) *server {
 			}
 		}
 	}()
-	go func() { _ = cmd.Wait(); close(s.exited) }()
+	go func() {
+		err := cmd.Wait()
+		s.stderr.end(fmt.Sprintf("the server exited (%v)", err))
+		close(s.exited)
+	}()
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-s.exited
