@@ -646,14 +646,21 @@ func clipLine(b []byte) string {
 	return string(b)
 }
 
-// stderrLog logs a program's stderr line by line, naming the guest, and keeps the last lines
-// for an exit's error.
+// stderrLog logs a program's stderr line by line, naming the guest, and keeps its first and
+// last lines for an exit's error (tail).
 type stderrLog struct {
 	logger *slog.Logger
 	mu     sync.Mutex
 	buf    []byte
-	last   []string
+	head   []string // the first lines, or the first of the last panic (stderrKept each)
+	last   []string // the last lines
+	n      int      // lines since head's first
 }
+
+// stderrKept is how many lines of a whole server's stderr its exit error quotes at each end:
+// a Go program's cause comes first (flag's "flag provided but not defined: -x" before a
+// usage of many lines; "panic: …" before its goroutine dump) and its last words last.
+const stderrKept = 3
 
 func (l *stderrLog) Write(b []byte) (int, error) {
 	l.mu.Lock()
@@ -679,8 +686,16 @@ func (l *stderrLog) line(s string) {
 		return
 	}
 	l.logger.Info("guest stderr", "line", s)
+	if strings.HasPrefix(s, "panic: ") || strings.HasPrefix(s, "fatal error: ") {
+		l.head, l.last, l.n = nil, nil, 0 // what the program wrote before it crashed is in the log
+	}
+	l.n++
+	if len(l.head) < stderrKept {
+		l.head = append(l.head, s)
+		return
+	}
 	l.last = append(l.last, s)
-	if len(l.last) > 3 {
+	if len(l.last) > stderrKept {
 		l.last = l.last[1:]
 	}
 }
@@ -692,16 +707,29 @@ func (l *stderrLog) flush() {
 	l.buf = nil
 }
 
-// tail is "; it wrote: …" with the last lines of stderr, or "".
+// tail is "; it wrote: …" quoting stderr — its first lines (from the last "panic: " or
+// "fatal error: " line, if any) and its last, "…" between when lines were left out — or "".
+// Each end is at most 300 bytes.
 func (l *stderrLog) tail() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.last) == 0 {
+	if len(l.head) == 0 {
 		return ""
 	}
-	s := strings.Join(l.last, " | ")
+	s := strings.Join(l.head, " | ")
 	if len(s) > 300 {
-		s = s[len(s)-300:]
+		s = s[:300] + "…"
+	}
+	if len(l.last) > 0 {
+		end := strings.Join(l.last, " | ")
+		if len(end) > 300 {
+			end = "…" + end[len(end)-300:]
+		}
+		sep := " | "
+		if l.n > len(l.head)+len(l.last) {
+			sep = fmt.Sprintf(" | … (%d lines) … | ", l.n-len(l.head)-len(l.last))
+		}
+		s += sep + end
 	}
 	return "; it wrote: " + s
 }
