@@ -286,7 +286,7 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 		e.s.RemoveTools(gone...)
 	}
 	e.tools = next
-	log.Info("gateway: upstream tools exposed", "tools", len(next), "removed", len(gone))
+	log.Info("gateway: tools exposed", "tools", len(next), "removed", len(gone))
 	if e.opts.All {
 		cs, err := e.session(ctx)
 		if err != nil {

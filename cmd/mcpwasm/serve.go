@@ -403,9 +403,12 @@ func (s *serving) runTransports(ctx, signalled context.Context, stdin io.Reader,
 		ws := s.watched()
 		s.wg.Go(func() { watchGuests(ctx, &s.wg, s.h, s.srv, ws, s.logger) })
 	}
-	names := make([]string, len(s.gs))
-	for i, g := range s.gs {
-		names[i] = g.Name()
+	names := make([]string, 0, len(s.gs)+len(s.servers))
+	for _, g := range s.gs {
+		names = append(names, g.Name())
+	}
+	for _, sg := range s.servers { // whole servers: their tools are counted once listed (gateway's log)
+		names = append(names, sg.Name())
 	}
 	if s.o.http.addr != "" {
 		s.o.http.stopCalls = func() { _ = s.h.Shutdown(context.Background()) } // at the drain timeout (http.go)
