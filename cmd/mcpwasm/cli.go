@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/suggest"
 	"io"
 	"log/slog"
 	"os"
@@ -48,7 +49,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	c := lookup(name)
 	if c == nil {
-		fmt.Fprintf(stderr, "mcpwasm: unknown command %q\n\n%s", args[0], usage())
+		hint := ""
+		if near := suggest.Nearest(args[0], commandNames(), 2); near != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		fmt.Fprintf(stderr, "mcpwasm: unknown command %q%s\n\n%s", args[0], hint, usage())
 		return ExitUsage
 	}
 	if wantsHelp(args[1:]) {
