@@ -35,12 +35,18 @@ func inspectorCLI(t *testing.T) string {
 }
 
 // runInspector runs the Inspector CLI against `mcpwasm serve` over stdio and decodes its JSON.
-// It runs in the CLI's build directory: inspector-cli 1.0.3 resolves its own package.json
-// relative to the working directory.
 func runInspector(t *testing.T, out any, args ...string) {
 	t.Helper()
+	inspectorJSON(t, out, append([]string{binPath, "serve", "--cache-dir", cacheDir}, args...)...)
+}
+
+// inspectorJSON runs the Inspector CLI with args (its target, then its flags) and decodes the
+// JSON it prints. It runs in the CLI's build directory: inspector-cli 1.0.3 resolves its own
+// package.json relative to the working directory.
+func inspectorJSON(t *testing.T, out any, args ...string) {
+	t.Helper()
 	index := inspectorCLI(t)
-	cmd := exec.Command("node", append([]string{index, binPath, "serve", "--cache-dir", cacheDir}, args...)...)
+	cmd := exec.CommandContext(testContext(t), "node", append([]string{index}, args...)...)
 	cmd.Dir = filepath.Dir(index)
 	b, err := cmd.Output()
 	if err != nil {

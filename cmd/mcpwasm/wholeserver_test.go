@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -102,20 +100,7 @@ func inspectorOver(t *testing.T, out any, transport, cfg, url string, args ...st
 		runInspector(t, out, append([]string{"--config", cfg}, args...)...)
 		return
 	}
-	index := inspectorCLI(t)
-	cmd := exec.CommandContext(testContext(t), "node", append([]string{index, url, "--transport", "http"}, args...)...)
-	cmd.Dir = filepath.Dir(index)
-	b, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("inspector %v: %v\n%s\n%s", args, err, b, stderr)
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("inspector output is not JSON: %v\n%s", err, b)
-	}
+	inspectorJSON(t, out, append([]string{url, "--transport", "http"}, args...)...)
 }
 
 // The real MCP Inspector CLI and the TypeScript SDK's client drive whole-server guests over
