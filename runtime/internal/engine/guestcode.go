@@ -94,15 +94,16 @@ func (h *Host) compileUnlessCached(ctx context.Context, key string, p *loadcheck
 	if p == nil { // LoadFile passes no bytes only with an entry
 		return nil, fmt.Errorf("%w: no module bytes and no manifest cache entry", ErrABI)
 	}
-	return h.compileOnce(ctx, key, p, limits)
+	sum := sha256.Sum256(p.Bytes) // Load checked the caps; a cached rewrite skips the rest
+	return h.compileOnce(ctx, key, p, sum, h.rewritten(sum, limits), limits)
 }
 
 // compileOnce is h.compile, one at a time per module (lazyHost.compiling).
-func (h *Host) compileOnce(ctx context.Context, key string, p *loadcheck.Module, limits Limits) (wazero.CompiledModule, error) {
+func (h *Host) compileOnce(ctx context.Context, key string, p *loadcheck.Module, sum [32]byte, cached []byte, limits Limits) (wazero.CompiledModule, error) {
 	mu, _ := h.lazy.compiling.LoadOrStore(key, new(sync.Mutex))
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
-	return h.compile(ctx, p, limits)
+	return h.compile(ctx, p, sum, cached, limits)
 }
 
 func (h *Host) newGuestCode(key string, e *manifests.Entry, wasm []byte, cm wazero.CompiledModule) *guestCode {

@@ -56,16 +56,22 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 				return err
 			}
 		}
-		p := g.host.parse(wasm)                  // once, for every check of this compile
-		if err := p.Caps(g.limits); err != nil { // Load deferred them
-			return err
+		p := g.host.parse(wasm) // once, for every check of this compile
+		sum := sha256.Sum256(wasm)
+		// A rewrite kept by an earlier compile records that the caps passed for these bytes
+		// and limits (rewritecache.go); without one, Load deferred them to here.
+		cached := g.host.rewritten(sum, g.limits)
+		if cached == nil {
+			if err := p.Caps(g.limits); err != nil {
+				return err
+			}
 		}
 		if c.entry != nil { // the fingerprint or file identity found the entry; the hash proves it is this module's
-			if sum := sha256.Sum256(wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {
+			if hex.EncodeToString(sum[:]) != c.entry.SHA256 {
 				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
 			}
 		}
-		if cm, err = g.host.compileOnce(ctx, c.key, p, g.limits); err != nil {
+		if cm, err = g.host.compileOnce(ctx, c.key, p, sum, cached, g.limits); err != nil {
 			return err
 		}
 		customs = scriptSectionsOf(p.Whole())
