@@ -77,6 +77,11 @@ type GuestConfig struct {
 	// an npm file server is given; a whole-server guest's argv after its name, argv[0] being the
 	// guest's name). The operator's only; copied at Load.
 	Args []string
+	// KeepCode keeps the code a lazy load's background compile makes (Options.Lazy, a cached
+	// manifest) resident instead of dropping it until the guest's first call, as Guest.Prewarm
+	// does: set it for a guest that is to be prewarmed, whose compile may end before Prewarm
+	// is called. The idle sweep drops the code later like any unused guest's.
+	KeepCode bool
 }
 
 // Validate makes the checks Load makes of c before it reads the module's bytes, so a

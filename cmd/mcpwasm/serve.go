@@ -227,6 +227,16 @@ func (s *serving) loadGuests(ctx context.Context) (int, error) {
 		return ExitLoad, err
 	}
 	s.specs, s.servers, s.cfg = specs, servers, cfg
+	if s.o.prewarm && s.o.http.addr == "" {
+		// The guests prewarm readies keep the code their background compile makes: it starts
+		// during the load and may end before prewarm asks for it (runtime.GuestConfig.KeepCode).
+		for i := range s.specs[:min(len(s.specs), prewarmGuests)] {
+			if s.specs[i].cfg == nil {
+				s.specs[i].cfg = &runtime.GuestConfig{}
+			}
+			s.specs[i].cfg.KeepCode = true
+		}
+	}
 	s.onClose(func() {
 		for _, srv := range servers {
 			_ = srv.Close(context.Background())

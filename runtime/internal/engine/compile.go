@@ -97,8 +97,20 @@ func discardCompile(done <-chan compileResult) {
 // the time limit, then compiles it. A module our parser finds malformed is compiled as given
 // so the error is wazero's precise one; a reference to an undefined index or an unknown
 // instruction is refused with the rewrite's own error, which names the function and the index.
-func (h *Host) compile(ctx context.Context, p *loadcheck.Module, limits Limits) (wazero.CompiledModule, error) {
+//
+// sum is the SHA-256 of p's bytes. With a disk cache, the rewrite of a module that passed
+// every check and compiled is kept under sum and limits (rewritecache.go); cached is that
+// rewrite read back (nil if none), which is compiled as it is: the checks it records passed
+// for these bytes and limits, and the structural caps (p.Caps) with them.
+func (h *Host) compile(ctx context.Context, p *loadcheck.Module, sum [32]byte, cached []byte, limits Limits) (wazero.CompiledModule, error) {
 	timeout := limits.CompileTimeout
+	if cached != nil {
+		cm, err := h.compileModule(ctx, cached, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("compiling: %w", err)
+		}
+		return cm, nil
+	}
 	if err := p.CompileMemory(limits); err != nil {
 		return nil, err
 	}
@@ -108,6 +120,9 @@ func (h *Host) compile(ctx context.Context, p *loadcheck.Module, limits Limits) 
 		return nil, ierr
 	}
 	if ierr == nil {
+		if h.onRewrite != nil {
+			h.onRewrite(p.Bytes)
+		}
 		inst, ierr = instrument.Module(p.M, tables) // the tables bounded in the same rewrite
 		if errors.Is(ierr, wasm.ErrUndefinedIndex) || errors.Is(ierr, wasm.ErrUnknownInstr) {
 			return nil, fmt.Errorf("compiling: %w", ierr)
@@ -130,5 +145,6 @@ func (h *Host) compile(ctx context.Context, p *loadcheck.Module, limits Limits) 
 	if err != nil {
 		return nil, fmt.Errorf("compiling: %w", err)
 	}
+	h.keepRewritten(sum, limits, inst)
 	return cm, nil
 }

@@ -37,12 +37,17 @@ type guestCode struct {
 	// cached with the manifest.
 	startRequests abi.Requests
 
+	// gate holds the end of a lazy Load's background compile, started early in Load, until
+	// Load has finished (startLoadGated); openGate closes it once.
+	gate     chan struct{}
+	gateOnce sync.Once
+
 	mu     sync.Mutex
 	state  codeState     // set only through setState
 	done   chan struct{} // codeLoading: closed when the load ends
 	urgent chan struct{} // codeLoading: closed when a call waits, so the load skips the queue
 	waited bool          // urgent is closed
-	kept   bool          // Prewarm wants the code: a background compile keeps it resident
+	kept   bool          // Prewarm (or GuestConfig.KeepCode) wants the code: a background compile keeps it resident
 	err    error         // codeFailed
 
 	// The warm call's fast path (useCode, doneCode) takes no mutex: notReady mirrors
@@ -94,15 +99,16 @@ func (h *Host) compileUnlessCached(ctx context.Context, key string, p *loadcheck
 	if p == nil { // LoadFile passes no bytes only with an entry
 		return nil, fmt.Errorf("%w: no module bytes and no manifest cache entry", ErrABI)
 	}
-	return h.compileOnce(ctx, key, p, limits)
+	sum := sha256.Sum256(p.Bytes) // Load checked the caps; a cached rewrite skips the rest
+	return h.compileOnce(ctx, key, p, sum, h.rewritten(sum, limits), limits)
 }
 
 // compileOnce is h.compile, one at a time per module (lazyHost.compiling).
-func (h *Host) compileOnce(ctx context.Context, key string, p *loadcheck.Module, limits Limits) (wazero.CompiledModule, error) {
+func (h *Host) compileOnce(ctx context.Context, key string, p *loadcheck.Module, sum [32]byte, cached []byte, limits Limits) (wazero.CompiledModule, error) {
 	mu, _ := h.lazy.compiling.LoadOrStore(key, new(sync.Mutex))
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
-	return h.compile(ctx, p, limits)
+	return h.compile(ctx, p, sum, cached, limits)
 }
 
 func (h *Host) newGuestCode(key string, e *manifests.Entry, wasm []byte, cm wazero.CompiledModule) *guestCode {
@@ -135,14 +141,36 @@ func (c *guestCode) exports(cm wazero.CompiledModule) map[string]api.FunctionDef
 	return m
 }
 
+// startEarly starts the background compile of a lazy load (a cached manifest) as soon as
+// Load has set what the compile reads, so that reading, checking and compiling the module
+// overlap the rest of Load (the manifest's validation) instead of following it; afterLoad
+// lets it end.
+func (h *Host) startEarly(g *Guest) {
+	c := g.code
+	if c.entry == nil {
+		return
+	}
+	c.gate = make(chan struct{})
+	c.mu.Lock()
+	g.startLoadGated(c.gate)
+	c.mu.Unlock()
+}
+
+// openGate lets the background compile started by startEarly end; idempotent.
+func (c *guestCode) openGate() {
+	c.gateOnce.Do(func() {
+		if c.gate != nil {
+			close(c.gate)
+		}
+	})
+}
+
 // afterLoad runs when Load has registered g: it caches the manifest an eager load described,
-// or starts the background compile of a lazy one.
+// or lets the background compile of a lazy one end.
 func (h *Host) afterLoad(g *Guest, cm wazero.CompiledModule) {
 	c := g.code
 	if c.entry != nil {
-		c.mu.Lock()
-		g.startLoad()
-		c.mu.Unlock()
+		c.openGate()
 		return
 	}
 	if c.raw == nil || cm == nil {

@@ -89,6 +89,7 @@ type Host struct {
 	noReset, noMappedMemory bool
 	mapSmall                bool              // tests: map a snapshot's image however small it is (mapImageBytes)
 	onParse                 func(wasm []byte) // tests: sees each guest module the load parses (Host.parse)
+	onRewrite               func(wasm []byte) // tests: sees each module the compile rewrites (instrument.Module)
 
 	snapWrites sync.WaitGroup // snapshot files being written or read ahead (snapshotdisk.go); Close waits
 

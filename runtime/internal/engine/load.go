@@ -32,6 +32,7 @@ type GuestConfig struct {
 	ToolPrefix string
 	HideTools  []string
 	Args       []string
+	KeepCode   bool
 }
 
 // Load implements runtime.Host.Load, whose doc comment says what it does.
@@ -112,6 +113,8 @@ func (h *Host) load(ctx context.Context, wasm []byte, cfg *GuestConfig, file *fi
 	if file != nil {
 		g.code.path = file.path
 	}
+	g.code.kept = c.KeepCode
+	h.startEarly(g) // a lazy load: compile beside the rest of Load
 	startReq := abi.Requests{}
 	switch {
 	case compiled != nil:

@@ -16,15 +16,21 @@ import (
 )
 
 // startLoad starts compiling g's code in the background. c.mu is held.
-func (g *Guest) startLoad() {
+func (g *Guest) startLoad() { g.startLoadGated(nil) }
+
+// startLoadGated is startLoad for a guest Load has not finished: the compile runs at once,
+// beside the rest of the load, and ends (its outcome recorded, the code kept or dropped) only
+// once gate is closed (guestCode.openGate: by afterLoad, or closeCode when the load failed).
+// The compile reads only what Load set before it; its end reads the guest's name and more.
+func (g *Guest) startLoadGated(gate chan struct{}) {
 	c := g.code
 	c.setState(codeLoading)
 	c.done, c.urgent, c.waited = make(chan struct{}), make(chan struct{}), false
 	g.host.lazy.loading.Add(1)
-	go g.loadCode(c.done, c.urgent)
+	go g.loadCode(c.done, c.urgent, gate)
 }
 
-func (g *Guest) loadCode(done, urgent chan struct{}) {
+func (g *Guest) loadCode(done, urgent, gate chan struct{}) {
 	c, l := g.code, g.host.lazy
 	ctx := context.Background()
 	var cm wazero.CompiledModule
@@ -56,16 +62,22 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 				return err
 			}
 		}
-		p := g.host.parse(wasm)                  // once, for every check of this compile
-		if err := p.Caps(g.limits); err != nil { // Load deferred them
-			return err
+		p := g.host.parse(wasm) // once, for every check of this compile
+		sum := sha256.Sum256(wasm)
+		// A rewrite kept by an earlier compile records that the caps passed for these bytes
+		// and limits (rewritecache.go); without one, Load deferred them to here.
+		cached := g.host.rewritten(sum, g.limits)
+		if cached == nil {
+			if err := p.Caps(g.limits); err != nil {
+				return err
+			}
 		}
 		if c.entry != nil { // the fingerprint or file identity found the entry; the hash proves it is this module's
-			if sum := sha256.Sum256(wasm); hex.EncodeToString(sum[:]) != c.entry.SHA256 {
+			if hex.EncodeToString(sum[:]) != c.entry.SHA256 {
 				return fmt.Errorf("%w: the module does not match its manifest cache entry (sha256 %x, entry %s)", ErrABI, sum, c.entry.SHA256)
 			}
 		}
-		if cm, err = g.host.compileOnce(ctx, c.key, p, g.limits); err != nil {
+		if cm, err = g.host.compileOnce(ctx, c.key, p, sum, cached, g.limits); err != nil {
 			return err
 		}
 		customs = scriptSectionsOf(p.Whole())
@@ -78,6 +90,9 @@ func (g *Guest) loadCode(done, urgent chan struct{}) {
 		}
 		return err
 	}()
+	if gate != nil {
+		<-gate
+	}
 	c.mu.Lock()
 	switch {
 	case c.state == codeClosed:
@@ -299,6 +314,7 @@ func (g *Guest) closeCode(ctx context.Context) error {
 		}
 		return nil
 	}
+	c.openGate() // a load that failed: its compile ends now
 	c.mu.Lock()
 	prev, done := c.state, c.done
 	c.setState(codeClosed)

@@ -56,6 +56,11 @@ import (
 // under a millisecond of guest time.
 const FuelInterval = 1 << 18
 
+// Version names this rewrite for the host's cache of rewritten modules (runtime's
+// rewritecache.go): a change to what Module writes for the same input must increment it, so
+// that no process reads back a module rewritten the old way.
+const Version = 1
+
 // ScriptSectionPrefix names the custom sections a kind reads from its guest's module in Start
 // (kind.Instance.Custom): a JavaScript guest's script ("mcpwasm.js") and its bytecode
 // ("mcpwasm.jsbc"). Calls drops them and the guest keeps them (runtime's Guest.customs), so
