@@ -72,6 +72,10 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 			if !e.hygienic(log, "prompt", p.Name, fields) {
 				continue
 			}
+			if err := checkForSDK(p); err != nil { // sdkcheck.go: as a guest's prompts
+				log.Warn("gateway: prompt withheld: the MCP SDK cannot serve it", "prompt", p.Name, "problem", err.Error())
+				continue
+			}
 			it := item{"prompt", served}
 			if _, dup := next[it]; dup {
 				continue
@@ -113,6 +117,10 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 			if !e.hygienic(log, "resource", r.URI, [][2]string{{"name", r.Name}, {"title", r.Title}, {"description", r.Description}}) {
 				continue
 			}
+			if err := checkForSDK(r); err != nil { // the SDK panics on a URI it cannot parse
+				log.Warn("gateway: resource withheld: the MCP SDK cannot serve it", "uri", r.URI, "problem", err.Error())
+				continue
+			}
 			it := item{"resource", r.URI}
 			if _, dup := next[it]; dup {
 				log.Info("gateway: resource listed twice: the first is served", "uri", r.URI)
@@ -131,6 +139,10 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 				return fmt.Errorf("%s: listing resource templates: %w", e.owner, err)
 			}
 			if !e.hygienic(log, "resource template", t.URITemplate, [][2]string{{"name", t.Name}, {"title", t.Title}, {"description", t.Description}}) {
+				continue
+			}
+			if err := checkForSDK(t); err != nil { // the SDK panics on a template it cannot parse
+				log.Warn("gateway: resource template withheld: the MCP SDK cannot serve it", "template", t.URITemplate, "problem", err.Error())
 				continue
 			}
 			it := item{"resource template", t.URITemplate}
