@@ -138,16 +138,29 @@ func (r *Relay) options(co mcp.ClientOptions) mcp.ClientOptions {
 		}
 	}
 	tools, prompts, resources := changed("tools"), changed("prompts"), changed("resources")
-	prevTools := co.ToolListChangedHandler
+	prevTools, prevPrompts, prevResources, prevUpdated := co.ToolListChangedHandler, co.PromptListChangedHandler, co.ResourceListChangedHandler, co.ResourceUpdatedHandler
 	co.ToolListChangedHandler = func(ctx context.Context, req *mcp.ToolListChangedRequest) {
 		if prevTools != nil {
 			prevTools(ctx, req)
 		}
 		tools(req.Session)
 	}
-	co.PromptListChangedHandler = func(_ context.Context, req *mcp.PromptListChangedRequest) { prompts(req.Session) }
-	co.ResourceListChangedHandler = func(_ context.Context, req *mcp.ResourceListChangedRequest) { resources(req.Session) }
+	co.PromptListChangedHandler = func(ctx context.Context, req *mcp.PromptListChangedRequest) {
+		if prevPrompts != nil {
+			prevPrompts(ctx, req)
+		}
+		prompts(req.Session)
+	}
+	co.ResourceListChangedHandler = func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
+		if prevResources != nil {
+			prevResources(ctx, req)
+		}
+		resources(req.Session)
+	}
 	co.ResourceUpdatedHandler = func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		if prevUpdated != nil {
+			prevUpdated(ctx, req)
+		}
 		if r.Updated != nil {
 			r.Updated(ctx, req.Params)
 		}

@@ -62,6 +62,13 @@ func relayUpstream(t *testing.T, prefix string, logged <-chan struct{}) string {
 		}
 		return text("logged"), nil, nil
 	})
+	return serveUpstream(t, s)
+}
+
+// serveUpstream serves s over Streamable HTTP on loopback until the test ends and returns
+// its URL: an upstream's config "url".
+func serveUpstream(t *testing.T, s *mcp.Server) string {
+	t.Helper()
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(hs.Close)
 	return hs.URL
