@@ -3,9 +3,13 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 )
 
 // Everything but tools that an exposed server lists (ExposeOptions.All): prompts named as its
@@ -37,6 +41,14 @@ func (n *NameSet) releaseItem(it item, o owner) {
 	if n.owners[k].id == o.id {
 		delete(n.owners, k)
 	}
+}
+
+// exposedTemplate is one resource template of an exposed server that takes subscriptions:
+// resources/subscribe of a URI it matches goes to that server.
+type exposedTemplate struct {
+	e        *Exposed
+	template string
+	re       *regexp.Regexp
 }
 
 // exposedCompleter completes one exposed prompt or template: ref carries the original name.
@@ -207,8 +219,8 @@ func (e *Exposed) hygienic(log interface {
 }
 
 // setExposed records e's prompts and templates for completion/complete (when the server
-// completes) and its resources for resources/subscribe (when it takes subscriptions), and
-// forgets its previous ones.
+// completes) and its resources and templates for resources/subscribe (when it takes
+// subscriptions), and forgets its previous ones.
 func (r *registry) setExposed(e *Exposed, items map[item]string, completes, subscribes bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -228,12 +240,19 @@ func (r *registry) setExposed(e *Exposed, items map[item]string, completes, subs
 			delete(r.exposedRes, k)
 		}
 	}
+	r.exposedTmpl = slices.DeleteFunc(r.exposedTmpl, func(t exposedTemplate) bool { return t.e == e })
 	if subscribes {
 		for it := range items {
-			if it.what == "resource" {
+			switch it.what {
+			case "resource":
 				r.exposedRes[it.name] = e
+			case "resource template":
+				if t, err := uritemplate.New(it.name); err == nil { // checkForSDK parsed it
+					r.exposedTmpl = append(r.exposedTmpl, exposedTemplate{e: e, template: it.name, re: t.Regexp()})
+				}
 			}
 		}
+		slices.SortFunc(r.exposedTmpl, func(a, b exposedTemplate) int { return strings.Compare(a.template, b.template) })
 	}
 	if !completes {
 		return

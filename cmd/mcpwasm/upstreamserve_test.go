@@ -221,3 +221,66 @@ func TestUpstreamServesWholeServer(t *testing.T) {
 	waitLog(t, srv.stderr, `msg="gateway: resource withheld: its URI is taken" upstream=other uri=shared://clash holder="upstream \"docs\""`)
 	waitLog(t, srv.stderr, `msg="gateway: prompt withheld: its text hides characters; set allow_hidden_text to serve it anyway" upstream=docs problem="prompt \"sneaky\": description`)
 }
+
+// resources/subscribe of a URI only an exposed upstream's template matches reaches the
+// upstream, which hears one subscribe however many client sessions subscribe and one
+// unsubscribe when the last of them leaves; its notifications/resources/updated reach the
+// sessions subscribed to the URI, and only those.
+func TestUpstreamTemplateSubscribe(t *testing.T) {
+	docs := newDocsUpstream(t, "docs")
+	base, _ := startHTTP(t, "--config", upstreamsConfig(t, map[string]any{"docs": map[string]any{"url": docs.url, "expose": true}}))
+	a, aUpdates := updatesClient(t, base)
+	b, bUpdates := updatesClient(t, base)
+	if caps := a.InitializeResult().Capabilities; caps.Resources == nil || !caps.Resources.Subscribe {
+		t.Fatalf("resources capability %+v: want subscribe", caps.Resources)
+	}
+	ctx := testContext(t)
+	const note = "note://notes/7" // listed by no one: it matches docs' template note://notes/{id}
+	for _, s := range []struct {
+		cs  *mcp.ClientSession
+		uri string
+	}{{a, note}, {b, note}, {a, "note://readme"}} {
+		if err := s.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: s.uri}); err != nil {
+			t.Fatalf("subscribing to %s: %v", s.uri, err)
+		}
+	}
+	if err := a.Subscribe(ctx, &mcp.SubscribeParams{URI: "note://elsewhere/7"}); err == nil {
+		t.Error("subscribing to a URI no one serves succeeded")
+	}
+	if err := a.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: note}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := docs.heard(), []string{"+" + note, "+note://readme"}; !slices.Equal(got, want) {
+		t.Errorf("the upstream heard %q, want %q (b is still subscribed to %s)", got, want, note)
+	}
+
+	touch := servedName(t, a, "touch")
+	for _, uri := range []string{note, "note://readme"} {
+		if got, _ := callText(t, a, touch, map[string]any{"uri": uri}); got != "touched" {
+			t.Fatalf("touch %s: %q", uri, got)
+		}
+	}
+	next := func(ch chan string, who string) string {
+		select {
+		case got := <-ch:
+			return got
+		case <-ctx.Done():
+			t.Fatalf("no notifications/resources/updated reached %s", who)
+			return ""
+		}
+	}
+	if got := next(bUpdates, "b"); got != note {
+		t.Errorf("b's update for %q, want %q", got, note)
+	}
+	// a unsubscribed from the note: the first update it gets is the readme's, sent after.
+	if got := next(aUpdates, "a"); got != "note://readme" {
+		t.Errorf("a's first update for %q, want note://readme (a unsubscribed from %s)", got, note)
+	}
+
+	if err := b.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: note}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := docs.heard(), []string{"+" + note, "+note://readme", "-" + note}; !slices.Equal(got, want) {
+		t.Errorf("the upstream heard %q, want %q", got, want)
+	}
+}
