@@ -262,6 +262,9 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 			co = *o.Client
 		}
 		co = spec.Relay.options(co)
+		if spec.URL != "" {
+			co.LoggingMessageHandler = nil // relayed as the event stream is read (logBody)
+		}
 		o.Client = &co
 		o.relay = spec.Relay
 	}
