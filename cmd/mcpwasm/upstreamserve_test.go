@@ -20,18 +20,20 @@ import (
 // notifications/resources/updated for its argument uri. It takes subscriptions and records
 // each subscribe (+URI) and unsubscribe (-URI) it hears in subs.
 type docsUpstream struct {
-	url  string
-	mu   sync.Mutex
-	subs []string
+	url     string
+	mu      sync.Mutex
+	subs    []string
+	changed chan struct{} // a value after each record
 }
 
 func newDocsUpstream(t *testing.T, prefix string) *docsUpstream {
 	t.Helper()
-	d := &docsUpstream{}
+	d := &docsUpstream{changed: make(chan struct{}, 64)}
 	record := func(s string) {
 		d.mu.Lock()
 		d.subs = append(d.subs, s)
 		d.mu.Unlock()
+		d.changed <- struct{}{}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: prefix, Version: "1"}, &mcp.ServerOptions{
 		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
@@ -99,6 +101,18 @@ func (d *docsUpstream) heard() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return slices.Clone(d.subs)
+}
+
+// waitHeard waits until the upstream has heard want (each record is an event).
+func (d *docsUpstream) waitHeard(t *testing.T, want []string) {
+	t.Helper()
+	for !slices.Equal(d.heard(), want) {
+		select {
+		case <-d.changed:
+		case <-testContext(t).Done():
+			t.Fatalf("the upstream heard %q, want %q", d.heard(), want)
+		}
+	}
 }
 
 // upstreamsConfig writes a config of the upstreams ups (name → entry) and returns its path.
@@ -283,4 +297,8 @@ func TestUpstreamTemplateSubscribe(t *testing.T) {
 	if got, want := docs.heard(), []string{"+" + note, "+note://readme", "-" + note}; !slices.Equal(got, want) {
 		t.Errorf("the upstream heard %q, want %q", got, want)
 	}
+	// a, the last subscriber to the readme, ends its session without unsubscribing: the
+	// upstream hears the unsubscribe.
+	a.Close()
+	docs.waitHeard(t, []string{"+" + note, "+note://readme", "-" + note, "-note://readme"})
 }
