@@ -168,9 +168,9 @@ func TestAppsToolPrefix(t *testing.T) {
 	}
 }
 
-// TestGatewayAppsMeta: an upstream tool naming a view is exposed as its text-only variant
-// (the gateway serves no upstream resources, so the view could not be read); its other
-// _meta keys stay.
+// TestGatewayAppsMeta: exposed without ExposeOptions.All (no resources served, so the view
+// could not be read), an upstream tool naming a view is served as its text-only variant;
+// its other _meta keys stay.
 func TestGatewayAppsMeta(t *testing.T) {
 	up := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
 	up.AddTool(&mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"},
@@ -201,7 +201,7 @@ func TestGatewayAppsMeta(t *testing.T) {
 	if metas := toolMetas(t, p.ask("2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)); metas["up__t"] != `{"k":1}` {
 		t.Errorf("tools/list _meta of up__t = %s, want {\"k\":1}", metas["up__t"])
 	}
-	if want := `msg="gateway: MCP Apps view of tool not served (the gateway serves no upstream resources)" upstream=up tool=t`; !strings.Contains(logs.String(), want) {
+	if want := `msg="gateway: MCP Apps view of tool not served (the server's resources are not exposed)" upstream=up tool=t`; !strings.Contains(logs.String(), want) {
 		t.Errorf("log lacks %s:\n%s", want, logs)
 	}
 }

@@ -3,9 +3,13 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 )
 
 // Everything but tools that an exposed server lists (ExposeOptions.All): prompts named as its
@@ -39,6 +43,14 @@ func (n *NameSet) releaseItem(it item, o owner) {
 	}
 }
 
+// exposedTemplate is one resource template of an exposed server that takes subscriptions:
+// resources/subscribe of a URI it matches goes to that server.
+type exposedTemplate struct {
+	e        *Exposed
+	template string
+	re       *regexp.Regexp
+}
+
 // exposedCompleter completes one exposed prompt or template: ref carries the original name.
 type exposedCompleter struct {
 	e    *Exposed
@@ -70,6 +82,10 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 				fields = append(fields, [2]string{fmt.Sprintf("arguments[%d].description", i), a.Description})
 			}
 			if !e.hygienic(log, "prompt", p.Name, fields) {
+				continue
+			}
+			if err := checkForSDK(p); err != nil { // sdkcheck.go: as a guest's prompts
+				log.Warn("gateway: prompt withheld: the MCP SDK cannot serve it", "prompt", p.Name, "problem", err.Error())
 				continue
 			}
 			it := item{"prompt", served}
@@ -113,6 +129,10 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 			if !e.hygienic(log, "resource", r.URI, [][2]string{{"name", r.Name}, {"title", r.Title}, {"description", r.Description}}) {
 				continue
 			}
+			if err := checkForSDK(r); err != nil { // the SDK panics on a URI it cannot parse
+				log.Warn("gateway: resource withheld: the MCP SDK cannot serve it", "uri", r.URI, "problem", err.Error())
+				continue
+			}
 			it := item{"resource", r.URI}
 			if _, dup := next[it]; dup {
 				log.Info("gateway: resource listed twice: the first is served", "uri", r.URI)
@@ -131,6 +151,10 @@ func (e *Exposed) refreshAll(ctx context.Context, cs *mcp.ClientSession) error {
 				return fmt.Errorf("%s: listing resource templates: %w", e.owner, err)
 			}
 			if !e.hygienic(log, "resource template", t.URITemplate, [][2]string{{"name", t.Name}, {"title", t.Title}, {"description", t.Description}}) {
+				continue
+			}
+			if err := checkForSDK(t); err != nil { // the SDK panics on a template it cannot parse
+				log.Warn("gateway: resource template withheld: the MCP SDK cannot serve it", "template", t.URITemplate, "problem", err.Error())
 				continue
 			}
 			it := item{"resource template", t.URITemplate}
@@ -195,8 +219,8 @@ func (e *Exposed) hygienic(log interface {
 }
 
 // setExposed records e's prompts and templates for completion/complete (when the server
-// completes) and its resources for resources/subscribe (when it takes subscriptions), and
-// forgets its previous ones.
+// completes) and its resources and templates for resources/subscribe (when it takes
+// subscriptions), and forgets its previous ones.
 func (r *registry) setExposed(e *Exposed, items map[item]string, completes, subscribes bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -216,12 +240,19 @@ func (r *registry) setExposed(e *Exposed, items map[item]string, completes, subs
 			delete(r.exposedRes, k)
 		}
 	}
+	r.exposedTmpl = slices.DeleteFunc(r.exposedTmpl, func(t exposedTemplate) bool { return t.e == e })
 	if subscribes {
 		for it := range items {
-			if it.what == "resource" {
+			switch it.what {
+			case "resource":
 				r.exposedRes[it.name] = e
+			case "resource template":
+				if t, err := uritemplate.New(it.name); err == nil { // checkForSDK parsed it
+					r.exposedTmpl = append(r.exposedTmpl, exposedTemplate{e: e, template: it.name, re: t.Regexp()})
+				}
 			}
 		}
+		slices.SortFunc(r.exposedTmpl, func(a, b exposedTemplate) int { return strings.Compare(a.template, b.template) })
 	}
 	if !completes {
 		return

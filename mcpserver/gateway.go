@@ -265,10 +265,10 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 			// the clients that declared MCP Apps (apps.go).
 			enableApps(e.s)
 		case namesView(cp.Meta):
-			// The gateway serves an upstream's tools, not its resources: the ui:// view the
-			// tool names could not be read here, so the tool is served as its text-only
-			// variant (apps.go).
-			log.Info("gateway: MCP Apps view of tool not served (the gateway serves no upstream resources)", "tool", t.Name)
+			// Without All the server's resources are not served: the ui:// view the tool
+			// names could not be read here, so the tool is served as its text-only variant
+			// (apps.go).
+			log.Info("gateway: MCP Apps view of tool not served (the server's resources are not exposed)", "tool", t.Name)
 			cp.Meta = withoutAppMeta(cp.Meta)
 		}
 		e.s.AddTool(&cp, e.forward(t.Name))

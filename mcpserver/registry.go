@@ -28,9 +28,15 @@ type registry struct {
 	// exposed completes the prompts and templates of exposed servers (exposeall.go), by
 	// "ref/prompt\x00NAME" or "ref/resource\x00TEMPLATE".
 	exposed map[string]exposedCompleter
-	// exposedRes are the resources of exposed servers by URI: resources/subscribe and
-	// unsubscribe of one are forwarded to its server (exposeall.go).
-	exposedRes map[string]*Exposed
+	// exposedRes are the resources of exposed servers by URI, and exposedTmpl their
+	// resource templates (by template text): resources/subscribe and unsubscribe of a URI
+	// one of them serves are forwarded to its server (exposeall.go, subscriptions.go).
+	exposedRes  map[string]*Exposed
+	exposedTmpl []exposedTemplate
+	// subs are, per session to an exposed server and URI, the client sessions of ours
+	// subscribed through it: the server hears one subscribe and, when the last of them
+	// leaves, one unsubscribe (subscriptions.go).
+	subs map[*mcp.ClientSession]map[string]map[*mcp.ServerSession]bool
 	// targets are the sessions that exposed servers' notifications/resources/updated are
 	// for, by the nonce they carry while the SDK fans them out (ResourceUpdatedTo).
 	targets map[string]*mcp.ServerSession

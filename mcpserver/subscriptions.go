@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,50 +17,173 @@ import (
 // negotiated revision. The SDK records the subscription per session and sends
 // notifications/resources/updated only to subscribed sessions (Server.ResourceUpdated).
 //
-// A resource of an exposed server (a whole-server guest, exposeall.go) is subscribed to in
-// that server too, through the session Exposed uses for the subscribing client (its own
-// instance), so that its updates come (see ResourceUpdatedTo).
+// A URI of an exposed server (a whole-server guest or an upstream, exposeall.go) — one of
+// its resources, or matching one of its resource templates — is subscribed to in that server
+// too, through the session Exposed uses for the subscribing client (a guest's: the client's
+// own instance; an upstream's: the one session every client shares), so that its updates
+// come (see ResourceUpdatedTo). The server hears one subscribe per URI and session of ours
+// to it, however many clients share that session.
 func (r *registry) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	if r.resource(req.Params.URI) != nil {
+	uri := req.Params.URI
+	if r.resource(uri) != nil {
 		return nil
 	}
-	e := r.exposedResource(req.Params.URI)
+	e := r.exposedResource(uri)
 	if e == nil {
-		return mcp.ResourceNotFoundError(req.Params.URI)
+		return mcp.ResourceNotFoundError(uri)
 	}
 	cs, err := e.session(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: subscribing to %q: %w", e.owner, req.Params.URI, err)
+		return fmt.Errorf("%s: subscribing to %q: %w", e.owner, uri, err)
 	}
-	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: req.Params.URI}); err != nil {
-		return fmt.Errorf("%s: subscribing to %q: %w", e.owner, req.Params.URI, err)
+	if !r.addSub(cs, uri, req.Session) {
+		return nil // subscribed through cs already
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		r.dropSub(cs, uri, req.Session)
+		return fmt.Errorf("%s: subscribing to %q: %w", e.owner, uri, err)
 	}
 	return nil
 }
 
 // unsubscribe accepts every resources/unsubscribe: unsubscribing from something never
-// subscribed is harmless, and the SDK drops the session's subscription. One of an exposed
-// server's resources is unsubscribed there too.
+// subscribed is harmless, and the SDK drops the session's subscription. A URI of an exposed
+// server is unsubscribed there too once no client session of ours is subscribed to it
+// through that server's session.
 func (r *registry) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	e := r.exposedResource(req.Params.URI)
+	uri := req.Params.URI
+	e := r.exposedResource(uri)
 	if e == nil {
 		return nil
 	}
 	cs, err := e.session(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: unsubscribing from %q: %w", e.owner, req.Params.URI, err)
+		return fmt.Errorf("%s: unsubscribing from %q: %w", e.owner, uri, err)
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: req.Params.URI}); err != nil {
-		return fmt.Errorf("%s: unsubscribing from %q: %w", e.owner, req.Params.URI, err)
+	if !r.dropSub(cs, uri, req.Session) {
+		return nil // other sessions are still subscribed through cs, or ss never was
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		return fmt.Errorf("%s: unsubscribing from %q: %w", e.owner, uri, err)
 	}
 	return nil
 }
 
+// exposedResource is the exposed server serving uri: the one listing it, else the one
+// whose resource template matches it (templates in lexical order: overlapping templates of
+// different servers are not detected, RATIONALE "one owner per … template"), else nil.
 func (r *registry) exposedResource(uri string) *Exposed {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.exposedRes[uri]
+	if e := r.exposedRes[uri]; e != nil {
+		return e
+	}
+	for _, t := range r.exposedTmpl {
+		if t.re.MatchString(uri) {
+			return t.e
+		}
+	}
+	return nil
 }
+
+// addSub records that ss subscribed to uri through cs; it reports whether ss is the first
+// (the server is to be told). A session that ends is dropped from every subscription, and
+// the servers it was the last subscriber through are told (forgetSession).
+func (r *registry) addSub(cs *mcp.ClientSession, uri string, ss *mcp.ServerSession) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.subs == nil {
+		r.subs = map[*mcp.ClientSession]map[string]map[*mcp.ServerSession]bool{}
+	}
+	byURI := r.subs[cs]
+	if byURI == nil {
+		byURI = map[string]map[*mcp.ServerSession]bool{}
+		r.subs[cs] = byURI
+	}
+	set := byURI[uri]
+	if set == nil {
+		set = map[*mcp.ServerSession]bool{}
+		byURI[uri] = set
+	}
+	first := len(set) == 0
+	if ss != nil && !set[ss] {
+		set[ss] = true
+		if !r.watched(ss) {
+			go r.forgetSession(ss)
+		}
+	}
+	return first
+}
+
+// watched reports whether some subscription other than the one just added names ss (a
+// goroutine already waits for its end). Called with r.mu held.
+func (r *registry) watched(ss *mcp.ServerSession) bool {
+	n := 0
+	for _, byURI := range r.subs {
+		for _, set := range byURI {
+			if set[ss] {
+				n++
+			}
+		}
+	}
+	return n > 1
+}
+
+// dropSub forgets that ss subscribed to uri through cs; it reports whether ss was the last
+// (the server is to be told).
+func (r *registry) dropSub(cs *mcp.ClientSession, uri string, ss *mcp.ServerSession) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	set := r.subs[cs][uri]
+	if !set[ss] {
+		return false
+	}
+	delete(set, ss)
+	if len(set) > 0 {
+		return false
+	}
+	delete(r.subs[cs], uri)
+	if len(r.subs[cs]) == 0 {
+		delete(r.subs, cs)
+	}
+	return true
+}
+
+// forgetSession waits for ss to end and drops its subscriptions, unsubscribing in each
+// server it was the last subscriber through (a session that ended is no one's to notify).
+func (r *registry) forgetSession(ss *mcp.ServerSession) {
+	_ = ss.Wait()
+	type sub struct {
+		cs  *mcp.ClientSession
+		uri string
+	}
+	var last []sub
+	r.mu.Lock()
+	for cs, byURI := range r.subs {
+		for uri, set := range byURI {
+			if !set[ss] {
+				continue
+			}
+			delete(set, ss)
+			if len(set) == 0 {
+				delete(byURI, uri)
+				last = append(last, sub{cs, uri})
+			}
+		}
+		if len(byURI) == 0 {
+			delete(r.subs, cs)
+		}
+	}
+	r.mu.Unlock()
+	for _, s := range last {
+		ctx, cancel := context.WithTimeout(context.Background(), unsubscribeWait)
+		_ = s.cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: s.uri}) // a closed session fails at once
+		cancel()
+	}
+}
+
+// unsubscribeWait bounds telling a server that the last subscriber to a URI has gone.
+const unsubscribeWait = 5 * time.Second
 
 // targetMeta is the _meta key carrying a ResourceUpdatedTo's nonce through the SDK's fan-out;
 // updatedFilter removes it before anything is sent.

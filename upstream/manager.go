@@ -52,7 +52,8 @@ type server struct {
 	failures  int
 	nextTry   time.Time
 	connected bool     // a session existed before: the next one is a restart
-	onChange  []func() // tools may have changed: list_changed, or a restart
+	onChange  []func() // its lists may have changed: list_changed, or a restart
+	onUpdated []func(context.Context, *mcp.ResourceUpdatedNotificationParams)
 }
 
 var _ peer.Upstreams = (*Manager)(nil)
@@ -79,18 +80,42 @@ func (m *Manager) Names() []string {
 	return names
 }
 
-// OnToolsChanged registers f to run when server name's tools may have changed: it sent
-// notifications/tools/list_changed, or it was restarted. f runs on its own goroutine.
-func (m *Manager) OnToolsChanged(name string, f func()) {
-	m.mu.Lock()
-	s := m.servers[name]
-	m.mu.Unlock()
-	if s == nil {
-		return
+// OnListChanged registers f to run when server name's tools, prompts, resources or resource
+// templates may have changed: it sent notifications/tools/list_changed,
+// notifications/prompts/list_changed or notifications/resources/list_changed, or it was
+// restarted. f runs on its own goroutine.
+func (m *Manager) OnListChanged(name string, f func()) {
+	if s := m.server(name); s != nil {
+		s.mu.Lock()
+		s.onChange = append(s.onChange, f)
+		s.mu.Unlock()
 	}
+}
+
+// OnResourceUpdated registers f to run on each notifications/resources/updated from server
+// name (MCP "Server Features › Resources › Subscriptions"), on the SDK's notification
+// goroutine: f must not block.
+func (m *Manager) OnResourceUpdated(name string, f func(context.Context, *mcp.ResourceUpdatedNotificationParams)) {
+	if s := m.server(name); s != nil {
+		s.mu.Lock()
+		s.onUpdated = append(s.onUpdated, f)
+		s.mu.Unlock()
+	}
+}
+
+func (m *Manager) server(name string) *server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.servers[name]
+}
+
+func (s *server) updated(ctx context.Context, p *mcp.ResourceUpdatedNotificationParams) {
 	s.mu.Lock()
-	s.onChange = append(s.onChange, f)
+	fs := slices.Clone(s.onUpdated)
 	s.mu.Unlock()
+	for _, f := range fs {
+		f(ctx, p)
+	}
 }
 
 func (s *server) changed() {
@@ -230,6 +255,25 @@ func (m *Manager) sessionOptions(s *server) *Options {
 			user(ctx, req)
 		}
 		s.changed()
+	}
+	userPrompts, userResources, userUpdated := co.PromptListChangedHandler, co.ResourceListChangedHandler, co.ResourceUpdatedHandler
+	co.PromptListChangedHandler = func(ctx context.Context, req *mcp.PromptListChangedRequest) {
+		if userPrompts != nil {
+			userPrompts(ctx, req)
+		}
+		s.changed()
+	}
+	co.ResourceListChangedHandler = func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
+		if userResources != nil {
+			userResources(ctx, req)
+		}
+		s.changed()
+	}
+	co.ResourceUpdatedHandler = func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		if userUpdated != nil {
+			userUpdated(ctx, req)
+		}
+		s.updated(ctx, req.Params)
 	}
 	o.Client = &co
 	o.Logger = o.Logger.With("upstream", s.name)

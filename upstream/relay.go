@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -116,7 +118,7 @@ func (r *Relay) options(co mcp.ClientOptions) mcp.ClientOptions {
 		return ss.Elicit(sctx, req.Params)
 	}
 	co.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-		r.log(ctx, req.Params) // over HTTP; a stdio or in-process server's come through logTransport
+		r.log(ctx, req.Params) // unless Dial relays them as read: logTransport, logBody
 	}
 	co.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
 		if r.Progress == nil {
@@ -138,16 +140,29 @@ func (r *Relay) options(co mcp.ClientOptions) mcp.ClientOptions {
 		}
 	}
 	tools, prompts, resources := changed("tools"), changed("prompts"), changed("resources")
-	prevTools := co.ToolListChangedHandler
+	prevTools, prevPrompts, prevResources, prevUpdated := co.ToolListChangedHandler, co.PromptListChangedHandler, co.ResourceListChangedHandler, co.ResourceUpdatedHandler
 	co.ToolListChangedHandler = func(ctx context.Context, req *mcp.ToolListChangedRequest) {
 		if prevTools != nil {
 			prevTools(ctx, req)
 		}
 		tools(req.Session)
 	}
-	co.PromptListChangedHandler = func(_ context.Context, req *mcp.PromptListChangedRequest) { prompts(req.Session) }
-	co.ResourceListChangedHandler = func(_ context.Context, req *mcp.ResourceListChangedRequest) { resources(req.Session) }
+	co.PromptListChangedHandler = func(ctx context.Context, req *mcp.PromptListChangedRequest) {
+		if prevPrompts != nil {
+			prevPrompts(ctx, req)
+		}
+		prompts(req.Session)
+	}
+	co.ResourceListChangedHandler = func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
+		if prevResources != nil {
+			prevResources(ctx, req)
+		}
+		resources(req.Session)
+	}
 	co.ResourceUpdatedHandler = func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		if prevUpdated != nil {
+			prevUpdated(ctx, req)
+		}
 		if r.Updated != nil {
 			r.Updated(ctx, req.Params)
 		}
@@ -246,4 +261,110 @@ func (c *logConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.relay.log(lctx, &p)
 		cancel()
 	}
+}
+
+// logBody is the body of a Streamable HTTP server's event stream (a POST's answer or the
+// GET stream) under a relay: it hands the SDK the stream's bytes one event at a time, and
+// relays a notifications/message event before handing over the bytes that complete it. The
+// SDK decodes an event only once it has those bytes, so the server's log messages reach the
+// client in the order the server sent them among its other messages: one sent during a call
+// is relayed before the call's answer is decoded, while the call is in flight (the SDK's
+// handlers get notifications asynchronously, possibly after the answer). This is the HTTP
+// form of logTransport: the SDK's HTTP client connection cannot be wrapped (its
+// sessionUpdated method is unexported), but its response bodies can. ctx is the request's:
+// a POST's is the call's context, so its messages go to that call's client. The SDK's own
+// LoggingMessageHandler is not set for such a server (Dial): each message is relayed once.
+type logBody struct {
+	io.ReadCloser
+	ctx   context.Context
+	relay *Relay
+
+	pending []byte // read from the server, not yet handed over
+	event   []byte // the current event's bytes handed over so far, up to logEventMax
+	long    bool   // the current event is longer than logEventMax: not relayed
+	nl      int    // consecutive line ends at the end of event ("\r" ignored)
+	err     error  // the underlying Read's error, returned once pending is empty
+	chunk   []byte // read buffer
+}
+
+func (b *logBody) Read(p []byte) (int, error) {
+	for len(b.pending) == 0 {
+		if b.err != nil {
+			return 0, b.err
+		}
+		if b.chunk == nil {
+			b.chunk = make([]byte, 32<<10)
+		}
+		n, err := b.ReadCloser.Read(b.chunk)
+		b.pending = append(b.pending, b.chunk[:n]...)
+		b.err = err
+	}
+	// Hand over what fits in p, but not past the end of the current event (a blank line).
+	end, complete := min(len(b.pending), len(p)), false
+scan:
+	for i, c := range b.pending[:end] {
+		switch c {
+		case '\n':
+			b.nl++
+		case '\r':
+		default:
+			b.nl = 0
+		}
+		if b.nl == 2 {
+			end, complete = i+1, true
+			b.nl = 0
+			break scan
+		}
+	}
+	if !b.long && len(b.event)+end > logEventMax {
+		b.long, b.event = true, nil
+	}
+	if !b.long {
+		b.event = append(b.event, b.pending[:end]...)
+	}
+	if complete {
+		if !b.long {
+			b.relayEvent(b.event)
+		}
+		b.event, b.long = b.event[:0], false
+	}
+	n := copy(p, b.pending[:end])
+	b.pending = b.pending[n:]
+	return n, nil
+}
+
+// logEventMax bounds the bytes of one event logBody keeps to decode it: a longer event (a
+// large result; a stream whose events never end) is passed through unread, so a log message
+// longer than this is not relayed.
+const logEventMax = 1 << 20
+
+// relayEvent relays ev if it is a "message" event whose data is a notifications/message.
+func (b *logBody) relayEvent(ev []byte) {
+	var data []string
+	name := ""
+	for _, line := range strings.Split(strings.ReplaceAll(string(ev), "\r\n", "\n"), "\n") {
+		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			data = append(data, strings.TrimPrefix(d, " "))
+		} else if e, ok := strings.CutPrefix(line, "event:"); ok {
+			name = strings.TrimPrefix(e, " ")
+		}
+	}
+	if len(data) == 0 || name != "" && name != "message" {
+		return
+	}
+	msg, err := jsonrpc.DecodeMessage([]byte(strings.Join(data, "\n")))
+	if err != nil {
+		return // the SDK reports it
+	}
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.IsCall() || req.Method != "notifications/message" {
+		return
+	}
+	var p mcp.LoggingMessageParams
+	if json.Unmarshal(req.Params, &p) != nil {
+		return
+	}
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(b.ctx), logSendLimit)
+	defer cancel()
+	b.relay.log(lctx, &p)
 }

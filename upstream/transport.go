@@ -218,7 +218,7 @@ func httpTransport(spec Spec, o Options, cancels *cancelCount, raw *rawResults, 
 	}
 	hc := *base
 	endpoint, _ := url.Parse(spec.URL) // nil (unparsable): no request is the endpoint's origin
-	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw, probe: pr}
+	hc.Transport = &headerTransport{base: rt, endpoint: endpoint, headers: spec.Headers, cancels: cancels, raw: raw, probe: pr, relay: spec.Relay}
 	hc.CheckRedirect = redirectPolicy(endpoint, spec.Headers, base.CheckRedirect)
 	maxEvent := o.MaxLineBytes
 	if maxEvent <= 0 {
@@ -238,6 +238,7 @@ type headerTransport struct {
 	cancels  *cancelCount
 	raw      *rawResults // nil: record nothing
 	probe    *probe      // told of each HTTP answer to a server/discover POST; nil: none
+	relay    *Relay      // relays the log messages of each event stream (logBody); nil: none
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -287,9 +288,12 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if cancel && err == nil {
 		t.cancels.sent.Add(1)
 	}
+	sse := err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	if callID != "" && err == nil && resp.Body != nil {
-		resp.Body = &httpRecorder{ReadCloser: resp.Body, raw: t.raw,
-			sse: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")}
+		resp.Body = &httpRecorder{ReadCloser: resp.Body, raw: t.raw, sse: sse}
+	}
+	if t.relay != nil && sse && resp.Body != nil {
+		resp.Body = &logBody{ReadCloser: resp.Body, ctx: req.Context(), relay: t.relay} // relay.go
 	}
 	return resp, err
 }

@@ -66,7 +66,8 @@ type Spec struct {
 	Label string
 	// Relay, if set, carries the server's requests and notifications to the real client
 	// under its grants (relay.go); it overrides Elicit and Options.Client's handlers for
-	// sampling, elicitation, roots, logging, progress and list changes.
+	// sampling, elicitation, roots, logging and progress, and calls Options.Client's
+	// list_changed and resources/updated handlers before its own.
 	Relay *Relay
 }
 
@@ -98,7 +99,8 @@ type Options struct {
 	// after its session ended, for metrics. It must return quickly.
 	OnRestart func(name string)
 	// Client holds SDK client options (notification handlers, capabilities). It is copied;
-	// Manager sets its own ToolListChangedHandler.
+	// Manager wraps its list_changed and resources/updated handlers (its own run after
+	// them), and a Spec's Relay wraps them too.
 	Client *mcp.ClientOptions
 	// ConnectTimeout bounds connecting: process start or first HTTP request, server/discover
 	// and initialize. Zero means 30 s.
@@ -260,6 +262,9 @@ func Dial(ctx context.Context, spec Spec, opts *Options) (*Session, error) {
 			co = *o.Client
 		}
 		co = spec.Relay.options(co)
+		if spec.URL != "" {
+			co.LoggingMessageHandler = nil // relayed as the event stream is read (logBody)
+		}
 		o.Client = &co
 		o.relay = spec.Relay
 	}

@@ -285,7 +285,7 @@ func TestManager(t *testing.T) {
 	}
 
 	changed := make(chan struct{}, 4)
-	m.OnToolsChanged("docs", func() { changed <- struct{}{} })
+	m.OnListChanged("docs", func() { changed <- struct{}{} })
 	for i := range 3 {
 		// The crash server exits after each answer: every call after the first restarts it.
 		out, err := m.CallTool(ctx, "docs", "echo", []byte(`{"text":"x"}`))
@@ -304,7 +304,7 @@ func TestManager(t *testing.T) {
 	select {
 	case <-changed:
 	case <-time.After(30 * time.Second):
-		t.Error("OnToolsChanged not called after a restart")
+		t.Error("OnListChanged not called after a restart")
 	}
 	if got := strings.Count(logs.String(), `upstream: started" upstream=docs`); got < 3 {
 		t.Errorf("docs started %d times, want ≥ 3:\n%s", got, logs)

@@ -315,6 +315,10 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 		// notifications/tools/list_changed sent when they come (MCP "Server Features › Tools").
 		sopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{},
 			Tools: &mcp.ToolCapabilities{ListChanged: true}}
+		if exposesUpstreams(cfg) { // and its prompts and resources, for the same reason
+			sopts.Capabilities.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+			sopts.Capabilities.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true}
+		}
 	}
 	status := s.o.status || cfg != nil && cfg.Status
 	// Every clash of tool names at once, in inspect's words (clashes.go); NewServer would
@@ -324,7 +328,7 @@ func (s *serving) newServer(ctx context.Context) (int, error) {
 	}
 	allowed := allowHiddenText(cfg, s.gs)
 	name, ver := serverInfo(s.gs, status || exposesUpstreams(cfg))
-	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: name, Version: ver, Completions: len(s.servers) > 0,
+	s.srv, err = mcpserver.NewServer(s.gs, &mcpserver.Options{Name: name, Version: ver, Completions: len(s.servers) > 0 || exposesUpstreams(cfg),
 		ServerOptions: sopts, AllowHiddenText: allowed, Logger: logger, Names: s.names,
 		TracerProvider: s.obs.tp, RequestStateKey: s.stateKey, GuestTasks: guestTasks(cfg, s.gs), Tasks: taskOptions(cfg)})
 	if err != nil {

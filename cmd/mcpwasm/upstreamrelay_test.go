@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -62,6 +63,13 @@ func relayUpstream(t *testing.T, prefix string, logged <-chan struct{}) string {
 		}
 		return text("logged"), nil, nil
 	})
+	return serveUpstream(t, s)
+}
+
+// serveUpstream serves s over Streamable HTTP on loopback until the test ends and returns
+// its URL: an upstream's config "url".
+func serveUpstream(t *testing.T, s *mcp.Server) string {
+	t.Helper()
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(hs.Close)
 	return hs.URL
@@ -204,5 +212,28 @@ func TestGatewayRouterClient(t *testing.T) {
 	endB()
 	if _, ss := client(ctx); ss != nil {
 		t.Error("all calls ended: a client was found")
+	}
+}
+
+// An HTTP upstream's log messages sent during a call reach the client on that call's stream
+// before its answer, as a stdio server's do (upstream's logBody relays them as the event
+// stream is read, not from the SDK's asynchronous handler).
+func TestUpstreamHTTPLogBeforeAnswer(t *testing.T) {
+	done := make(chan struct{})
+	close(done) // u_log returns as soon as it has logged
+	base, _ := startHTTP(t, "--config", upstreamsConfig(t, map[string]any{
+		"up": map[string]any{"url": relayUpstream(t, "u", done), "expose": true}}))
+	url := base + "/mcp"
+	resp := post(t, url, nil, initLine)
+	h := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "MCP-Protocol-Version": "2025-11-25"}
+	post(t, url, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(t, url, h, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}`)
+	for i := range 5 {
+		resp = post(t, url, h, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"up__u_log","arguments":{}}}`)
+		body, _ := io.ReadAll(resp.Body)
+		info, warning, answer := strings.Index(string(body), `"info from u"`), strings.Index(string(body), `"warning from u"`), strings.Index(string(body), `"logged"`)
+		if answer < 0 || info < 0 || warning < 0 || !(info < warning && warning < answer) {
+			t.Fatalf("call %d: the call's stream %q; want the info, then the warning, then the answer", i, body)
+		}
 	}
 }

@@ -90,12 +90,18 @@ func guestTasks(cfg *config.Config, gs []*runtime.Guest) map[string]mcpserver.Ta
 	return caps
 }
 
-// exposeUpstreams serves the tools of every upstream with expose: true on srv as NAME__tool
-// (the gateway), re-listing them when the upstream says they changed or restarts. A server
-// that cannot be reached at start is retried in the background.
+// exposeUpstreams serves every upstream with expose: true on srv (the gateway): its tools
+// and prompts as NAME__tool and NAME__prompt, its resources and resource templates under
+// their own URIs (one another owner holds is withheld with a warning), completion/complete
+// of its prompts and templates and resources/subscribe of its resources routed to it
+// (mcpserver.ExposeOptions.All, as a whole-server guest's). They are re-listed when the
+// upstream says a list changed or restarts; its notifications/resources/updated reach every
+// client session subscribed to the URI (an upstream is one session for every client). A
+// server that cannot be reached at start is retried in the background.
 //
 // pins (from mcpwasm.lock, ship.go) hold an upstream's tools to their locked definitions;
-// an upstream without pins is pinned when first seen.
+// an upstream without pins is pinned when first seen. Prompts and resources are not pinned
+// (mcpserver/exposeall.go).
 func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m *upstream.Manager, cfg *config.Config, names *mcpserver.NameSet, pins map[string]map[string]mcpserver.ToolPin, logger *slog.Logger) {
 	if m == nil {
 		return
@@ -107,7 +113,12 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 		if !u.Expose {
 			continue
 		}
-		opts := &mcpserver.ExposeOptions{Logger: logger, AllowHiddenText: u.AllowHiddenText, Names: names, Pins: pins[name], PinnedOnly: pins[name] != nil,
+		// To every session of ours subscribed to the URI (the SDK sends it to none when none
+		// is): an upstream is one session for every client. ctx is the upstream client's.
+		m.OnResourceUpdated(name, func(ctx context.Context, p *mcp.ResourceUpdatedNotificationParams) {
+			_ = srv.ResourceUpdated(ctx, p)
+		})
+		opts := &mcpserver.ExposeOptions{Logger: logger, AllowHiddenText: u.AllowHiddenText, Names: names, Pins: pins[name], PinnedOnly: pins[name] != nil, All: true,
 			ListTools: func(ctx context.Context) ([]*mcp.Tool, map[string]string, error) {
 				s, err := m.Session(ctx, name)
 				if err != nil {
@@ -142,9 +153,9 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 				logger.Warn("gateway: exposing upstream failed", "upstream", name, "err", err)
 				return false
 			}
-			m.OnToolsChanged(name, func() {
+			m.OnListChanged(name, func() {
 				if err := e.Refresh(ctx); err != nil && ctx.Err() == nil {
-					logger.Warn("gateway: refreshing upstream tools failed", "upstream", name, "err", err)
+					logger.Warn("gateway: refreshing upstream tools, prompts and resources failed", "upstream", name, "err", err)
 				}
 			})
 			return true
@@ -170,7 +181,7 @@ func exposeUpstreams(ctx context.Context, wg *sync.WaitGroup, srv *mcp.Server, m
 	}
 }
 
-// exposesUpstreams reports whether the config exposes any upstream's tools (expose: true).
+// exposesUpstreams reports whether the config exposes any upstream (expose: true).
 func exposesUpstreams(cfg *config.Config) bool {
 	if cfg == nil {
 		return false

@@ -90,6 +90,27 @@ func TestWASIServerResourceSubscribe(t *testing.T) {
 	if got := subscribed(a); got != "0" {
 		t.Errorf("a's instance after a's resources/unsubscribe: subscribed %q, want 0", got)
 	}
+
+	// A URI no resource lists but the server's template test://notes/{id} matches: the
+	// subscription reaches a's instance, and its update reaches a.
+	const note1 = "test://notes/1"
+	if err := a.Subscribe(testContext(t), &mcp.SubscribeParams{URI: note1}); err != nil {
+		t.Fatalf("subscribing to %s (matched by a template): %v", note1, err)
+	}
+	if got, _ := callText(t, a, servedName(t, a, "subscribed"), map[string]any{"uri": note1}); got != "1" {
+		t.Errorf("a's instance after subscribing to %s: subscribed %q, want 1", note1, got)
+	}
+	if got, _ := callText(t, a, servedName(t, a, "touch"), map[string]any{"uri": note1}); got != "touched" {
+		t.Fatalf("touch %s: %q", note1, got)
+	}
+	select {
+	case got := <-aUpdates:
+		if got != note1 {
+			t.Errorf("resources/updated for %q, want %q", got, note1)
+		}
+	case <-testContext(t).Done():
+		t.Fatalf("no notifications/resources/updated for %s reached the subscribed session", note1)
+	}
 }
 
 // inspectorOver runs the Inspector CLI against target (stdio: `mcpwasm serve --config cfg`;

@@ -203,9 +203,13 @@ type Upstream struct {
 	// Env is what a spawned server gets in its environment besides a minimal one (HOME,
 	// PATH, USER, LOGNAME, SHELL, TERM, TMPDIR, LANG): each entry is "NAME=VALUE" (set) or
 	// "NAME" (our own value of NAME, if set). Command servers only.
-	Env    []string `json:"env,omitempty"`
-	Expose bool     `json:"expose,omitempty"`
-	// AllowHiddenText serves exposed tools whose text hides invisible or format characters.
+	Env []string `json:"env,omitempty"`
+	// Expose serves the server on ours (the gateway): its tools and prompts as NAME__tool
+	// and NAME__prompt, its resources and resource templates under their own URIs,
+	// completion/complete and resources/subscribe routed to it.
+	Expose bool `json:"expose,omitempty"`
+	// AllowHiddenText serves exposed tools, prompts, resources and templates whose text
+	// hides invisible or format characters.
 	AllowHiddenText bool `json:"allow_hidden_text,omitempty"`
 	// OAuth configures how a url upstream authorizes (MCP "Authorization"). Absent: a token
 	// that `mcpwasm login URL` stored is used and refreshed, and dynamic registration.

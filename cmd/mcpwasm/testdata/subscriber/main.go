@@ -1,14 +1,14 @@
 // Command subscriber is a test fixture: a go-sdk MCP server built for wasip1 by the tests,
-// served as a whole-server guest. It serves one resource, test://note, and takes
-// resources/subscribe; its tools: touch (sends notifications/resources/updated for
-// test://note, which the SDK delivers when a client subscribed) and subscribed (whether a
-// client of this process is subscribed to test://note: 0 or 1).
+// served as a whole-server guest. It serves one resource, test://note, and the template
+// test://notes/{id}, and takes resources/subscribe; its tools: touch (sends
+// notifications/resources/updated for its argument uri, default test://note, which the SDK
+// delivers when a client subscribed) and subscribed (whether a client of this process is
+// subscribed to its argument uri, default test://note: 0 or 1).
 package main
 
 import (
 	"context"
 	"log"
-	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,22 +22,18 @@ func text(s string) *mcp.CallToolResult {
 
 func main() {
 	var mu sync.Mutex
-	subs := 0
+	subs := map[string]bool{}
 	server := mcp.NewServer(&mcp.Implementation{Name: "subscriber", Version: "1"}, &mcp.ServerOptions{
 		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
 			mu.Lock()
 			defer mu.Unlock()
-			if req.Params.URI == uri {
-				subs = 1
-			}
+			subs[req.Params.URI] = true
 			return nil
 		},
 		UnsubscribeHandler: func(_ context.Context, req *mcp.UnsubscribeRequest) error {
 			mu.Lock()
 			defer mu.Unlock()
-			if req.Params.URI == uri {
-				subs = 0
-			}
+			delete(subs, req.Params.URI)
 			return nil
 		},
 	})
@@ -45,18 +41,34 @@ func main() {
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: "a note"}}}, nil
 		})
-	mcp.AddTool(server, &mcp.Tool{Name: "touch", Description: "announces test://note updated"},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+	server.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://notes/{id}", Name: "notes", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "a note"}}}, nil
+		})
+	type arg struct {
+		URI string `json:"uri,omitempty"`
+	}
+	target := func(a arg) string {
+		if a.URI == "" {
+			return uri
+		}
+		return a.URI
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "touch", Description: "announces uri (default test://note) updated"},
+		func(ctx context.Context, req *mcp.CallToolRequest, a arg) (*mcp.CallToolResult, any, error) {
+			if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: target(a)}); err != nil {
 				return nil, nil, err
 			}
 			return text("touched"), nil, nil
 		})
-	mcp.AddTool(server, &mcp.Tool{Name: "subscribed", Description: "1 when a client of this process subscribed to test://note"},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(server, &mcp.Tool{Name: "subscribed", Description: "1 when a client of this process subscribed to uri (default test://note)"},
+		func(_ context.Context, _ *mcp.CallToolRequest, a arg) (*mcp.CallToolResult, any, error) {
 			mu.Lock()
 			defer mu.Unlock()
-			return text(strconv.Itoa(subs)), nil, nil
+			if subs[target(a)] {
+				return text("1"), nil, nil
+			}
+			return text("0"), nil, nil
 		})
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
