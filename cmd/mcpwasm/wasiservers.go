@@ -166,7 +166,7 @@ func exposeServers(ctx context.Context, srv *mcp.Server, servers []serverGuest, 
 		s := &servedServer{srv: rs, served: srv, logger: logger.With("guest", rs.Name(), "kind", rs.Kind()), sessions: map[*mcp.ServerSession]*serverSession{}}
 		served = append(served, s)
 		var lister *upstream.Session
-		opts := &mcpserver.ExposeOptions{Kind: "guest", Prefix: sg.prefix, Source: rs.Source(), Logger: s.logger, Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil, All: true,
+		opts := &mcpserver.ExposeOptions{Kind: "guest", Prefix: sg.prefix, Source: rs.Source(), Logger: logger.With("kind", rs.Kind()), Names: names, Pins: pins[rs.Name()], PinnedOnly: pins[rs.Name()] != nil, All: true,
 			Session: func(ctx context.Context) (*mcp.ClientSession, error) {
 				if cs, ok := ctx.Value(listerKey{}).(*mcp.ClientSession); ok {
 					return cs, nil
