@@ -222,6 +222,7 @@ func (e *Exposed) hygienic(log interface {
 // completes) and its resources and templates for resources/subscribe (when it takes
 // subscriptions), and forgets its previous ones.
 func (r *registry) setExposed(e *Exposed, items map[item]string, completes, subscribes bool) {
+	r.indexExposed(e, []string{"prompt", "resource", "resource template"}, items)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.exposed == nil {

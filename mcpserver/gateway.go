@@ -175,6 +175,9 @@ func (e *Exposed) abandon() {
 		}
 	}
 	e.tools, e.items = map[string]string{}, nil
+	if reg := registryOf(e.s); reg != nil {
+		reg.indexExposed(e, []string{"tool", "prompt", "resource", "resource template"}, nil)
+	}
 }
 
 // Tools returns the exposed names and the upstream names they call.
@@ -286,6 +289,13 @@ func (e *Exposed) Refresh(ctx context.Context) (err error) {
 		e.s.RemoveTools(gone...)
 	}
 	e.tools = next
+	if reg := registryOf(e.s); reg != nil {
+		items := make(map[item]string, len(next))
+		for served, orig := range next {
+			items[item{"tool", served}] = orig
+		}
+		reg.indexExposed(e, []string{"tool"}, items)
+	}
 	log.Info("gateway: tools exposed", "tools", len(next), "removed", len(gone))
 	if e.opts.All {
 		cs, err := e.session(ctx)

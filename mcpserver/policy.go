@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 )
 
 // Policy says which identity may see and call which tools. A tool is allowed to an identity
@@ -24,7 +25,9 @@ import (
 // "Authorization › Scope Challenge Handling"), so the client can ask for the scope.
 // Prompts and resources (lists, prompts/get, resources/read and subscribe) follow their
 // guest: they are served only to an identity a rule grants the whole guest (Guests), since a
-// tool pattern says nothing about them.
+// tool pattern says nothing about them. A whole-server guest (Expose with Kind "guest") is a
+// guest by its name for its tools, prompts and resources; an exposed upstream's are no
+// guest's: its tools need a tool pattern, its prompts and resources a rule granting "*".
 type Policy struct {
 	Rules []PolicyRule
 }
@@ -166,15 +169,23 @@ func toolGuests(s *mcp.Server) map[string]string {
 			}
 		}
 	}
+	for it, e := range r.exposedBy { // a whole-server guest's tools are the guest's
+		if it.what == "tool" && e.opts.Kind == "guest" {
+			m[it.name] = e.name
+		}
+	}
 	return m
 }
 
-// promptGuest and resourceGuest name the guest serving a prompt or resource on s, or "".
+// promptGuest and resourceGuest name the guest serving a prompt or resource on s (a
+// resource URI, one a template matches, or a template), or "": a guest added to s, or a
+// whole-server guest exposed on it (Expose with Kind "guest"). An upstream is no guest.
 func promptGuest(s *mcp.Server, name string) string {
 	if r := registryOf(s); r != nil {
 		if g := r.prompt(name); g != nil {
 			return g.Name()
 		}
+		return r.exposedGuest("prompt", name)
 	}
 	return ""
 }
@@ -183,6 +194,57 @@ func resourceGuest(s *mcp.Server, uri string) string {
 	if r := registryOf(s); r != nil {
 		if g := r.resource(uri); g != nil {
 			return g.Name()
+		}
+		return r.exposedGuest("resource", uri)
+	}
+	return ""
+}
+
+// indexExposed records, for the policy, that e serves items (served item → the server's
+// name for it), replacing what it served of the kinds whats ("tool", "prompt", "resource",
+// "resource template").
+func (r *registry) indexExposed(e *Exposed, whats []string, items map[item]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for it, x := range r.exposedBy {
+		if x == e && slices.Contains(whats, it.what) {
+			delete(r.exposedBy, it)
+		}
+	}
+	if r.exposedBy == nil {
+		r.exposedBy = map[item]*Exposed{}
+	}
+	for it := range items {
+		r.exposedBy[it] = e
+	}
+}
+
+// exposedGuest names the whole-server guest serving the tool or prompt name, or the
+// resource name (a URI, one of its templates matches, or a template's text), or "".
+func (r *registry) exposedGuest(what, name string) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	guest := func(e *Exposed) string {
+		if e == nil || e.opts.Kind != "guest" {
+			return ""
+		}
+		return e.name
+	}
+	if what != "resource" {
+		return guest(r.exposedBy[item{what, name}])
+	}
+	if e := r.exposedBy[item{"resource", name}]; e != nil {
+		return guest(e)
+	}
+	if e := r.exposedBy[item{"resource template", name}]; e != nil {
+		return guest(e)
+	}
+	for it, e := range r.exposedBy {
+		if it.what != "resource template" {
+			continue
+		}
+		if t, err := uritemplate.New(it.name); err == nil && t.Regexp().MatchString(name) {
+			return guest(e)
 		}
 	}
 	return ""

@@ -33,6 +33,9 @@ type registry struct {
 	// one of them serves are forwarded to its server (exposeall.go, subscriptions.go).
 	exposedRes  map[string]*Exposed
 	exposedTmpl []exposedTemplate
+	// exposedBy is the exposed server serving each served tool, prompt, resource and
+	// template, for the policy (policy.go): a whole-server guest's belong to the guest.
+	exposedBy map[item]*Exposed
 	// subs are, per session to an exposed server and URI, the client sessions of ours
 	// subscribed through it: the server hears one subscribe and, when the last of them
 	// leaves, one unsubscribe (subscriptions.go).

@@ -787,3 +787,103 @@ func TestPolicyWithSDKClient(t *testing.T) {
 		t.Errorf("lookup_user after the refusal: %+v %v", res, err)
 	}
 }
+
+// TestPolicyCoversWholeServerGuest: a rule naming a whole-server guest (Expose with Kind
+// "guest") grants its tools, prompts, resources and templates, as it does a guest's: they
+// used to count as no guest's, so only a tool pattern or "*" reached them. An identity the
+// rule does not select sees none of them and is refused their prompt and a template-matched
+// read. An upstream (Kind "upstream") stays no guest's.
+func TestPolicyCoversWholeServerGuest(t *testing.T) {
+	env := newRS(t, func(rs *mcpserver.ResourceServer, _ *mcpserver.Issuer) {
+		rs.Policy = &mcpserver.Policy{Rules: []mcpserver.PolicyRule{
+			{Name: "eng", Groups: []string{"eng"}, Guests: []string{"notes", "docs"}},
+			{Name: "support", Groups: []string{"support"}, Tools: []string{"whoami"}},
+		}}
+	})
+	lists := map[string]string{
+		"initialize":               `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"prompts":{},"resources":{}},"serverInfo":{"name":"notes","version":"1"}}`,
+		"tools/list":               `{"tools":[{"name":"note_count","inputSchema":{"type":"object"}}]}`,
+		"tools/call":               `{"content":[{"type":"text","text":"3 notes"}]}`,
+		"prompts/list":             `{"prompts":[{"name":"summary"}]}`,
+		"prompts/get":              `{"messages":[{"role":"user","content":{"type":"text","text":"summarize"}}]}`,
+		"resources/list":           `{"resources":[{"uri":"note://readme","name":"readme"}]}`,
+		"resources/templates/list": `{"resourceTemplates":[{"uriTemplate":"note://n/{id}","name":"note"}]}`,
+		"resources/read":           `{"contents":[{"uri":"note://n/7","text":"seven"}]}`,
+	}
+	ctx := t.Context()
+	if _, err := mcpserver.Expose(ctx, env.server, "notes", rawUpstream(t, lists), &mcpserver.ExposeOptions{Kind: "guest", All: true}); err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{}
+	for k, v := range lists {
+		docs[k] = strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(v, "note_count", "doc_count"), "summary", "outline"), "note://", "doc://")
+	}
+	if _, err := mcpserver.Expose(ctx, env.server, "docs", rawUpstream(t, docs), &mcpserver.ExposeOptions{Kind: "upstream", All: true}); err != nil {
+		t.Fatal(err)
+	}
+	connect := func(token string) *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: env.resource,
+			HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	seen := func(cs *mcp.ClientSession) string {
+		var got []string
+		lt, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range lt.Tools {
+			got = append(got, "tool "+x.Name)
+		}
+		lp, err := cs.ListPrompts(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range lp.Prompts {
+			got = append(got, "prompt "+x.Name)
+		}
+		lr, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range lr.Resources {
+			got = append(got, "resource "+x.URI)
+		}
+		ltm, err := cs.ListResourceTemplates(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range ltm.ResourceTemplates {
+			got = append(got, "template "+x.URITemplate)
+		}
+		return strings.Join(got, ", ")
+	}
+	alice := connect(env.token(t, "alice", map[string]any{"groups": []string{"eng"}}))
+	if got, want := seen(alice), "tool note_count, prompt summary, resource note://readme, template note://n/{id}"; got != want {
+		t.Errorf("alice sees %s\nwant %s", got, want)
+	}
+	if res, err := alice.CallTool(ctx, &mcp.CallToolParams{Name: "note_count"}); err != nil || res.Content[0].(*mcp.TextContent).Text != "3 notes" {
+		t.Errorf("alice note_count: %+v %v", res, err)
+	}
+	if res, err := alice.ReadResource(ctx, &mcp.ReadResourceParams{URI: "note://n/7"}); err != nil || res.Contents[0].Text != "seven" {
+		t.Errorf("alice reads note://n/7: %+v %v", res, err)
+	}
+	bob := connect(env.token(t, "bob", map[string]any{"groups": []string{"support"}}))
+	if got, want := seen(bob), "tool whoami"; got != want {
+		t.Errorf("bob sees %s\nwant %s", got, want)
+	}
+	if _, err := bob.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summary"}); err == nil {
+		t.Error("bob got the whole-server guest's prompt")
+	}
+	if _, err := bob.ReadResource(ctx, &mcp.ReadResourceParams{URI: "note://n/7"}); err == nil {
+		t.Error("bob read a URI the whole-server guest's template matches")
+	}
+	if _, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "note_count"}); err == nil || !strings.Contains(err.Error(), `tool "note_count" is not allowed for subject "bob"`) {
+		t.Errorf("bob note_count: %v; want the policy's refusal", err)
+	}
+}
