@@ -160,17 +160,19 @@ func (r *rawResults) received(msg jsonrpc.Message) {
 	}
 }
 
-// wrap returns t with its connections feeding r — for our stdio transport only. The SDK's
+// wrap returns t with its connections feeding r — for our stdio transports only (a spawned
+// command's, and a server in this process's: a whole-server guest). The SDK's
 // Streamable HTTP client connection has an unexported method (sessionUpdated) through which
 // the session tells it the negotiated version and session state, which a wrapper cannot
 // forward; over HTTP the results are recorded from the response bodies instead
 // (headerTransport, httpRecorder), and the SDK sees them unchanged, so CallToolExact decodes
 // a result the SDK could not (1e400) itself.
 func (r *rawResults) wrap(t mcp.Transport) mcp.Transport {
-	if _, ok := t.(*commandTransport); !ok {
-		return t
+	switch t.(type) {
+	case *commandTransport, *processTransport:
+		return &rawTransport{Transport: t, raw: r}
 	}
-	return &rawTransport{Transport: t, raw: r}
+	return t
 }
 
 // rawTransport wraps a transport so that its connections feed raw.

@@ -409,16 +409,7 @@ func (s *servedServer) callTool(ctx context.Context, tool string, args json.RawM
 			return nil, err
 		}
 	}
-	token, progress := "", (func(*mcp.ProgressNotificationParams))(nil)
-	if dt := ctx.Value(progressKey{}); dt != nil && ss.owner != nil { // the client's progress, under its token
-		token = upstream.NewProgressToken()
-		owner := ss.owner
-		progress = func(p *mcp.ProgressNotificationParams) {
-			cp := *p
-			cp.ProgressToken = dt
-			_ = owner.NotifyProgress(ctx, &cp)
-		}
-	}
+	token, progress := relayProgress(ctx) // the client's progress, under its token (upstreams.go)
 	done := ss.inCall(ctx)
 	res, err := ss.sess.CallToolExact(cctx, tool, args, token, progress)
 	done()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,5 +199,62 @@ func TestWholeServersInterop(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A whole-server guest's notifications/progress reach the client whose call asked for them,
+// under that client's own token, over stdio's relay as over HTTP; a second session's call
+// without a token gets none. The guest is testdata/subscriber's steps tool.
+func TestWASIServerProgress(t *testing.T) {
+	wasm := testenv.GoWasip1(t, "./testdata/subscriber")
+	cfg := relayConfig(t, wasm, map[string]any{"name": "sub"})
+	base, _ := startHTTP(t, "--config", cfg)
+	connect := func() (*mcp.ClientSession, chan string) {
+		got := make(chan string, 16)
+		c := mcp.NewClient(&mcp.Implementation{Name: "progress-test", Version: "0"}, &mcp.ClientOptions{
+			ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+				got <- fmt.Sprintf("%v %v/%v %s", r.Params.ProgressToken, r.Params.Progress, r.Params.Total, r.Params.Message)
+			}})
+		cs, err := c.Connect(testContext(t), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs, got
+	}
+	a, aGot := connect()
+	b, bGot := connect()
+	params := &mcp.CallToolParams{Name: servedName(t, a, "steps"), Arguments: map[string]any{}}
+	params.SetProgressToken("a-token")
+	text := func(res *mcp.CallToolResult, err error) string {
+		if err != nil || res == nil || len(res.Content) == 0 {
+			t.Fatalf("steps: %+v %v", res, err)
+		}
+		tc, _ := res.Content[0].(*mcp.TextContent)
+		if tc == nil {
+			t.Fatalf("steps: %+v", res)
+		}
+		return tc.Text
+	}
+	if got := text(a.CallTool(testContext(t), params)); got != "done" {
+		t.Fatalf("steps: %q", got)
+	}
+	for _, want := range []string{"a-token 1/2 step", "a-token 2/2 step"} {
+		select {
+		case got := <-aGot:
+			if got != want {
+				t.Errorf("a's progress %q, want %q", got, want)
+			}
+		case <-testContext(t).Done():
+			t.Fatalf("a's progress %q never arrived", want)
+		}
+	}
+	if got := text(b.CallTool(testContext(t), &mcp.CallToolParams{Name: servedName(t, b, "steps"), Arguments: map[string]any{}})); got != "done" {
+		t.Fatalf("b's steps: %q", got)
+	}
+	select {
+	case got := <-bGot:
+		t.Errorf("b, which asked for no progress, got %q", got)
+	default:
 	}
 }

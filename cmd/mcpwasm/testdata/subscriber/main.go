@@ -2,8 +2,9 @@
 // served as a whole-server guest. It serves one resource, test://note, and the template
 // test://notes/{id}, and takes resources/subscribe; its tools: touch (sends
 // notifications/resources/updated for its argument uri, default test://note, which the SDK
-// delivers when a client subscribed) and subscribed (whether a client of this process is
-// subscribed to its argument uri, default test://note: 0 or 1).
+// delivers when a client subscribed), subscribed (whether a client of this process is
+// subscribed to its argument uri, default test://note: 0 or 1) and steps (two
+// notifications/progress, 1/2 and 2/2, under the call's progress token, then "done").
 package main
 
 import (
@@ -69,6 +70,18 @@ func main() {
 				return text("1"), nil, nil
 			}
 			return text("0"), nil, nil
+		})
+	mcp.AddTool(server, &mcp.Tool{Name: "steps", Description: "reports progress 1/2 and 2/2 under the call's token"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			if token := req.Params.GetProgressToken(); token != nil {
+				for i := 1; i <= 2; i++ {
+					p := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Total: 2, Message: "step"}
+					if err := req.Session.NotifyProgress(ctx, p); err != nil {
+						return nil, nil, err
+					}
+				}
+			}
+			return text("done"), nil, nil
 		})
 	if err := server.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		log.Fatal(err)
