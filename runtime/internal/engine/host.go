@@ -110,7 +110,7 @@ func (h *Host) Stop() {
 			p.stopBusy(exitCodeStopped)
 		}
 	}
-	h.servers.stopAll() // whole-server guests' instances (wasiserver.go)
+	h.servers.stopAll(ErrStopped) // whole-server guests' instances (wasiserver.go)
 }
 
 // Resume lets calls run again after Stop.
@@ -197,6 +197,9 @@ func (h *Host) close(ctx context.Context) error {
 	}
 	h.watch.Close()
 	h.snapWrites.Wait()
+	// Whole servers' instances end by their interrupt global, not by the runtime closing
+	// under them: an instance instantiated while the runtime closed would be missed by it.
+	h.servers.stopAll(h.closedErr())
 	errs = append(errs, h.servers.close(ctx), h.rt.Close(ctx), h.cache.Close(ctx))
 	return errors.Join(errs...)
 }

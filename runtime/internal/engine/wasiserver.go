@@ -120,8 +120,10 @@ func (s *serverRuntime) remove(srv *Server) {
 	delete(s.servers, srv)
 }
 
-// stopAll ends every running instance of every whole-server guest with ErrStopped.
-func (s *serverRuntime) stopAll() {
+// stopAll ends every running instance of every whole-server guest with err (ErrStopped: the
+// kill switch; ErrClosed: Host.Close). It sets each instance's interrupt global, or marks it
+// stopped before it runs, so an instance still being instantiated ends too.
+func (s *serverRuntime) stopAll(err error) {
 	s.mu.Lock()
 	var ps []*process
 	for srv := range s.servers {
@@ -133,7 +135,7 @@ func (s *serverRuntime) stopAll() {
 	}
 	s.mu.Unlock()
 	for _, p := range ps {
-		p.fail(ErrStopped)
+		p.fail(err)
 	}
 }
 
